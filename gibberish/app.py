@@ -1,0 +1,434 @@
+"""The Engine: the one facade the tray, the CLI and the model router use.
+
+A request to run a tool becomes a decision here (run / ask / refuse, from the trust
+table) and then a run, so each rule is enforced in exactly one place whichever front end
+asked. The Engine holds no Qt objects and never blocks on a run: ``start`` returns a
+handle the caller can wait on, cancel, or stream from.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gibberish import paths
+from gibberish.runner import (
+    Envelope,
+    RunHandle,
+    RunResult,
+    RunSpec,
+    build_environment,
+    new_run_id,
+    start,
+    working_directory,
+)
+from gibberish.settings import LoadedSettings, Settings, load_settings, save_settings
+from gibberish.skills.library import LibraryChanges, SkillLibrary, SkillSource
+from gibberish.skills.model import (
+    Diagnostic,
+    Mode,
+    ParameterType,
+    SkillDefinition,
+    ToolDefinition,
+)
+from gibberish.skills.render import coerce_value, render
+from gibberish.trust.approvals import ApprovalStore
+from gibberish.trust.decision import Decision
+from gibberish.trust.fingerprint import Fingerprint, fingerprint
+from gibberish.trust.modes import AppLists, ModeContext, ModeDetector, resolve_mode
+from gibberish.trust.policy import ToolPolicy, decide
+from gibberish.trust.secrets import MissingSecretError, SecretStore
+
+RECENT_RUNS = 20
+FULL_LOG_LIMIT = 16 * 1024 * 1024
+
+
+class EngineError(Exception):
+    """A problem the user caused or can fix; ``str(error)`` is the message to show."""
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    extra_skills_dirs: tuple[Path, ...] = ()
+    include_user: bool = True
+    include_bundled: bool = True
+    settings_path: Path | None = None
+
+
+@dataclass(frozen=True)
+class ToolRef:
+    skill: SkillDefinition
+    tool: ToolDefinition
+
+    @property
+    def ref(self) -> str:
+        return f"{self.skill.name}.{self.tool.name}"
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """Everything a person must see before a run, and everything the run needs."""
+
+    skill: SkillDefinition
+    tool: ToolDefinition
+    arguments: Mapping[str, Any]
+    argv: tuple[str, ...]
+    cwd: Path
+    timeout: float
+    decision: Decision
+    fingerprint: Fingerprint
+    mode: Mode
+
+    @property
+    def ref(self) -> str:
+        return f"{self.skill.name}.{self.tool.name}"
+
+    @property
+    def network(self) -> bool:
+        return self.skill.network
+
+
+@dataclass(frozen=True)
+class RecentRun:
+    ref: str
+    argv: tuple[str, ...]
+    result: RunResult
+
+
+@dataclass
+class _State:
+    recent: collections.deque[RecentRun] = field(
+        default_factory=lambda: collections.deque(maxlen=RECENT_RUNS)
+    )
+    handles: set[RunHandle] = field(default_factory=set)
+
+
+class Engine:
+    def __init__(
+        self,
+        options: EngineOptions | None = None,
+        *,
+        approvals: ApprovalStore | None = None,
+        secrets: SecretStore | None = None,
+        detector: ModeDetector | None = None,
+    ) -> None:
+        self.options = options or EngineOptions()
+        loaded = load_settings(self.options.settings_path)
+        self._settings = loaded.settings
+        self._notices: list[str] = list(loaded.notices)
+        self.approvals = approvals or ApprovalStore()
+        self.secrets = secrets or SecretStore()
+        self._detector = detector
+        self._lock = threading.Lock()
+        self._state = _State()
+        self.library = SkillLibrary(self._sources())
+        self._loaded = False
+
+    # ------------------------------------------------------------------ settings
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    def update_settings(self, settings: Settings) -> None:
+        """Persist new settings; a change of skills folders takes effect on the next reload."""
+        save_settings(settings, self.options.settings_path)
+        sources_changed = settings.extra_skills_dirs != self._settings.extra_skills_dirs
+        self._settings = settings
+        if sources_changed:
+            self.library = SkillLibrary(self._sources())
+            self._loaded = False
+
+    def reload_settings(self) -> LoadedSettings:
+        loaded = load_settings(self.options.settings_path)
+        self._settings = loaded.settings
+        self._notices.extend(loaded.notices)
+        return loaded
+
+    def notices(self) -> list[str]:
+        """One-time messages for the user (broken settings, tampered approvals ...), drained."""
+        out, self._notices = self._notices, []
+        out.extend(self.approvals.notices())
+        return out
+
+    def _sources(self) -> list[SkillSource]:
+        extra = tuple(self.options.extra_skills_dirs) + self._settings.extra_skill_paths
+        return SkillLibrary.default_sources(
+            extra_dirs=extra,
+            include_user=self.options.include_user,
+            include_bundled=self.options.include_bundled,
+        )
+
+    # ------------------------------------------------------------------ skills
+    def ensure_loaded(self) -> None:
+        if not self._loaded:
+            self.library.load()
+            self._loaded = True
+
+    def reload(self) -> LibraryChanges:
+        """Re-read what changed on disk (cheap; the tray calls it from its file watcher)."""
+        if not self._loaded:
+            self._loaded = True
+            return self.library.load()
+        return self.library.refresh()
+
+    def skills(self) -> list[SkillDefinition]:
+        self.ensure_loaded()
+        return self.library.skills()
+
+    def problems(self) -> list[SkillDefinition]:
+        self.ensure_loaded()
+        return self.library.problems()
+
+    def diagnostics(self) -> list[Diagnostic]:
+        self.ensure_loaded()
+        return self.library.diagnostics()
+
+    def skill(self, name: str) -> SkillDefinition:
+        self.ensure_loaded()
+        found = self.library.get(name)
+        if found is None:
+            known = ", ".join(s.name for s in self.library.skills()) or "none"
+            raise EngineError(f"No skill named {name!r}. Known skills: {known}.")
+        return found
+
+    def tools(self, mode: Mode | None = None) -> list[ToolRef]:
+        """Tools of every loaded, valid skill; only those offered in ``mode`` when given."""
+        refs = []
+        for skill in self.skills():
+            if not skill.ok or (mode is not None and not skill.available_in(mode)):
+                continue
+            refs.extend(ToolRef(skill, tool) for tool in skill.tools)
+        return refs
+
+    def find_tool(self, ref: str) -> ToolRef:
+        """Resolve ``skill.tool`` (or ``skill__tool``, the model-feed form)."""
+        skill_name, sep, tool_name = ref.partition(".")
+        if not sep:
+            skill_name, sep, tool_name = ref.partition("__")
+        if not sep or not skill_name or not tool_name:
+            raise EngineError(f"{ref!r} is not SKILL.TOOL (for example git.git_status).")
+        skill = self.skill(skill_name)
+        if not skill.ok:
+            first = skill.errors[0].format() if skill.errors else "it has errors"
+            raise EngineError(f"Skill {skill.name!r} failed to load: {first}")
+        tool = skill.tool(tool_name)
+        if tool is None:
+            names = ", ".join(t.name for t in skill.tools)
+            raise EngineError(
+                f"Skill {skill.name!r} has no tool {tool_name!r}. Its tools: {names}."
+            )
+        return ToolRef(skill, tool)
+
+    # ------------------------------------------------------------------ modes
+    def mode_context(self) -> ModeContext:
+        manual = None if self._settings.auto_mode else self._settings.manual_mode
+        detector = None
+        if manual is None:
+            detector = self._detector or ModeDetector(
+                apps=AppLists.from_mapping(self._settings.apps)
+            )
+            self._detector = detector
+        return resolve_mode(manual, detector)
+
+    def set_mode(self, mode: Mode | None) -> None:
+        """``None`` switches to automatic detection; a mode pins it."""
+        from dataclasses import replace
+
+        if mode is None:
+            self.update_settings(replace(self._settings, auto_mode=True))
+        else:
+            self.update_settings(replace(self._settings, auto_mode=False, mode=mode.value))
+
+    # ------------------------------------------------------------------ running
+    def coerce_arguments(self, tool: ToolDefinition, args: Mapping[str, Any]) -> dict[str, Any]:
+        out = {}
+        for name, value in args.items():
+            param = tool.parameter(name)
+            out[name] = value if param is None else coerce_value(param, value)
+        return out
+
+    def render(self, target: ToolRef | str, args: Mapping[str, Any]) -> list[str]:
+        ref = self.find_tool(target) if isinstance(target, str) else target
+        return render(ref.tool, args, skill_dir=ref.skill.directory)
+
+    def decide(self, skill: SkillDefinition, tool: ToolDefinition) -> tuple[Decision, Fingerprint]:
+        fp = fingerprint(skill.directory)
+        state = self.approvals.state_for(skill.name, fp)
+        return decide(ToolPolicy.for_tool(skill, tool), state), fp
+
+    def prepare(
+        self,
+        target: ToolRef | str,
+        args: Mapping[str, Any] | None = None,
+        *,
+        cwd: Path | None = None,
+        context_dir: Path | None = None,
+        timeout: float | None = None,
+        mode: Mode | None = None,
+    ) -> PreparedRun:
+        """Render the argv and decide. Raises ``EngineError``/``RenderError`` for bad requests."""
+        ref = self.find_tool(target) if isinstance(target, str) else target
+        args = dict(args or {})
+        argv = render(ref.tool, args, skill_dir=ref.skill.directory)
+        if cwd is not None:
+            cwd = Path(cwd).expanduser()
+            if not cwd.is_dir():
+                raise EngineError(f"Working folder {cwd} does not exist.")
+            run_dir = cwd.resolve()
+        else:
+            run_dir = working_directory(context_dir)
+        if timeout is not None and not (0 < timeout <= 300):
+            raise EngineError("--timeout must be between 0 and 300 seconds.")
+        decision, fp = self.decide(ref.skill, ref.tool)
+        if mode is None:
+            mode = self.mode_context().mode
+        return PreparedRun(
+            skill=ref.skill,
+            tool=ref.tool,
+            arguments=self.coerce_arguments(ref.tool, args),
+            argv=tuple(argv),
+            cwd=run_dir,
+            timeout=float(timeout if timeout is not None else ref.skill.timeout_secs),
+            decision=decision,
+            fingerprint=fp,
+            mode=mode,
+        )
+
+    def approve(self, prepared: PreparedRun) -> None:
+        """ "Always allow this skill": remember the exact fingerprint the person saw."""
+        self.approvals.approve(
+            prepared.skill.name, prepared.fingerprint, skill_dir=prepared.skill.directory
+        )
+
+    def start(
+        self,
+        prepared: PreparedRun,
+        *,
+        confirmed: bool = False,
+        on_output: Callable[[bytes], None] | None = None,
+    ) -> RunHandle:
+        """Start a prepared run. ``confirmed`` says a person accepted an ``ask`` decision.
+
+        The skill's folder is fingerprinted again: if it changed after the person looked
+        at it, the run is refused rather than running something they did not see.
+        """
+        decision = prepared.decision
+        if decision.refused:
+            raise EngineError(decision.reason)
+        if decision.asks and not confirmed:
+            raise EngineError(f"{prepared.ref} needs your approval first: {decision.reason}")
+        if fingerprint(prepared.skill.directory).digest != prepared.fingerprint.digest:
+            raise EngineError(
+                f"Skill {prepared.skill.name!r} changed on disk after it was checked; "
+                "ask again to see what changed."
+            )
+        try:
+            secret_values = self.secrets.resolve(prepared.skill)
+        except MissingSecretError as exc:
+            raise EngineError(str(exc)) from None
+        run_id = new_run_id()
+        env = build_environment(
+            os.environ,
+            skill_name=prepared.skill.name,
+            skill_dir=prepared.skill.directory,
+            mode=prepared.mode.value,
+            run_id=run_id,
+            secrets=secret_values,
+        )
+        log_dir = paths.state_dir() / "runs"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        spec = RunSpec(
+            argv=prepared.argv,
+            cwd=prepared.cwd,
+            timeout=prepared.timeout,
+            env=env,
+            grace=self._settings.grace_period,
+            run_id=run_id,
+            log_path=log_dir / f"{run_id}.log",
+            log_limit=FULL_LOG_LIMIT,
+        )
+        handle = start(spec, on_output=on_output)
+        with self._lock:
+            self._state.handles.add(handle)
+        handle.add_done_callback(lambda result: self._finished(prepared, handle, result))
+        return handle
+
+    def run(
+        self,
+        prepared: PreparedRun,
+        *,
+        confirmed: bool = False,
+        on_output: Callable[[bytes], None] | None = None,
+    ) -> RunResult:
+        handle = self.start(prepared, confirmed=confirmed, on_output=on_output)
+        result = handle.wait()
+        assert result is not None
+        return result
+
+    def _finished(self, prepared: PreparedRun, handle: RunHandle, result: RunResult) -> None:
+        with self._lock:
+            self._state.handles.discard(handle)
+            self._state.recent.appendleft(RecentRun(prepared.ref, prepared.argv, result))
+
+    def recent_runs(self) -> list[RecentRun]:
+        with self._lock:
+            return list(self._state.recent)
+
+    def running(self) -> list[RunHandle]:
+        with self._lock:
+            return list(self._state.handles)
+
+    def cancel_all(self, *, wait: float | None = 10.0) -> None:
+        """Cancel every run (used on quit) and wait until each process tree is gone."""
+        handles = self.running()
+        for handle in handles:
+            handle.cancel()
+        for handle in handles:
+            handle.wait(wait)
+
+    @staticmethod
+    def failure(message: str) -> Envelope:
+        """The envelope for a request that never started (bad argument, refused approval)."""
+        return Envelope.before_start(message)
+
+
+def parse_cli_arguments(
+    tool: ToolDefinition, pairs: Sequence[str], args_json: str | None
+) -> dict[str, Any]:
+    """Arguments from ``--args-json`` and ``--arg NAME=VALUE`` (``--arg`` wins).
+
+    For an array parameter every ``--arg`` adds one item, so ``--arg path=a --arg path=b``
+    is ``["a", "b"]`` and a single ``--arg path=a`` is ``["a"]``; values are never split.
+    """
+    import json
+
+    out: dict[str, Any] = {}
+    if args_json:
+        try:
+            loaded = json.loads(args_json)
+        except json.JSONDecodeError as exc:
+            raise EngineError(
+                f"--args-json is not valid JSON: {exc.msg} at column {exc.colno}."
+            ) from None
+        if not isinstance(loaded, dict):
+            raise EngineError('--args-json must be a JSON object, like {"count": 5}.')
+        out.update(loaded)
+    from_pairs: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise EngineError(f"--arg {pair!r} is not NAME=VALUE.")
+        param = tool.parameter(key)
+        if param is not None and param.type is ParameterType.ARRAY:
+            from_pairs.setdefault(key, []).append(value)
+        elif key in from_pairs:
+            raise EngineError(f"--arg {key} is given twice; it takes one value.")
+        else:
+            from_pairs[key] = value
+    out.update(from_pairs)
+    return out

@@ -1,0 +1,210 @@
+"""``gibberish skills``: list, check, show and render skills without running anything."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from gibberish.app import EngineError, parse_cli_arguments
+from gibberish.cli.common import CliState, fail, pass_state, print_json, table
+from gibberish.skills.library import SkillLibrary, SkillSource
+from gibberish.skills.model import Diagnostic, Mode, Profile, SkillDefinition, Trust
+from gibberish.skills.parser import parse_skill_file
+from gibberish.skills.render import RenderError
+from gibberish.skills.serialize import skill_to_dict
+
+
+def _display(diagnostic: Diagnostic) -> str:
+    """``file:line: error CODE: message`` with the file relative to the current folder."""
+    if diagnostic.file:
+        try:
+            rel = os.path.relpath(diagnostic.file)
+        except ValueError:
+            rel = diagnostic.file
+        if not rel.startswith(".."):
+            location = f"{rel}:{diagnostic.line}" if diagnostic.line else rel
+            return (
+                f"{location}: {diagnostic.severity.value} {diagnostic.code}: {diagnostic.message}"
+            )
+    return diagnostic.format()
+
+
+def _status(skill: SkillDefinition) -> str:
+    if not skill.ok:
+        return f"{len(skill.errors)} error(s)"
+    if skill.warnings:
+        return f"ok, {len(skill.warnings)} warning(s)"
+    return "ok"
+
+
+@click.group("skills")
+def skills_group() -> None:
+    """List, check, show and render skills."""
+
+
+@skills_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the stable JSON described in README.")
+@click.option(
+    "--mode",
+    type=click.Choice([m.value for m in Mode], case_sensitive=False),
+    help="Only skills offered in this mode.",
+)
+@pass_state
+def list_command(state: CliState, as_json: bool, mode: str | None) -> None:
+    """Every skill gibberish found, broken ones included."""
+    engine = state.engine()
+    skills = engine.skills()
+    if mode:
+        wanted = Mode(mode.capitalize())
+        skills = [s for s in skills if s.available_in(wanted)]
+    if as_json:
+        print_json([skill_to_dict(s) for s in skills])
+        return
+    if not skills:
+        click.echo("No skills found. Put skills in ~/.config/gibberish/skills/<name>/SKILL.md.")
+        return
+    rows = [
+        [s.name, s.version or "-", s.trust.value, str(len(s.tools)), _status(s), s.description]
+        for s in skills
+    ]
+    click.echo(table(["NAME", "VERSION", "TRUST", "TOOLS", "STATUS", "DESCRIPTION"], rows, flex=5))
+    broken = [s for s in skills if not s.ok]
+    if broken:
+        click.echo(f"\n{len(broken)} skill(s) failed to load; see `gibberish skills check`.")
+
+
+def _check_targets(
+    paths: tuple[Path, ...], profile: Profile
+) -> tuple[list[SkillDefinition], list[Diagnostic]]:
+    skills: list[SkillDefinition] = []
+    extra: list[Diagnostic] = []
+    for path in paths:
+        if path.is_file():
+            skills.append(parse_skill_file(path, profile=profile, trust=Trust.USER))
+        elif (path / "SKILL.md").is_file():
+            skills.append(parse_skill_file(path / "SKILL.md", profile=profile, trust=Trust.USER))
+        elif path.is_dir():
+            library = SkillLibrary([SkillSource(path, Trust.USER)], profile=profile)
+            library.load()
+            skills.extend(library.skills())
+            extra.extend(
+                d
+                for d in library.diagnostics()
+                if d not in {x for s in library.skills() for x in s.diagnostics}
+            )
+        else:
+            fail(f"{path}: no such file or folder.")
+    return skills, extra
+
+
+@skills_group.command("check")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--profile",
+    type=click.Choice([p.value for p in Profile]),
+    default=Profile.GIBBERISH.value,
+    show_default=True,
+    help="gibberish: skills the tray runs; agentskills: skills for other agents (tools optional).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print skills and diagnostics as JSON.")
+@pass_state
+def check_command(state: CliState, paths: tuple[Path, ...], profile: str, as_json: bool) -> None:
+    """Validate skills: a SKILL.md, a skill folder, or a folder of skills (default: all loaded).
+
+    Exits 0 when there are no errors (warnings never fail), 1 otherwise.
+    """
+    if paths:
+        skills, extra = _check_targets(paths, Profile(profile))
+    else:
+        engine = state.engine()
+        skills = engine.skills()
+        own = {d for s in skills for d in s.diagnostics}
+        extra = [d for d in engine.diagnostics() if d not in own]
+    diagnostics = extra + [d for s in skills for d in s.diagnostics]
+    errors = sum(d.is_error for d in diagnostics)
+    warnings = len(diagnostics) - errors
+    if as_json:
+        print_json(
+            {
+                "ok": errors == 0,
+                "errors": errors,
+                "warnings": warnings,
+                "skills": [skill_to_dict(s) for s in skills],
+                "diagnostics": [d.to_dict() for d in extra],
+            }
+        )
+    else:
+        for d in diagnostics:
+            click.echo(_display(d))
+        summary = f"{len(skills)} skill(s) checked: {errors} error(s), {warnings} warning(s)."
+        click.secho(summary, fg="red" if errors else "green", err=False)
+    raise SystemExit(1 if errors else 0)
+
+
+@skills_group.command("show")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True)
+@pass_state
+def show_command(state: CliState, name: str, as_json: bool) -> None:
+    """Everything about one skill: fields, tools, parameters, commands, problems."""
+    try:
+        skill = state.engine().skill(name)
+    except EngineError as exc:
+        fail(str(exc), 1)
+    if as_json:
+        print_json(skill_to_dict(skill))
+        return
+    click.secho(f"{skill.name} {skill.version}", bold=True)
+    click.echo(skill.description)
+    modes = ", ".join(m.value for m in skill.modes)
+    click.echo(
+        f"\n  path      {skill.directory}\n  trust     {skill.trust.value}\n  modes     {modes}\n"
+        f"  read_only {str(skill.read_only).lower()}   always_ask {str(skill.always_ask).lower()}   "
+        f"network {str(skill.network).lower()}   timeout {skill.timeout_secs}s"
+    )
+    if skill.author:
+        click.echo(f"  author    {skill.author}")
+    if skill.secrets:
+        click.echo(f"  secrets   {', '.join(skill.secrets)}")
+    for tool in skill.tools:
+        click.secho(f"\n{skill.name}.{tool.name}", bold=True)
+        click.echo(f"  {tool.description}")
+        for p in tool.parameters:
+            req = "required" if p.required else "optional"
+            default = f", default {p.default!r}" if p.default is not None else ""
+            click.echo(f"    {p.name} ({p.type.value}, {req}{default}) {p.description}")
+        if tool.command:
+            click.echo(f"  $ {tool.command.source.strip()}")
+    if skill.diagnostics:
+        click.echo("")
+        for d in skill.diagnostics:
+            click.echo(_display(d))
+
+
+@skills_group.command("render")
+@click.argument("target", metavar="SKILL.TOOL")
+@click.option(
+    "--arg", "pairs", multiple=True, metavar="NAME=VALUE", help="A parameter (repeatable)."
+)
+@click.option("--args-json", metavar="JSON", help='Parameters as a JSON object: {"count": 5}.')
+@click.option("--json", "as_json", is_flag=True, help="Print the argv as a JSON array.")
+@pass_state
+def render_command(
+    state: CliState, target: str, pairs: tuple[str, ...], args_json: str | None, as_json: bool
+) -> None:
+    """Print the argv a tool would run with these arguments, without running it."""
+    engine = state.engine()
+    try:
+        ref = engine.find_tool(target)
+        args = parse_cli_arguments(ref.tool, pairs, args_json)
+        argv = engine.render(ref, args)
+    except (EngineError, RenderError) as exc:
+        fail(str(exc), 1)
+    if as_json:
+        print_json(argv, compact=True)
+    else:
+        width = len(str(len(argv) - 1))
+        for i, word in enumerate(argv):
+            click.echo(f"[{i:>{width}}] {word}")

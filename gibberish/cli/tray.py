@@ -1,0 +1,29 @@
+"""``gibberish tray`` (and ``gibberish`` with no command): start the desktop application.
+
+Qt is imported only here, lazily, so every other command starts without loading it.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from gibberish.cli.common import CliState, pass_state
+
+
+def start_tray(state: CliState, *, no_tray: bool) -> None:
+    from gibberish.ui.application import run_application
+
+    sys.exit(run_application(state.engine, no_tray=no_tray))
+
+
+@click.command("tray")
+@click.option("--no-tray", is_flag=True, help="Open the launcher window instead of a tray icon.")
+@pass_state
+def tray_command(state: CliState, no_tray: bool) -> None:
+    """Start the tray (the default when no command is given)."""
+    start_tray(state, no_tray=no_tray)
+
+
+COMMANDS = [tray_command]

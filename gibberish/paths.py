@@ -1,0 +1,66 @@
+"""Where gibberish keeps things.
+
+Every location honours the XDG variables (through platformdirs), so tests and
+sandboxed sessions can point the whole application at temporary folders by setting
+``XDG_CONFIG_HOME``, ``XDG_DATA_HOME``, ``XDG_STATE_HOME`` and ``XDG_CACHE_HOME``.
+The functions are evaluated on every call rather than cached at import time for the
+same reason.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "gibberish"
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+_SOURCE_ROOT = _PACKAGE_DIR.parent
+
+
+def config_dir() -> Path:
+    """Settings and the user's skills folder (``~/.config/gibberish``)."""
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def data_dir() -> Path:
+    """Durable data: the approval store, the secret-name index (``~/.local/share/gibberish``)."""
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def state_dir() -> Path:
+    """Logs and full run output (``~/.local/state/gibberish``)."""
+    return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
+
+
+def cache_dir() -> Path:
+    """Anything that can be rebuilt (``~/.cache/gibberish``)."""
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
+def user_skills_dir() -> Path:
+    """The skills folder the tray runs: ``$XDG_CONFIG_HOME/gibberish/skills``."""
+    return config_dir() / "skills"
+
+
+def config_file() -> Path:
+    """The settings file shared by the tray and the CLI."""
+    return config_dir() / "config.toml"
+
+
+def bundled_skills_dir() -> Path:
+    """The skills shipped with gibberish (trust level ``bundled``).
+
+    ``GIBBERISH_BUNDLED_SKILLS`` overrides it (used by packagers that move the folder).
+    """
+    override = os.environ.get("GIBBERISH_BUNDLED_SKILLS")
+    if override:
+        return Path(override)
+    return _SOURCE_ROOT / "skills"
+
+
+def resources_dir() -> Path:
+    """Icons and other non-code assets."""
+    return _SOURCE_ROOT / "resources"

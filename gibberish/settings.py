@@ -1,0 +1,201 @@
+"""Settings shared by the tray and the CLI, kept in ``config.toml`` in the config folder.
+
+A settings file a person edited by hand can be wrong. Loading never fails: a file that
+is not valid TOML is moved aside (``config.toml.broken-<timestamp>``) and defaults are
+used, with a notice saying so; a single bad value falls back to its default with a
+notice naming the key. Writing is atomic (temp file + ``os.replace``), so a crash
+mid-save never leaves half a file behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+import tomllib
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from gibberish import paths
+from gibberish.skills.model import Mode
+
+DEFAULT_GRACE_PERIOD = 5.0
+DEFAULT_MODEL_ENDPOINT = "http://127.0.0.1:11434"
+DEFAULT_MODEL_NAME = "functiongemma"
+MODEL_APIS = ("ollama-generate", "ollama-chat", "openai")
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """Where the local function-calling model lives. ``enabled`` False means no model routing."""
+
+    enabled: bool = False
+    endpoint: str = DEFAULT_MODEL_ENDPOINT
+    model: str = DEFAULT_MODEL_NAME
+    api: str = "ollama-generate"
+    timeout: float = 30.0
+    budget: int = 2048
+
+
+@dataclass(frozen=True)
+class Settings:
+    extra_skills_dirs: tuple[str, ...] = ()
+    auto_mode: bool = True
+    mode: str = Mode.GLOBAL.value
+    """The manual mode, used when ``auto_mode`` is off."""
+    grace_period: float = DEFAULT_GRACE_PERIOD
+    start_at_login: bool = False
+    model: ModelSettings = field(default_factory=ModelSettings)
+    apps: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Overrides of the app lists used by mode detection: terminals, ides, notes, meetings."""
+
+    @property
+    def manual_mode(self) -> Mode:
+        return Mode(self.mode)
+
+    @property
+    def extra_skill_paths(self) -> tuple[Path, ...]:
+        return tuple(Path(p).expanduser() for p in self.extra_skills_dirs)
+
+    def to_toml_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["extra_skills_dirs"] = list(self.extra_skills_dirs)
+        data["apps"] = {k: list(v) for k, v in self.apps.items()}
+        return data
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    settings: Settings
+    notices: tuple[str, ...] = ()
+
+
+def _check(value: Any, expected: type | tuple[type, ...]) -> bool:
+    if expected in (float, (float,)):
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if isinstance(value, bool) and expected is not bool:
+        return False
+    return isinstance(value, expected)
+
+
+def _coerce_model(raw: Any, notices: list[str], where: str) -> ModelSettings:
+    default = ModelSettings()
+    if not isinstance(raw, dict):
+        notices.append(f"{where}: [model] must be a table; using the defaults.")
+        return default
+    values: dict[str, Any] = {}
+    for f in fields(ModelSettings):
+        if f.name not in raw:
+            continue
+        value = raw[f.name]
+        expected = {"enabled": bool, "endpoint": str, "model": str, "api": str}.get(f.name, float)
+        if f.name == "budget":
+            ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
+        elif f.name == "api":
+            ok = value in MODEL_APIS
+        else:
+            ok = _check(value, expected)
+        if ok:
+            values[f.name] = float(value) if f.name == "timeout" else value
+        else:
+            notices.append(f"{where}: model.{f.name} = {value!r} is not valid; using the default.")
+    return replace(default, **values)
+
+
+def _from_dict(raw: dict[str, Any], where: str) -> LoadedSettings:
+    notices: list[str] = []
+    defaults = Settings()
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key == "extra_skills_dirs":
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                values[key] = tuple(value)
+            else:
+                notices.append(f"{where}: extra_skills_dirs must be a list of folders; ignored.")
+        elif key in ("auto_mode", "start_at_login"):
+            if isinstance(value, bool):
+                values[key] = value
+            else:
+                notices.append(f"{where}: {key} must be true or false; using the default.")
+        elif key == "mode":
+            if value in {m.value for m in Mode}:
+                values[key] = value
+            else:
+                notices.append(
+                    f"{where}: mode = {value!r} is not one of Global, Dev, Meeting, Writer; "
+                    "using Global."
+                )
+        elif key == "grace_period":
+            if _check(value, float) and 0 <= value <= 60:
+                values[key] = float(value)
+            else:
+                notices.append(f"{where}: grace_period must be 0–60 seconds; using 5.")
+        elif key == "model":
+            values[key] = _coerce_model(value, notices, where)
+        elif key == "apps":
+            if isinstance(value, dict) and all(
+                isinstance(v, list) and all(isinstance(i, str) for i in v) for v in value.values()
+            ):
+                values[key] = {k: tuple(v) for k, v in value.items()}
+            else:
+                notices.append(f"{where}: [apps] must map names to lists of programs; ignored.")
+        else:
+            notices.append(f"{where}: unknown setting {key!r} ignored.")
+    return LoadedSettings(replace(defaults, **values), tuple(notices))
+
+
+def load_settings(path: Path | None = None) -> LoadedSettings:
+    """Read the settings file; never raises for content a person could have written."""
+    path = path or paths.config_file()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return LoadedSettings(Settings())
+    except (OSError, UnicodeDecodeError) as exc:
+        kept = _keep_aside(path)
+        return LoadedSettings(
+            Settings(),
+            (f"Could not read settings file {path} ({exc}); using defaults.{kept}",),
+        )
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        kept = _keep_aside(path)
+        return LoadedSettings(
+            Settings(),
+            (f"Settings file {path} is not valid TOML ({exc}); using defaults.{kept}",),
+        )
+    return _from_dict(raw, str(path))
+
+
+def _keep_aside(path: Path) -> str:
+    """Move a broken settings file out of the way so the next save does not destroy it."""
+    target = path.with_name(f"{path.name}.broken-{time.strftime('%Y%m%d-%H%M%S')}")
+    try:
+        os.replace(path, target)
+    except OSError:
+        return ""
+    return f" The broken file was kept as {target}."
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> Path:
+    """Write atomically: a temp file in the same folder, fsync, then ``os.replace``."""
+    path = path or paths.config_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = tomli_w.dumps(settings.to_toml_dict())
+    fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path

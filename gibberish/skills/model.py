@@ -1,0 +1,256 @@
+"""The shapes of a parsed skill.
+
+These frozen dataclasses are what every other layer receives: the runner gets an argv
+rendered from a ``CommandTemplate``, the trust layer reads ``read_only``/``always_ask``,
+the model feed turns ``ToolDefinition``s into declarations, and the UI builds forms from
+``ParameterDefinition``s. They carry data only; parsing lives in the sibling modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+class Trust(StrEnum):
+    """Where a skill came from, which decides how much it is trusted (DESIGN §6)."""
+
+    BUNDLED = "bundled"
+    USER = "user"
+    UNTRUSTED = "untrusted"
+
+
+class Mode(StrEnum):
+    GLOBAL = "Global"
+    DEV = "Dev"
+    MEETING = "Meeting"
+    WRITER = "Writer"
+
+
+class Profile(StrEnum):
+    """Which rules a SKILL.md is checked against (DESIGN §3)."""
+
+    GIBBERISH = "gibberish"
+    AGENTSKILLS = "agentskills"
+
+
+class ParameterType(StrEnum):
+    STRING = "string"
+    INTEGER = "integer"
+    NUMBER = "number"
+    BOOLEAN = "boolean"
+    ARRAY = "array"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem found in a skill: what, where (file and 1-based line), how bad."""
+
+    severity: Severity
+    code: str
+    message: str
+    file: str | None = None
+    line: int | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def location(self) -> str:
+        if self.file is None:
+            return "<unknown>"
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    def format(self) -> str:
+        """``file:line: error E-CODE: message`` — the shape compilers use, so editors link it."""
+        return f"{self.location()}: {self.severity.value} {self.code}: {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "severity": self.severity.value,
+            "code": self.code,
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ParameterDefinition:
+    name: str
+    type: ParameterType
+    required: bool
+    description: str = ""
+    default: Any = field(default=None, hash=False)
+    """Already coerced to ``type`` (an int for integer, a list of str for array...)."""
+    line: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "type": self.type.value,
+            "required": self.required,
+            "default": self.default,
+            "description": self.description,
+        }
+
+
+class PlaceholderKind(StrEnum):
+    VALUE = "value"  # {{name}}
+    DEFAULT = "default"  # {{name:default}}
+    FLAG = "flag"  # {{name:-f}} / {{name:--flag}}
+    FLAG_EQUALS = "flag_equals"  # {{name:--flag=}}
+
+
+@dataclass(frozen=True, slots=True)
+class Literal:
+    """Literal text of a template word, quotes already removed."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Placeholder:
+    name: str
+    kind: PlaceholderKind = PlaceholderKind.VALUE
+    modifier: str | None = None
+    """The text after ``:``: the default for DEFAULT, the flag for FLAG/FLAG_EQUALS."""
+    in_url_query: bool = False
+    """True when it sits in the query part of an ``http(s)://`` word: values are percent-encoded."""
+
+
+Fragment = Literal | Placeholder
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateWord:
+    """One argument of the command: literal text and placeholders, joined without spaces."""
+
+    fragments: tuple[Fragment, ...]
+
+    @property
+    def is_literal(self) -> bool:
+        return all(isinstance(f, Literal) for f in self.fragments)
+
+    @property
+    def literal_text(self) -> str:
+        """The word's text with each placeholder shown as ``{{name}}`` (for display)."""
+        parts = []
+        for f in self.fragments:
+            if isinstance(f, Literal):
+                parts.append(f.text)
+            else:
+                parts.append(
+                    "{{" + f.name + (":" + f.modifier if f.modifier is not None else "") + "}}"
+                )
+        return "".join(parts)
+
+    @property
+    def whole_placeholder(self) -> Placeholder | None:
+        """The placeholder when it is the entire word (arrays then expand to several arguments)."""
+        if len(self.fragments) == 1 and isinstance(self.fragments[0], Placeholder):
+            return self.fragments[0]
+        return None
+
+    @property
+    def placeholders(self) -> tuple[Placeholder, ...]:
+        return tuple(f for f in self.fragments if isinstance(f, Placeholder))
+
+
+@dataclass(frozen=True, slots=True)
+class CommandTemplate:
+    """A parsed ``#### Command`` block: exactly one simple command made of words."""
+
+    source: str
+    words: tuple[TemplateWord, ...]
+    line: int | None = None
+
+    @property
+    def program(self) -> str:
+        return self.words[0].literal_text if self.words else ""
+
+    @property
+    def args(self) -> tuple[TemplateWord, ...]:
+        return self.words[1:]
+
+    @property
+    def placeholder_names(self) -> frozenset[str]:
+        return frozenset(p.name for w in self.words for p in w.placeholders)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDefinition:
+    name: str
+    description: str
+    parameters: tuple[ParameterDefinition, ...] = ()
+    command: CommandTemplate | None = None
+    line: int | None = None
+
+    def parameter(self, name: str) -> ParameterDefinition | None:
+        for p in self.parameters:
+            if p.name == name:
+                return p
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class SkillDefinition:
+    """A loaded skill. A broken one is still a value: ``ok`` is False and ``diagnostics`` say why."""
+
+    name: str
+    source_path: Path
+    """The SKILL.md file."""
+    version: str = ""
+    description: str = ""
+    author: str | None = None
+    modes: tuple[Mode, ...] = (Mode.GLOBAL,)
+    read_only: bool = False
+    always_ask: bool = False
+    timeout_secs: int = 30
+    network: bool = False
+    secrets: tuple[str, ...] = ()
+    tools: tuple[ToolDefinition, ...] = ()
+    body: str = ""
+    """The Markdown body: context for instruction skills (no tools)."""
+    extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    """Other known frontmatter (license, metadata, allowed-tools ...) kept for export."""
+    trust: Trust = Trust.USER
+    profile: Profile = Profile.GIBBERISH
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def directory(self) -> Path:
+        return self.source_path.parent
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.is_error for d in self.diagnostics)
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.is_error)
+
+    @property
+    def warnings(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if not d.is_error)
+
+    @property
+    def is_instruction_skill(self) -> bool:
+        return not self.tools
+
+    def tool(self, name: str) -> ToolDefinition | None:
+        for t in self.tools:
+            if t.name == name:
+                return t
+        return None
+
+    def available_in(self, mode: Mode) -> bool:
+        return Mode.GLOBAL in self.modes or mode in self.modes

@@ -1,0 +1,85 @@
+"""What the Engine decided about a request to run a tool: run, ask, or refuse.
+
+The tray's approval dialog, the CLI prompt and the model router all act on this one
+value, so a rule of the decision table is enforced in one place (``policy.decide``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class DecisionKind(StrEnum):
+    RUN = "run"
+    ASK = "ask"
+    REFUSE = "refuse"
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedFiles:
+    """Files that differ from the approved version of a skill (relative paths, sorted)."""
+
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    modified: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.removed or self.modified)
+
+    def lines(self) -> list[str]:
+        """Human lines for the dialog: ``+ new.sh``, ``- old.sh``, ``~ SKILL.md``."""
+        return (
+            [f"+ {p}" for p in self.added]
+            + [f"- {p}" for p in self.removed]
+            + [f"~ {p}" for p in self.modified]
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    kind: DecisionKind
+    reason: str
+    """One sentence a person understands: why it runs, why it asks, why it is refused."""
+    first_run: bool = False
+    """True when this is a first-run approval (never approved, or changed since)."""
+    changed_files: ChangedFiles | None = None
+    """Set when an earlier approval exists but the skill's files changed since."""
+    banner: str | None = None
+    """A warning shown above everything else (untrusted skills)."""
+
+    @property
+    def runs(self) -> bool:
+        return self.kind is DecisionKind.RUN
+
+    @property
+    def asks(self) -> bool:
+        return self.kind is DecisionKind.ASK
+
+    @property
+    def refused(self) -> bool:
+        return self.kind is DecisionKind.REFUSE
+
+    @property
+    def can_always_allow(self) -> bool:
+        """ "Always allow this skill" is offered only for first-run approvals."""
+        return self.asks and self.first_run
+
+    @classmethod
+    def run(cls, reason: str) -> Decision:
+        return cls(DecisionKind.RUN, reason)
+
+    @classmethod
+    def refuse(cls, reason: str) -> Decision:
+        return cls(DecisionKind.REFUSE, reason)
+
+    @classmethod
+    def ask(
+        cls,
+        reason: str,
+        *,
+        first_run: bool = False,
+        changed_files: ChangedFiles | None = None,
+        banner: str | None = None,
+    ) -> Decision:
+        return cls(DecisionKind.ASK, reason, first_run, changed_files, banner)

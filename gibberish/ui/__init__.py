@@ -1,0 +1,1 @@
+"""The desktop application. The only package that imports Qt."""

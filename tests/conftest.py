@@ -1,0 +1,55 @@
+"""Hermetic test environment.
+
+Before anything is imported, every XDG folder and HOME point into one temporary folder
+for the whole session, the keyring is a plaintext file backend inside it, and Qt renders
+offscreen. An autouse fixture then gives every test fresh folders of its own, so no test
+can see another's approvals, settings or skills, and none touches the real home folder.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+_SESSION_ROOT = Path(tempfile.mkdtemp(prefix="gibberish-tests-"))
+
+
+def _point_environment_at(root: Path, env) -> None:
+    for var, sub in (
+        ("HOME", "home"),
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_DATA_HOME", "data"),
+        ("XDG_STATE_HOME", "state"),
+        ("XDG_CACHE_HOME", "cache"),
+        ("XDG_RUNTIME_DIR", "runtime"),
+    ):
+        path = root / sub
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        env[var] = str(path)
+
+
+_point_environment_at(_SESSION_ROOT, os.environ)
+os.environ["PYTHON_KEYRING_BACKEND"] = "keyrings.alt.file.PlaintextKeyring"
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+os.environ.pop("DBUS_SESSION_BUS_ADDRESS", None)
+os.environ.pop("DISPLAY", None)
+os.environ.pop("WAYLAND_DISPLAY", None)
+os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Fresh HOME and XDG folders for every test."""
+    root = tmp_path_factory.mktemp("env")
+    env: dict[str, str] = {}
+    _point_environment_at(root, env)
+    for var, value in env.items():
+        monkeypatch.setenv(var, value)
+    yield root
+
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+BUNDLED_SKILLS = REPO_ROOT / "skills"
