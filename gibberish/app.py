@@ -235,6 +235,15 @@ class Engine:
             self._detector = detector
         return resolve_mode(manual, detector)
 
+    def _app_lists(self) -> AppLists:
+        try:
+            return AppLists.from_mapping(self._settings.apps)
+        except ValueError as exc:
+            self._notices.append(
+                f"The [apps] lists in the settings file are not valid ({exc}); using the built-in lists."
+            )
+            return AppLists()
+
     def set_mode(self, mode: Mode | None) -> None:
         """``None`` switches to automatic detection; a mode pins it."""
         from dataclasses import replace
@@ -257,9 +266,18 @@ class Engine:
         return render(ref.tool, args, skill_dir=ref.skill.directory)
 
     def decide(self, skill: SkillDefinition, tool: ToolDefinition) -> tuple[Decision, Fingerprint]:
-        fp = fingerprint(skill.directory)
+        fp = self._fingerprint(skill)
         state = self.approvals.state_for(skill.name, fp)
         return decide(ToolPolicy.for_tool(skill, tool), state), fp
+
+    @staticmethod
+    def _fingerprint(skill: SkillDefinition) -> Fingerprint:
+        try:
+            return fingerprint(skill.directory)
+        except OSError:
+            raise EngineError(
+                f"Skill {skill.name!r} is gone from {skill.directory}; reload the skills."
+            ) from None
 
     def prepare(
         self,
@@ -322,7 +340,7 @@ class Engine:
             raise EngineError(decision.reason)
         if decision.asks and not confirmed:
             raise EngineError(f"{prepared.ref} needs your approval first: {decision.reason}")
-        if fingerprint(prepared.skill.directory).digest != prepared.fingerprint.digest:
+        if self._fingerprint(prepared.skill).digest != prepared.fingerprint.digest:
             raise EngineError(
                 f"Skill {prepared.skill.name!r} changed on disk after it was checked; "
                 "ask again to see what changed."

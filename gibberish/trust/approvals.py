@@ -1,0 +1,328 @@
+"""The signed approval store: which skill fingerprints the user chose to "Always allow".
+
+File: ``approvals.json`` in the data folder (``paths.data_dir()``)::
+
+    {
+      "approvals": {
+        "<skill name>": {
+          "approved_at": "2025-01-31T09:12:44+00:00",
+          "digest": "<fingerprint digest>",
+          "files": {"SKILL.md": "<sha256>", "scripts/run.sh": "<sha256>"},
+          "path": "/home/me/.config/gibberish/skills/<skill name>"
+        }
+      },
+      "format": 1,
+      "signature": "<hex HMAC-SHA256>"
+    }
+
+``signature`` is HMAC-SHA256, keyed by ``KeyProvider``, over the canonical JSON of every
+other field (sorted keys, no whitespace, ASCII). Reading verifies it; a file that fails
+— edited, truncated, not JSON, signed with another key — counts as no approvals, is
+moved aside as ``approvals.json.bad-<UTC time>`` rather than deleted, and the user is
+told once through ``notices()``.
+
+Writes are read-modify-write under a ``filelock.FileLock`` (``approvals.json.lock``), so
+two processes approving at once both land, and the new file is written to a temporary
+file, fsynced and renamed over the old one, so a crash never leaves half a file.
+
+Only "Always allow" is stored. "Run once" is the caller's business and never reaches the
+store. Approvals are per skill name *and* fingerprint: another skill renamed to an
+approved skill's name has a different fingerprint, so it asks.
+
+No method raises for a store problem: failures become notices, and an approval that
+cannot be read counts as not given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from filelock import FileLock
+from filelock import Timeout as LockTimeout
+
+from gibberish import paths
+from gibberish.trust._files import atomic_write_bytes, fsync_dir, remove_stale_temps
+from gibberish.trust._notices import Notices
+from gibberish.trust.fingerprint import Fingerprint, what_changed
+from gibberish.trust.keys import KeyProvider, KeyUnavailableError
+from gibberish.trust.policy import ApprovalState
+
+__all__ = ["ApprovalRecord", "ApprovalStore", "KeyProvider", "KeyUnavailableError"]
+
+FILE_NAME = "approvals.json"
+FORMAT = 1
+MAX_BYTES = 32 << 20
+"""Far more than any real store (about 1 KiB per approval); a bigger file is not ours."""
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class ApprovalRecord:
+    """One stored approval, for listing (``gibberish approvals list``, the settings page)."""
+
+    skill: str
+    digest: str
+    approved_at: datetime
+    path: Path | None = None
+    files: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False)
+
+
+class _Unreadable(Exception):
+    """The store cannot be consulted right now; the message is a short reason (a clause)."""
+
+
+class _Invalid(Exception):
+    """The file exists but is not a valid signed store; the message says what is wrong."""
+
+
+class ApprovalStore:
+    """Approvals of skill fingerprints, in a signed JSON file (see the module docstring)."""
+
+    def __init__(
+        self,
+        path: Path | None = None,
+        *,
+        key_provider: KeyProvider | None = None,
+        lock_timeout: float = 10.0,
+    ) -> None:
+        self.path = Path(path) if path is not None else paths.data_dir() / FILE_NAME
+        self._keys = key_provider or KeyProvider(key_file=self.path.with_name("approvals.key"))
+        self._lock = FileLock(str(self.path) + ".lock", timeout=lock_timeout)
+        self._lock_timeout = lock_timeout
+        self._notices = Notices()
+
+    # -- public API ---------------------------------------------------------------------
+
+    def state_for(self, skill_name: str, fp: Fingerprint) -> ApprovalState:
+        """Is this exact fingerprint of ``skill_name`` approved, and if not, what changed?"""
+        try:
+            approvals = self._read()
+        except _Unreadable as exc:
+            self._unreadable(exc)
+            return ApprovalState(approved=False)
+        entry = approvals.get(skill_name)
+        if entry is None:
+            return ApprovalState(approved=False)
+        if hmac.compare_digest(entry["digest"], fp.digest):
+            return ApprovalState(approved=True)
+        return ApprovalState(approved=False, changed_files=what_changed(entry["files"], fp.files))
+
+    def approve(self, skill_name: str, fp: Fingerprint, *, skill_dir: Path | None = None) -> None:
+        """Record that the user allows this fingerprint of ``skill_name`` to run."""
+        entry = {
+            "digest": fp.digest,
+            "files": dict(fp.files),
+            "approved_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "path": str(skill_dir) if skill_dir is not None else None,
+        }
+
+        def change(approvals: dict[str, Any]) -> bool:
+            approvals[skill_name] = entry
+            return True
+
+        try:
+            self._update(change)
+        except _Unreadable as exc:
+            self._notices.add(
+                f"The approval of “{skill_name}” could not be saved ({exc}); "
+                "it will ask again next time."
+            )
+
+    def revoke(self, skill_name: str) -> bool:
+        """Forget the approval of ``skill_name``; False when there was none (or on error)."""
+        removed = False
+
+        def change(approvals: dict[str, Any]) -> bool:
+            nonlocal removed
+            removed = approvals.pop(skill_name, None) is not None
+            return removed
+
+        try:
+            self._update(change)
+        except _Unreadable as exc:
+            self._notices.add(f"The approval of “{skill_name}” could not be removed ({exc}).")
+            return False
+        return removed
+
+    def reset(self) -> None:
+        """Forget every approval (the file is removed; a missing file means none)."""
+        try:
+            with self._locked():
+                with contextlib.suppress(FileNotFoundError):
+                    self.path.unlink()
+                fsync_dir(self.path.parent)
+        except _Unreadable as exc:
+            self._notices.add(f"The approvals could not be reset ({exc}).")
+        except OSError as exc:
+            self._notices.add(f"The approvals could not be reset ({self.path}: {_why(exc)}).")
+
+    def list(self) -> list[ApprovalRecord]:
+        """Every stored approval, sorted by skill name (empty when the store is unreadable)."""
+        try:
+            approvals = self._read()
+        except _Unreadable as exc:
+            self._unreadable(exc)
+            return []
+        return [
+            ApprovalRecord(
+                skill=name,
+                digest=entry["digest"],
+                approved_at=_parse_time(entry["approved_at"]),
+                path=Path(entry["path"]) if entry["path"] else None,
+                files=MappingProxyType(dict(entry["files"])),
+            )
+            for name, entry in sorted(approvals.items())
+        ]
+
+    def notices(self) -> list[str]:
+        """One-time messages for the user; each is returned once (drain semantics)."""
+        pending = self._notices.drain()
+        extra = getattr(self._keys, "notices", None)
+        if callable(extra):
+            pending = list(extra()) + pending
+        return pending
+
+    # -- internals ----------------------------------------------------------------------
+
+    def _unreadable(self, exc: _Unreadable) -> None:
+        self._notices.add(
+            f"Your approvals could not be read ({exc}), so every skill asks before it runs for now."
+        )
+
+    def _key(self) -> bytes:
+        try:
+            return self._keys.key()
+        except KeyUnavailableError as exc:
+            raise _Unreadable(str(exc)) from None
+        except Exception as exc:  # a custom provider must not crash the caller either
+            raise _Unreadable(f"the signing key failed: {type(exc).__name__}") from None
+
+    @contextlib.contextmanager
+    def _locked(self):
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            with self._lock:
+                yield
+        except LockTimeout:
+            raise _Unreadable(
+                f"the approvals file {self.path} stayed locked by another process for "
+                f"{self._lock_timeout:g} s"
+            ) from None
+
+    def _read(self) -> dict[str, Any]:
+        key = self._key()
+        try:
+            with self._locked():
+                return self._load(key)
+        except OSError as exc:
+            raise _Unreadable(f"{self.path}: {_why(exc)}") from None
+
+    def _update(self, change) -> None:
+        key = self._key()
+        try:
+            with self._locked():
+                approvals = self._load(key)
+                if change(approvals):
+                    atomic_write_bytes(self.path, _serialize(approvals, key))
+        except OSError as exc:
+            raise _Unreadable(f"{self.path}: {_why(exc)}") from None
+
+    def _load(self, key: bytes) -> dict[str, Any]:
+        """Read and verify the file; call with the lock held. Bad files are moved aside."""
+        remove_stale_temps(self.path)
+        try:
+            with open(self.path, "rb") as handle:
+                raw = handle.read(MAX_BYTES + 1)  # bounded: never load a huge file whole
+        except FileNotFoundError:
+            return {}
+        try:
+            return _verify(raw, key)
+        except _Invalid as exc:
+            self._quarantine(str(exc))
+            return {}
+
+    def _quarantine(self, reason: str) -> None:
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        target = self.path.with_name(f"{self.path.name}.bad-{stamp}")
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.path.with_name(f"{self.path.name}.bad-{stamp}-{n}")
+        try:
+            os.replace(self.path, target)
+            kept = f"it was kept as {target}"
+        except OSError as exc:
+            kept = f"it could not be moved aside ({_why(exc)})"
+        self._notices.add(
+            f"The approvals file failed its signature check ({reason}), so gibberish treats "
+            f"it as if no skill were approved; {kept}."
+        )
+
+
+def _canonical(payload: Mapping[str, Any]) -> bytes:
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def _sign(payload: Mapping[str, Any], key: bytes) -> str:
+    return hmac.new(key, _canonical(payload), hashlib.sha256).hexdigest()
+
+
+def _serialize(approvals: Mapping[str, Any], key: bytes) -> bytes:
+    payload = {"format": FORMAT, "approvals": approvals}
+    document = {**payload, "signature": _sign(payload, key)}
+    return (json.dumps(document, sort_keys=True, indent=2, ensure_ascii=True) + "\n").encode()
+
+
+def _verify(raw: bytes, key: bytes) -> dict[str, Any]:
+    """The approvals of a signed file, or ``_Invalid`` saying why it cannot be trusted."""
+    if len(raw) > MAX_BYTES:
+        raise _Invalid(f"it is larger than {MAX_BYTES // (1 << 20)} MiB")
+    try:
+        document = json.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        raise _Invalid("it is not valid JSON, perhaps cut short") from None
+    if not isinstance(document, dict) or not isinstance(document.get("signature"), str):
+        raise _Invalid("it has no signature")
+    payload = {k: v for k, v in document.items() if k != "signature"}
+    if not hmac.compare_digest(_sign(payload, key), document["signature"]):
+        raise _Invalid("it was changed outside gibberish or signed with another key")
+    if payload.get("format") != FORMAT or set(payload) != {"format", "approvals"}:
+        raise _Invalid(f"it is in a format this version does not know ({payload.get('format')})")
+    approvals = payload["approvals"]
+    if not isinstance(approvals, dict) or not all(_valid_entry(e) for e in approvals.values()):
+        raise _Invalid("its entries are malformed")
+    return approvals
+
+
+def _valid_entry(entry: Any) -> bool:
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("digest"), str)
+        and _HEX64.fullmatch(entry["digest"]) is not None
+        and isinstance(entry.get("files"), dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in entry["files"].items())
+        and isinstance(entry.get("approved_at"), str)
+        and (entry.get("path") is None or isinstance(entry.get("path"), str))
+    )
+
+
+def _parse_time(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return datetime.fromtimestamp(0, UTC)
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc) or type(exc).__name__

@@ -1,0 +1,198 @@
+"""What the user is doing right now, from the desktop: the focused app and the microphone.
+
+These probes feed mode detection (``modes.py``) and give the Engine the focused app's
+working folder (runs start in its git root, DESIGN §5). Each one is small, has no
+dependency beyond psutil and an optional command-line tool, and answers ``None`` when it
+cannot tell — no exception, no output — so a desktop without X11 or PulseAudio simply
+falls back to Global / manual mode.
+
+Every external command runs as an argv list (never through a shell), with stdin closed
+and a short timeout.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import psutil
+
+Runner = Callable[[list[str]], str | None]
+"""Runs an argv and returns its stdout, or None when the tool is missing or failed."""
+
+SHELLS = frozenset(
+    {"bash", "zsh", "fish", "sh", "dash", "ksh", "mksh", "tcsh", "csh", "nu", "xonsh", "elvish"}
+)
+
+
+@dataclass(frozen=True)
+class FocusInfo:
+    """The focused window's process: pid, executable name, and its working folder."""
+
+    pid: int | None
+    app: str | None
+    cwd: Path | None
+
+
+class FocusProvider(Protocol):
+    def focused(self) -> FocusInfo | None: ...
+
+
+def run_quiet(
+    argv: list[str], *, timeout: float, env: Mapping[str, str] | None = None
+) -> str | None:
+    """Run ``argv`` (program looked up on PATH) and return stdout; None on any failure."""
+    program = shutil.which(argv[0], path=(env or os.environ).get("PATH"))
+    if program is None:
+        return None
+    try:
+        done = subprocess.run(
+            [program, *argv[1:]],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=timeout,
+            check=False,
+            env=dict(env) if env is not None else None,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+class X11FocusProvider:
+    """The active X11 window's process, found with ``xprop`` and psutil.
+
+    ``xprop -root _NET_ACTIVE_WINDOW`` names the window, ``xprop -id <win> _NET_WM_PID``
+    its process. ``xprop`` (x11-utils) was chosen over python-xlib or ctypes to libX11:
+    no new dependency and nothing loaded into the tray's own process. Returns None when
+    ``DISPLAY`` is unset, in a Wayland session (XWayland only sees X11 windows, so the
+    answer would be stale), when xprop is missing or slow, or when the window has no pid.
+    """
+
+    def __init__(
+        self,
+        *,
+        env: Mapping[str, str] | None = None,
+        run: Runner | None = None,
+        timeout: float = 0.5,
+    ) -> None:
+        self._env = env
+        self._run = run or (lambda argv: run_quiet(argv, timeout=timeout, env=env))
+
+    def focused(self) -> FocusInfo | None:
+        env = self._env if self._env is not None else os.environ
+        if not env.get("DISPLAY"):
+            return None
+        if env.get("WAYLAND_DISPLAY") or env.get("XDG_SESSION_TYPE") == "wayland":
+            return None
+        try:
+            window = _parse_window(self._run(["xprop", "-root", "_NET_ACTIVE_WINDOW"]))
+            if window is None:
+                return None
+            pid = _parse_pid(self._run(["xprop", "-id", window, "_NET_WM_PID"]))
+            if pid is None:
+                return None
+            return describe_process(pid)
+        except Exception:
+            return None
+
+
+def _parse_window(output: str | None) -> str | None:
+    # "_NET_ACTIVE_WINDOW(WINDOW): window id # 0x3a00007" (0x0 when nothing is focused)
+    match = re.search(r"#\s*(0x[0-9a-fA-F]+)", output or "")
+    if match is None or int(match.group(1), 16) == 0:
+        return None
+    return match.group(1)
+
+
+def _parse_pid(output: str | None) -> int | None:
+    # "_NET_WM_PID(CARDINAL) = 12345", or "_NET_WM_PID:  not found."
+    match = re.search(r"=\s*(\d+)", output or "")
+    if match is None or int(match.group(1)) <= 0:
+        return None
+    return int(match.group(1))
+
+
+def describe_process(pid: int) -> FocusInfo:
+    """Name and working folder of ``pid``.
+
+    The working folder is that of the most recently started shell below the process
+    (the shell in a terminal's tab or an IDE's terminal: that is where the user is
+    working), else the process's own.
+    """
+    try:
+        proc = psutil.Process(pid)
+        name = proc.name()
+    except (psutil.Error, OSError):
+        return FocusInfo(pid=pid, app=None, cwd=None)
+    return FocusInfo(pid=pid, app=name or None, cwd=_shell_cwd(proc) or _cwd(proc))
+
+
+def _shell_cwd(proc: psutil.Process) -> Path | None:
+    try:
+        children = proc.children(recursive=True)
+    except (psutil.Error, OSError):
+        return None
+    shells = []
+    for child in children:
+        try:
+            if child.name() in SHELLS:
+                shells.append((child.create_time(), child))
+        except (psutil.Error, OSError):
+            continue
+    for _, shell in sorted(shells, key=lambda item: item[0], reverse=True):
+        cwd = _cwd(shell)
+        if cwd is not None:
+            return cwd
+    return None
+
+
+def _cwd(proc: psutil.Process) -> Path | None:
+    try:
+        cwd = proc.cwd()
+    except (psutil.Error, OSError):
+        return None
+    return Path(cwd) if cwd else None
+
+
+class MicrophoneProbe:
+    """Is any program recording from a microphone? Asked of PulseAudio / PipeWire via pactl.
+
+    ``pactl list source-outputs short`` prints one line per open recording stream, so a
+    non-empty answer means "in use". None when pactl is missing or no sound server
+    answers. A level meter (pavucontrol) or gibberish's own voice input counts too; the
+    Meeting rule also needs a meeting app, which keeps that from mattering much.
+    """
+
+    def __init__(self, *, run: Runner | None = None, timeout: float = 1.0) -> None:
+        self._run = run or (lambda argv: run_quiet(argv, timeout=timeout))
+
+    def in_use(self) -> bool | None:
+        try:
+            output = self._run(["pactl", "list", "source-outputs", "short"])
+        except Exception:
+            return None
+        if output is None:
+            return None
+        return bool(output.strip())
+
+
+def running_process_names() -> set[str]:
+    """Executable names of every process this user can see (empty on failure)."""
+    names: set[str] = set()
+    try:
+        for proc in psutil.process_iter(["name"]):
+            name = proc.info.get("name")
+            if name:
+                names.add(name)
+    except (psutil.Error, OSError):
+        pass
+    return names

@@ -1,0 +1,118 @@
+"""The decision table of DESIGN §6: given what a tool is and what the user approved, run or ask.
+
+This is the one place the rule lives. The Engine builds a ``ToolPolicy`` from the loaded
+skill, asks the ``ApprovalStore`` for an ``ApprovalState`` of the skill's current
+fingerprint, and acts on the ``Decision``:
+
+===============================  ==========================  ==================  ===========
+trust                            read_only, not always_ask   otherwise           always_ask
+===============================  ==========================  ==================  ===========
+bundled                          run                         ask (confirm)       ask
+user, approved fingerprint       run                         ask (confirm)       ask
+user, not approved / changed     ask (first run)             ask (first run)     ask (first run)
+untrusted                        ask + banner                ask + banner        ask + banner
+===============================  ==========================  ==================  ===========
+
+"First run" decisions offer "Always allow" (``Decision.can_always_allow``), which stores an
+approval of the fingerprint. Untrusted skills are never first-run: approving one would not
+stop the asking, so the button would promise something that does not happen. The
+decision never refuses; refusing is what happens when the user says no.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gibberish.skills.model import SkillDefinition, ToolDefinition, Trust
+from gibberish.trust.decision import ChangedFiles, Decision
+
+UNTRUSTED_BANNER = (
+    "This skill was imported from outside gibberish and has not been reviewed. "
+    "It runs real commands on your computer: only allow it if you trust where it came from."
+)
+
+
+@dataclass(frozen=True)
+class ToolPolicy:
+    """What the decision table needs to know about one tool of one skill."""
+
+    name: str
+    skill: str
+    read_only: bool
+    always_ask: bool
+    network: bool
+    trust: Trust
+    source: str
+    """The skill's folder (shown in dialogs; approvals are keyed by name + fingerprint)."""
+
+    @classmethod
+    def for_tool(cls, skill: SkillDefinition, tool: ToolDefinition) -> ToolPolicy:
+        """Policy flags are declared per skill in the frontmatter; every tool inherits them."""
+        return cls(
+            name=tool.name,
+            skill=skill.name,
+            read_only=skill.read_only,
+            always_ask=skill.always_ask,
+            network=skill.network,
+            trust=skill.trust,
+            source=str(skill.directory),
+        )
+
+
+@dataclass(frozen=True)
+class ApprovalState:
+    """What the approval store says about a skill's *current* fingerprint.
+
+    ``changed_files`` is set only when an earlier approval exists for another fingerprint.
+    """
+
+    approved: bool
+    changed_files: ChangedFiles | None = None
+
+
+def decide(policy: ToolPolicy, approval: ApprovalState) -> Decision:
+    """Apply the decision table; the reason is a sentence for the dialog or the CLI."""
+    skill, tool = policy.skill, policy.name
+
+    if policy.trust is Trust.UNTRUSTED:
+        return Decision.ask(
+            f"“{skill}” was imported from outside, so gibberish asks before every run of {tool}.",
+            changed_files=approval.changed_files or None,
+            banner=UNTRUSTED_BANNER,
+        )
+
+    if policy.trust is Trust.USER and not approval.approved:
+        changed = approval.changed_files
+        if changed:
+            n = len(changed.added) + len(changed.removed) + len(changed.modified)
+            files = "1 file" if n == 1 else f"{n} files"
+            reason = (
+                f"“{skill}” changed since you approved it ({files}); "
+                f"check what it will run before {tool} runs again."
+            )
+        elif changed is not None:
+            reason = (
+                f"“{skill}” is not the version you approved; "
+                f"check what it will run before {tool} runs again."
+            )
+        else:
+            reason = (
+                f"You have not approved “{skill}” yet; "
+                f"check what {tool} will run before its first run."
+            )
+        return Decision.ask(reason, first_run=True, changed_files=changed)
+
+    # Bundled, or a user skill whose current fingerprint is approved.
+    origin = (
+        f"“{skill}” ships with gibberish"
+        if policy.trust is Trust.BUNDLED
+        else f"You approved “{skill}”"
+    )
+    if policy.always_ask:
+        return Decision.ask(f"“{skill}” asks to be confirmed before every run.")
+    if policy.read_only:
+        return Decision.run(f"{origin} and {tool} only reads, so it runs without asking.")
+    return Decision.ask(
+        f"Running {tool} from “{skill}” can change things on your computer, "
+        "so gibberish asks before each run."
+    )
