@@ -17,6 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from gibberish import paths
+from gibberish.assistant import (
+    ModelClient,
+    ModelSettings,
+    Router,
+    RouteResult,
+    ToolCatalog,
+    client_for,
+)
 from gibberish.runner import (
     Envelope,
     RunHandle,
@@ -252,6 +260,41 @@ class Engine:
             self.update_settings(replace(self._settings, auto_mode=True))
         else:
             self.update_settings(replace(self._settings, auto_mode=False, mode=mode.value))
+
+    # ------------------------------------------------------------------ model feed
+    def catalog(self, mode: Mode | None = None) -> ToolCatalog:
+        """The tools offered to a model in ``mode``, with their exposed (unique) names."""
+        return ToolCatalog.from_skills(self.skills(), mode)
+
+    def model_settings(self, **overrides: Any) -> ModelSettings:
+        """The model settings from the settings file, with ``overrides`` (None values ignored)."""
+        stored = self._settings.model
+        values = {
+            "endpoint": stored.endpoint,
+            "model": stored.model,
+            "api": stored.api,
+            "timeout": stored.timeout,
+            "budget": stored.budget,
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return ModelSettings.from_dict(values)
+
+    def route(
+        self,
+        request: str,
+        *,
+        mode: Mode | None = None,
+        client: ModelClient | None = None,
+        cancel: threading.Event | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> RouteResult:
+        """Ask the model which tool fits ``request``. The answer is only a proposal: the
+        caller still goes through ``prepare`` and the decision table, as for a click."""
+        if mode is None:
+            mode = self.mode_context().mode
+        client = client or client_for(self.model_settings())
+        router = Router(client, budget=client.settings.budget)
+        return router.route(request, self.catalog(mode), cancel=cancel, on_text=on_text)
 
     # ------------------------------------------------------------------ running
     def coerce_arguments(self, tool: ToolDefinition, args: Mapping[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -60,6 +61,45 @@ def _emit(envelope: Envelope, compact: bool) -> None:
     print_json(envelope.to_dict(), compact=compact)
 
 
+def refuse(message: str, *, compact: bool) -> NoReturn:
+    """Nothing ran: say why on stderr and print the ``exit_code: null`` envelope."""
+    click.secho(f"gibberish: {message}", err=True, fg="red")
+    _emit(Engine.failure(message), compact)
+    raise SystemExit(1)
+
+
+def execute(engine: Engine, prepared: PreparedRun, *, yes: bool, compact: bool) -> NoReturn:
+    """The decision table on a terminal: run, ask (or need ``--yes``), or refuse; then run."""
+    decision = prepared.decision
+    if decision.refused:
+        refuse(decision.reason, compact=compact)
+    confirmed = False
+    if decision.asks:
+        if yes:
+            confirmed = True
+        elif not stdin_is_tty():
+            refuse(
+                f"{prepared.ref} needs approval ({decision.reason}) and there is no terminal "
+                "to ask on. Run it in a terminal, or pass --yes to approve this one run.",
+                compact=compact,
+            )
+        else:
+            answer = ask(prepared)
+            if answer == "no":
+                refuse("Not run: you declined.", compact=compact)
+            if answer == "always":
+                engine.approve(prepared)
+            confirmed = True
+    try:
+        result = engine.run(prepared, confirmed=confirmed)
+    except EngineError as exc:
+        refuse(str(exc), compact=compact)
+    _emit(result.envelope, compact)
+    if result.envelope.truncated and result.log_path and not compact:
+        click.echo(f"full output: {result.log_path}", err=True)
+    raise SystemExit(0 if result.envelope.success else 1)
+
+
 @click.command("run")
 @click.argument("target", metavar="SKILL.TOOL")
 @click.option(
@@ -87,44 +127,10 @@ def run_command(
 ) -> None:
     """Run a tool and print its result envelope (exit 0 on success, 1 on failure)."""
     engine: Engine = state.engine()
-
-    def refuse(message: str) -> None:
-        click.secho(f"gibberish: {message}", err=True, fg="red")
-        _emit(Engine.failure(message), compact)
-        raise SystemExit(1)
-
     try:
         ref = engine.find_tool(target)
         args = parse_cli_arguments(ref.tool, pairs, args_json)
         prepared = engine.prepare(ref, args, cwd=cwd, context_dir=Path.cwd(), timeout=timeout)
     except (EngineError, RenderError) as exc:
-        refuse(str(exc))
-        return
-    decision = prepared.decision
-    if decision.refused:
-        refuse(decision.reason)
-    confirmed = False
-    if decision.asks:
-        if yes:
-            confirmed = True
-        elif not stdin_is_tty():
-            refuse(
-                f"{prepared.ref} needs approval ({decision.reason}) and there is no terminal "
-                "to ask on. Run it in a terminal, or pass --yes to approve this one run."
-            )
-        else:
-            answer = ask(prepared)
-            if answer == "no":
-                refuse("Not run: you declined.")
-            if answer == "always":
-                engine.approve(prepared)
-            confirmed = True
-    try:
-        result = engine.run(prepared, confirmed=confirmed)
-    except EngineError as exc:
-        refuse(str(exc))
-        return
-    _emit(result.envelope, compact)
-    if result.envelope.truncated and result.log_path and not compact:
-        click.echo(f"full output: {result.log_path}", err=True)
-    raise SystemExit(0 if result.envelope.success else 1)
+        refuse(str(exc), compact=compact)
+    execute(engine, prepared, yes=yes, compact=compact)

@@ -1,1 +1,7 @@
-"""The desktop application. The only package that imports Qt."""
+"""The desktop front end (PySide6). The only package that imports Qt (DESIGN §2).
+
+Everything here talks to the application through ``gibberish.app.Engine``; no widget
+parses a skill, renders a command or starts a process itself. ``application.run_application``
+is the entry point the CLI calls; ``controller.Controller`` is where a click becomes a
+form, an approval and a run.
+"""

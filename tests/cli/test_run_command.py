@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -24,7 +25,7 @@ None.
 #### Command
 
 ```bash
-sleep 30
+sleep 30.{marker}
 ```
 """
 
@@ -145,7 +146,8 @@ def test_unknown_tool_names_the_tools_there_are(write_skill, invoke) -> None:
 
 
 def test_timeout_gives_124_and_leaves_no_process(write_skill, invoke) -> None:
-    write_skill("sleeper", tools=SLEEP_TOOL)
+    marker = str(os.getpid()) + str(time.monotonic_ns() % 10**6)
+    write_skill("sleeper", tools=SLEEP_TOOL.replace("{marker}", marker))
     started = time.monotonic()
     result = invoke("run", "sleeper.nap", "--timeout", "1", "--yes")
     assert time.monotonic() - started < 10
@@ -153,7 +155,7 @@ def test_timeout_gives_124_and_leaves_no_process(write_skill, invoke) -> None:
     env = envelope(result.output)
     assert env["exit_code"] == 124 and env["success"] is False
     leftovers = [
-        p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", "30"]
+        p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", f"30.{marker}"]
     ]
     assert leftovers == []
 

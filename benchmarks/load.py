@@ -1,0 +1,242 @@
+"""How fast a large skills folder loads and refreshes, against skills-ref as a baseline.
+
+Writes a corpus of 1,000 skills x 5 tools into a temporary folder (realistic SKILL.md
+files: typed frontmatter, parameter tables with defaults and escaped pipes, commands
+with placeholders, flags, quotes, URLs and scripts), then prints:
+
+* the cold full load (``SkillLibrary.load()``), total and per skill;
+* ``refresh()`` with nothing changed, and after editing one skill;
+* ``skills_ref.validate()`` over the same 1,000 folders, in the same run (the Agent
+  Skills reference validator: frontmatter only, strictyaml), and the ratio.
+
+Targets: load / skills-ref <= 1.0 and refresh after one edit <= 20 ms.
+
+Run:  .venv/bin/python benchmarks/load.py [--skills N] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from gibberish.skills import library as library_module  # noqa: E402
+from gibberish.skills.library import SkillLibrary, SkillSource  # noqa: E402
+from gibberish.skills.model import Trust  # noqa: E402
+
+TOOLS_PER_SKILL = 5
+
+_TOOL_SHAPES = [
+    (
+        "Search the project for text and show matching lines with their numbers.",
+        [
+            ("query", "string", "yes", "Text to look for, e.g. `TODO` or a \\| separated list"),
+            ("ignore_case", "boolean", "no", "Match regardless of case"),
+            ("max_count", "integer", "no", "Stop after this many matches per file (default: 50)"),
+        ],
+        "grep -rn --exclude-dir=cache-{n} {{ignore_case:-i}} --max-count={{max_count}} -- {{query}} .",
+    ),
+    (
+        "Show the recent history of a file, newest first.",
+        [
+            ("path", "string", "yes", "The file to look at"),
+            ("count", "integer", "no", "How many commits (default: 10)"),
+        ],
+        'git --no-pager log --format="%h %an: %s [{n}]" -n {{count}} -- {{path}}',
+    ),
+    (
+        "Look a word up in the online dictionary and open the result in the browser.",
+        [("word", "string", "yes", "The word to look up")],
+        "xdg-open 'https://en.wiktionary.org/w/index.php?search={{word}}&go=Go&ref={n}'",
+    ),
+    (
+        "Convert an image to another format or size with a helper script.",
+        [
+            ("input", "string", "yes", "Image to convert"),
+            ("format", "string", "no", "Target format such as png or webp (default: png)"),
+            ("width", "integer", "no", "New width in pixels; keeps the aspect ratio"),
+            ("tags", "array", "no", "Labels written into the metadata"),
+        ],
+        "./scripts/convert.sh --format {{format}} {{width:--width=}} {{tags:--tag}} --job={n} -- "
+        "{{input}}",
+    ),
+    (
+        "List what is listening on the network, with the owning process.",
+        [],
+        "ss --tcp --udp --listening --numeric --processes 'sport > :{n}'",
+    ),
+    (
+        "Summarise disk usage of a folder, biggest entries first.",
+        [
+            ("folder", "string", "no", "Folder to measure (default: .)"),
+            ("depth", "integer", "no", "How deep to go (default: 1)"),
+            ("ratio", "number", "no", "Only show entries above this share, 0.0-1.0 (default: 0.01)"),
+        ],
+        "du --human-readable --max-depth={{depth}} --threshold={n} -- {{folder}} {{ratio:--x}}",
+    ),
+]
+
+
+def _tool_text(skill: int, index: int, shape: int) -> str:
+    description, params, command = _TOOL_SHAPES[shape]
+    # A number unique to the skill keeps every command distinct, as in a real corpus
+    # (the template parser caches by source text; identical commands would hit it).
+    command = command.replace("{n}", str(skill))
+    out = [f"### tool_{index}_{shape}", "", description, "", "#### Parameters", ""]
+    if params:
+        out += ["| Name | Type | Required | Description |", "|------|------|----------|-------------|"]
+        out += [f"| {n} | {t} | {r} | {d} |" for n, t, r, d in params]
+    else:
+        out.append("None.")
+    out += ["", "#### Command", "", "```bash", command, "```", ""]
+    return "\n".join(out)
+
+
+def skill_text(name: str, index: int) -> str:
+    tools = "\n".join(
+        _tool_text(index, t, (index + t) % len(_TOOL_SHAPES)) for t in range(TOOLS_PER_SKILL)
+    )
+    return (
+        "---\n"
+        f"name: {name}\n"
+        f"version: 1.{index % 10}.{index % 7}\n"
+        f'description: "Skill number {index}: tools for searching, history and files. '
+        'Use when the user asks about project files, history or the network."\n'
+        "author: benchmark\n"
+        "modes: [Dev, Global]\n"
+        f"read_only: {'true' if index % 2 else 'false'}\n"
+        f"timeout: {10 + index % 50}\n"
+        "network: false\n"
+        "---\n\n"
+        f"# Skill {index}\n\n"
+        "Free text before the tools: what the skill is for, in a paragraph or two.\n"
+        "Examples are kept in code blocks:\n\n"
+        "```bash\n### not a tool: inside a fence\n```\n\n" + tools
+    )
+
+
+def write_corpus(root: Path, count: int) -> None:
+    for i in range(count):
+        name = f"skill-{i:04d}"
+        folder = root / name
+        (folder / "scripts").mkdir(parents=True)
+        (folder / "SKILL.md").write_text(skill_text(name, i))
+        script = folder / "scripts" / "convert.sh"
+        script.write_text("#!/bin/sh\nexec convert \"$@\"\n")
+        script.chmod(0o755)
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:8.1f} ms"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skills", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=5, help="refresh rounds to time")
+    parser.add_argument("--profile", action="store_true", help="cProfile the cold load")
+    args = parser.parse_args()
+
+    try:
+        import skills_ref
+    except ImportError:  # pragma: no cover
+        skills_ref = None
+
+    tmp = Path(tempfile.mkdtemp(prefix="gibberish-bench-"))
+    try:
+        root = tmp / "skills"
+        root.mkdir()
+        write_corpus(root, args.skills)
+        sample = (root / "skill-0000" / "SKILL.md").read_text()
+        total_bytes = sum(p.stat().st_size for p in root.glob("*/SKILL.md"))
+        print("Corpus")
+        print(f"  {args.skills} skills x {TOOLS_PER_SKILL} tools in {root}")
+        print(
+            f"  SKILL.md: {total_bytes / args.skills:,.0f} bytes on average, "
+            f"{sample.count(chr(10))} lines; each skill also has scripts/convert.sh"
+        )
+        print(
+            "  per tool: a parameter table (0-4 rows: string/integer/number/boolean/array, "
+            "(default: X), escaped \\|) and a command with placeholders, flags, quotes, URLs"
+        )
+        # Files written in the last RACY_WINDOW_NS are re-verified on the next refresh
+        # (coarse timestamps); let the fresh corpus age past that, as a real one would be.
+        window = library_module.RACY_WINDOW_NS / 1e9
+        time.sleep(window + 0.1)
+
+        lib = SkillLibrary([SkillSource(root, Trust.USER)])
+        profiler = cProfile.Profile() if args.profile else None
+        start = time.perf_counter()
+        if profiler:
+            profiler.enable()
+        changes = lib.load()
+        if profiler:
+            profiler.disable()
+        load_s = time.perf_counter() - start
+        skills = lib.skills()
+        assert len(changes.added) == args.skills, changes
+        problems = lib.problems()
+        assert not problems, problems[0].diagnostics
+        warnings = sum(len(s.warnings) for s in skills)
+
+        start = time.perf_counter()
+        assert not lib.refresh()
+        idle_s = time.perf_counter() - start
+
+        edit_times = []
+        for r in range(args.rounds):
+            path = root / f"skill-{(r * 37) % args.skills:04d}" / "SKILL.md"
+            path.write_text(path.read_text().replace("Free text before", f"Edited {r} before"))
+            start = time.perf_counter()
+            changed = lib.refresh()
+            edit_times.append(time.perf_counter() - start)
+            assert changed.changed == (path.parent.name,), changed
+
+        ref_s = None
+        if skills_ref is not None:
+            folders = sorted(p for p in root.iterdir() if p.is_dir())
+            start = time.perf_counter()
+            for folder in folders:
+                skills_ref.validate(folder)
+            ref_s = time.perf_counter() - start
+
+        print()
+        print("gibberish SkillLibrary")
+        print(f"  cold load()              {_ms(load_s)}  ({load_s / args.skills * 1e6:,.0f} us/skill, "
+              f"{args.skills * TOOLS_PER_SKILL} tools, {warnings} warnings, 0 errors)")
+        print(f"  refresh(), no change     {_ms(idle_s)}")
+        print(f"  refresh(), 1 skill edited{_ms(edit_times[0])}  (first round)")
+        print(f"                           {_ms(statistics.median(edit_times))}  (median of "
+              f"{len(edit_times)}; later rounds also re-verify the previous edit, still racy)")
+        print()
+        if ref_s is not None:
+            print("skills_ref.validate() baseline, same corpus")
+            print(f"  {args.skills} folders            {_ms(ref_s)}  ({ref_s / args.skills * 1e6:,.0f} us/skill;"
+                  " frontmatter only)")
+            print(f"  ratio load / skills-ref  {load_s / ref_s:8.2f}   (target <= 1.0)")
+        else:
+            print("skills_ref not installed: no baseline")
+        ok_refresh = max(edit_times) <= 0.020
+        print(f"  refresh target <= 20 ms  {'met' if ok_refresh else 'MISSED'}")
+        if profiler:
+            out = io.StringIO()
+            pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(30)
+            print()
+            print(out.getvalue())
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

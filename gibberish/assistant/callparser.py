@@ -1,0 +1,311 @@
+"""Read FunctionGemma calls out of model output: ``<start_function_call>call:NAME{…}<end_function_call>``.
+
+A hand-written scanner, not a regular expression: values are ``<escape>``-delimited strings
+in which ``,`` ``}`` ``:`` ``{`` and ``<`` are plain text, objects and arrays nest, and a
+stream may stop right after the closing ``}``. The scanner jumps between delimiters with
+``str.find`` (the C loop) instead of stepping through characters in Python, which is what
+keeps it within a few times ``json.loads`` (see benchmarks/feed.py).
+
+Grammar accepted (whitespace allowed between tokens)::
+
+    output  := … (START "call:" NAME object [END])* …
+    object  := "{" [key ":" value ("," key ":" value)*] "}"
+    key     := bare-key | "<escape>" text "<escape>"
+    value   := "<escape>" text "<escape>" | object | array | true | false | null | number | word
+    array   := "[" [value ("," value)*] "]"
+
+Leniency, on purpose: a missing ``<end_function_call>`` at the very end of the output is
+accepted (streams get cut at a stop token); output that begins with ``call:NAME{`` without
+the start token is read as a call (some runtimes drop special tokens from the text); a bare
+word (no spaces, no ``:``) that is not true/false/null/a number is read as a string (models
+sometimes forget ``<escape>``) — validation still checks it against the schema. Anything else that does not
+fit is not guessed at: the block is reported with a reason and yields no call.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from gibberish.assistant.functiongemma import END_CALL, ESCAPE, START_CALL
+
+_ESC_LEN = len(ESCAPE)
+_START_LEN = len(START_CALL)
+_END_LEN = len(END_CALL)
+_CALL_PREFIX = "call:"
+_WHITESPACE = " \t\r\n"
+_SCALAR_STOP = frozenset(",}]<{[")
+_BAD_KEY = frozenset("{}[],<>:\"' \t\r\n")
+_BAD_NAME = frozenset("{}[],<>:\"' \t\r\n()")
+_NUMBER_START = frozenset("-+0123456789.")
+_BAD_WORD = frozenset(": \t\r\n")
+MAX_DEPTH = 32
+
+
+class CallSyntaxError(ValueError):
+    """A call block that does not fit the grammar; ``position`` is an offset in the output."""
+
+    def __init__(self, message: str, position: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.position = position
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedCall:
+    """One call as written by the model: the name and the arguments, not yet validated."""
+
+    name: str
+    arguments: dict[str, Any]
+    raw: str = ""
+    """The call's text as it appeared in the output."""
+    terminated: bool = True
+    """False when the output ended before ``<end_function_call>``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ParseResult:
+    calls: tuple[ParsedCall, ...] = ()
+    errors: tuple[str, ...] = ()
+    """One reason per block that could not be read, or why there is no call at all."""
+    text: str = ""
+    """The output with the call blocks taken out (what the model said besides calling)."""
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.calls) and not self.errors
+
+    @property
+    def reason(self) -> str | None:
+        return "; ".join(self.errors) if self.errors else None
+
+
+def _skip_ws(s: str, i: int) -> int:
+    n = len(s)
+    while i < n and s[i] in _WHITESPACE:
+        i += 1
+    return i
+
+
+def _scalar(token: str, position: int) -> Any:
+    if token == "true":
+        return True
+    if token == "false":
+        return False
+    if token == "null":
+        return None
+    if not token:
+        raise CallSyntaxError("a value is missing", position)
+    if token[0] in _NUMBER_START:
+        try:
+            return int(token)
+        except ValueError:
+            pass
+        try:
+            number = float(token)
+        except ValueError:
+            number = math.nan
+        if math.isfinite(number):
+            return number
+    if not _BAD_WORD.isdisjoint(token):
+        raise CallSyntaxError(f"text {token!r} must be wrapped in <escape>", position)
+    return token
+
+
+def _parse_value(s: str, i: int, depth: int) -> tuple[Any, int]:
+    """The value starting at ``s[i]`` (whitespace already skipped) and the index after it."""
+    c = s[i]
+    if c == "<" and s.startswith(ESCAPE, i):
+        j = s.find(ESCAPE, i + _ESC_LEN)
+        if j < 0:
+            raise CallSyntaxError("a string is not closed with <escape>", i)
+        return s[i + _ESC_LEN : j], j + _ESC_LEN
+    if c == "{":
+        return _parse_object(s, i, depth + 1)
+    if c == "[":
+        return _parse_array(s, i, depth + 1)
+    n = len(s)
+    j = i
+    stop = _SCALAR_STOP
+    while j < n and s[j] not in stop:
+        j += 1
+    if j < n and s[j] in "<{[":
+        raise CallSyntaxError(f"unexpected {s[j]!r} in a value", j)
+    return _scalar(s[i:j].strip(), i), j
+
+
+def _parse_array(s: str, i: int, depth: int) -> tuple[list[Any], int]:
+    if depth > MAX_DEPTH:
+        raise CallSyntaxError("values nest too deeply", i)
+    n = len(s)
+    i += 1
+    items: list[Any] = []
+    if i < n and s[i] == "]":
+        return items, i + 1
+    while True:
+        if i >= n:
+            raise CallSyntaxError("an array is not closed with ]", i)
+        if s[i] in _WHITESPACE:
+            i = _skip_ws(s, i)
+            if i >= n:
+                raise CallSyntaxError("an array is not closed with ]", i)
+            if s[i] == "]" and not items:
+                return items, i + 1
+        value, i = _parse_value(s, i, depth)
+        items.append(value)
+        if i < n and s[i] in _WHITESPACE:
+            i = _skip_ws(s, i)
+        if i >= n:
+            raise CallSyntaxError("an array is not closed with ]", i)
+        c = s[i]
+        if c == ",":
+            i += 1
+        elif c == "]":
+            return items, i + 1
+        else:
+            raise CallSyntaxError(f"expected ',' or ']' but found {c!r}", i)
+
+
+def _parse_object(s: str, i: int, depth: int) -> tuple[dict[str, Any], int]:
+    """The object whose ``{`` is at ``s[i]``."""
+    if depth > MAX_DEPTH:
+        raise CallSyntaxError("values nest too deeply", i)
+    n = len(s)
+    i += 1
+    result: dict[str, Any] = {}
+    while True:
+        if i >= n:
+            raise CallSyntaxError("the arguments are not closed with }", i)
+        c = s[i]
+        if c in _WHITESPACE:
+            i = _skip_ws(s, i)
+            if i >= n:
+                raise CallSyntaxError("the arguments are not closed with }", i)
+            c = s[i]
+        if c == "}" and not result:
+            return result, i + 1
+        # key
+        if c == "<" and s.startswith(ESCAPE, i):
+            j = s.find(ESCAPE, i + _ESC_LEN)
+            if j < 0:
+                raise CallSyntaxError("a key is not closed with <escape>", i)
+            key = s[i + _ESC_LEN : j]
+            i = _skip_ws(s, j + _ESC_LEN)
+            if i >= n or s[i] != ":":
+                raise CallSyntaxError("expected ':' after a key", i)
+        else:
+            j = s.find(":", i)
+            if j < 0:
+                raise CallSyntaxError("expected 'key:value'", i)
+            key = s[i:j]
+            if not key.isidentifier() and not _BAD_KEY.isdisjoint(key):
+                key = key.strip()
+                if not key or not _BAD_KEY.isdisjoint(key):
+                    raise CallSyntaxError("expected 'key:value'", i)
+            i = j
+        if key in result:
+            raise CallSyntaxError(f"argument {key!r} is given twice", i)
+        i += 1  # past ':'
+        if i >= n:
+            raise CallSyntaxError(f"the value of {key!r} is missing", i)
+        if s[i] in _WHITESPACE:
+            i = _skip_ws(s, i)
+            if i >= n:
+                raise CallSyntaxError(f"the value of {key!r} is missing", i)
+        if s.startswith(ESCAPE, i):  # the common case, inlined: a string value
+            j = s.find(ESCAPE, i + _ESC_LEN)
+            if j < 0:
+                raise CallSyntaxError("a string is not closed with <escape>", i)
+            result[key] = s[i + _ESC_LEN : j]
+            i = j + _ESC_LEN
+        else:
+            result[key], i = _parse_value(s, i, depth)
+        if i < n and s[i] in _WHITESPACE:
+            i = _skip_ws(s, i)
+        if i >= n:
+            raise CallSyntaxError("the arguments are not closed with }", i)
+        c = s[i]
+        if c == ",":
+            i += 1
+        elif c == "}":
+            return result, i + 1
+        else:
+            raise CallSyntaxError(f"expected ',' or '}}' but found {c!r}", i)
+
+
+def parse_arguments(text: str) -> dict[str, Any]:
+    """Parse ``{k:v,…}`` on its own (raises ``CallSyntaxError``)."""
+    i = _skip_ws(text, 0)
+    if i >= len(text) or text[i] != "{":
+        raise CallSyntaxError("expected '{'", i)
+    value, end = _parse_object(text, i, 1)
+    if _skip_ws(text, end) != len(text):
+        raise CallSyntaxError("unexpected text after the arguments", end)
+    return value
+
+
+def _parse_call_at(s: str, i: int) -> tuple[ParsedCall, int]:
+    """Parse ``call:NAME{…}[<end_function_call>]`` starting at ``s[i]``."""
+    block_start = i
+    i = _skip_ws(s, i)
+    if not s.startswith(_CALL_PREFIX, i):
+        raise CallSyntaxError("expected 'call:NAME{' after <start_function_call>", i)
+    i += len(_CALL_PREFIX)
+    brace = s.find("{", i)
+    if brace < 0:
+        raise CallSyntaxError("expected '{' after the function name", i)
+    name = s[i:brace].strip()
+    if not name.isidentifier() and (not name or not _BAD_NAME.isdisjoint(name)):
+        raise CallSyntaxError("the function name is missing or malformed", i)
+    arguments, end = _parse_object(s, brace, 1)
+    after = end
+    if after < len(s) and s[after] in _WHITESPACE:
+        after = _skip_ws(s, after)
+    if s.startswith(END_CALL, after):
+        return ParsedCall(name, arguments, s[block_start:end], True), after + _END_LEN
+    if after >= len(s):
+        return ParsedCall(name, arguments, s[block_start:end], False), after
+    if s.startswith(START_CALL, after):  # two calls, the first one's end token missing
+        return ParsedCall(name, arguments, s[block_start:end], False), after
+    raise CallSyntaxError(
+        "unexpected text after the arguments (expected <end_function_call>)", after
+    )
+
+
+def parse_calls(text: str) -> ParseResult:
+    """Every call in ``text``, in order. Never raises: problems come back as ``errors``."""
+    calls: list[ParsedCall] = []
+    errors: list[str] = []
+    outside: list[str] = []
+    start = text.find(START_CALL)
+    if start < 0:
+        head = _skip_ws(text, 0)
+        if text.startswith(_CALL_PREFIX, head):
+            try:
+                call, end = _parse_call_at(text, head)
+            except CallSyntaxError as exc:
+                return ParseResult((), (f"{exc.message} (at offset {exc.position})",), text)
+            return ParseResult((call,), (), text[end:].strip())
+        reason = "the output contains no function call" if text.strip() else "the output is empty"
+        return ParseResult((), (reason,), text)
+    pos = 0
+    while start >= 0:
+        outside.append(text[pos:start])
+        try:
+            call, pos = _parse_call_at(text, start + _START_LEN)
+            calls.append(call)
+        except CallSyntaxError as exc:
+            errors.append(
+                f"call {len(calls) + len(errors) + 1}: {exc.message} (at offset {exc.position})"
+            )
+            # Resume after this block's end token when there is one, else give up.
+            end = text.find(END_CALL, start + _START_LEN)
+            nxt = text.find(START_CALL, start + _START_LEN)
+            if end >= 0 and not 0 <= nxt < end:
+                pos = end + _END_LEN
+            else:
+                pos = nxt if nxt >= 0 else len(text)
+        start = text.find(START_CALL, pos)
+    outside.append(text[pos:])
+    return ParseResult(tuple(calls), tuple(errors), "".join(outside).strip())

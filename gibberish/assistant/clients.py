@@ -1,0 +1,581 @@
+"""HTTP clients for local model runtimes: Ollama (raw generate, chat) and OpenAI-compatible.
+
+All three take the same ``ModelRequest`` (tools + conversation) and give back the same
+``ModelReply`` (the text and the calls found in it), so the router does not care which API
+is behind the endpoint. They never run anything.
+
+API shapes they implement, checked against the public documentation (read, not copied):
+
+* Ollama ``POST /api/generate`` (github.com/ollama/ollama docs/api.md, "Generate a
+  completion"): ``model``, ``prompt``, ``raw: true`` (no template applied — we send our own
+  FunctionGemma prompt), ``stream``, ``options`` (``temperature``, ``stop``); the reply is
+  NDJSON lines ``{"response": "…", "done": false}`` ending with ``"done": true``.
+* Ollama ``POST /api/chat`` (same docs, "Generate a chat completion", and the Ollama blog
+  "Streaming responses with tool calling"): ``messages``, ``tools``; a reply line's
+  ``message`` carries ``content`` pieces and ``tool_calls`` as
+  ``[{"function": {"name": …, "arguments": {…}}}]`` (arguments an object).
+  Errors are ``{"error": "…"}``; an unknown model is HTTP 404 ``model "x" not found``.
+* OpenAI ``POST /v1/chat/completions`` (platform.openai.com API reference, function
+  calling guide): ``tools``; ``choices[0].message.tool_calls[i].function.arguments`` is a
+  JSON *string*. Streamed, the reply is server-sent events ``data: {chunk}`` with
+  ``choices[0].delta.tool_calls`` fragments keyed by ``index`` (id and name first,
+  ``arguments`` text in pieces), ending with ``data: [DONE]``.
+
+Timeouts: ``ModelSettings.timeout`` seconds bound connecting, each read, and the whole
+exchange. Cancelling: the ``cancel`` event is checked before sending and between streamed
+chunks; a server that sends nothing is bounded by the timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+import httpx
+
+from gibberish.assistant.budget import DEFAULT_BUDGET
+from gibberish.assistant.callparser import ParsedCall, parse_calls
+from gibberish.assistant.functiongemma import DEVELOPER_PROMPT, STOP_SEQUENCES, render_prompt
+from gibberish.assistant.manifest import tool_schemas
+from gibberish.assistant.naming import ExposedTool
+
+DEFAULT_ENDPOINT = "http://127.0.0.1:11434"
+DEFAULT_MODEL = "functiongemma"
+
+
+class Api(StrEnum):
+    OLLAMA_GENERATE = "ollama-generate"
+    OLLAMA_CHAT = "ollama-chat"
+    OPENAI = "openai"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSettings:
+    """Where the model is and how to talk to it (the Settings dialog edits these)."""
+
+    endpoint: str = DEFAULT_ENDPOINT
+    model: str = DEFAULT_MODEL
+    api: Api = Api.OLLAMA_GENERATE
+    timeout: float = 30.0
+    """Seconds for connecting, for each read, and for the whole exchange."""
+    budget: int = DEFAULT_BUDGET
+    """Estimated prompt tokens for tool declarations + request (see ``budget``)."""
+    stream: bool = True
+    temperature: float | None = 0.0
+    """0 makes routing repeatable; None leaves the server's default."""
+    api_key: str | None = field(default=None, repr=False)
+    """Sent as ``Authorization: Bearer`` to OpenAI-compatible servers that want one."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.api, Api):
+            object.__setattr__(self, "api", Api(self.api))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ModelSettings:
+        """Settings from stored JSON; unknown keys are ignored, missing ones default."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["api"] = self.api.value
+        data.pop("api_key")
+        return data
+
+
+class ModelErrorKind(StrEnum):
+    UNREACHABLE = "unreachable"
+    MODEL_MISSING = "model_missing"
+    TIMEOUT = "timeout"
+    HTTP = "http"
+    PROTOCOL = "protocol"
+    CANCELLED = "cancelled"
+    NO_CALL = "no_call"
+
+
+class ModelError(Exception):
+    """Talking to the model failed; ``message`` is one sentence for a person."""
+
+    def __init__(
+        self,
+        message: str,
+        kind: ModelErrorKind = ModelErrorKind.PROTOCOL,
+        *,
+        status: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
+        self.status = status
+
+
+class ModelCancelled(ModelError):
+    def __init__(self) -> None:
+        super().__init__("Cancelled.", ModelErrorKind.CANCELLED)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: str
+    """``user`` or ``assistant``."""
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    tools: tuple[ExposedTool, ...]
+    messages: tuple[Message, ...]
+
+    @classmethod
+    def single(cls, tools: Sequence[ExposedTool], request: str) -> ModelRequest:
+        return cls(tuple(tools), (Message("user", request),))
+
+
+@dataclass(frozen=True, slots=True)
+class ModelReply:
+    text: str
+    """What the model wrote (the raw text for generate; message content for chat APIs)."""
+    calls: tuple[ParsedCall, ...] = ()
+    errors: tuple[str, ...] = ()
+    """Why (part of) the reply is not a call; empty when every call was read."""
+    native: bool = False
+    """True when the calls came from the API's ``tool_calls`` field, not from parsing text."""
+
+    def require_calls(self) -> tuple[ParsedCall, ...]:
+        """The calls, or ``ModelError`` saying the model answered without calling a tool."""
+        if self.calls:
+            return self.calls
+        said = " ".join(self.text.split())
+        said = said[:120] + ("…" if len(said) > 120 else "")
+        reason = f" ({'; '.join(self.errors)})" if self.errors else ""
+        shown = f": “{said}”" if said else ""
+        raise ModelError(f"The model did not call a tool{reason}{shown}", ModelErrorKind.NO_CALL)
+
+
+@runtime_checkable
+class ModelClient(Protocol):
+    """What the router needs from a client (tests may pass their own)."""
+
+    settings: ModelSettings
+
+    def complete(
+        self,
+        request: ModelRequest,
+        *,
+        cancel: threading.Event | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> ModelReply: ...
+
+
+def _error_detail(response: httpx.Response) -> str:
+    try:
+        data = response.json()
+    except ValueError:
+        return " ".join(response.text.split())[:200]
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, dict):
+            err = err.get("message", "")
+        return str(err)[:200]
+    return ""
+
+
+def _calls_from_text(text: str) -> tuple[tuple[ParsedCall, ...], tuple[str, ...]]:
+    result = parse_calls(text)
+    return result.calls, result.errors
+
+
+class _HttpClient:
+    api: ClassVar[Api]
+    path: ClassVar[str]
+
+    def __init__(self, settings: ModelSettings | None = None) -> None:
+        self.settings = settings or ModelSettings(api=self.api)
+
+    # -- what each API does differently ---------------------------------------------------
+    def url(self) -> str:
+        return self.settings.endpoint.rstrip("/") + self.path
+
+    def body(self, request: ModelRequest) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def read(
+        self,
+        lines: Iterator[str],
+        on_text: Callable[[str], None] | None,
+    ) -> ModelReply:
+        raise NotImplementedError
+
+    def headers(self) -> dict[str, str]:
+        return {}
+
+    # -- shared -----------------------------------------------------------------------------
+    def complete(
+        self,
+        request: ModelRequest,
+        *,
+        cancel: threading.Event | None = None,
+        on_text: Callable[[str], None] | None = None,
+    ) -> ModelReply:
+        """Send ``request`` and read the reply; ``ModelError`` with a clear message on failure."""
+        s = self.settings
+        if cancel is not None and cancel.is_set():
+            raise ModelCancelled()
+        deadline = time.monotonic() + s.timeout
+        timeout = httpx.Timeout(s.timeout, connect=min(s.timeout, 10.0))
+        try:
+            with (
+                httpx.Client(timeout=timeout, headers=self.headers()) as http,
+                http.stream("POST", self.url(), json=self.body(request)) as response,
+            ):
+                if response.status_code >= 400:
+                    response.read()
+                    raise self.http_error(response)
+                return self.read(self._lines(response, cancel, deadline), on_text)
+        except ModelError:
+            raise
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            raise self.unreachable() from exc
+        except httpx.TimeoutException as exc:
+            raise self.timed_out() from exc
+        except httpx.HTTPError as exc:
+            raise ModelError(
+                f"Lost the connection to the model server at {s.endpoint}: {exc}",
+                ModelErrorKind.PROTOCOL,
+            ) from exc
+
+    def _lines(
+        self, response: httpx.Response, cancel: threading.Event | None, deadline: float
+    ) -> Iterator[str]:
+        for line in response.iter_lines():
+            if cancel is not None and cancel.is_set():
+                raise ModelCancelled()
+            if time.monotonic() > deadline:
+                raise self.timed_out()
+            yield line
+        if cancel is not None and cancel.is_set():
+            raise ModelCancelled()
+
+    def unreachable(self) -> ModelError:
+        s = self.settings
+        if s.api is Api.OPENAI:
+            hint = "start your OpenAI-compatible server or set the endpoint in Settings"
+        else:
+            hint = "start Ollama (`ollama serve`) or set the endpoint in Settings"
+        return ModelError(f"No model server at {s.endpoint} — {hint}", ModelErrorKind.UNREACHABLE)
+
+    def timed_out(self) -> ModelError:
+        s = self.settings
+        return ModelError(
+            f"The model server at {s.endpoint} did not answer within {s.timeout:g} s — "
+            "the model may still be loading; try again or raise the timeout in Settings",
+            ModelErrorKind.TIMEOUT,
+        )
+
+    def not_pulled(self) -> ModelError:
+        m = self.settings.model
+        return ModelError(
+            f"Model {m} is not pulled — run `ollama pull {m}`",
+            ModelErrorKind.MODEL_MISSING,
+            status=404,
+        )
+
+    def http_error(self, response: httpx.Response) -> ModelError:
+        s = self.settings
+        status = response.status_code
+        detail = _error_detail(response)
+        low = detail.lower()
+        if status == 404 and "model" in low and ("not found" in low or "does not exist" in low):
+            if s.api is not Api.OPENAI or "pull" in low:
+                return self.not_pulled()
+            return ModelError(
+                f"Model {s.model} is not available at {s.endpoint} (the server says: {detail})",
+                ModelErrorKind.MODEL_MISSING,
+                status=status,
+            )
+        if status == 404:
+            return ModelError(
+                f"The server at {s.endpoint} has no {self.path} — check the endpoint and the "
+                f"API type ({s.api.value}) in Settings",
+                ModelErrorKind.HTTP,
+                status=status,
+            )
+        said = f": {detail}" if detail else ""
+        return ModelError(
+            f"The model server at {s.endpoint} answered HTTP {status}{said}",
+            ModelErrorKind.HTTP,
+            status=status,
+        )
+
+    def server_error(self, error: Any) -> ModelError:
+        if isinstance(error, dict):
+            error = error.get("message", error)
+        text = str(error)
+        low = text.lower()
+        if "not found" in low and "model" in low:
+            return self.not_pulled()
+        return ModelError(
+            f"The model server at {self.settings.endpoint} reported an error: {text}",
+            ModelErrorKind.HTTP,
+        )
+
+    def bad_json(self) -> ModelError:
+        return ModelError(
+            f"The server at {self.settings.endpoint} sent a reply that is not valid JSON — is "
+            f"it really a {self.settings.api.value} endpoint?",
+            ModelErrorKind.PROTOCOL,
+        )
+
+    def json_objects(self, lines: Iterator[str]) -> Iterator[dict[str, Any]]:
+        """NDJSON (Ollama): one object per non-empty line; ``{"error": …}`` raises."""
+        for line in lines:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                raise self.bad_json() from None
+            if not isinstance(obj, dict):
+                raise self.bad_json()
+            if "error" in obj:
+                raise self.server_error(obj["error"])
+            yield obj
+
+    def options(self) -> dict[str, Any]:
+        opts: dict[str, Any] = {}
+        if self.settings.temperature is not None:
+            opts["temperature"] = self.settings.temperature
+        return opts
+
+    @staticmethod
+    def chat_messages(request: ModelRequest) -> list[dict[str, str]]:
+        """The conversation for chat APIs, opened by FunctionGemma's trigger sentence
+        (harmless for other models, needed by FunctionGemma to switch to calling)."""
+        messages = [{"role": "system", "content": DEVELOPER_PROMPT}]
+        messages.extend({"role": m.role, "content": m.content} for m in request.messages)
+        return messages
+
+
+class OllamaGenerateClient(_HttpClient):
+    """``/api/generate`` with ``raw: true``: our own FunctionGemma prompt, the text parsed."""
+
+    api = Api.OLLAMA_GENERATE
+    path = "/api/generate"
+
+    @staticmethod
+    def prompt(request: ModelRequest) -> str:
+        if not request.messages or request.messages[0].role != "user":
+            raise ValueError("a model request starts with the user's message")
+        followups = [
+            ("model" if m.role == "assistant" else m.role, m.content) for m in request.messages[1:]
+        ]
+        return render_prompt(request.tools, request.messages[0].content, followups=followups)
+
+    def body(self, request: ModelRequest) -> dict[str, Any]:
+        options = self.options()
+        options["stop"] = list(STOP_SEQUENCES)
+        return {
+            "model": self.settings.model,
+            "prompt": self.prompt(request),
+            "raw": True,
+            "stream": self.settings.stream,
+            "options": options,
+        }
+
+    def read(self, lines: Iterator[str], on_text: Callable[[str], None] | None) -> ModelReply:
+        pieces: list[str] = []
+        for obj in self.json_objects(lines):
+            piece = obj.get("response") or ""
+            if piece:
+                pieces.append(piece)
+                if on_text is not None:
+                    on_text(piece)
+            if obj.get("done"):
+                break
+        text = "".join(pieces)
+        calls, errors = _calls_from_text(text)
+        return ModelReply(text, calls, errors, native=False)
+
+
+class OllamaChatClient(_HttpClient):
+    """``/api/chat`` with ``tools``: Ollama's own template, ``message.tool_calls`` read."""
+
+    api = Api.OLLAMA_CHAT
+    path = "/api/chat"
+
+    def body(self, request: ModelRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.settings.model,
+            "messages": self.chat_messages(request),
+            "tools": tool_schemas(request.tools),
+            "stream": self.settings.stream,
+        }
+        if options := self.options():
+            body["options"] = options
+        return body
+
+    def read(self, lines: Iterator[str], on_text: Callable[[str], None] | None) -> ModelReply:
+        pieces: list[str] = []
+        raw_calls: list[Any] = []
+        for obj in self.json_objects(lines):
+            message = obj.get("message") or {}
+            if not isinstance(message, dict):
+                raise self.bad_json()
+            piece = message.get("content") or ""
+            if piece:
+                pieces.append(piece)
+                if on_text is not None:
+                    on_text(piece)
+            raw_calls.extend(message.get("tool_calls") or ())
+            if obj.get("done"):
+                break
+        text = "".join(pieces)
+        if raw_calls:
+            calls, errors = _native_calls(raw_calls)
+            return ModelReply(text, calls, errors, native=True)
+        calls, errors = _calls_from_text(text)
+        return ModelReply(text, calls, errors, native=False)
+
+
+class OpenAIChatClient(_HttpClient):
+    """``/v1/chat/completions`` with ``tools``; streamed ``delta.tool_calls`` are assembled."""
+
+    api = Api.OPENAI
+    path = "/v1/chat/completions"
+
+    def url(self) -> str:
+        base = self.settings.endpoint.rstrip("/")
+        return base + ("/chat/completions" if base.endswith("/v1") else self.path)
+
+    def headers(self) -> dict[str, str]:
+        key = self.settings.api_key
+        return {"Authorization": f"Bearer {key}"} if key else {}
+
+    def body(self, request: ModelRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.settings.model,
+            "messages": self.chat_messages(request),
+            "tools": tool_schemas(request.tools),
+            "stream": self.settings.stream,
+        }
+        if self.settings.temperature is not None:
+            body["temperature"] = self.settings.temperature
+        return body
+
+    def read(self, lines: Iterator[str], on_text: Callable[[str], None] | None) -> ModelReply:
+        if not self.settings.stream:
+            try:
+                data = json.loads("\n".join(lines))
+            except ValueError:
+                raise self.bad_json() from None
+            if not isinstance(data, dict):
+                raise self.bad_json()
+            if "error" in data:
+                raise self.server_error(data["error"])
+            message = _first_choice(data).get("message") or {}
+            text = message.get("content") or ""
+            if text and on_text is not None:
+                on_text(text)
+            raw_calls = message.get("tool_calls") or []
+            if raw_calls:
+                calls, errors = _native_calls(raw_calls)
+                return ModelReply(text, calls, errors, native=True)
+            calls, errors = _calls_from_text(text)
+            return ModelReply(text, calls, errors, native=False)
+        return self._read_stream(lines, on_text)
+
+    def _read_stream(
+        self, lines: Iterator[str], on_text: Callable[[str], None] | None
+    ) -> ModelReply:
+        pieces: list[str] = []
+        slots: dict[int, dict[str, Any]] = {}
+        for line in lines:
+            line = line.strip()
+            if not line or line.startswith(":") or not line.startswith("data:"):
+                continue
+            payload = line[5:].strip()
+            if payload == "[DONE]":
+                break
+            try:
+                chunk = json.loads(payload)
+            except ValueError:
+                raise self.bad_json() from None
+            if not isinstance(chunk, dict):
+                raise self.bad_json()
+            if "error" in chunk:
+                raise self.server_error(chunk["error"])
+            delta = _first_choice(chunk).get("delta") or {}
+            piece = delta.get("content") or ""
+            if piece:
+                pieces.append(piece)
+                if on_text is not None:
+                    on_text(piece)
+            for frag in delta.get("tool_calls") or ():
+                index = frag.get("index", len(slots)) if isinstance(frag, dict) else 0
+                slot = slots.setdefault(index, {"name": "", "arguments": []})
+                function = (frag.get("function") if isinstance(frag, dict) else None) or {}
+                name = function.get("name")
+                if name and name != slot["name"]:
+                    slot["name"] += name
+                if function.get("arguments"):
+                    slot["arguments"].append(function["arguments"])
+        text = "".join(pieces)
+        if slots:
+            raw_calls = [
+                {"function": {"name": s["name"], "arguments": "".join(s["arguments"])}}
+                for _, s in sorted(slots.items())
+            ]
+            calls, errors = _native_calls(raw_calls)
+            return ModelReply(text, calls, errors, native=True)
+        calls, errors = _calls_from_text(text)
+        return ModelReply(text, calls, errors, native=False)
+
+
+def _first_choice(data: Mapping[str, Any]) -> dict[str, Any]:
+    choices = data.get("choices") or []
+    first = choices[0] if choices else {}
+    return first if isinstance(first, dict) else {}
+
+
+def _native_calls(raw_calls: Sequence[Any]) -> tuple[tuple[ParsedCall, ...], tuple[str, ...]]:
+    """API ``tool_calls`` → ParsedCalls; arguments may be an object (Ollama) or JSON text (OpenAI)."""
+    calls: list[ParsedCall] = []
+    errors: list[str] = []
+    for n, raw in enumerate(raw_calls, 1):
+        function = raw.get("function") if isinstance(raw, dict) else None
+        if not isinstance(function, dict) or not function.get("name"):
+            errors.append(f"call {n}: no function name")
+            continue
+        name = str(function["name"])
+        arguments = function.get("arguments")
+        if arguments is None or arguments == "":
+            arguments = {}
+        elif isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except ValueError:
+                errors.append(f"call {n} ({name}): the arguments are not valid JSON")
+                continue
+        if not isinstance(arguments, dict):
+            errors.append(f"call {n} ({name}): the arguments are not an object")
+            continue
+        calls.append(ParsedCall(name, arguments, json.dumps(raw, ensure_ascii=False), True))
+    return tuple(calls), tuple(errors)
+
+
+CLIENTS: dict[Api, type[_HttpClient]] = {
+    Api.OLLAMA_GENERATE: OllamaGenerateClient,
+    Api.OLLAMA_CHAT: OllamaChatClient,
+    Api.OPENAI: OpenAIChatClient,
+}
+
+
+def client_for(settings: ModelSettings) -> ModelClient:
+    """The client for ``settings.api``."""
+    return CLIENTS[settings.api](settings)

@@ -1,0 +1,166 @@
+"""A small fuzzy ranker: request or typed text against tool names and descriptions.
+
+Two users: the command bar filters as the person types (every word typed must match
+somewhere, ``require_all=True``), and the router, when the model's answer is not
+trustworthy, offers the best matches of the whole request (``require_all=False``; function
+words are skipped). Entries are lower-cased and split once when the index is built, so a
+query over ~1,000 tools costs a few milliseconds.
+
+Score of one typed word against an entry (the best that applies):
+
+====================================  =====
+name equals the word                  1.00
+name starts with it                   0.90
+a word of the name starts with it     0.80
+name contains it                      0.60
+its letters appear in order in name   0.30–0.50 (tighter spans score higher)
+a description word equals it          0.45
+a description word starts with it     0.35
+description contains it               0.20
+====================================  =====
+
+A word also tries its singular (``commits`` → ``commit``) at 95 %. The entry's score is the
+mean over the query's words, in 0..1; results are sorted by score, then by name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from gibberish.assistant.budget import STOPWORDS
+from gibberish.assistant.naming import ExposedTool
+
+T = TypeVar("T")
+
+_SPLIT = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True, slots=True)
+class FuzzyMatch(Generic[T]):
+    item: T
+    name: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry(Generic[T]):
+    item: T
+    name: str
+    lname: str
+    name_words: tuple[str, ...]
+    ldesc: str
+    desc_words: frozenset[str]
+    desc_words_sorted: tuple[str, ...]
+
+
+def _subsequence_span(term: str, text: str) -> int | None:
+    pos = text.find(term[0])
+    if pos < 0:
+        return None
+    first = pos
+    for ch in term[1:]:
+        pos = text.find(ch, pos + 1)
+        if pos < 0:
+            return None
+    return pos - first + 1
+
+
+def _score_term(term: str, e: _Entry) -> float:
+    lname = e.lname
+    if term in lname:
+        if lname == term:
+            return 1.0
+        if lname.startswith(term):
+            return 0.9
+        for w in e.name_words:
+            if w.startswith(term):
+                return 0.8
+        return 0.6
+    best = 0.0
+    if len(term) >= 2:
+        span = _subsequence_span(term, lname)
+        if span is not None:
+            best = 0.3 + 0.2 * (len(term) / span)
+    if term in e.ldesc:
+        if term in e.desc_words:
+            return max(best, 0.45)
+        for w in e.desc_words_sorted:
+            if w.startswith(term):
+                return max(best, 0.35)
+        return max(best, 0.2)
+    return best
+
+
+def _stem(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+class FuzzyIndex(Generic[T]):
+    """Ranked fuzzy matching of a query against (item, name, description) entries."""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self, entries: Iterable[tuple[T, str, str]]) -> None:
+        built = []
+        for item, name, description in entries:
+            lname = name.lower()
+            ldesc = description.lower()
+            dwords = frozenset(_SPLIT.findall(ldesc))
+            built.append(
+                _Entry(
+                    item,
+                    name,
+                    lname,
+                    tuple(_SPLIT.findall(lname)),
+                    ldesc,
+                    dwords,
+                    tuple(sorted(dwords)),
+                )
+            )
+        self._entries: tuple[_Entry[T], ...] = tuple(built)
+
+    @classmethod
+    def for_tools(
+        cls, tools: Iterable[ExposedTool], *, name: Callable[[ExposedTool], str] | None = None
+    ) -> FuzzyIndex[ExposedTool]:
+        """An index over exposed tools: the exposed name, and as description the tool's
+        description, the skill's name and the skill's description."""
+        get_name = name or (lambda t: t.name)
+        return FuzzyIndex(
+            (t, get_name(t), f"{t.description} {t.skill.name} {t.skill.description}") for t in tools
+        )
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def rank(
+        self, query: str, limit: int | None = 10, *, require_all: bool = True
+    ) -> list[FuzzyMatch[T]]:
+        """Entries matching ``query``, best first. An empty query matches nothing."""
+        terms = [t for t in query.lower().split() if t]
+        if not require_all:
+            terms = [w for w in _SPLIT.findall(" ".join(terms)) if w not in STOPWORDS]
+        if not terms:
+            return []
+        stems = [(t, _stem(t)) for t in dict.fromkeys(terms)]
+        count = len(stems)
+        results: list[FuzzyMatch[T]] = []
+        for e in self._entries:
+            total = 0.0
+            for term, stem in stems:
+                s = _score_term(term, e)
+                if s < 1.0 and stem != term:
+                    s = max(s, 0.95 * _score_term(stem, e))
+                if s == 0.0 and require_all:
+                    break
+                total += s
+            else:
+                if total > 0.0:
+                    results.append(FuzzyMatch(e.item, e.name, round(total / count, 4)))
+        results.sort(key=lambda m: (-m.score, m.name))
+        return results if limit is None else results[:limit]

@@ -1,0 +1,139 @@
+"""Names, limits and diagnostic codes shared by the SKILL.md parser modules.
+
+Kept in one small module so the frontmatter checker, the body parser and the library
+agree on what a valid name is and spell every diagnostic code the same way; the codes
+are a stable interface (the CLI prints them, tests and docs refer to them).
+"""
+
+from __future__ import annotations
+
+import re
+
+from gibberish.skills.model import Diagnostic, Severity
+
+# --- limits -------------------------------------------------------------------------
+
+MAX_SKILL_FILE_BYTES = 1024 * 1024
+"""A SKILL.md larger than this is refused unread: nobody writes 1 MiB of tool docs."""
+
+MAX_NAME_LENGTH = 64
+MAX_TOOL_NAME_LENGTH = 32
+MAX_PARAM_NAME_LENGTH = 64
+GIBBERISH_DESCRIPTION_MAX = 256
+AGENTSKILLS_DESCRIPTION_MAX = 1024
+COMPATIBILITY_MAX = 500
+TIMEOUT_MIN = 1
+TIMEOUT_MAX = 300
+TIMEOUT_DEFAULT = 30
+
+SKILL_FILE_NAME = "SKILL.md"
+PROVENANCE_FILE_NAME = ".gibberish-source.json"
+
+# --- name grammars ------------------------------------------------------------------
+
+_SKILL_NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_TOOL_NAME_RE = re.compile(r"[a-z0-9_]{1,32}")
+_PARAM_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+_SECRET_NAME_RE = re.compile(r"[A-Z_][A-Z0-9_]*")
+# Semantic Versioning 2.0.0, the regular expression recommended by semver.org.
+_SEMVER_RE = re.compile(
+    r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)"
+    r"(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?"
+)
+
+
+def is_valid_skill_name(name: str) -> bool:
+    """``[a-z0-9-]{1,64}`` without a leading, trailing or doubled hyphen."""
+    return len(name) <= MAX_NAME_LENGTH and _SKILL_NAME_RE.fullmatch(name) is not None
+
+
+def is_valid_tool_name(name: str) -> bool:
+    return _TOOL_NAME_RE.fullmatch(name) is not None
+
+
+def is_valid_param_name(name: str) -> bool:
+    """An identifier: it becomes a JSON property and a ``{{placeholder}}`` name."""
+    return _PARAM_NAME_RE.fullmatch(name) is not None
+
+
+def is_valid_secret_name(name: str) -> bool:
+    return _SECRET_NAME_RE.fullmatch(name) is not None
+
+
+def is_semver(version: str) -> bool:
+    return _SEMVER_RE.fullmatch(version) is not None
+
+
+def skill_name_problem(name: str) -> str:
+    """Why ``name`` is not a valid skill name, in words (assumes it is invalid)."""
+    if not name:
+        return "it is empty"
+    if len(name) > MAX_NAME_LENGTH:
+        return f"it is {len(name)} characters long (at most {MAX_NAME_LENGTH})"
+    bad = sorted(
+        {c for c in name if not (c.isascii() and (c.islower() or c.isdigit() or c == "-"))}
+    )
+    if bad:
+        return "it contains " + ", ".join(repr(c) for c in bad) + " (only a-z, 0-9 and '-')"
+    if name.startswith("-") or name.endswith("-"):
+        return "it starts or ends with a hyphen"
+    return "it contains a double hyphen"
+
+
+# --- diagnostic codes ---------------------------------------------------------------
+# File level
+E_UNREADABLE = "E-UNREADABLE"
+E_FILE_TOO_LARGE = "E-FILE-TOO-LARGE"
+E_BINARY_FILE = "E-BINARY-FILE"
+E_NOT_UTF8 = "E-NOT-UTF8"
+E_PATH_ESCAPE = "E-PATH-ESCAPE"
+# Frontmatter
+E_NO_FRONTMATTER = "E-NO-FRONTMATTER"
+E_UNTERMINATED_FRONTMATTER = "E-UNTERMINATED-FRONTMATTER"
+E_YAML = "E-YAML"
+W_YAML_LENIENT = "W-YAML-LENIENT"
+E_FRONTMATTER_NOT_MAPPING = "E-FRONTMATTER-NOT-MAPPING"
+E_DUPLICATE_FIELD = "E-DUPLICATE-FIELD"
+E_MISSING_FIELD = "E-MISSING-FIELD"
+E_INVALID_FIELD = "E-INVALID-FIELD"
+E_INVALID_NAME = "E-INVALID-NAME"
+E_NAME_MISMATCH = "E-NAME-MISMATCH"
+E_INVALID_VERSION = "E-INVALID-VERSION"
+E_DESCRIPTION_TOO_LONG = "E-DESCRIPTION-TOO-LONG"
+W_DESCRIPTION_LONG = "W-DESCRIPTION-LONG"
+W_UNKNOWN_FIELD = "W-UNKNOWN-FIELD"
+# Body
+E_NO_TOOLS = "E-NO-TOOLS"
+E_INVALID_TOOL_NAME = "E-INVALID-TOOL-NAME"
+E_DUP_TOOL = "E-DUP-TOOL"
+E_DUP_SECTION = "E-DUP-SECTION"
+W_NO_TOOL_DESCRIPTION = "W-NO-TOOL-DESCRIPTION"
+W_NO_PARAMETERS = "W-NO-PARAMETERS"
+W_PARAMETERS_UNRECOGNIZED = "W-PARAMETERS-UNRECOGNIZED"
+E_PARAM_TABLE = "E-PARAM-TABLE"
+E_PARAM_COLUMNS = "E-PARAM-COLUMNS"
+E_INVALID_PARAM_NAME = "E-INVALID-PARAM-NAME"
+E_DUP_PARAM = "E-DUP-PARAM"
+E_INVALID_PARAM_TYPE = "E-INVALID-PARAM-TYPE"
+E_INVALID_REQUIRED = "E-INVALID-REQUIRED"
+E_INVALID_DEFAULT = "E-INVALID-DEFAULT"
+W_DEFAULT_CONFLICT = "W-DEFAULT-CONFLICT"
+E_MISSING_COMMAND = "E-MISSING-COMMAND"
+E_UNTERMINATED_FENCE = "E-UNTERMINATED-FENCE"
+W_COMMAND_LANGUAGE = "W-COMMAND-LANGUAGE"
+W_EXTRA_COMMAND = "W-EXTRA-COMMAND"
+# Library
+W_SKILL_OVERRIDDEN = "W-SKILL-OVERRIDDEN"
+E_UNREADABLE_DIR = "E-UNREADABLE-DIR"
+W_NO_SKILL_FILE = "W-NO-SKILL-FILE"
+W_SKILL_TREE_LARGE = "W-SKILL-TREE-LARGE"
+
+
+def error(code: str, message: str, file: str | None, line: int | None) -> Diagnostic:
+    return Diagnostic(Severity.ERROR, code, message, file, line)
+
+
+def warning(code: str, message: str, file: str | None, line: int | None) -> Diagnostic:
+    return Diagnostic(Severity.WARNING, code, message, file, line)

@@ -1,0 +1,607 @@
+"""SKILL.md frontmatter: find it, load its YAML, type-check every field (DESIGN §3).
+
+Works on the file already split into lines (LF only, BOM removed) so that every
+diagnostic can carry the real SKILL.md line number. The YAML is loaded with the C safe
+loader when PyYAML has it (about eight times faster than the pure Python one, which
+matters when a thousand skills load at start-up). Field line numbers come from a cheap
+scan of the top-level keys rather than from a node graph, for the same reason.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+
+from gibberish.skills import fields as F
+from gibberish.skills.model import Diagnostic, Mode, Profile
+
+try:
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+GIBBERISH_FIELDS = (
+    "name",
+    "version",
+    "description",
+    "author",
+    "modes",
+    "read_only",
+    "always_ask",
+    "timeout",
+    "network",
+    "secrets",
+)
+AGENT_SKILLS_FIELDS = ("license", "compatibility", "metadata", "allowed-tools")
+"""Fields of the Agent Skills spec: accepted in both profiles and kept in ``extra``."""
+KNOWN_FIELDS = frozenset(GIBBERISH_FIELDS + AGENT_SKILLS_FIELDS)
+
+_MODES_BY_LOWER = {m.value.lower(): m for m in Mode}
+
+
+@dataclass(frozen=True, slots=True)
+class FrontmatterBlock:
+    """Where the frontmatter sits in the file, and where the body starts."""
+
+    yaml_text: str
+    yaml_line: int
+    """1-based SKILL.md line of the first YAML line (the line after the opening ``---``)."""
+    body_line: int
+    """1-based SKILL.md line of the first body line (the line after the closing ``---``)."""
+    end_index: int
+    """Index in the list of lines of the closing ``---``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Frontmatter:
+    """Checked frontmatter values; a field that failed its check holds its default."""
+
+    name: str | None = None
+    """None when missing or invalid (the caller falls back to the folder name)."""
+    version: str = ""
+    description: str = ""
+    author: str | None = None
+    modes: tuple[Mode, ...] = (Mode.GLOBAL,)
+    read_only: bool = False
+    always_ask: bool = False
+    timeout_secs: int = F.TIMEOUT_DEFAULT
+    network: bool = False
+    secrets: tuple[str, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _is_delimiter(line: str) -> bool:
+    return line.rstrip(" \t") == "---"
+
+
+def find_frontmatter(
+    lines: Sequence[str], *, file: str | None
+) -> tuple[FrontmatterBlock | None, list[Diagnostic]]:
+    """Locate the block between a first line ``---`` and the next line ``---``."""
+    if not lines or not _is_delimiter(lines[0]):
+        hint = ""
+        for i, line in enumerate(lines[:50]):
+            if line.strip():
+                if _is_delimiter(line) and i:
+                    hint = f" Line {i + 1} is '---': remove what comes before it."
+                break
+        return None, [
+            F.error(
+                F.E_NO_FRONTMATTER,
+                "SKILL.md does not start with YAML frontmatter: the first line must be '---', "
+                "followed by the fields (name, version, description ...) and a closing '---'."
+                + hint,
+                file,
+                1,
+            )
+        ]
+    for i in range(1, len(lines)):
+        if _is_delimiter(lines[i]):
+            return (
+                FrontmatterBlock("\n".join(lines[1:i]), yaml_line=2, body_line=i + 2, end_index=i),
+                [],
+            )
+    return None, [
+        F.error(
+            F.E_UNTERMINATED_FRONTMATTER,
+            "the frontmatter opened by '---' on line 1 is never closed: "
+            "add a line '---' after the last field.",
+            file,
+            1,
+        )
+    ]
+
+
+# --- YAML -----------------------------------------------------------------------------
+
+_KEY_RE = re.compile(r"""(?:"([^"\\]*)"|'([^']*)'|([A-Za-z0-9_][^:#\s]*))[ \t]*:(?:[ \t]|$)""")
+# `key: value` where the plain (unquoted) value itself contains ': ' or ends in ':'.
+_LENIENT_RE = re.compile(
+    r"""^([ \t]*)([A-Za-z0-9_][A-Za-z0-9_.-]*):[ \t]+([^\s"'\[{|>&*!%@`#].*)$"""
+)
+
+
+def top_level_key_lines(yaml_text: str, first_line: int) -> dict[str, list[int]]:
+    """Line numbers of every top-level key (column 0), in order of appearance.
+
+    Values of a top-level mapping are indented or on the key's line, so a column-0
+    ``key:`` is a key; this avoids composing a YAML node graph just for line numbers.
+    """
+    found: dict[str, list[int]] = {}
+    for offset, line in enumerate(yaml_text.split("\n")):
+        if not line or line[0] in " \t#-":
+            continue
+        m = _KEY_RE.match(line)
+        if m:
+            key = m.group(1) if m.group(1) is not None else m.group(2) or m.group(3)
+            found.setdefault(key, []).append(first_line + offset)
+    return found
+
+
+def _yaml_error_line(exc: yaml.YAMLError, yaml_text: str, first_line: int) -> tuple[int, str]:
+    """The SKILL.md line of a YAML error, and ``column N`` text when known.
+
+    Counted from the mark's character index rather than its ``line``: YAML also breaks
+    lines at U+2028/U+0085, editors do not.
+    """
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is None:
+        return first_line - 1, ""
+    index = min(max(mark.index, 0), len(yaml_text))
+    line_start = yaml_text.rfind("\n", 0, index) + 1
+    line = first_line + yaml_text.count("\n", 0, index)
+    return line, f", column {index - line_start + 1}"
+
+
+def _lenient_rewrite(yaml_text: str, first_line: int) -> tuple[str, list[tuple[int, str]]]:
+    """Quote every plain value containing ``': '`` (or ending in ``':'``).
+
+    That is the most common mistake in published skills
+    (``description: Use when: the user asks ...``); YAML reads it as a nested mapping.
+    """
+    out: list[str] = []
+    fixed: list[tuple[int, str]] = []
+    for offset, line in enumerate(yaml_text.split("\n")):
+        m = _LENIENT_RE.match(line)
+        if m:
+            indent, key, value = m.groups()
+            value = value.rstrip()
+            if ": " in value or value.endswith(":"):
+                out.append(f"{indent}{key}: '" + value.replace("'", "''") + "'")
+                fixed.append((first_line + offset, key))
+                continue
+        out.append(line)
+    return "\n".join(out), fixed
+
+
+def load_yaml(
+    yaml_text: str, *, file: str | None, first_line: int
+) -> tuple[Any, bool, list[Diagnostic]]:
+    """Load the frontmatter YAML: ``(data, ok, diagnostics)``.
+
+    On a syntax error, one lenient retry quotes values containing ``': '``; if that
+    loads, each quoted line gets a W-YAML-LENIENT warning. Otherwise the original error
+    is reported as E-YAML at its real SKILL.md line.
+    """
+    try:
+        return yaml.load(yaml_text, Loader=_Loader), True, []
+    except yaml.YAMLError as exc:
+        original = exc
+    rewritten, fixed = _lenient_rewrite(yaml_text, first_line)
+    if fixed:
+        try:
+            data = yaml.load(rewritten, Loader=_Loader)
+        except yaml.YAMLError:
+            pass
+        else:
+            return (
+                data,
+                True,
+                [
+                    F.warning(
+                        F.W_YAML_LENIENT,
+                        f"the value of '{key}' contains ': ', which is not valid YAML "
+                        "unquoted; it was read as text. Put the value in quotes.",
+                        file,
+                        line,
+                    )
+                    for line, key in fixed
+                ],
+            )
+    line, column = _yaml_error_line(original, yaml_text, first_line)
+    problem = getattr(original, "problem", None) or str(original).split("\n")[0]
+    context = getattr(original, "context", None)
+    detail = f"{problem} ({context})" if context else problem
+    return (
+        None,
+        False,
+        [
+            F.error(
+                F.E_YAML,
+                f"invalid YAML in the frontmatter: {detail}{column}. Fix the syntax on this "
+                "line; quote values that contain ': ' or start with a special character.",
+                file,
+                line,
+            )
+        ],
+    )
+
+
+# --- field checks -----------------------------------------------------------------------
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"the string {shown!r}"
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    kinds = {int: "integer", float: "number", list: "list", dict: "mapping"}
+    return f"{kinds.get(type(value), type(value).__name__)} {value!r}"[:60]
+
+
+class _Checker:
+    """Checks one frontmatter mapping; collects diagnostics with the field's line."""
+
+    def __init__(
+        self,
+        data: Mapping[Any, Any],
+        *,
+        profile: Profile,
+        file: str | None,
+        key_lines: Mapping[str, list[int]],
+        default_line: int,
+    ) -> None:
+        self.data = data
+        self.profile = profile
+        self.file = file
+        self.key_lines = key_lines
+        self.default_line = default_line
+        self.diagnostics: list[Diagnostic] = []
+
+    def line(self, key: str) -> int:
+        lines = self.key_lines.get(key)
+        return lines[-1] if lines else self.default_line
+
+    def err(self, code: str, key: str, message: str) -> None:
+        self.diagnostics.append(F.error(code, message, self.file, self.line(key)))
+
+    def warn(self, code: str, key: str, message: str) -> None:
+        self.diagnostics.append(F.warning(code, message, self.file, self.line(key)))
+
+    def invalid(self, key: str, expected: str, value: Any) -> None:
+        self.err(F.E_INVALID_FIELD, key, f"'{key}' must be {expected}, got {_describe(value)}.")
+
+    def boolean(self, key: str) -> bool:
+        value = self.data.get(key, False)
+        if type(value) is bool:
+            return value
+        self.invalid(key, "true or false (a YAML boolean, without quotes)", value)
+        return False
+
+    def string_list(self, key: str, value: Any) -> list[str] | None:
+        """A list of strings; a bare string counts as a list of one."""
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, list) and all(isinstance(v, str) for v in value):
+            return value
+        self.invalid(key, "a list of strings", value)
+        return None
+
+
+def check_fields(
+    data: Mapping[Any, Any],
+    *,
+    profile: Profile,
+    file: str | None,
+    key_lines: Mapping[str, list[int]] = _EMPTY,
+    expected_name: str | None = None,
+    default_line: int = 1,
+) -> tuple[Frontmatter, list[Diagnostic]]:
+    """Type- and range-check every field of a loaded frontmatter mapping."""
+    c = _Checker(data, profile=profile, file=file, key_lines=key_lines, default_line=default_line)
+    gib = profile is Profile.GIBBERISH
+    for key, lines in key_lines.items():
+        if len(lines) > 1:
+            c.diagnostics.append(
+                F.error(
+                    F.E_DUPLICATE_FIELD,
+                    f"'{key}' is set {len(lines)} times (lines "
+                    + ", ".join(map(str, lines))
+                    + "); keep only one.",
+                    file,
+                    lines[-1],
+                )
+            )
+
+    required = ("name", "version", "description") if gib else ("name", "description")
+    for key in required:
+        if key not in data:
+            c.diagnostics.append(
+                F.error(
+                    F.E_MISSING_FIELD,
+                    f"the required field '{key}' is missing from the frontmatter; add it "
+                    f"between the '---' lines (e.g. {_EXAMPLES[key]}).",
+                    file,
+                    default_line,
+                )
+            )
+
+    name: str | None = None
+    if "name" in data:
+        raw = data["name"]
+        if not isinstance(raw, str):
+            c.err(F.E_INVALID_NAME, "name", f"'name' must be a string, got {_describe(raw)}.")
+        elif not F.is_valid_skill_name(raw):
+            c.err(
+                F.E_INVALID_NAME,
+                "name",
+                f"invalid skill name {raw!r}: {F.skill_name_problem(raw)}. Use 1-64 lowercase "
+                "letters, digits and single hyphens, not at either end (e.g. 'git-status').",
+            )
+        elif expected_name is not None and raw != expected_name:
+            c.err(
+                F.E_NAME_MISMATCH,
+                "name",
+                f"the skill is named {raw!r} but its folder is {expected_name!r}; "
+                "rename the folder or change 'name' so they are equal.",
+            )
+        else:
+            name = raw
+
+    version = ""
+    if "version" in data:
+        raw = data["version"]
+        if isinstance(raw, str) and F.is_semver(raw):
+            version = raw
+        elif isinstance(raw, str):
+            hint = " (drop the leading 'v')" if raw[:1] in "vV" and F.is_semver(raw[1:]) else ""
+            c.err(
+                F.E_INVALID_VERSION,
+                "version",
+                f"'version' {raw!r} is not a semantic version{hint}; write MAJOR.MINOR.PATCH, "
+                "e.g. 1.0.0.",
+            )
+        else:
+            c.err(
+                F.E_INVALID_VERSION,
+                "version",
+                f"'version' must be a semantic version string like 1.0.0, got {_describe(raw)}; "
+                'write all three numbers, or quote it: version: "1.0.0".',
+            )
+
+    description = ""
+    if "description" in data:
+        raw = data["description"]
+        limit = F.GIBBERISH_DESCRIPTION_MAX if gib else F.AGENTSKILLS_DESCRIPTION_MAX
+        if not isinstance(raw, str):
+            c.invalid("description", "text", raw)
+        elif not raw.strip():
+            c.err(
+                F.E_INVALID_FIELD,
+                "description",
+                "'description' is empty; say what the skill does and when to use it.",
+            )
+        else:
+            description = raw.strip()
+            if len(description) > limit and gib:
+                c.warn(
+                    F.W_DESCRIPTION_LONG,
+                    "description",
+                    f"'description' is {len(description)} characters long; only the first "
+                    f"{limit} are used. Shorten it to {limit} characters or fewer.",
+                )
+                description = description[:limit].rstrip()
+            elif len(description) > limit:
+                c.err(
+                    F.E_DESCRIPTION_TOO_LONG,
+                    "description",
+                    f"'description' is {len(description)} characters long; the limit is "
+                    f"{limit}. Shorten it.",
+                )
+
+    author: str | None = None
+    if "author" in data and data["author"] is not None:
+        raw = data["author"]
+        if isinstance(raw, str):
+            author = raw.strip() or None
+        else:
+            c.invalid("author", "text", raw)
+
+    modes: tuple[Mode, ...] = (Mode.GLOBAL,)
+    if "modes" in data:
+        items = c.string_list("modes", data["modes"])
+        if items is not None:
+            parsed: list[Mode] = []
+            unknown = [m for m in items if m.lower() not in _MODES_BY_LOWER]
+            if unknown:
+                c.err(
+                    F.E_INVALID_FIELD,
+                    "modes",
+                    "unknown mode "
+                    + ", ".join(repr(m) for m in unknown)
+                    + "; modes are "
+                    + ", ".join(m.value for m in Mode)
+                    + ".",
+                )
+            elif not items:
+                c.err(
+                    F.E_INVALID_FIELD,
+                    "modes",
+                    "'modes' is empty, so the skill would never be offered; list at least "
+                    "one mode or remove the field (default: [Global]).",
+                )
+            else:
+                for m in items:
+                    mode = _MODES_BY_LOWER[m.lower()]
+                    if mode not in parsed:
+                        parsed.append(mode)
+                modes = tuple(parsed)
+
+    read_only = c.boolean("read_only")
+    always_ask = c.boolean("always_ask")
+    network = c.boolean("network")
+
+    timeout = F.TIMEOUT_DEFAULT
+    if "timeout" in data:
+        raw = data["timeout"]
+        if type(raw) is not int:
+            c.invalid(
+                "timeout", f"a whole number of seconds ({F.TIMEOUT_MIN}-{F.TIMEOUT_MAX})", raw
+            )
+        elif not F.TIMEOUT_MIN <= raw <= F.TIMEOUT_MAX:
+            c.err(
+                F.E_INVALID_FIELD,
+                "timeout",
+                f"'timeout' is {raw} seconds; it must be between {F.TIMEOUT_MIN} and "
+                f"{F.TIMEOUT_MAX}.",
+            )
+        else:
+            timeout = raw
+
+    secrets: tuple[str, ...] = ()
+    if "secrets" in data:
+        items = c.string_list("secrets", data["secrets"])
+        if items is not None:
+            bad = [s for s in items if not F.is_valid_secret_name(s)]
+            if bad:
+                c.err(
+                    F.E_INVALID_FIELD,
+                    "secrets",
+                    "invalid secret name " + ", ".join(repr(s) for s in bad) + "; secrets are "
+                    "environment variable names: capital letters, digits and '_' "
+                    "(e.g. GITHUB_TOKEN).",
+                )
+            else:
+                secrets = tuple(dict.fromkeys(items))
+
+    extra = _check_agent_fields(c)
+
+    for key in data:
+        if key not in KNOWN_FIELDS:
+            shown = str(key)
+            close = difflib.get_close_matches(shown, sorted(KNOWN_FIELDS), n=1, cutoff=0.75)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            c.warn(
+                F.W_UNKNOWN_FIELD,
+                shown,
+                f"unknown frontmatter field '{shown}' is ignored.{hint}",
+            )
+
+    return (
+        Frontmatter(
+            name=name,
+            version=version,
+            description=description,
+            author=author,
+            modes=modes,
+            read_only=read_only,
+            always_ask=always_ask,
+            timeout_secs=timeout,
+            network=network,
+            secrets=secrets,
+            extra=MappingProxyType(extra) if extra else _EMPTY,
+        ),
+        c.diagnostics,
+    )
+
+
+_EXAMPLES = {
+    "name": "name: my-skill",
+    "version": "version: 1.0.0",
+    "description": "description: What it does and when to use it.",
+}
+
+
+def _check_agent_fields(c: _Checker) -> dict[str, Any]:
+    """license / compatibility / metadata / allowed-tools, as the Agent Skills spec types them."""
+    extra: dict[str, Any] = {}
+    data = c.data
+    if "license" in data:
+        if isinstance(data["license"], str):
+            extra["license"] = data["license"]
+        else:
+            c.invalid("license", "text", data["license"])
+    if "compatibility" in data:
+        raw = data["compatibility"]
+        if not isinstance(raw, str):
+            c.invalid("compatibility", "text", raw)
+        elif len(raw) > F.COMPATIBILITY_MAX:
+            c.err(
+                F.E_INVALID_FIELD,
+                "compatibility",
+                f"'compatibility' is {len(raw)} characters long; the limit is "
+                f"{F.COMPATIBILITY_MAX}.",
+            )
+        else:
+            extra["compatibility"] = raw
+    if "metadata" in data:
+        raw = data["metadata"]
+        if isinstance(raw, dict):
+            extra["metadata"] = MappingProxyType(dict(raw))
+        else:
+            c.invalid("metadata", "a mapping of keys to values", raw)
+    if "allowed-tools" in data:
+        raw = data["allowed-tools"]
+        if isinstance(raw, str):
+            extra["allowed-tools"] = raw
+        elif isinstance(raw, list) and all(isinstance(v, str) for v in raw):
+            extra["allowed-tools"] = tuple(raw)
+        else:
+            c.invalid("allowed-tools", "text or a list of strings", raw)
+    return extra
+
+
+def parse_frontmatter(
+    lines: Sequence[str],
+    *,
+    file: str | None,
+    profile: Profile,
+    expected_name: str | None = None,
+) -> tuple[Frontmatter | None, FrontmatterBlock | None, list[Diagnostic]]:
+    """Find, load and check the frontmatter of a SKILL.md given as LF-split lines.
+
+    Returns ``(frontmatter, block, diagnostics)``; ``frontmatter`` is None when there is
+    no usable mapping (missing block, YAML error, not a mapping). ``block`` is None only
+    when the frontmatter could not be found, in which case there is no body either.
+    """
+    block, diags = find_frontmatter(lines, file=file)
+    if block is None:
+        return None, None, diags
+    data, ok, yaml_diags = load_yaml(block.yaml_text, file=file, first_line=block.yaml_line)
+    diags.extend(yaml_diags)
+    if not ok:
+        return None, block, diags
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        diags.append(
+            F.error(
+                F.E_FRONTMATTER_NOT_MAPPING,
+                f"the frontmatter must be 'field: value' lines, got {_describe(data)}.",
+                file,
+                block.yaml_line,
+            )
+        )
+        return None, block, diags
+    key_lines = top_level_key_lines(block.yaml_text, block.yaml_line)
+    front, field_diags = check_fields(
+        data,
+        profile=profile,
+        file=file,
+        key_lines=key_lines,
+        expected_name=expected_name,
+        default_line=1,
+    )
+    diags.extend(field_diags)
+    return front, block, diags

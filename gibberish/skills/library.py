@@ -1,0 +1,422 @@
+"""SkillLibrary: every skill folder of every source, kept current cheaply.
+
+Sources are scanned one level deep (``<source>/<name>/SKILL.md``); the first source
+listing a name wins (user folder, then extra folders, then bundled), and each shadowed
+folder gets a W-SKILL-OVERRIDDEN warning naming both paths. Shadowed skills are not
+parsed at all.
+
+``refresh()`` re-reads only skills whose stat signature changed: inode, size, mtime
+and ctime of SKILL.md, of the skill folder and of each of its sub-folders (so a new
+file or symlink anywhere in the skill is noticed; ctime catches ``touch -d`` and
+``cp -p`` tricks that keep mtime). Because file timestamps are coarse (a kernel tick),
+a skill whose files changed within ``RACY_WINDOW_NS`` of being read is "racy" and is
+re-parsed on the next refresh too — the same trick git uses for its index — so a quick
+edit that keeps the size is never missed. A re-parse only counts as ``changed`` when
+the resulting definition differs.
+
+Every file inside a skill is checked: a symlink that resolves outside the skill folder
+makes the skill fail with E-PATH-ESCAPE (a symlinked *skill folder* is fine and is
+followed). A folder holding ``.gibberish-source.json`` (written by importers) is
+``Trust.UNTRUSTED`` whatever its source.
+
+Thread-safety: ``load``/``refresh`` are serialized by one lock and build a new
+snapshot without holding the state lock; readers only take the state lock long enough
+to copy, so the tray's timer can refresh while the UI reads.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gibberish import paths
+from gibberish.skills import fields as F
+from gibberish.skills.model import Diagnostic, Profile, SkillDefinition, Trust
+from gibberish.skills.parser import is_inside, parse_skill_file
+
+RACY_WINDOW_NS = 2_000_000_000
+"""Files changed this recently are re-checked on the next refresh (coarse timestamps)."""
+
+MAX_TREE_ENTRIES = 10_000
+"""Entries walked per skill folder when looking for escaping symlinks."""
+
+_Sig = tuple[int, int, int, int] | None
+
+
+@dataclass(frozen=True)
+class LibraryChanges:
+    """Skill names that appeared, were re-read with a different result, or went away."""
+
+    added: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.changed or self.removed)
+
+
+@dataclass(frozen=True)
+class SkillSource:
+    """A folder of skill folders and the trust its skills get."""
+
+    path: Path
+    trust: Trust
+
+
+def _sig(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _stat_sig(path: str) -> _Sig:
+    try:
+        return _sig(os.stat(path))
+    except OSError:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Tree:
+    """What a walk of one skill folder found."""
+
+    subdirs: tuple[str, ...]
+    """Absolute paths of every real sub-folder (their stat is part of the signature)."""
+    escapes: tuple[tuple[str, str], ...]
+    provenance: bool
+    too_many: bool
+
+
+def _walk(folder: str) -> _Tree:
+    """Sub-folders, escaping symlinks and the provenance marker of one skill folder.
+
+    Symlinked sub-folders are checked but not entered (no loops; a link that stays
+    inside is walked through its real location anyway). SKILL.md itself is checked by
+    the parser.
+    """
+    subdirs: list[str] = []
+    escapes: list[tuple[str, str]] = []
+    provenance = False
+    real_root: str | None = None
+    count = 0
+    stack = [(folder, "")]
+    while stack:
+        directory, rel = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            count += 1
+            if count > MAX_TREE_ENTRIES:
+                return _Tree(tuple(subdirs), tuple(escapes), provenance, True)
+            relpath = rel + entry.name
+            if not rel and entry.name == F.PROVENANCE_FILE_NAME:
+                provenance = True
+            try:
+                if entry.is_symlink():
+                    if not rel and entry.name == F.SKILL_FILE_NAME:
+                        continue
+                    if real_root is None:
+                        real_root = os.path.realpath(folder)
+                    target = os.path.realpath(entry.path)
+                    if not is_inside(target, real_root):
+                        escapes.append((relpath, target))
+                elif entry.is_dir(follow_symlinks=False):
+                    subdirs.append(entry.path)
+                    stack.append((entry.path, relpath + os.sep))
+            except OSError:
+                continue
+    return _Tree(tuple(sorted(subdirs)), tuple(escapes), provenance, False)
+
+
+@dataclass(slots=True)
+class _Entry:
+    """A parsed winning skill folder and the stat signature it was parsed at."""
+
+    folder: str
+    skill_md: str
+    trust: Trust
+    signature: tuple[_Sig, _Sig]
+    subdirs: tuple[str, ...]
+    subdir_sigs: tuple[_Sig, ...]
+    skill: SkillDefinition
+    racy: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Candidate:
+    name: str
+    folder: str
+    skill_md: str
+    skill_md_sig: _Sig
+    """Taken while listing (one stat answers both "is it a skill?" and "did it change?")."""
+    source: SkillSource
+
+
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    skills: dict[str, SkillDefinition]
+    ordered: tuple[SkillDefinition, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+_EMPTY_SNAPSHOT = _Snapshot({}, (), ())
+
+
+class SkillLibrary:
+    """All skills from ``sources`` (earlier sources win), with incremental refresh."""
+
+    def __init__(
+        self, sources: Sequence[SkillSource], *, profile: Profile = Profile.GIBBERISH
+    ) -> None:
+        self._sources = tuple(sources)
+        self._profile = profile
+        self._scan_lock = threading.Lock()
+        self._state_lock = threading.Lock()
+        self._entries: dict[str, _Entry] = {}
+        self._snapshot = _EMPTY_SNAPSHOT
+        self._loaded = False
+
+    @classmethod
+    def default_sources(
+        cls,
+        *,
+        extra_dirs: Sequence[Path] = (),
+        include_user: bool = True,
+        include_bundled: bool = True,
+    ) -> list[SkillSource]:
+        """User skills folder, then ``extra_dirs``, then the bundled skills (duplicates dropped)."""
+        sources: list[SkillSource] = []
+        if include_user:
+            sources.append(SkillSource(paths.user_skills_dir(), Trust.USER))
+        sources.extend(SkillSource(Path(d), Trust.USER) for d in extra_dirs)
+        if include_bundled:
+            sources.append(SkillSource(paths.bundled_skills_dir(), Trust.BUNDLED))
+        unique: list[SkillSource] = []
+        seen: set[str] = set()
+        for source in sources:
+            key = os.path.realpath(source.path)
+            if key not in seen:
+                seen.add(key)
+                unique.append(source)
+        return unique
+
+    @property
+    def sources(self) -> tuple[SkillSource, ...]:
+        return self._sources
+
+    @property
+    def profile(self) -> Profile:
+        return self._profile
+
+    # --- reading -------------------------------------------------------------------
+
+    def skills(self) -> list[SkillDefinition]:
+        """Every winning skill, broken ones included, sorted by name."""
+        with self._state_lock:
+            return list(self._snapshot.ordered)
+
+    def get(self, name: str) -> SkillDefinition | None:
+        with self._state_lock:
+            return self._snapshot.skills.get(name)
+
+    def problems(self) -> list[SkillDefinition]:
+        """Skills that have at least one error (they cannot run)."""
+        return [s for s in self.skills() if not s.ok]
+
+    def diagnostics(self) -> list[Diagnostic]:
+        """Library-level diagnostics first, then every skill's, by skill name."""
+        with self._state_lock:
+            snapshot = self._snapshot
+        result = list(snapshot.diagnostics)
+        for skill in snapshot.ordered:
+            result.extend(skill.diagnostics)
+        return result
+
+    # --- scanning ------------------------------------------------------------------
+
+    def load(self) -> LibraryChanges:
+        """Full scan: every skill is parsed again, whatever the cache says."""
+        with self._scan_lock:
+            return self._scan(full=True)
+
+    def refresh(self) -> LibraryChanges:
+        """Re-read only the skills whose files changed on disk since the last scan."""
+        with self._scan_lock:
+            return self._scan(full=not self._loaded)
+
+    def _scan(self, *, full: bool) -> LibraryChanges:
+        library_diags: list[Diagnostic] = []
+        winners: dict[str, _Candidate] = {}
+        for source in self._sources:
+            for candidate in self._candidates(source, library_diags):
+                first = winners.get(candidate.name)
+                if first is None:
+                    winners[candidate.name] = candidate
+                else:
+                    library_diags.append(_override_warning(first, candidate))
+        entries: dict[str, _Entry] = {}
+        now = time.time_ns()
+        for candidate in winners.values():
+            old = None if full else self._entries.get(candidate.folder)
+            entry = self._entry_for(candidate, old, now)
+            entries[candidate.folder] = entry
+        self._entries = entries
+        self._loaded = True
+
+        skills = {e.skill.name: e.skill for e in entries.values()}
+        with self._state_lock:
+            before = self._snapshot.skills
+        added = sorted(n for n in skills if n not in before)
+        removed = sorted(n for n in before if n not in skills)
+        changed = sorted(
+            n for n, s in skills.items() if n in before and before[n] is not s and before[n] != s
+        )
+        ordered = tuple(skills[n] for n in sorted(skills))
+        snapshot = _Snapshot(skills, ordered, tuple(library_diags))
+        with self._state_lock:
+            self._snapshot = snapshot
+        return LibraryChanges(tuple(added), tuple(changed), tuple(removed))
+
+    def _candidates(self, source: SkillSource, diags: list[Diagnostic]) -> list[_Candidate]:
+        """Skill folders of one source, sorted by name; missing sources are just empty."""
+        root = str(source.path)
+        try:
+            with os.scandir(root) as it:
+                entries = [e for e in it if not e.name.startswith(".")]
+        except FileNotFoundError:
+            return []
+        except NotADirectoryError:
+            diags.append(
+                F.error(
+                    F.E_UNREADABLE_DIR,
+                    f"the skills source {root} is a file, not a folder; its skills are not loaded.",
+                    root,
+                    None,
+                )
+            )
+            return []
+        except OSError as exc:
+            diags.append(
+                F.error(
+                    F.E_UNREADABLE_DIR,
+                    f"cannot list the skills folder {root}: {exc.strerror or exc}; check its "
+                    "permissions. Its skills are not loaded.",
+                    root,
+                    None,
+                )
+            )
+            return []
+        found: list[_Candidate] = []
+        suffix = os.sep + F.SKILL_FILE_NAME
+        for entry in sorted(entries, key=lambda e: e.name):
+            try:
+                if not entry.is_dir():
+                    continue
+            except OSError:
+                continue
+            skill_md = entry.path + suffix
+            try:
+                sig: _Sig = _sig(os.stat(skill_md))
+            except FileNotFoundError:
+                sig = None
+                missing = not os.path.lexists(skill_md)  # a dangling link is a broken skill
+            except OSError:
+                sig, missing = None, False
+            else:
+                missing = False
+            if missing:
+                diags.append(
+                    F.warning(
+                        F.W_NO_SKILL_FILE,
+                        f"the folder {entry.path} has no SKILL.md, so it is not a skill; add "
+                        "one (the name is case-sensitive) or move the folder away.",
+                        entry.path,
+                        None,
+                    )
+                )
+                continue
+            found.append(_Candidate(entry.name, entry.path, skill_md, sig, source))
+        return found
+
+    def _entry_for(self, candidate: _Candidate, old: _Entry | None, now: int) -> _Entry:
+        folder = candidate.folder
+        signature = (candidate.skill_md_sig, _stat_sig(folder))
+        if (
+            old is not None
+            and not old.racy
+            and old.signature == signature
+            and old.trust is candidate.source.trust
+            and old.subdir_sigs == tuple(map(_stat_sig, old.subdirs))
+        ):
+            return old
+        tree = _walk(folder)
+        subdir_sigs = tuple(map(_stat_sig, tree.subdirs))
+        trust = Trust.UNTRUSTED if tree.provenance else candidate.source.trust
+        skill = parse_skill_file(
+            Path(candidate.skill_md),
+            profile=self._profile,
+            trust=trust,
+            expected_name=candidate.name,
+        )
+        extra = _tree_diagnostics(folder, tree)
+        if extra:
+            skill = dataclasses.replace(skill, diagnostics=skill.diagnostics + tuple(extra))
+        if old is not None and old.skill == skill:
+            skill = old.skill  # keep identity: unchanged
+        newest = max(
+            (max(s[2], s[3]) for s in (*signature, *subdir_sigs) if s is not None), default=0
+        )
+        return _Entry(
+            folder=folder,
+            skill_md=candidate.skill_md,
+            trust=candidate.source.trust,
+            signature=signature,
+            subdirs=tree.subdirs,
+            subdir_sigs=subdir_sigs,
+            skill=skill,
+            racy=now - newest < RACY_WINDOW_NS,
+        )
+
+
+def _tree_diagnostics(folder: str, tree: _Tree) -> list[Diagnostic]:
+    diags = [
+        F.error(
+            F.E_PATH_ESCAPE,
+            f"{rel} is a symlink to {target}, outside the skill folder {folder}; a skill may "
+            "only use its own files. Replace the link with a copy of what it points to.",
+            os.path.join(folder, rel),
+            None,
+        )
+        for rel, target in tree.escapes
+    ]
+    if tree.too_many:
+        diags.append(
+            F.warning(
+                F.W_SKILL_TREE_LARGE,
+                f"the skill folder {folder} holds more than {MAX_TREE_ENTRIES:,} files; only "
+                "the first ones were checked for symlinks. Keep skills small.",
+                folder,
+                None,
+            )
+        )
+    return diags
+
+
+def _describe_source(source: SkillSource) -> str:
+    return "bundled" if source.trust is Trust.BUNDLED else source.trust.value
+
+
+def _override_warning(winner: _Candidate, shadowed: _Candidate) -> Diagnostic:
+    return F.warning(
+        F.W_SKILL_OVERRIDDEN,
+        f"the {_describe_source(winner.source)} skill '{winner.name}' in {winner.folder} "
+        f"overrides the {_describe_source(shadowed.source)} skill of the same name in "
+        f"{shadowed.folder}; rename one of the folders to keep both.",
+        os.path.join(winner.folder, F.SKILL_FILE_NAME),
+        None,
+    )

@@ -1,0 +1,365 @@
+"""Turn a tool's template and a set of arguments into an argv (DESIGN §4).
+
+Pure: no process is started and the filesystem is not read. Values are substituted
+*after* the template was split into words, so a value is always exactly one argument
+(an array whose placeholder is a whole word gives one argument per item) and nothing in
+a value is ever interpreted — not spaces, quotes, ``$``, ``*``, ``;`` or ``~``.
+
+Every problem a caller can cause is a :class:`RenderError` whose message names the
+parameter and says what was expected, because it ends up in front of a person (or a
+model that has to correct its call).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import quote
+
+from gibberish.skills.model import (
+    ParameterDefinition,
+    ParameterType,
+    Placeholder,
+    PlaceholderKind,
+    TemplateWord,
+    ToolDefinition,
+)
+
+__all__ = ["RenderError", "coerce_value", "render"]
+
+
+class RenderError(ValueError):
+    """An argument cannot be turned into a command line; ``message`` says why."""
+
+    def __init__(self, message: str, parameter: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.parameter = parameter
+
+
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+_NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_TRUE = frozenset({"true", "yes", "1"})
+_FALSE = frozenset({"false", "no", "0"})
+
+
+def _show(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _no_nul(param: ParameterDefinition, text: str, what: str = "") -> str:
+    if "\x00" in text:
+        raise RenderError(
+            f"The value for '{param.name}'{what} contains a NUL byte (\\0), which no "
+            "command-line argument can hold. Remove it.",
+            param.name,
+        )
+    return text
+
+
+def coerce_value(param: ParameterDefinition, value: object) -> object:
+    """Check ``value`` against the parameter's type and return it in canonical form.
+
+    integer -> int, number -> int or float, boolean -> bool, array -> list[str],
+    string -> str. Raises :class:`RenderError` naming the parameter otherwise.
+    """
+    name = param.name
+    kind = param.type
+    if kind is ParameterType.INTEGER:
+        if isinstance(value, bool):
+            pass
+        elif isinstance(value, int):
+            return value
+        elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
+            return int(value)
+        elif isinstance(value, str) and _INT_RE.fullmatch(value.strip()):
+            try:
+                return int(value.strip())
+            except ValueError:  # more digits than Python converts
+                pass
+        raise RenderError(
+            f"Parameter '{name}' expects an integer (a whole number such as 5), got "
+            f"{_show(value)}.",
+            name,
+        )
+    if kind is ParameterType.NUMBER:
+        if isinstance(value, bool):
+            pass
+        elif isinstance(value, int):
+            return value
+        elif isinstance(value, float):
+            if math.isfinite(value):
+                return value
+        elif isinstance(value, str) and _NUMBER_RE.fullmatch(value.strip()):
+            text = value.strip()
+            if _INT_RE.fullmatch(text):
+                try:
+                    return int(text)
+                except ValueError:
+                    pass
+            number = float(text)
+            if math.isfinite(number):
+                return number
+        raise RenderError(
+            f"Parameter '{name}' expects a number (such as 12 or 12.5), got {_show(value)}.",
+            name,
+        )
+    if kind is ParameterType.BOOLEAN:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, int) and value in (0, 1):
+            return bool(value)
+        if isinstance(value, str):
+            word = value.strip().lower()
+            if word in _TRUE:
+                return True
+            if word in _FALSE:
+                return False
+        raise RenderError(
+            f"Parameter '{name}' expects a boolean (true/false, yes/no or 1/0), got "
+            f"{_show(value)}.",
+            name,
+        )
+    if kind is ParameterType.ARRAY:
+        if isinstance(value, str):
+            raise RenderError(
+                f"Parameter '{name}' expects a list of strings, got the single text "
+                f"{_show(value)}. Text is never split into items: pass a list such as "
+                f"[{_show(value)}].",
+                name,
+            )
+        if not isinstance(value, list | tuple):
+            raise RenderError(
+                f"Parameter '{name}' expects a list of strings, got {_show(value)}.", name
+            )
+        items: list[str] = []
+        for index, item in enumerate(value):
+            if isinstance(item, str):
+                items.append(_no_nul(param, item, f" (item {index})"))
+            elif isinstance(item, int | float) and not isinstance(item, bool):
+                if isinstance(item, float) and not math.isfinite(item):
+                    raise RenderError(
+                        f"Item {index} of '{name}' is {item!r}, which is not a usable number.",
+                        name,
+                    )
+                items.append(str(item))
+            else:
+                raise RenderError(
+                    f"Parameter '{name}' expects a list of strings, but item {index} is "
+                    f"{_show(item)}.",
+                    name,
+                )
+        return items
+    # string (and any type this module does not know yet)
+    if isinstance(value, str):
+        return _no_nul(param, value)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise RenderError(
+                f"Parameter '{name}' expects text, got {value!r}, which is not a usable number.",
+                name,
+            )
+        return str(value)
+    raise RenderError(f"Parameter '{name}' expects text, got {_show(value)}.", name)
+
+
+def _text(value: object) -> str:
+    """The argv text of a coerced scalar value; arrays are joined with spaces."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return " ".join(value)
+    return str(value)
+
+
+_ABSENT = object()
+
+
+class _Renderer:
+    """Holds the resolved values of one call while the words are rendered."""
+
+    def __init__(self, tool: ToolDefinition, args: Mapping[str, object], home: Path) -> None:
+        self.tool = tool
+        self.home = home
+        self.params = {p.name: p for p in tool.parameters}
+        self.values: dict[str, object] = {}
+        self.from_caller: set[str] = set()
+        for key in args:
+            if key not in self.params:
+                names = ", ".join(self.params) or "none"
+                raise RenderError(
+                    f"Tool '{tool.name}' has no parameter '{key}'. Its parameters are: {names}.",
+                    key,
+                )
+        for p in tool.parameters:
+            raw = args.get(p.name)
+            if raw is not None:
+                self.values[p.name] = coerce_value(p, raw)
+                self.from_caller.add(p.name)
+            elif p.default is not None:
+                try:
+                    self.values[p.name] = coerce_value(p, p.default)
+                except RenderError as exc:
+                    raise RenderError(
+                        f"The default of '{p.name}' in the skill is invalid: {exc.message}",
+                        p.name,
+                    ) from None
+            elif p.required:
+                about = f" ({p.description})" if p.description else ""
+                raise RenderError(
+                    f"Missing required parameter '{p.name}' ({p.type.value}){about}.", p.name
+                )
+
+    def resolve(self, ph: Placeholder) -> tuple[ParameterDefinition, object, bool]:
+        """(parameter, value or _ABSENT, whether the value came from the caller)."""
+        param = self.params.get(ph.name)
+        if param is None:
+            raise RenderError(
+                f"The command of '{self.tool.name}' uses {{{{{ph.name}}}}}, which is not one "
+                "of its parameters; the skill needs fixing.",
+                ph.name,
+            )
+        if ph.name in self.values:
+            return param, self.values[ph.name], ph.name in self.from_caller
+        if ph.kind is PlaceholderKind.DEFAULT:
+            text = ph.modifier or ""
+            try:
+                value = coerce_value(param, [text] if param.type is ParameterType.ARRAY else text)
+            except RenderError as exc:
+                raise RenderError(
+                    f"The default in {{{{{ph.name}:{text}}}}} is invalid: {exc.message}",
+                    ph.name,
+                ) from None
+            return param, value, False
+        return param, _ABSENT, False
+
+    def guard(self, param: ParameterDefinition, text: str, guarded: bool) -> str:
+        if guarded and text.startswith("-"):
+            raise RenderError(
+                f"The value for '{param.name}' ({_show(text)}) starts with '-', so the "
+                f"program could read it as an option rather than as {param.name}; it was "
+                "refused to prevent argument injection. If such values are legitimate, the "
+                f"skill author can put a literal `--` before {{{{{param.name}}}}} in the "
+                "command (most programs treat everything after `--` as plain arguments).",
+                param.name,
+            )
+        return text
+
+    def whole(self, ph: Placeholder, guarded: bool) -> list[str]:
+        """A word that is exactly one placeholder: zero, one or several arguments."""
+        param, value, caller = self.resolve(ph)
+        if value is _ABSENT:
+            return []
+        check = guarded and caller
+        if ph.kind is PlaceholderKind.FLAG:
+            flag = ph.modifier or ""
+            if param.type is ParameterType.BOOLEAN:
+                return [flag] if value else []
+            if isinstance(value, list):
+                out: list[str] = []
+                for item in value:
+                    out += [flag, self.guard(param, item, check)]
+                return out
+            text = _text(value)
+            if isinstance(value, str):
+                self.guard(param, text, check)
+            return [flag, text]
+        if ph.kind is PlaceholderKind.FLAG_EQUALS:
+            flag = ph.modifier or ""
+            if isinstance(value, list):
+                return [flag + item for item in value]
+            return [flag + _text(value)]
+        if isinstance(value, list):
+            return [self.guard(param, item, check) for item in value]
+        text = _text(value)
+        if isinstance(value, str):
+            self.guard(param, text, check)
+        return [text]
+
+    def word(self, word: TemplateWord, guarded: bool, *, expand_home: bool = True) -> list[str]:
+        ph = word.whole_placeholder
+        if ph is not None:
+            return self.whole(ph, guarded)
+        parts: list[str] = []
+        leading: tuple[ParameterDefinition, str] | None = None
+        seen_text = False
+        for index, frag in enumerate(word.fragments):
+            if isinstance(frag, Placeholder):
+                param, value, caller = self.resolve(frag)
+                if value is _ABSENT:
+                    return []  # an absent optional value removes its whole word
+                if frag.kind in (PlaceholderKind.FLAG, PlaceholderKind.FLAG_EQUALS):
+                    raise RenderError(
+                        f"{{{{{frag.name}:{frag.modifier}}}}} must be a word on its own in the "
+                        f"command of '{self.tool.name}'; the skill needs fixing.",
+                        frag.name,
+                    )
+                text = _text(value)
+                if frag.in_url_query:
+                    text = quote(text, safe="")
+                if not seen_text and text and caller and isinstance(value, str | list):
+                    leading = (param, text)
+            else:
+                text = frag.text
+                if index == 0 and expand_home:
+                    text = _expand_home(text, self.home, whole=len(word.fragments) == 1)
+            seen_text = seen_text or bool(text)
+            parts.append(text)
+        if leading is not None:
+            self.guard(leading[0], leading[1], guarded)
+        return ["".join(parts)]
+
+
+def _expand_home(text: str, home: Path, *, whole: bool) -> str:
+    """A leading ``~/`` (or a word that is just ``~``) written in the template means home."""
+    if text.startswith("~/"):
+        return str(home) + text[1:]
+    if whole and text == "~":
+        return str(home)
+    return text
+
+
+def render(
+    tool: ToolDefinition,
+    args: Mapping[str, object],
+    *,
+    skill_dir: Path,
+    home: Path | None = None,
+) -> list[str]:
+    """The argv for calling ``tool`` with ``args``; raises :class:`RenderError`.
+
+    ``None`` as a value means "not given". A ``./path`` program is resolved against
+    ``skill_dir`` (made absolute); ``~/`` at the start of a literal word means ``home``
+    (default: the user's home folder). Values never get either treatment.
+    """
+    template = tool.command
+    if template is None or not template.words:
+        raise RenderError(f"Tool '{tool.name}' has no command to run.")
+    program = template.words[0]
+    if not program.is_literal:
+        raise RenderError(
+            f"The program of '{tool.name}' contains a placeholder; a value may not choose "
+            "the program."
+        )
+    renderer = _Renderer(tool, args, home if home is not None else Path.home())
+    try:
+        end_of_options = next(
+            i
+            for i, w in enumerate(template.words)
+            if i > 0 and w.is_literal and w.literal_text == "--"
+        )
+    except StopIteration:
+        end_of_options = len(template.words)
+
+    program_text = program.literal_text
+    if program_text.startswith("./"):
+        base = skill_dir if skill_dir.is_absolute() else skill_dir.absolute()
+        argv = [str(base / program_text[2:])]
+    else:
+        argv = [_expand_home(program_text, renderer.home, whole=True)]
+    for index, word in enumerate(template.words[1:], start=1):
+        argv.extend(renderer.word(word, guarded=index < end_of_options))
+    return argv

@@ -1,0 +1,118 @@
+"""``run_application``: the desktop app's entry point (called by ``gibberish tray``).
+
+Order matters for a launcher started by a keyboard shortcut: the single-instance check
+comes first — before the Engine loads a single skill — so a second ``gibberish`` hands
+"open the command bar" to the running one and exits within milliseconds. Only the first
+instance installs the error reporter, builds the Engine and shows the tray.
+
+Ctrl+C and SIGTERM quit cleanly (runs are cancelled, no process is left behind): Qt's
+event loop does not return to Python for signals, so the handler writes to a socket
+watched by a ``QSocketNotifier`` (``signal.set_wakeup_fd``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import socket
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QSocketNotifier
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from gibberish.ui import icons
+from gibberish.ui.errors import ErrorReporter, log_path
+from gibberish.ui.single_instance import OPEN_COMMAND_BAR, SingleInstance
+
+if TYPE_CHECKING:
+    from gibberish.app import Engine
+
+log = logging.getLogger("gibberish.ui")
+
+
+def make_application(argv: list[str] | None = None) -> QApplication:
+    """The ``QApplication`` (reused when one exists, as under pytest-qt)."""
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(argv or ["gibberish"])
+    app.setApplicationName("gibberish")
+    app.setApplicationDisplayName("gibberish")
+    app.setDesktopFileName("gibberish")
+    app.setWindowIcon(icons.app_icon())
+    app.setQuitOnLastWindowClosed(False)
+    return app
+
+
+class _SignalWatcher:
+    """Turns SIGINT/SIGTERM into a Qt-side call of ``on_signal`` (see the module docstring)."""
+
+    def __init__(self, on_signal: Callable[[], None]) -> None:
+        self._read, self._write = socket.socketpair()
+        self._read.setblocking(False)
+        self._write.setblocking(False)
+        self._notifier = QSocketNotifier(self._read.fileno(), QSocketNotifier.Type.Read)
+        self._notifier.activated.connect(self._drain)
+        self._on_signal = on_signal
+        self._previous_fd = signal.set_wakeup_fd(self._write.fileno())
+        self._previous = {
+            sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)
+        }
+
+    def _drain(self) -> None:
+        with contextlib.suppress(OSError):
+            self._read.recv(64)
+        self._on_signal()
+
+    def close(self) -> None:
+        signal.set_wakeup_fd(self._previous_fd)
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._notifier.setEnabled(False)
+        self._read.close()
+        self._write.close()
+
+
+def run_application(
+    engine_factory: Callable[[], Engine],
+    *,
+    no_tray: bool = False,
+    argv: list[str] | None = None,
+    tray_available: bool | None = None,
+) -> int:
+    """Run the tray (or the launcher window) until Quit; returns the exit status."""
+    from gibberish.ui.controller import Controller
+
+    app = make_application(argv or sys.argv[:1])
+    instance = SingleInstance()
+    if not instance.acquire(OPEN_COMMAND_BAR):
+        print("gibberish is already running: opened its command bar.", file=sys.stderr)
+        return 0
+    reporter = ErrorReporter()
+    reporter.install()
+    try:
+        try:
+            engine = engine_factory()
+        except Exception as exc:  # e.g. an unreadable skills folder: say so, do not trace back
+            reporter.report(exc, where="start-up")
+            QMessageBox.critical(
+                None,
+                "gibberish could not start",
+                f"{type(exc).__name__}: {exc}\n\nDetails are in {log_path()}.",
+            )
+            return 1
+        controller = Controller(engine, reporter=reporter, tray_available=tray_available)
+        instance.message_received.connect(controller.handle_message)
+        watcher = _SignalWatcher(controller.quit)
+        app.aboutToQuit.connect(controller.shutdown)
+        controller.start(no_tray=no_tray)
+        log.info("gibberish started (%s)", "launcher" if controller.launcher_mode else "tray")
+        try:
+            return app.exec()
+        finally:
+            controller.shutdown()
+            watcher.close()
+    finally:
+        instance.close()
+        reporter.uninstall()

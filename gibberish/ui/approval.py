@@ -1,0 +1,226 @@
+"""The approval / confirm dialog, driven entirely by the Engine's ``Decision``.
+
+What a person must see before something runs on their computer (DESIGN §6): the skill
+and its trust level (with the warning banner for untrusted skills), the tool and what it
+says it does, the exact argv, the working folder, the timeout, whether it uses the
+network, and — after a change — which files changed since the last approval.
+
+"Cancel" is the default button and Esc cancels, so a stray Enter never approves
+anything. "Always allow this skill" appears only when the decision offers it
+(``decision.can_always_allow``). A ``refuse`` decision shows the reason and no run button.
+
+``ApprovalPrompter`` is the seam the controller calls; tests (and later a model-routing
+flow that wants a different presentation) replace it instead of patching ``exec``.
+"""
+
+from __future__ import annotations
+
+import shlex
+from enum import StrEnum
+from typing import TYPE_CHECKING, Protocol
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gibberish.skills.model import Trust
+from gibberish.ui import icons
+from gibberish.ui.widgets import (
+    MARGIN,
+    SPACING,
+    banner,
+    code_box,
+    field_label,
+    heading_label,
+    help_label,
+    value_label,
+)
+
+if TYPE_CHECKING:
+    from gibberish.app import PreparedRun
+
+
+class ApprovalAnswer(StrEnum):
+    CANCEL = "cancel"
+    ONCE = "once"
+    ALWAYS = "always"
+
+
+def _home_short(path: object) -> str:
+    from pathlib import Path
+
+    text = str(path)
+    home = str(Path.home())
+    if text == home:
+        return "~ (your home folder)"
+    if text.startswith(home + "/"):
+        return "~" + text[len(home) :]
+    return text
+
+
+class ApprovalDialog(QDialog):
+    """Shows a prepared run and its decision; ``answer`` says what the person chose."""
+
+    def __init__(self, prepared: PreparedRun, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("approval-dialog")
+        self.setWindowIcon(icons.app_icon())
+        self.prepared = prepared
+        self.answer = ApprovalAnswer.CANCEL
+        decision = prepared.decision
+        skill, tool = prepared.skill, prepared.tool
+        refused = decision.refused
+        self.setWindowTitle(
+            f"Cannot run {prepared.ref} — gibberish"
+            if refused
+            else f"Run {prepared.ref}? — gibberish"
+        )
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
+        layout.setSpacing(SPACING + 2)
+
+        if decision.banner:
+            top = banner(decision.banner, kind="warning")
+            top.setObjectName("approval-banner")
+            layout.addWidget(top)
+
+        header = QHBoxLayout()
+        header.setSpacing(SPACING)
+        badge = QLabel()
+        badge.setPixmap(icons.trust_icon(skill.trust).pixmap(28, 28))
+        badge.setToolTip(f"Trust: {icons.TRUST_LABELS.get(skill.trust, skill.trust.value)}")
+        header.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
+        title = heading_label(
+            f"Cannot run {prepared.ref}" if refused else f"Run {prepared.ref}?", scale=1.3
+        )
+        title.setObjectName("approval-title")
+        title.setWordWrap(True)
+        header.addWidget(title, 1)
+        layout.addLayout(header)
+
+        reason = banner(decision.reason, kind="error") if refused else value_label(decision.reason)
+        reason.setObjectName("approval-reason")
+        layout.addWidget(reason)
+
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(SPACING + 4)
+        grid.setVerticalSpacing(SPACING)
+        grid.setColumnStretch(1, 1)
+        row = 0
+
+        def add(label: str, widget: QWidget, name: str) -> None:
+            nonlocal row
+            widget.setObjectName(name)
+            grid.addWidget(field_label(label), row, 0)
+            grid.addWidget(widget, row, 1)
+            row += 1
+
+        trust_text = {
+            Trust.BUNDLED: "bundled — ships with gibberish",
+            Trust.USER: "your skill — from your skills folder",
+            Trust.UNTRUSTED: "untrusted — imported from outside",
+        }.get(skill.trust, skill.trust.value)
+        version = f" {skill.version}" if skill.version else ""
+        add("Skill", value_label(f"{skill.name}{version}  ·  {trust_text}"), "approval-skill")
+        tool_text = f"<b>{tool.name}</b>"
+        if tool.description:
+            tool_text += f" — {_escape(tool.description)}"
+        tool_label = value_label(tool_text)
+        tool_label.setTextFormat(Qt.TextFormat.RichText)
+        add("Tool", tool_label, "approval-tool")
+        command = code_box(shlex.join(prepared.argv), max_lines=5)
+        command.setToolTip(
+            "The exact arguments, shell-quoted only for reading: gibberish runs the "
+            "program directly, without a shell."
+        )
+        add("Command", command, "approval-argv")
+        add("Folder", value_label(_home_short(prepared.cwd)), "approval-cwd")
+        add("Timeout", value_label(f"{prepared.timeout:g} seconds"), "approval-timeout")
+        add(
+            "Network",
+            value_label(
+                "Yes — this skill says it uses the network"
+                if prepared.network
+                else "No — the skill does not declare network use"
+            ),
+            "approval-network",
+        )
+        changed = decision.changed_files
+        if changed:
+            lines = changed.lines()
+            files = code_box("\n".join(lines), max_lines=6)
+            add("Changed", files, "approval-changed")
+            grid.addWidget(
+                help_label("Since your last approval: + added, − removed, ~ modified."), row, 1
+            )
+            row += 1
+        layout.addLayout(grid)
+
+        buttons = QHBoxLayout()
+        buttons.setSpacing(SPACING)
+        self.always_button: QPushButton | None = None
+        self.once_button: QPushButton | None = None
+        if not refused and decision.can_always_allow:
+            self.always_button = QPushButton("Always allow this skill")
+            self.always_button.setObjectName("approval-always")
+            self.always_button.setToolTip(
+                "Remember this exact version of the skill; any change to its files asks again."
+            )
+            self.always_button.setAutoDefault(False)
+            self.always_button.clicked.connect(lambda: self._choose(ApprovalAnswer.ALWAYS))
+            buttons.addWidget(self.always_button)
+        buttons.addStretch(1)
+        self.cancel_button = QPushButton("Close" if refused else "Cancel")
+        self.cancel_button.setObjectName("approval-cancel")
+        self.cancel_button.clicked.connect(self.reject)
+        if not refused:
+            self.once_button = QPushButton("Run once")
+            self.once_button.setObjectName("approval-once")
+            self.once_button.setAutoDefault(False)
+            self.once_button.clicked.connect(lambda: self._choose(ApprovalAnswer.ONCE))
+        buttons.addWidget(self.cancel_button)
+        if self.once_button is not None:
+            buttons.addWidget(self.once_button)
+        layout.addSpacing(4)
+        layout.addLayout(buttons)
+
+        self.cancel_button.setDefault(True)
+        self.cancel_button.setAutoDefault(True)
+        self.cancel_button.setFocus()
+        self.setMinimumWidth(560)
+
+    def _choose(self, answer: ApprovalAnswer) -> None:
+        self.answer = answer
+        self.accept()
+
+    def reject(self) -> None:
+        self.answer = ApprovalAnswer.CANCEL
+        super().reject()
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class ApprovalPrompterProtocol(Protocol):
+    def ask(self, prepared: PreparedRun, parent: QWidget | None = None) -> ApprovalAnswer: ...
+
+
+class ApprovalPrompter:
+    """Shows the dialog modally and returns the answer (the seam tests replace)."""
+
+    def ask(self, prepared: PreparedRun, parent: QWidget | None = None) -> ApprovalAnswer:
+        dialog = ApprovalDialog(prepared, parent)
+        try:
+            dialog.exec()
+            return dialog.answer
+        finally:
+            dialog.deleteLater()

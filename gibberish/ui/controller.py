@@ -1,0 +1,565 @@
+"""The controller: where a click (or a typed request) becomes a form, a decision and a run.
+
+It is the only UI object that talks to the Engine, and it keeps every front piece small:
+the tray and the launcher only render ``menu.build_menu``; the dialogs only show what
+they are given. The flow of ``launch``:
+
+1. resolve ``skill.tool`` (the skill may have been deleted since the menu was built);
+2. the parameter form, unless the tool has no parameters (``form_prompter`` seam);
+3. ``Engine.prepare`` renders the argv and decides run / ask / refuse;
+4. ask → the approval dialog (``approval_prompter`` seam); refuse → the reason, no run;
+5. ``Engine.start`` with the ``RunBridge`` callbacks; the result window shows the run.
+
+Runs never block the GUI thread: the runner works on its own thread, and its output and
+its end come back through ``RunEvents`` (queued signals, see ``runs.py``). Public entry
+points are wrapped in ``errors.guard``: a bug in one is logged and shown once, and the
+app keeps running.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QSystemTrayIcon, QWidget
+
+from gibberish import desktop, paths
+from gibberish.app import Engine, EngineError, PreparedRun
+from gibberish.runner.envelope import RunResult
+from gibberish.runner.handle import RunHandle
+from gibberish.skills.model import Mode
+from gibberish.skills.render import RenderError
+from gibberish.trust.modes import ModeContext
+from gibberish.ui.approval import ApprovalAnswer, ApprovalPrompter, ApprovalPrompterProtocol
+from gibberish.ui.approvals_dialog import ApprovalsDialog
+from gibberish.ui.command_bar import CommandBar
+from gibberish.ui.errors import ErrorReporter, guard
+from gibberish.ui.icons import TrayState
+from gibberish.ui.launcher import LauncherWindow
+from gibberish.ui.menu import build_menu, fill_pending_later, populate_qmenu
+from gibberish.ui.param_form import FormPrompter
+from gibberish.ui.result_window import ResultWindow, summary_line
+from gibberish.ui.routing import FuzzyRouter, Proposal, TextRouter
+from gibberish.ui.runs import RunBridge, RunEvents
+from gibberish.ui.settings_dialog import SettingsDialog
+from gibberish.ui.single_instance import ASK_PREFIX, OPEN_COMMAND_BAR, SHOW
+from gibberish.ui.watcher import SkillsWatcher
+
+log = logging.getLogger("gibberish.ui")
+
+NO_TRAY_REASON = (
+    "This desktop has no system tray (or it is not running), so gibberish shows its menu "
+    "in this window. Closing the window quits gibberish; starting `gibberish` again opens "
+    "the command bar."
+)
+FORCED_REASON = "Started with --no-tray: gibberish shows its menu in this window."
+
+
+@dataclass
+class RunSession:
+    """One run the UI follows: what was prepared, its callbacks, its window, its handle."""
+
+    key: int
+    prepared: PreparedRun
+    bridge: RunBridge
+    window: ResultWindow
+    handle: RunHandle | None = None
+    result: RunResult | None = None
+
+    @property
+    def running(self) -> bool:
+        return self.result is None and self.handle is not None
+
+
+class Controller(QObject):
+    """Glue between the Engine and the widgets; implements ``menu.MenuActions``."""
+
+    proposal_ready = Signal(object, str)
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        reporter: ErrorReporter | None = None,
+        tray_available: bool | None = None,
+    ) -> None:
+        super().__init__()
+        self.engine = engine
+        self.reporter = reporter
+        self._tray_available = tray_available
+        # Seams (tests and the model-routing follow-up replace these).
+        self.form_prompter: Any = FormPrompter()
+        self.approval_prompter: ApprovalPrompterProtocol = ApprovalPrompter()
+        self.router: TextRouter = FuzzyRouter()
+        self.open_url: Callable[[QUrl], Any] = QDesktopServices.openUrl
+        self.set_autostart: Callable[[bool], None] = desktop.set_autostart
+
+        self.notifications: list[tuple[str, str, bool]] = []
+        self.shown_notices: list[str] = []
+        self.sessions: dict[int, RunSession] = {}
+        self.windows: list[ResultWindow] = []
+        self.dialogs: dict[str, QWidget] = {}
+        self.tray = None
+        self.launcher: LauncherWindow | None = None
+        self.command_bar: CommandBar | None = None
+        self.menu = QMenu()
+        self.menu.setObjectName("tray-menu")
+        self.menu.aboutToShow.connect(self.rebuild_menu)
+        self._context: ModeContext | None = None
+        self._failed = False
+        self._keys = itertools.count(1)
+        self._shut_down = False
+
+        self.events = RunEvents(self)
+        self.events.output_ready.connect(self._output_ready, Qt.ConnectionType.QueuedConnection)
+        self.events.finished.connect(self._finished, Qt.ConnectionType.QueuedConnection)
+        self.proposal_ready.connect(self._open_proposal, Qt.ConnectionType.QueuedConnection)
+
+        self.watcher = SkillsWatcher(parent=self)
+        self.watcher.changed.connect(self.reload_from_disk)
+
+    # ================================================================== start / stop
+    @property
+    def launcher_mode(self) -> bool:
+        return self.launcher is not None
+
+    def start(self, *, no_tray: bool = False) -> None:
+        """Show the tray (or the launcher window), build the menu, watch the folders, show notices."""
+        available = (
+            self._tray_available
+            if self._tray_available is not None
+            else QSystemTrayIcon.isSystemTrayAvailable()
+        )
+        if no_tray or not available:
+            self.launcher = LauncherWindow(FORCED_REASON if no_tray else NO_TRAY_REASON)
+            self.launcher.closed.connect(self.quit)
+            self.refresh_launcher()
+            self.launcher.show()
+        else:
+            from gibberish.ui.tray import Tray
+
+            self.tray = Tray(self.menu, self)
+            self.tray.command_bar_requested.connect(self.open_command_bar)
+            self.rebuild_menu()
+            self.tray.show()
+        self.rewatch()
+        self.show_notices()
+
+    @guard
+    def quit(self) -> None:
+        self.shutdown()
+        app = QApplication.instance()
+        if app is not None:
+            app.quit()
+
+    def shutdown(self) -> None:
+        """Cancel every run and wait until its process tree is gone; close every window."""
+        if self._shut_down:
+            return
+        self._shut_down = True
+        self.watcher.stop()
+        try:
+            self.engine.cancel_all(wait=self.engine.settings.grace_period + 5.0)
+        except Exception as exc:  # quitting must go on
+            log.warning("cancelling runs on quit failed: %s", exc)
+        for window in [s.window for s in self.sessions.values()] + self.windows:
+            window.hide()
+            window.deleteLater()
+        self.sessions.clear()
+        self.windows.clear()
+        for dialog in self.dialogs.values():
+            dialog.close()
+        self.dialogs.clear()
+        if self.command_bar is not None:
+            self.command_bar.hide()
+        if self.tray is not None:
+            self.tray.hide()
+        if self.launcher is not None:
+            self.launcher.closed.disconnect(self.quit)
+            self.launcher.close()
+
+    # ================================================================== menu
+    def capture_context(self) -> ModeContext:
+        """The mode and focused app *now* (before our own window takes the focus)."""
+        self._context = self.engine.mode_context()
+        return self._context
+
+    @property
+    def context(self) -> ModeContext:
+        return self._context or self.capture_context()
+
+    @guard
+    def rebuild_menu(self) -> None:
+        """Rebuild the tray menu (on ``aboutToShow``); skill submenus fill lazily."""
+        context = self.capture_context()
+        if self._failed:
+            self._failed = False
+            self._update_tray()
+        pending = populate_qmenu(self.menu, build_menu(self.engine, self, context))
+        fill_pending_later(pending)
+
+    def refresh_launcher(self) -> None:
+        if self.launcher is not None:
+            context = self.capture_context()
+            self.launcher.set_items(build_menu(self.engine, self, context))
+
+    def _refresh_views(self) -> None:
+        self.refresh_launcher()
+        if self.command_bar is not None and self.command_bar.isVisible():
+            self.command_bar.set_tools(self.engine.tools(self.context.mode))
+
+    # ================================================================== MenuActions
+    @guard
+    def set_mode(self, mode: Mode | None) -> None:
+        self.engine.set_mode(mode)
+        self._context = None
+        self._refresh_views()
+        self.show_notices()
+
+    @guard
+    def open_command_bar(self) -> None:
+        context = self.capture_context()
+        if self.command_bar is None:
+            self.command_bar = CommandBar()
+            self.command_bar.tool_chosen.connect(self.launch)
+            self.command_bar.text_submitted.connect(self.route_text)
+        self.command_bar.set_tools(self.engine.tools(context.mode))
+        self.command_bar.popup()
+
+    @guard
+    def show_problem(self, name: str) -> None:
+        skill = self.engine.library.get(name)
+        if skill is None:
+            text = f"The skill “{name}” is gone."
+            details = ""
+        else:
+            text = f"The skill “{name}” could not be loaded. Fix its SKILL.md; it reloads on save."
+            details = "\n".join(d.format() for d in skill.diagnostics)
+        box = QMessageBox(QMessageBox.Icon.Warning, f"Problem in {name} — gibberish", text)
+        box.setObjectName("problem-dialog")
+        box.setInformativeText(details)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._keep_dialog("problem", box)
+        box.open()
+
+    @guard
+    def show_recent(self, index: int) -> None:
+        runs = self.engine.recent_runs()
+        if not 0 <= index < len(runs):
+            return
+        run = runs[index]
+        window = ResultWindow(run.ref, run.argv, cwd=run.result.cwd)
+        window.finish(run.result)
+        window.closed.connect(lambda w=window: self._drop_window(w))
+        self.windows.append(window)
+        window.show()
+
+    @guard
+    def open_skills_folder(self) -> None:
+        folder = paths.user_skills_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        self.open_url(QUrl.fromLocalFile(str(folder)))
+
+    @guard
+    def reload_skills(self) -> None:
+        self.reload(manual=True)
+
+    @guard
+    def open_approvals(self) -> None:
+        dialog = ApprovalsDialog(self.engine.approvals)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._keep_dialog("approvals", dialog)
+        dialog.finished.connect(lambda _r: self.show_notices())
+        dialog.open()
+
+    @guard
+    def open_settings(self) -> None:
+        dialog = SettingsDialog(self.engine.settings)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._keep_dialog("settings", dialog)
+        dialog.accepted.connect(lambda d=dialog: self.apply_settings(d.result_settings()))
+        dialog.open()
+
+    def _keep_dialog(self, name: str, dialog: QWidget) -> None:
+        old = self.dialogs.pop(name, None)
+        if old is not None:
+            old.close()
+        self.dialogs[name] = dialog
+        dialog.destroyed.connect(lambda _o=None, n=name, d=dialog: self._forget_dialog(n, d))
+
+    def _forget_dialog(self, name: str, dialog: QWidget) -> None:
+        if self.dialogs.get(name) is dialog:
+            del self.dialogs[name]
+
+    @guard
+    def apply_settings(self, settings: Any) -> None:
+        """Persist ``settings`` and apply what they change (autostart, folders)."""
+        before = self.engine.settings
+        self.engine.update_settings(settings)
+        if settings.start_at_login != before.start_at_login or (
+            settings.start_at_login and not desktop.is_autostart_enabled()
+        ):
+            try:
+                self.set_autostart(settings.start_at_login)
+            except OSError as exc:
+                self.notify(
+                    "Start at login", f"Could not change the autostart entry: {exc}", failed=True
+                )
+        if settings.extra_skills_dirs != before.extra_skills_dirs:
+            self.engine.reload()
+            self.rewatch()
+        self._context = None
+        self._refresh_views()
+        self.show_notices()
+
+    # ================================================================== notifications
+    def notify(self, title: str, body: str, *, failed: bool = False) -> None:
+        """A tray message, or a line in the launcher window."""
+        self.notifications.append((title, body, failed))
+        log.info("notification: %s: %s", title, body)
+        if self.tray is not None:
+            self.tray.notify(title, body, failed=failed)
+        elif self.launcher is not None:
+            self.launcher.show_status(title, body, failed=failed)
+
+    def show_notices(self) -> None:
+        """Show the Engine's one-time notices (each is drained, so shown once)."""
+        notices = self.engine.notices()
+        if not notices:
+            return
+        self.shown_notices.extend(notices)
+        if self.tray is not None:
+            for notice in notices:
+                self.tray.notify("gibberish", notice, failed=True)
+            return
+        box = QMessageBox(
+            QMessageBox.Icon.Information,
+            "gibberish",
+            notices[0] if len(notices) == 1 else "Please note:",
+        )
+        box.setObjectName("notice-dialog")
+        if len(notices) > 1:
+            box.setInformativeText("\n\n".join(notices))
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._keep_dialog("notices", box)
+        box.open()
+
+    def _update_tray(self) -> None:
+        running = [s for s in self.sessions.values() if s.running]
+        if self.tray is None:
+            return
+        if running:
+            names = ", ".join(sorted({s.prepared.ref for s in running}))
+            self.tray.set_state(TrayState.RUNNING, f"gibberish — running {names}")
+        elif self._failed:
+            self.tray.set_state(TrayState.FAILED, "gibberish — the last run failed")
+        else:
+            self.tray.set_state(TrayState.NORMAL)
+
+    # ================================================================== reload
+    def rewatch(self) -> None:
+        sources = [s.path for s in self.engine.library.sources]
+        self.watcher.watch(sources, [s.directory for s in self.engine.skills()])
+
+    @guard
+    def reload_from_disk(self) -> None:
+        self.reload(manual=False)
+
+    def reload(self, *, manual: bool = False) -> None:
+        """Re-read changed skills; announce skills that broke or recovered; refresh the views."""
+        before = {s.name for s in self.engine.problems()}
+        self.engine.reload()
+        problems = self.engine.problems()
+        now = {s.name for s in problems}
+        for skill in problems:
+            if skill.name not in before:
+                first = skill.errors[0].format() if skill.errors else "it has errors"
+                self.notify(f"Skill “{skill.name}” has a problem", first, failed=True)
+        for name in sorted(before - now):
+            if self.engine.library.get(name) is not None:
+                self.notify(f"Skill “{name}” works again", "It loads without errors now.")
+        if manual:
+            count = len([s for s in self.engine.skills() if s.ok])
+            self.notify("Skills reloaded", f"{count} skills ready, {len(problems)} with problems.")
+        self.rewatch()
+        self._refresh_views()
+
+    # ================================================================== launching
+    @guard
+    def launch(self, ref: str, prefilled: Mapping[str, Any] | None = None) -> RunSession | None:
+        """Form → prepare → decision → run. Returns the session, or None when nothing ran."""
+        context = self.context
+        try:
+            target = self.engine.find_tool(ref)
+        except EngineError as exc:
+            self._fail_before_start(ref, str(exc))
+            return None
+        if not target.skill.source_path.is_file():
+            self.reload(manual=False)
+            self._fail_before_start(
+                ref, f"The skill “{target.skill.name}” was removed from {target.skill.directory}."
+            )
+            return None
+        arguments = dict(prefilled or {})
+        if target.tool.parameters:
+            values = self.form_prompter.ask(
+                target.skill,
+                target.tool,
+                lambda args, t=target: self.engine.render(t, args),
+                arguments,
+                None,
+            )
+            if values is None:
+                return None
+            arguments = values
+        context_dir = context.focus.cwd if context.focus is not None else None
+        try:
+            prepared = self.engine.prepare(
+                target, arguments, context_dir=context_dir, mode=context.mode
+            )
+        except (EngineError, RenderError, OSError) as exc:
+            self._fail_before_start(ref, getattr(exc, "message", None) or str(exc))
+            return None
+        return self.run_prepared(prepared)
+
+    def run_prepared(self, prepared: PreparedRun) -> RunSession | None:
+        """Ask when the decision says so, then start."""
+        decision = prepared.decision
+        if decision.refused:
+            self.approval_prompter.ask(prepared, None)
+            return None
+        confirmed = False
+        if decision.asks:
+            answer = self.approval_prompter.ask(prepared, None)
+            if answer is ApprovalAnswer.CANCEL:
+                return None
+            if answer is ApprovalAnswer.ALWAYS and decision.can_always_allow:
+                self.engine.approve(prepared)
+            confirmed = True
+        return self.start_run(prepared, confirmed=confirmed)
+
+    def start_run(self, prepared: PreparedRun, *, confirmed: bool, show: bool = True) -> RunSession:
+        key = next(self._keys)
+        bridge = RunBridge(self.events, key)
+        window = ResultWindow(
+            prepared.ref, prepared.argv, cwd=prepared.cwd, description=prepared.tool.description
+        )
+        session = RunSession(key, prepared, bridge, window)
+        self.sessions[key] = session
+        window.closed.connect(lambda k=key: self._session_window_closed(k))
+        try:
+            handle = self.engine.start(prepared, confirmed=confirmed, on_output=bridge.feed)
+        except (EngineError, OSError) as exc:
+            window.fail_before_start(str(exc))
+            self.sessions.pop(key, None)
+            self.windows.append(window)
+            window.closed.connect(lambda w=window: self._drop_window(w))
+            if show:
+                window.show()
+            return session
+        session.handle = handle
+        window.set_running(bridge.tail, handle.cancel)
+        handle.add_done_callback(bridge.done)
+        self._update_tray()
+        if show:
+            window.show()
+        return session
+
+    def _fail_before_start(self, ref: str, message: str) -> None:
+        window = ResultWindow(ref, ())
+        window.fail_before_start(message)
+        window.closed.connect(lambda w=window: self._drop_window(w))
+        self.windows.append(window)
+        window.show()
+
+    def _output_ready(self, key: int) -> None:
+        session = self.sessions.get(key)
+        if session is not None:
+            session.window.output_arrived()
+
+    @guard
+    def _finished(self, key: int, result: RunResult) -> None:
+        session = self.sessions.get(key)
+        if session is None:
+            return
+        session.result = result
+        session.window.finish(result)
+        if not result.envelope.success:
+            self._failed = True
+        if not session.window.isVisible():
+            self.notify(session.prepared.ref, summary_line(result), failed=not result.success)
+            self._discard_session(key)
+        self._update_tray()
+
+    def _session_window_closed(self, key: int) -> None:
+        session = self.sessions.get(key)
+        if session is not None and session.result is not None:
+            self._discard_session(key)
+
+    def _discard_session(self, key: int) -> None:
+        session = self.sessions.pop(key, None)
+        if session is not None:
+            session.window.deleteLater()
+
+    def _drop_window(self, window: ResultWindow) -> None:
+        if window in self.windows:
+            self.windows.remove(window)
+            window.deleteLater()
+
+    def running_sessions(self) -> list[RunSession]:
+        return [s for s in self.sessions.values() if s.running]
+
+    # ================================================================== free text
+    @guard
+    def handle_message(self, message: str) -> None:
+        """A request from a second ``gibberish`` process (see ``single_instance``)."""
+        if message == OPEN_COMMAND_BAR:
+            self.open_command_bar()
+        elif message == SHOW:
+            if self.launcher is not None:
+                self.launcher.showNormal()
+                self.launcher.raise_()
+                self.launcher.activateWindow()
+            else:
+                self.open_command_bar()
+        elif message.startswith(ASK_PREFIX):
+            self.capture_context()
+            self.route_text(message[len(ASK_PREFIX) :])
+
+    @guard
+    def route_text(self, text: str) -> None:
+        """Free text from the command bar: ask the router for a proposal, then open it.
+
+        The model-routing follow-up replaces ``self.router``; nothing else changes.
+        """
+        text = text.strip()
+        if not text:
+            return
+        tools = self.engine.tools(self.context.mode)
+        router = self.router
+        if getattr(router, "instant", True):
+            self._open_proposal(router.propose(text, tools), text)
+            return
+
+        def work() -> None:
+            try:
+                proposal = router.propose(text, tools)
+            except Exception as exc:  # a model that fails is a message, not a crash
+                log.warning("router failed: %s", exc)
+                proposal = None
+            self.proposal_ready.emit(proposal, text)
+
+        threading.Thread(target=work, name="gibberish-router", daemon=True).start()
+
+    @guard
+    def _open_proposal(self, proposal: Proposal | None, text: str) -> None:
+        if proposal is None:
+            self.notify("No tool found", f"Nothing matches “{text}”.")
+            return
+        self.launch(proposal.ref, dict(proposal.arguments))

@@ -1,0 +1,241 @@
+"""The launcher window: the tray menu's content in a small window, for desktops without a tray.
+
+It renders the same ``menu.MenuItem`` tree as the tray (``menu.build_menu``): submenus
+become expandable rows (mode, one row per skill with its tools, problems, recent runs),
+top-level actions become buttons. Every row and button carries the entry's object name,
+and ``trigger(name)`` fires an entry by name, so tests and automation drive the window
+the same way they drive the tray menu. Closing the window quits gibberish, because
+without a tray there would be nothing left to bring it back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent, QKeyEvent
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QPushButton,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gibberish.ui import icons
+from gibberish.ui.menu import Kind, MenuItem
+from gibberish.ui.widgets import MARGIN, SPACING, banner, help_label
+
+NAME_ROLE = Qt.ItemDataRole.UserRole
+TOP_BUTTONS = ("ask",)
+
+
+class _Tree(QTreeWidget):
+    """Enter on a row triggers it (double click does too)."""
+
+    activated_item = Signal(QTreeWidgetItem)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentItem():
+            self.activated_item.emit(self.currentItem())
+            return
+        super().keyPressEvent(event)
+
+
+class LauncherWindow(QWidget):
+    """A window version of the tray menu."""
+
+    closed = Signal()
+
+    def __init__(self, reason: str | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setObjectName("launcher-window")
+        self.setWindowTitle("gibberish")
+        self.setWindowIcon(icons.app_icon())
+        self._triggers: dict[str, Callable[[], None]] = {}
+        self._buttons: dict[str, QPushButton] = {}
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
+        layout.setSpacing(SPACING)
+
+        self.reason_row = QWidget()
+        reason_layout = QHBoxLayout(self.reason_row)
+        reason_layout.setContentsMargins(0, 0, 0, 0)
+        self.reason_label = banner(reason or "", kind="info")
+        self.reason_label.setObjectName("launcher-reason")
+        reason_layout.addWidget(self.reason_label, 1)
+        dismiss = QToolButton()
+        dismiss.setText("✕")
+        dismiss.setToolTip("Hide this message")
+        dismiss.setAutoRaise(True)
+        dismiss.clicked.connect(self.reason_row.hide)
+        reason_layout.addWidget(dismiss, 0, Qt.AlignmentFlag.AlignTop)
+        self.reason_row.setVisible(bool(reason))
+        layout.addWidget(self.reason_row)
+
+        self.top_row = QHBoxLayout()
+        self.top_row.setSpacing(SPACING)
+        layout.addLayout(self.top_row)
+
+        self.tree = _Tree()
+        self.tree.setObjectName("launcher-tree")
+        self.tree.setHeaderHidden(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setIndentation(18)
+        self.tree.setRootIsDecorated(True)
+        self.tree.itemActivated.connect(self._activate)
+        self.tree.activated_item.connect(self._activate)
+        layout.addWidget(self.tree, 1)
+
+        self.status = help_label("")
+        self.status.setObjectName("launcher-status")
+        self.status.hide()
+        layout.addWidget(self.status)
+
+        self.bottom_row = QHBoxLayout()
+        self.bottom_row.setSpacing(SPACING)
+        layout.addLayout(self.bottom_row)
+        self.resize(420, 560)
+
+    # ------------------------------------------------------------------ content
+    def set_items(self, items: Sequence[MenuItem]) -> None:
+        """Show ``items`` (from ``menu.build_menu``), keeping which rows were expanded."""
+        expanded = {
+            self.tree.topLevelItem(i).data(0, NAME_ROLE)
+            for i in range(self.tree.topLevelItemCount())
+            if self.tree.topLevelItem(i).isExpanded()
+        }
+        first_build = self.tree.topLevelItemCount() == 0
+        self.tree.clear()
+        self._triggers.clear()
+        for button in self._buttons.values():
+            button.setParent(None)
+            button.deleteLater()
+        self._buttons.clear()
+        self._clear_layout(self.top_row)
+        self._clear_layout(self.bottom_row)
+
+        skills = 0
+        for item in items:
+            if item.kind is Kind.SEPARATOR:
+                continue
+            if item.kind is Kind.ACTION:
+                self._add_button(item)
+                continue
+            node = self._add_node(self.tree.invisibleRootItem(), item)
+            if item.name.startswith("skill:"):
+                skills += 1
+            if item.name in expanded:
+                node.setExpanded(True)
+        if first_build and skills <= 6:
+            for i in range(self.tree.topLevelItemCount()):
+                node = self.tree.topLevelItem(i)
+                if str(node.data(0, NAME_ROLE)).startswith("skill:"):
+                    node.setExpanded(True)
+        self.bottom_row.insertStretch(0, 1)
+
+    def _add_node(self, parent: QTreeWidgetItem, item: MenuItem) -> QTreeWidgetItem:
+        node = QTreeWidgetItem(parent, [item.text])
+        node.setData(0, NAME_ROLE, item.name)
+        if item.tooltip:
+            node.setToolTip(0, item.tooltip)
+        if item.icon is not None:
+            node.setIcon(0, item.icon)
+        if not item.enabled:
+            node.setFlags(node.flags() & ~Qt.ItemFlag.ItemIsEnabled)
+        if item.checkable:
+            node.setText(0, ("●  " if item.checked else "○  ") + item.text)
+        if item.kind is Kind.MENU:
+            font = node.font(0)
+            font.setBold(item.name in ("mode",) or item.name.startswith("skill:"))
+            node.setFont(0, font)
+            for child in item.items():
+                if child.kind is not Kind.SEPARATOR:
+                    self._add_node(node, child)
+        elif item.trigger is not None:
+            self._triggers[item.name] = item.trigger
+        return node
+
+    def _add_button(self, item: MenuItem) -> None:
+        button = QPushButton(item.text)
+        button.setObjectName(item.name)
+        button.setToolTip(item.tooltip)
+        button.setEnabled(item.enabled)
+        button.setAutoDefault(False)
+        if item.trigger is not None:
+            self._triggers[item.name] = item.trigger
+            button.clicked.connect(lambda _c=False, fn=item.trigger: fn())
+        self._buttons[item.name] = button
+        if item.name in TOP_BUTTONS:
+            self.top_row.addWidget(button, 1)
+        else:
+            self.bottom_row.addWidget(button)
+
+    @staticmethod
+    def _clear_layout(layout: QHBoxLayout) -> None:
+        while layout.count():
+            taken = layout.takeAt(0)
+            widget = taken.widget()
+            if widget is not None:
+                widget.setParent(None)
+
+    # ------------------------------------------------------------------ actions
+    def names(self) -> list[str]:
+        """Object names of every entry shown (rows and buttons)."""
+        found: list[str] = list(self._buttons)
+
+        def walk(node: QTreeWidgetItem) -> None:
+            for i in range(node.childCount()):
+                child = node.child(i)
+                found.append(str(child.data(0, NAME_ROLE)))
+                walk(child)
+
+        walk(self.tree.invisibleRootItem())
+        return found
+
+    def find_item(self, name: str) -> QTreeWidgetItem | None:
+        matches = [
+            item
+            for item in self.tree.findItems(
+                "*", Qt.MatchFlag.MatchWildcard | Qt.MatchFlag.MatchRecursive
+            )
+            if item.data(0, NAME_ROLE) == name
+        ]
+        return matches[0] if matches else None
+
+    def trigger(self, name: str) -> bool:
+        """Fire the entry called ``name``; False when there is none or it is disabled."""
+        button = self._buttons.get(name)
+        if button is not None:
+            if not button.isEnabled():
+                return False
+            button.click()
+            return True
+        fn = self._triggers.get(name)
+        if fn is None:
+            return False
+        fn()
+        return True
+
+    def _activate(self, node: QTreeWidgetItem) -> None:
+        fn = self._triggers.get(str(node.data(0, NAME_ROLE)))
+        if fn is not None and node.flags() & Qt.ItemFlag.ItemIsEnabled:
+            fn()
+
+    def show_status(self, title: str, body: str, *, failed: bool = False) -> None:
+        """Where the tray would show a notification."""
+        self.status.setText(f"<b>{_escape(title)}</b> — {_escape(body)}")
+        self.status.setTextFormat(Qt.TextFormat.RichText)
+        self.status.setStyleSheet("color: #c02626;" if failed else "")
+        self.status.show()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        event.accept()
+        self.closed.emit()
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

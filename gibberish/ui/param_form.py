@@ -1,0 +1,415 @@
+"""The parameter form: one dialog per tool, generated from its ``#### Parameters`` table.
+
+Each type gets the widget that cannot hold a wrong value: a line edit for strings, a
+spin box for integers and numbers, a check box for booleans, and a plain-text box with
+one item per line for arrays. Required fields are marked and must be filled before
+"Run" is enabled; defaults are prefilled and descriptions are shown under each field.
+
+The preview under the fields is the exact argv that will run, rendered by the Engine on
+every change (the same code the run uses), and a render error — a missing value, a value
+that would be read as an option — is shown right there, naming the field.
+
+``prefilled`` values (the command bar today, the model router next) override defaults,
+so a proposal from a model is something the person sees and can correct before it runs.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gibberish.skills.model import (
+    ParameterDefinition,
+    ParameterType,
+    SkillDefinition,
+    ToolDefinition,
+)
+from gibberish.ui import icons
+from gibberish.ui.widgets import MARGIN, SPACING, code_box, fit_code_box, heading_label, help_label
+
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+NUMBER_LIMIT = 1e12
+
+Renderer = Callable[[Mapping[str, Any]], Sequence[str]]
+"""Turns the form's values into the argv (``engine.render`` bound to the tool)."""
+
+_TRUE = {"true", "yes", "1", "on"}
+_FALSE = {"false", "no", "0", "off"}
+
+
+class PrefillError(ValueError):
+    pass
+
+
+def _as_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise PrefillError(f"{value!r} is not true or false")
+
+
+def _as_int(value: Any) -> int:
+    if isinstance(value, bool):
+        raise PrefillError(f"{value!r} is not a whole number")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise PrefillError(f"{value!r} is not a whole number") from None
+
+
+def _as_float(value: Any) -> float:
+    if isinstance(value, bool):
+        raise PrefillError(f"{value!r} is not a number")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise PrefillError(f"{value!r} is not a number") from None
+
+
+def _as_list(value: Any) -> list[str]:
+    if isinstance(value, list | tuple):
+        return [str(v) for v in value]
+    return [line for line in str(value).splitlines() if line.strip()]
+
+
+class _Field:
+    """One parameter's widget(s) and how to read and write its value."""
+
+    def __init__(self, param: ParameterDefinition, on_change: Callable[[], None]) -> None:
+        self.param = param
+        self.include: QCheckBox | None = None
+        optional_number = (
+            param.type in (ParameterType.INTEGER, ParameterType.NUMBER)
+            and not param.required
+            and param.default is None
+        )
+        kind = param.type
+        if kind is ParameterType.INTEGER:
+            spin = QSpinBox()
+            spin.setRange(INT_MIN, INT_MAX)
+            spin.setAccelerated(True)
+            spin.valueChanged.connect(on_change)
+            self.editor: QWidget = spin
+        elif kind is ParameterType.NUMBER:
+            dspin = QDoubleSpinBox()
+            dspin.setRange(-NUMBER_LIMIT, NUMBER_LIMIT)
+            dspin.setDecimals(3)
+            dspin.setStepType(QAbstractSpinBox.StepType.AdaptiveDecimalStepType)
+            dspin.valueChanged.connect(on_change)
+            self.editor = dspin
+        elif kind is ParameterType.BOOLEAN:
+            box = QCheckBox("Yes")
+            box.toggled.connect(on_change)
+            self.editor = box
+        elif kind is ParameterType.ARRAY:
+            text = QPlainTextEdit()
+            text.setPlaceholderText("One item per line")
+            text.setTabChangesFocus(True)
+            text.textChanged.connect(on_change)
+            fit_code_box(text, "\n\n\n", max_lines=4)
+            self.editor = text
+        else:
+            line = QLineEdit()
+            line.textChanged.connect(on_change)
+            self.editor = line
+        self.editor.setObjectName(f"param-{param.name}")
+        if param.description:
+            self.editor.setToolTip(param.description)
+
+        if optional_number:
+            self.include = QCheckBox()
+            self.include.setObjectName(f"param-{param.name}-set")
+            self.include.setToolTip(
+                "Tick to pass a value; unticked, the tool's own default applies."
+            )
+            self.include.toggled.connect(self.editor.setEnabled)
+            self.include.toggled.connect(on_change)
+            self.editor.setEnabled(False)
+            row = QWidget()
+            layout = QHBoxLayout(row)
+            layout.setContentsMargins(0, 0, 0, 0)
+            layout.addWidget(self.include)
+            layout.addWidget(self.editor, 1)
+            self.widget: QWidget = row
+        else:
+            self.widget = self.editor
+
+        if param.default is not None:
+            self.set(param.default)
+
+    # -------------------------------------------------------------- values
+    def set(self, value: Any) -> None:
+        """Put ``value`` into the widget; raises ``PrefillError`` when it does not fit."""
+        editor, kind = self.editor, self.param.type
+        if kind is ParameterType.INTEGER:
+            number = _as_int(value)
+            if not INT_MIN <= number <= INT_MAX:
+                raise PrefillError(f"{value!r} is out of range")
+            assert isinstance(editor, QSpinBox)
+            editor.setValue(number)
+        elif kind is ParameterType.NUMBER:
+            real = _as_float(value)
+            assert isinstance(editor, QDoubleSpinBox)
+            text = repr(real)
+            if "." in text and "e" not in text:
+                editor.setDecimals(min(max(3, len(text.split(".")[1])), 8))
+            editor.setValue(real)
+        elif kind is ParameterType.BOOLEAN:
+            assert isinstance(editor, QCheckBox)
+            editor.setChecked(_as_bool(value))
+        elif kind is ParameterType.ARRAY:
+            assert isinstance(editor, QPlainTextEdit)
+            editor.setPlainText("\n".join(_as_list(value)))
+        else:
+            assert isinstance(editor, QLineEdit)
+            editor.setText("" if value is None else str(value))
+        if self.include is not None:
+            self.include.setChecked(True)
+
+    def present(self) -> bool:
+        """Whether the field has a value to pass (an empty optional field passes nothing)."""
+        if self.include is not None:
+            return self.include.isChecked()
+        editor, kind = self.editor, self.param.type
+        if kind is ParameterType.STRING:
+            assert isinstance(editor, QLineEdit)
+            return editor.text() != ""
+        if kind is ParameterType.ARRAY:
+            return bool(self.items())
+        if kind is ParameterType.BOOLEAN and not self.param.required and self.param.default is None:
+            assert isinstance(editor, QCheckBox)
+            return editor.isChecked()
+        return True
+
+    def items(self) -> list[str]:
+        assert isinstance(self.editor, QPlainTextEdit)
+        return [line for line in self.editor.toPlainText().splitlines() if line.strip()]
+
+    def value(self) -> Any:
+        editor, kind = self.editor, self.param.type
+        if isinstance(editor, QSpinBox):
+            return editor.value()
+        if isinstance(editor, QDoubleSpinBox):
+            return editor.value()
+        if isinstance(editor, QCheckBox):
+            return editor.isChecked()
+        if kind is ParameterType.ARRAY:
+            return self.items()
+        assert isinstance(editor, QLineEdit)
+        return editor.text()
+
+    def mark(self, bad: bool) -> None:
+        self.editor.setProperty("invalid", bad)
+        self.editor.setStyleSheet("border: 1px solid #c02626; border-radius: 3px;" if bad else "")
+
+
+class ParameterForm(QDialog):
+    """Ask for a tool's arguments; ``values()`` after ``exec()`` returned Accepted."""
+
+    def __init__(
+        self,
+        skill: SkillDefinition,
+        tool: ToolDefinition,
+        render: Renderer,
+        *,
+        prefilled: Mapping[str, Any] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("parameter-form")
+        self.setWindowTitle(f"{skill.name}.{tool.name} — gibberish")
+        self.setWindowIcon(icons.app_icon())
+        self.skill = skill
+        self.tool = tool
+        self._render = render
+        self.fields: dict[str, _Field] = {}
+        self.prefill_problems: list[str] = []
+        self.argv: list[str] | None = None
+        self.error: str | None = None
+        self._ready = False  # fields emit changes while they are built
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
+        layout.setSpacing(SPACING)
+        title = heading_label(tool.name)
+        title.setObjectName("form-title")
+        layout.addWidget(title)
+        layout.addWidget(help_label(f"{tool.description}\nFrom the skill “{skill.name}”."))
+
+        form = QFormLayout()
+        form.setSpacing(SPACING)
+        form.setVerticalSpacing(SPACING + 2)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
+        for param in tool.parameters:
+            f = _Field(param, self._changed)
+            self.fields[param.name] = f
+            label = QLabel(self._label_text(param))
+            label.setObjectName(f"label-{param.name}")
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setBuddy(f.editor)
+            if param.required:
+                label.setToolTip("Required")
+            box = QWidget()
+            box_layout = QVBoxLayout(box)
+            box_layout.setContentsMargins(0, 0, 0, 0)
+            box_layout.setSpacing(2)
+            box_layout.addWidget(f.widget)
+            hint = self._hint(param)
+            if hint:
+                box_layout.addWidget(help_label(hint))
+            form.addRow(label, box)
+        layout.addLayout(form)
+
+        if any(p.required for p in tool.parameters):
+            layout.addWidget(help_label("Fields marked * are required."))
+
+        self.preview_label = QLabel("Will run:")
+        layout.addWidget(self.preview_label)
+        self.preview = code_box("", max_lines=3)
+        self.preview.setObjectName("form-preview")
+        self.preview.setToolTip(
+            "The exact arguments, shell-quoted only for reading; no shell is involved."
+        )
+        layout.addWidget(self.preview)
+        self.error_label = QLabel()
+        self.error_label.setObjectName("form-error")
+        self.error_label.setWordWrap(True)
+        self.error_label.setStyleSheet("color: #c02626;")
+        self.error_label.hide()
+        layout.addWidget(self.error_label)
+
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.ok_button.setText("Run")
+        self.ok_button.setObjectName("form-run")
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setObjectName("form-cancel")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+
+        for name, value in (prefilled or {}).items():
+            f = self.fields.get(name)
+            if f is None:
+                self.prefill_problems.append(f"“{name}” is not a parameter of {tool.name}.")
+                continue
+            try:
+                f.set(value)
+            except PrefillError as exc:
+                self.prefill_problems.append(f"{name}: {exc}; please enter it.")
+        if self.prefill_problems:
+            notes = help_label("Not filled in: " + " ".join(self.prefill_problems))
+            notes.setObjectName("form-prefill-problems")
+            layout.insertWidget(2, notes)
+
+        self.setMinimumWidth(500)
+        self._ready = True
+        self._changed()
+        first = next(iter(self.fields.values()), None)
+        if first is not None:
+            first.editor.setFocus()
+
+    @staticmethod
+    def _label_text(param: ParameterDefinition) -> str:
+        name = param.name.replace("<", "&lt;")
+        if param.required:
+            return f"<b>{name}</b>&nbsp;<span style='color:#c02626'>*</span>"
+        return name
+
+    @staticmethod
+    def _hint(param: ParameterDefinition) -> str:
+        parts = [param.description.strip()] if param.description.strip() else []
+        if param.type is ParameterType.ARRAY:
+            parts.append("One item per line.")
+        if param.default is not None and param.type is not ParameterType.BOOLEAN:
+            default = param.default
+            if isinstance(default, list | tuple):
+                default = ", ".join(map(str, default))
+            parts.append(f"Default: {default}.")
+        return " ".join(parts)
+
+    # -------------------------------------------------------------- state
+    def values(self) -> dict[str, Any]:
+        """The arguments the form would pass: only fields that have a value."""
+        return {name: f.value() for name, f in self.fields.items() if f.present()}
+
+    def missing(self) -> list[str]:
+        return [n for n, f in self.fields.items() if f.param.required and not f.present()]
+
+    def _changed(self) -> None:
+        if not self._ready:
+            return
+        missing = self.missing()
+        for f in self.fields.values():
+            f.mark(False)
+        self.argv = None
+        self.error = None
+        try:
+            self.argv = list(self._render(self.values()))
+        except Exception as exc:  # RenderError / EngineError: shown inline, never raised
+            self.error = str(getattr(exc, "message", None) or exc)
+            bad = getattr(exc, "parameter", None)
+            if bad in self.fields and bad not in missing:
+                self.fields[bad].mark(True)
+        if self.argv is not None:
+            self.preview.setPlainText(shlex.join(self.argv))
+        elif missing:
+            self.preview.setPlainText("")
+            self.preview.setPlaceholderText("Fill in the required fields to see the command.")
+        else:
+            self.preview.setPlainText("")
+        message = self.error if self.error and not missing else None
+        if missing:
+            names = ", ".join(missing)
+            message = f"Required: {names}."
+        self.error_label.setText(message or "")
+        self.error_label.setVisible(bool(message))
+        self.ok_button.setEnabled(not missing and self.argv is not None)
+
+
+class FormPrompter:
+    """Shows the form modally and returns the arguments, or None when cancelled (the test seam)."""
+
+    def ask(
+        self,
+        skill: SkillDefinition,
+        tool: ToolDefinition,
+        render: Renderer,
+        prefilled: Mapping[str, Any] | None = None,
+        parent: QWidget | None = None,
+    ) -> dict[str, Any] | None:
+        form = ParameterForm(skill, tool, render, prefilled=prefilled, parent=parent)
+        try:
+            if form.exec() == QDialog.DialogCode.Accepted:
+                return form.values()
+            return None
+        finally:
+            form.deleteLater()

@@ -1,0 +1,396 @@
+"""The window that shows one run: status, exit code, duration, and the output as it arrives.
+
+Streaming is throttled so a tool that prints 100 MB cannot freeze the tray: output waits
+in the run's ``OutputTail`` (bounded, filled from the runner's thread) and this window
+drains it at most every ``FLUSH_MS`` milliseconds, appending at most ``TICK_LIMIT``
+characters per drain and keeping at most ``VIEW_LIMIT`` characters in the view (the
+oldest text is cut away). The full output stays in the run's log file, one click away
+("Show full output").
+
+When the run ends, the view shows the authoritative result: pretty-printed JSON when the
+tool printed a JSON document, the exact output when it was not truncated, and otherwise
+the streamed tail with a notice saying how much there was.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QElapsedTimer, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDesktopServices,
+    QGuiApplication,
+    QKeySequence,
+    QShortcut,
+    QTextCursor,
+)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gibberish.runner.envelope import RunResult, RunStatus
+from gibberish.ui import icons
+from gibberish.ui.runs import VIEW_LIMIT, OutputTail, TextDecoder
+from gibberish.ui.widgets import (
+    MARGIN,
+    SPACING,
+    banner,
+    command_label,
+    heading_label,
+    help_label,
+    mono_font,
+    set_status_pill,
+    status_pill,
+)
+
+FLUSH_MS = 50
+"""How often streamed output is moved into the view."""
+TICK_LIMIT = 64 * 1024
+"""At most this many characters are appended per flush; older pending text is skipped."""
+LONG_LINE = 4096
+"""Lines longer than this are broken for display (one huge line is slow to lay out)."""
+
+
+def human_bytes(count: int) -> str:
+    value = float(count)
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{count} bytes"
+
+
+def human_duration(ms: int) -> str:
+    if ms < 1000:
+        return f"{ms} ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, seconds = divmod(int(seconds), 60)
+    return f"{minutes} min {seconds} s"
+
+
+def first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:200]
+    return ""
+
+
+def summary_line(result: RunResult) -> str:
+    """The notification body: the error on failure, else the first line of the output."""
+    envelope = result.envelope
+    if not envelope.success:
+        return envelope.error or first_line(envelope.output) or "The tool failed."
+    return first_line(envelope.output) or "Finished with no output."
+
+
+def _break_long_lines(text: str) -> str:
+    if len(text) <= LONG_LINE or all(len(line) <= LONG_LINE for line in text.split("\n")):
+        return text
+    out = []
+    for line in text.split("\n"):
+        while len(line) > LONG_LINE:
+            out.append(line[:LONG_LINE])
+            line = line[LONG_LINE:]
+        out.append(line)
+    return "\n".join(out)
+
+
+class ResultWindow(QWidget):
+    """One run's window. Closing it while the tool runs only hides it."""
+
+    closed = Signal()
+
+    def __init__(
+        self,
+        title: str,
+        argv: Sequence[str],
+        *,
+        cwd: Path | None = None,
+        description: str = "",
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setObjectName("result-window")
+        self.setWindowTitle(f"{title} — gibberish")
+        self.setWindowIcon(icons.app_icon())
+        self.title = title
+        self.argv = tuple(argv)
+        self.status = RunStatus.PENDING.value
+        self.result: RunResult | None = None
+        self.open_path: Callable[[Path], None] = lambda p: QDesktopServices.openUrl(
+            QUrl.fromLocalFile(str(p))
+        )
+        self._cancel: Callable[[], None] | None = None
+        self._tail: OutputTail | None = None
+        self._decoder = TextDecoder()
+        self._view_chars = 0
+        self._skipped = 0
+        self._trimmed = 0
+        self._log_path: Path | None = None
+        self._clock = QElapsedTimer()
+        self._started_wall = time.monotonic()
+
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(FLUSH_MS)
+        self._flush_timer.timeout.connect(self.flush)
+        self._clock_timer = QTimer(self)
+        self._clock_timer.setInterval(250)
+        self._clock_timer.timeout.connect(self._tick)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
+        layout.setSpacing(SPACING)
+
+        top = QHBoxLayout()
+        top.setSpacing(SPACING)
+        self._heading = heading_label(title)
+        self._heading.setObjectName("result-title")
+        top.addWidget(self._heading)
+        top.addStretch(1)
+        self._pill = status_pill(self.status)
+        top.addWidget(self._pill, 0, Qt.AlignmentFlag.AlignVCenter)
+        layout.addLayout(top)
+
+        if description:
+            layout.addWidget(help_label(description))
+
+        command_text = shlex.join(self.argv) if self.argv else ""
+        self._command = command_label(command_text)
+        self._command.setObjectName("result-command")
+        self._command.setToolTip(
+            "The exact arguments of the run (shell-quoted here only for reading; "
+            "gibberish never runs a shell)."
+        )
+        self._command.setVisible(bool(command_text))
+        layout.addWidget(self._command)
+
+        self._facts = help_label("")
+        self._facts.setObjectName("result-facts")
+        layout.addWidget(self._facts)
+        self._cwd = cwd
+        self._update_facts()
+
+        self._error = banner("", kind="error")
+        self._error.setObjectName("result-error")
+        self._error.hide()
+        layout.addWidget(self._error)
+
+        notice_row = QWidget()
+        notice_layout = QHBoxLayout(notice_row)
+        notice_layout.setContentsMargins(0, 0, 0, 0)
+        self._notice = banner("", kind="info")
+        self._notice.setObjectName("result-truncated")
+        notice_layout.addWidget(self._notice, 1)
+        self._notice_row = notice_row
+        notice_row.hide()
+        layout.addWidget(notice_row)
+
+        self.view = QPlainTextEdit()
+        self.view.setObjectName("result-output")
+        self.view.setReadOnly(True)
+        self.view.setFont(mono_font())
+        self.view.setUndoRedoEnabled(False)
+        self.view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.view.setPlaceholderText("No output yet.")
+        self.view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        layout.addWidget(self.view, 1)
+
+        buttons = QHBoxLayout()
+        buttons.setSpacing(SPACING)
+        self.copy_button = QPushButton("Copy")
+        self.copy_button.setObjectName("result-copy")
+        self.copy_button.setToolTip("Copy the output shown above to the clipboard")
+        self.copy_button.clicked.connect(self.copy_output)
+        buttons.addWidget(self.copy_button)
+        self.full_button = QPushButton("Show full output")
+        self.full_button.setObjectName("result-full-output")
+        self.full_button.setToolTip("Open the run's complete log file")
+        self.full_button.clicked.connect(self.show_full_output)
+        self.full_button.hide()
+        buttons.addWidget(self.full_button)
+        buttons.addStretch(1)
+        self.cancel_button = QPushButton("Cancel run")
+        self.cancel_button.setObjectName("result-cancel")
+        self.cancel_button.setToolTip("Stop the tool and every process it started")
+        self.cancel_button.clicked.connect(self.request_cancel)
+        self.cancel_button.hide()
+        buttons.addWidget(self.cancel_button)
+        self.close_button = QPushButton("Close")
+        self.close_button.setObjectName("result-close")
+        self.close_button.clicked.connect(self.close)
+        buttons.addWidget(self.close_button)
+        layout.addLayout(buttons)
+
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Cancel), self, activated=self.close)
+        self.resize(720, 460)
+
+    # ------------------------------------------------------------------ running
+    def set_running(self, tail: OutputTail, cancel: Callable[[], None] | None) -> None:
+        """Start showing a live run whose output arrives in ``tail``."""
+        self._tail = tail
+        self._cancel = cancel
+        self._set_status(RunStatus.RUNNING.value)
+        self.cancel_button.setVisible(cancel is not None)
+        self.cancel_button.setEnabled(True)
+        self._clock.start()
+        self._clock_timer.start()
+        self._update_facts()
+        if tail.total:
+            self.output_arrived()
+
+    def output_arrived(self) -> None:
+        """New output is waiting; drain it within ``FLUSH_MS`` (coalesces bursts)."""
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    def flush(self) -> None:
+        """Move pending output into the view: a bounded tail, then trim the view to its limit."""
+        if self._tail is None:
+            return
+        data, dropped = self._tail.take()
+        if not data and not dropped:
+            return
+        gap = dropped > 0
+        if len(data) > TICK_LIMIT:
+            dropped += len(data) - TICK_LIMIT
+            data = data[-TICK_LIMIT:]
+            gap = True
+        self._skipped += dropped
+        text = self._decoder.decode(data, after_gap=gap)
+        if gap and self._view_chars:
+            text = "\n… [output skipped to keep up] …\n" + text
+        self._append(_break_long_lines(text))
+
+    def _append(self, text: str) -> None:
+        if not text:
+            return
+        bar = self.view.verticalScrollBar()
+        at_bottom = bar.value() >= bar.maximum() - 4
+        cursor = QTextCursor(self.view.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(text)
+        self._view_chars += len(text)
+        excess = self._view_chars - VIEW_LIMIT
+        if excess > 0:
+            cut = QTextCursor(self.view.document())
+            cut.movePosition(QTextCursor.MoveOperation.Start)
+            cut.movePosition(
+                QTextCursor.MoveOperation.Right, QTextCursor.MoveMode.KeepAnchor, excess
+            )
+            cut.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+            removed = cut.selectionEnd() - cut.selectionStart()
+            cut.removeSelectedText()
+            self._trimmed += removed
+            self._view_chars = max(self._view_chars - removed, 0)
+        if at_bottom:
+            bar.setValue(bar.maximum())
+
+    def request_cancel(self) -> None:
+        if self._cancel is not None and self.status == RunStatus.RUNNING.value:
+            self.cancel_button.setEnabled(False)
+            self.cancel_button.setText("Cancelling…")
+            self._cancel()
+
+    def _tick(self) -> None:
+        self._update_facts()
+
+    # ------------------------------------------------------------------ finished
+    def finish(self, result: RunResult) -> None:
+        """Show the final envelope (called on the GUI thread, after the last output)."""
+        self.flush()
+        self.result = result
+        self._clock_timer.stop()
+        self._flush_timer.stop()
+        envelope = result.envelope
+        self._log_path = result.log_path
+        self._set_status(result.status.value)
+        self.cancel_button.hide()
+        if not envelope.success and envelope.error:
+            self._error.setText(envelope.error)
+            self._error.show()
+        streamed = self._tail.total if self._tail is not None else 0
+        if envelope.has_parsed:
+            self._set_text(json.dumps(envelope.parsed, indent=2, ensure_ascii=False))
+        elif not envelope.truncated or streamed == 0 or self._view_chars == 0:
+            self._set_text(envelope.output)
+        # The view misses part of the output when the envelope's head+tail is shown, or
+        # when streaming skipped or trimmed text to stay responsive.
+        incomplete = envelope.truncated and (
+            streamed == 0 or self._skipped > 0 or self._trimmed > 0 or self._view_chars == 0
+        )
+        if incomplete:
+            if streamed > self._view_chars:
+                notice = (
+                    f"Output truncated: the tool printed {human_bytes(streamed)}; "
+                    f"this window keeps the last {human_bytes(VIEW_LIMIT)}."
+                )
+            else:
+                notice = "Output truncated: the middle part is left out here."
+            if self._has_log():
+                notice += " The complete output is in the run's log."
+            self._notice.setText(notice)
+            self._notice_row.show()
+        self.full_button.setVisible(self._has_log() and incomplete)
+        self._update_facts()
+
+    def fail_before_start(self, message: str) -> None:
+        """The run never got a process (it could not start, or the Engine refused it)."""
+        self._clock_timer.stop()
+        self._set_status(RunStatus.FAILED.value)
+        self.cancel_button.hide()
+        self._error.setText(message)
+        self._error.show()
+        self._update_facts()
+
+    def _has_log(self) -> bool:
+        return self._log_path is not None and self._log_path.is_file()
+
+    def _set_text(self, text: str) -> None:
+        self.view.setPlainText(text)
+        self._view_chars = len(text)
+
+    def _set_status(self, status: str) -> None:
+        self.status = status
+        set_status_pill(self._pill, status)
+
+    def _update_facts(self) -> None:
+        parts = []
+        if self.result is not None:
+            envelope = self.result.envelope
+            code = "none" if envelope.exit_code is None else str(envelope.exit_code)
+            parts.append(f"Exit code {code}")
+            parts.append(human_duration(envelope.duration_ms))
+        elif self.status == RunStatus.RUNNING.value and self._clock.isValid():
+            parts.append(f"Running for {human_duration(int(self._clock.elapsed()))}")
+        if self._cwd is not None:
+            parts.append(f"in {self._cwd}")
+        self._facts.setText("  ·  ".join(parts))
+        self._facts.setVisible(bool(parts))
+
+    # ------------------------------------------------------------------ actions
+    def output_text(self) -> str:
+        return self.view.toPlainText()
+
+    def copy_output(self) -> None:
+        QGuiApplication.clipboard().setText(self.output_text())
+
+    def show_full_output(self) -> None:
+        if self._log_path is not None:
+            self.open_path(self._log_path)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        event.accept()
+        self.closed.emit()

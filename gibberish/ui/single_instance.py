@@ -1,0 +1,151 @@
+"""One gibberish per user: a second start hands its request to the running one and exits.
+
+This is how a global hotkey works everywhere, Wayland included: the person binds a
+desktop shortcut to ``gibberish``; when the tray already runs, the new process connects
+to its local socket, sends ``open-command-bar`` and exits within milliseconds, and the
+running instance opens the command bar.
+
+The socket is ``$XDG_RUNTIME_DIR/gibberish.sock`` (a per-user, mode-0700 folder cleaned
+at logout) with owner-only permissions, or a per-user name in the temp folder where
+there is no ``XDG_RUNTIME_DIR`` (macOS, Windows: Qt maps it to a named pipe there).
+A crashed instance leaves its socket file behind: when ``listen`` finds the address in
+use but nobody answers on it, the file is stale and is removed. The check-then-listen
+step runs under a ``QLockFile`` so two instances started at the same moment cannot both
+decide they are first.
+
+Protocol: one UTF-8 line per request (``open-command-bar``, ``show``, ``ask <text>``),
+answered by ``ok``.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import tempfile
+
+from PySide6.QtCore import QLockFile, QObject, Signal
+from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+OPEN_COMMAND_BAR = "open-command-bar"
+SHOW = "show"
+ASK_PREFIX = "ask "
+CONNECT_TIMEOUT_MS = 500
+MAX_MESSAGE = 64 * 1024
+
+
+def server_name() -> str:
+    """The socket path (or, without ``XDG_RUNTIME_DIR``, a per-user name)."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and os.path.isdir(runtime):
+        return os.path.join(runtime, "gibberish.sock")
+    try:
+        user = str(os.getuid())  # type: ignore[attr-defined,unused-ignore]
+    except AttributeError:  # Windows
+        user = getpass.getuser()
+    if os.name == "nt":
+        return f"gibberish-{user}"
+    return os.path.join(tempfile.gettempdir(), f"gibberish-{user}.sock")
+
+
+def send_message(name: str, message: str, timeout_ms: int = CONNECT_TIMEOUT_MS) -> bool:
+    """Deliver ``message`` to a running instance; False when none answers."""
+    socket = QLocalSocket()
+    socket.connectToServer(name)
+    if not socket.waitForConnected(timeout_ms):
+        return False
+    try:
+        socket.write((message.replace("\n", " ") + "\n").encode("utf-8"))
+        if not socket.waitForBytesWritten(timeout_ms):
+            return False
+        reply = b""
+        while b"\n" not in reply:
+            if not socket.waitForReadyRead(timeout_ms * 4):
+                return False
+            reply += bytes(socket.readAll().data())
+        return reply.strip() == b"ok"
+    finally:
+        socket.disconnectFromServer()
+
+
+class SingleInstance(QObject):
+    """The running instance's side: listens and emits ``message_received`` per request."""
+
+    message_received = Signal(str)
+
+    def __init__(self, name: str | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.name = name or server_name()
+        self.server: QLocalServer | None = None
+        self.removed_stale = False
+        self._buffers: dict[QLocalSocket, bytes] = {}
+
+    def forward(self, message: str = OPEN_COMMAND_BAR) -> bool:
+        """True when another instance is running and took ``message`` (then exit)."""
+        return send_message(self.name, message)
+
+    def acquire(self, message: str = OPEN_COMMAND_BAR) -> bool:
+        """Become the running instance, or forward ``message`` to it.
+
+        Returns True when this process is now the instance, False when the message was
+        handed to an instance that was already running.
+        """
+        lock = QLockFile(self.name + ".lock")
+        lock.setStaleLockTime(10_000)
+        locked = lock.tryLock(3000)
+        try:
+            if self.forward(message):
+                return False
+            self.listen()
+            return True
+        finally:
+            if locked:
+                lock.unlock()
+
+    def listen(self) -> bool:
+        server = QLocalServer(self)
+        server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
+        if not server.listen(self.name):
+            if server.serverError() == QLocalSocket.LocalSocketError.AddressInUseError or (
+                os.path.exists(self.name)
+            ):
+                # Nobody answered on it (forward() failed): a crashed instance's leftover.
+                QLocalServer.removeServer(self.name)
+                self.removed_stale = True
+            if not server.listen(self.name):
+                server.deleteLater()
+                return False
+        server.newConnection.connect(self._accept)
+        self.server = server
+        return True
+
+    def _accept(self) -> None:
+        assert self.server is not None
+        while self.server.hasPendingConnections():
+            socket = self.server.nextPendingConnection()
+            self._buffers[socket] = b""
+            socket.readyRead.connect(lambda s=socket: self._read(s))
+            socket.disconnected.connect(lambda s=socket: self._forget(s))
+
+    def _read(self, socket: QLocalSocket) -> None:
+        data = self._buffers.get(socket, b"") + bytes(socket.readAll().data())
+        while b"\n" in data:
+            line, data = data.split(b"\n", 1)
+            socket.write(b"ok\n")
+            socket.flush()
+            text = line.decode("utf-8", errors="replace").strip()
+            if text:
+                self.message_received.emit(text)
+        if len(data) > MAX_MESSAGE:
+            data = b""
+            socket.abort()
+        self._buffers[socket] = data
+
+    def _forget(self, socket: QLocalSocket) -> None:
+        self._buffers.pop(socket, None)
+        socket.deleteLater()
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            self.server.deleteLater()
+            self.server = None

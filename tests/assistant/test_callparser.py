@@ -1,0 +1,148 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gibberish.assistant.callparser import CallSyntaxError, parse_arguments, parse_calls
+
+S, E = "<start_function_call>", "<end_function_call>"
+
+
+def one(text: str):
+    result = parse_calls(text)
+    assert result.ok, result.errors
+    assert len(result.calls) == 1
+    return result.calls[0]
+
+
+def test_simple_call():
+    call = one(f"{S}call:git_log{{count:5}}{E}")
+    assert call.name == "git_log"
+    assert call.arguments == {"count": 5}
+    assert call.terminated
+
+
+def test_empty_arguments():
+    assert one(f"{S}call:git_status{{}}{E}").arguments == {}
+
+
+def test_nested_objects_and_arrays():
+    call = one(f"{S}call:f{{a:{{b:{{c:[1,[2,3],{{d:<escape>x<escape>}}]}}}},e:[],f:{{}}}}{E}")
+    assert call.arguments == {"a": {"b": {"c": [1, [2, 3], {"d": "x"}]}}, "e": [], "f": {}}
+
+
+def test_strings_with_delimiters_inside_are_text():
+    text = "a, b} c: d { [x] <y> <escap <end_function_call> call:g{"
+    call = one(f"{S}call:f{{s:<escape>{text}<escape>,t:<escape><escape>}}{E}")
+    assert call.arguments == {"s": text, "t": ""}
+
+
+def test_bare_scalars():
+    call = one(f"{S}call:f{{a:true,b:false,c:null,d:-12,e:2.5,f:1e3,g:Tokyo,h: 7 }}{E}")
+    assert call.arguments == {
+        "a": True,
+        "b": False,
+        "c": None,
+        "d": -12,
+        "e": 2.5,
+        "f": 1000.0,
+        "g": "Tokyo",
+        "h": 7,
+    }
+
+
+def test_escaped_keys_and_whitespace():
+    call = one(f"{S} call:f {{ <escape>my key<escape> : <escape>v<escape> , b : [ 1 , 2 ] }} {E}")
+    assert call.arguments == {"my key": "v", "b": [1, 2]}
+
+
+def test_two_calls_in_one_output_and_surrounding_text():
+    result = parse_calls(
+        f"Sure!{S}call:get_weather{{city:<escape>Tokyo<escape>}}{E}"
+        f"{S}call:get_stock_price{{symbol:<escape>GOOG<escape>}}{E} done"
+    )
+    assert result.ok
+    assert [(c.name, c.arguments) for c in result.calls] == [
+        ("get_weather", {"city": "Tokyo"}),
+        ("get_stock_price", {"symbol": "GOOG"}),
+    ]
+    assert result.text == "Sure! done"
+
+
+def test_unterminated_stream_is_accepted():
+    call = one(f"{S}call:summarize_url{{url:<escape>https://a.b/?q=1,2<escape>}}")
+    assert call.arguments == {"url": "https://a.b/?q=1,2"}
+    assert not call.terminated
+
+
+def test_missing_end_between_two_calls():
+    result = parse_calls(f"{S}call:a{{}}{S}call:b{{x:1}}{E}")
+    assert [c.name for c in result.calls] == ["a", "b"]
+    assert result.ok
+
+
+def test_call_without_start_token():
+    assert one("  call:git_status{}").name == "git_status"
+
+
+def test_cut_inside_the_arguments_is_not_a_call():
+    result = parse_calls(f"{S}call:f{{a:<escape>hello")
+    assert not result.calls
+    assert "not closed" in result.errors[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "I cannot help with that.",
+        "{'name': 'git_log'}",
+        f"{S}{E}",
+        f"{S}call:{{}}{E}",
+        f"{S}call:f{E}",
+        f"{S}call:f{{a}}{E}",
+        f"{S}call:f{{a:1 b:2}}{E}",
+        f"{S}call:f{{a:1,a:2}}{E}",
+        f"{S}call:f{{a:[1,2}}{E}",
+        f"{S}call:f{{a:<b>}}{E}",
+        f"{S}call:bad name{{}}{E}",
+        f"{S}call:f{{}} trailing{E}",
+    ],
+)
+def test_garbage_gives_no_call_and_a_reason(text):
+    result = parse_calls(text)
+    assert not result.calls
+    assert result.errors and all(isinstance(e, str) and e for e in result.errors)
+    assert not result.ok
+
+
+def test_one_bad_block_does_not_hide_a_good_one():
+    result = parse_calls(f"{S}call:f{{a:}}{E}{S}call:g{{b:1}}{E}")
+    assert [c.name for c in result.calls] == ["g"]
+    assert len(result.errors) == 1 and result.errors[0].startswith("call 1:")
+    assert not result.ok
+
+
+def test_deep_nesting_is_refused():
+    text = f"{S}call:f{{a:" + "[" * 100 + "]" * 100 + f"}}{E}"
+    result = parse_calls(text)
+    assert not result.calls and "deeply" in result.errors[0]
+
+
+def test_parse_arguments_alone():
+    assert parse_arguments("{a:<escape>x<escape>}") == {"a": "x"}
+    with pytest.raises(CallSyntaxError):
+        parse_arguments("{a:1} extra")
+
+
+@given(st.text())
+def test_never_raises_on_any_text(text):
+    result = parse_calls(text)
+    assert result.ok or result.errors or not result.calls
+
+
+@given(st.text(alphabet="{}[],:<>escapt_01 \ntrueflsn", max_size=60))
+def test_never_raises_inside_a_call(body):
+    parse_calls(f"{S}call:f{{{body}")
+    parse_calls(f"{S}call:f{{{body}}}{E}")

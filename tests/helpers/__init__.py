@@ -1,0 +1,1 @@
+"""Helpers shared by test packages (not tests themselves)."""

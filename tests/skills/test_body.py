@@ -1,0 +1,400 @@
+"""Body: tool sections, parameter tables, command blocks, fences and line numbers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gibberish.skills.body import parse_body
+from gibberish.skills.model import ParameterType, PlaceholderKind, Profile, SkillDefinition
+from gibberish.skills.parser import parse_skill_text
+from tests.skills.fixtures.skillkit import HELLO_TOOL, assert_located, codes, front, only
+
+PATH = Path("/skills/demo/SKILL.md")
+# front() is 5 lines, then one blank line: the body starts on line 7.
+BODY_LINE = 7
+
+
+def parse(body: str, profile: Profile = Profile.GIBBERISH) -> SkillDefinition:
+    return parse_skill_text(front() + "\n" + body, path=PATH, profile=profile)
+
+
+def tool(name: str, params: str = "None.", command: str = "echo hi", desc: str = "Does it.") -> str:
+    return (
+        f"### {name}\n\n{desc}\n\n#### Parameters\n\n{params}\n\n"
+        f"#### Command\n\n```bash\n{command}\n```\n\n"
+    )
+
+
+TABLE = "| Name | Type | Required | Description |\n|---|---|---|---|\n"
+
+
+def test_a_simple_tool_with_line_numbers():
+    body = tool("greet", TABLE + "| who | string | yes | Whom to greet |", "echo hello {{who}}")
+    skill = parse(body)
+    assert skill.diagnostics == ()
+    (t,) = skill.tools
+    assert t.name == "greet"
+    assert t.description == "Does it."
+    assert t.line == BODY_LINE
+    (p,) = t.parameters
+    assert (p.name, p.type, p.required, p.description) == ("who", "string", True, "Whom to greet")
+    assert p.line == BODY_LINE + 8
+    assert t.command is not None
+    assert t.command.source == "echo hello {{who}}"
+    assert t.command.line == BODY_LINE + 13
+
+
+def test_description_is_the_first_paragraph_joined():
+    body = "### t\n\nFirst line\nsecond line.\n\nNot this.\n\n#### Parameters\n\nNone.\n\n"
+    body += "#### Command\n\n```\necho hi\n```\n"
+    (t,) = parse(body).tools
+    assert t.description == "First line second line."
+
+
+def test_tool_without_description_is_a_warning():
+    body = "### t\n\n#### Parameters\n\nNone.\n\n#### Command\n\n```\necho hi\n```\n"
+    skill = parse(body)
+    assert_located(only(skill, "W-NO-TOOL-DESCRIPTION"), PATH, BODY_LINE)
+    assert skill.ok
+
+
+def test_heading_inside_a_code_block_is_not_a_tool():
+    body = tool("real") + "#### Notes\n\n````markdown\n### fake\n```\nstill inside\n```\n````\n"
+    skill = parse(body)
+    assert [t.name for t in skill.tools] == ["real"]
+    assert skill.diagnostics == ()
+
+
+def test_tilde_fence_and_indented_fence():
+    body = "### t\n\nX.\n\n#### Parameters\n\nNone.\n\n#### Command\n\n  ~~~\n  echo hi\n  ~~~\n"
+    skill = parse(body)
+    assert skill.diagnostics == ()
+    assert skill.tools[0].command is not None
+
+
+def test_level_two_heading_ends_the_tool():
+    body = "### t\n\nX.\n\n#### Parameters\n\nNone.\n\n## Notes\n\n#### Command\n\n```\nls\n```\n"
+    skill = parse(body)
+    assert_located(only(skill, "E-MISSING-COMMAND"), PATH, BODY_LINE)
+
+
+def test_other_level_four_sections_are_ignored():
+    body = tool("t") + "#### Examples\n\n```bash\nrm -rf /\n```\n"
+    skill = parse(body)
+    assert skill.diagnostics == ()
+    assert skill.tools[0].command.source == "echo hi"
+
+
+def test_closing_hashes_and_backticks_in_headings():
+    body = tool("`one` ###").replace("### `one` ###", "### `one` ###")
+    assert [t.name for t in parse(body).tools] == ["one"]
+
+
+@pytest.mark.parametrize("bad", ["git-status", "GitStatus", "a" * 33, "two words", "é"])
+def test_invalid_tool_names(bad):
+    skill = parse(tool(bad) + tool("good"))
+    assert_located(only(skill, "E-INVALID-TOOL-NAME"), PATH, BODY_LINE)
+    assert [t.name for t in skill.tools] == ["good"]
+    assert not skill.ok
+
+
+def test_empty_tool_heading_is_an_invalid_name():
+    skill = parse("###\n\nX.\n\n#### Parameters\n\nNone.\n\n#### Command\n\n```\nls\n```\n")
+    assert "E-INVALID-TOOL-NAME" in codes(skill)
+    assert "E-NO-TOOLS" not in codes(skill)
+
+
+def test_duplicate_tools():
+    first = tool("same")
+    skill = parse(first + tool("same", command="echo second"))
+    diag = only(skill, "E-DUP-TOOL")
+    second_line = BODY_LINE + first.count("\n")
+    assert_located(diag, PATH, second_line)
+    assert f"line {BODY_LINE}" in diag.message
+    assert [t.command.source for t in skill.tools] == ["echo hi"]
+
+
+def test_no_tools_in_gibberish_profile():
+    skill = parse("Some prose.\n\n## A section\n\nMore prose.\n")
+    assert_located(only(skill, "E-NO-TOOLS"), PATH, BODY_LINE - 1)
+
+
+def test_instruction_skill_in_agentskills_profile():
+    body = "# How to review\n\n### Step 1: read\n\nRead the diff.\n\n```bash\ngit diff\n```\n"
+    skill = parse(body, Profile.AGENTSKILLS)
+    assert skill.diagnostics == ()
+    assert skill.is_instruction_skill
+    assert "Read the diff." in skill.body
+
+
+def test_agentskills_profile_still_parses_real_tools():
+    skill = parse("### Overview\n\nProse.\n\n" + tool("run_it"), Profile.AGENTSKILLS)
+    assert [t.name for t in skill.tools] == ["run_it"]
+    assert skill.diagnostics == ()
+
+
+def test_agentskills_tool_with_a_bad_name_is_still_an_error():
+    skill = parse(tool("Run-It"), Profile.AGENTSKILLS)
+    assert "E-INVALID-TOOL-NAME" in codes(skill)
+
+
+# --- parameters ---------------------------------------------------------------------------
+
+
+def params_of(table: str, command: str = "echo {{a}}"):
+    skill = parse(tool("t", table, command))
+    return skill, (skill.tools[0].parameters if skill.tools else ())
+
+
+def test_all_types_and_required_words():
+    table = TABLE + "\n".join(
+        [
+            "| s | string | yes | text |",
+            "| i | Integer | no | whole |",
+            "| n | NUMBER | false | real |",
+            "| b | boolean | true | flag |",
+            "| a | array | No | list |",
+        ]
+    )
+    skill, params = params_of(table, "echo {{s}} {{i}} {{n}} {{b:--b}} {{a}}")
+    assert skill.diagnostics == ()
+    assert [(p.name, p.type, p.required) for p in params] == [
+        ("s", ParameterType.STRING, True),
+        ("i", ParameterType.INTEGER, False),
+        ("n", ParameterType.NUMBER, False),
+        ("b", ParameterType.BOOLEAN, True),
+        ("a", ParameterType.ARRAY, False),
+    ]
+
+
+def test_header_is_case_insensitive_and_columns_may_be_reordered():
+    table = "| TYPE | name | Description | REQUIRED |\n| :--- | --- | --- | ---: |\n"
+    table += "| integer | a | The a | no |"
+    skill, params = params_of(table)
+    assert skill.diagnostics == ()
+    assert params[0].type is ParameterType.INTEGER
+
+
+def test_table_without_outer_pipes():
+    table = "Name | Type | Required | Description\n--- | --- | --- | ---\na | string | yes | x"
+    skill, params = params_of(table)
+    assert skill.diagnostics == ()
+    assert params[0].name == "a"
+
+
+@pytest.mark.parametrize("missing", ["Type", "Required", "Description", "Name"])
+def test_missing_column(missing):
+    columns = [c for c in ("Name", "Type", "Required", "Description") if c != missing]
+    table = "| " + " | ".join(columns) + " |\n" + "|---" * len(columns) + "|\n"
+    table += "| " + " | ".join("x" for _ in columns) + " |"
+    skill, _ = params_of(table)
+    diag = only(skill, "E-PARAM-COLUMNS")
+    assert_located(diag, PATH, BODY_LINE + 6)
+    assert missing in diag.message
+    assert "E-UNKNOWN-PLACEHOLDER" not in codes(skill)
+
+
+def test_missing_delimiter_row():
+    skill, _ = params_of("| Name | Type | Required | Description |\n| a | string | yes | x |")
+    assert_located(only(skill, "E-PARAM-TABLE"), PATH, BODY_LINE + 6)
+
+
+@pytest.mark.parametrize("bad", ["str", "int", "list", "object", ""])
+def test_unknown_type(bad):
+    skill, params = params_of(TABLE + f"| a | {bad} | yes | x |")
+    assert_located(only(skill, "E-INVALID-PARAM-TYPE"), PATH, BODY_LINE + 8)
+    assert params == ()
+
+
+@pytest.mark.parametrize("bad", ["maybe", "y", "1", "", "required"])
+def test_bad_required_value(bad):
+    skill, _ = params_of(TABLE + f"| a | string | {bad} | x |")
+    assert_located(only(skill, "E-INVALID-REQUIRED"), PATH, BODY_LINE + 8)
+
+
+@pytest.mark.parametrize("bad", ["1a", "a-b", "", "a b"])
+def test_bad_parameter_name(bad):
+    skill, _ = params_of(TABLE + f"| {bad} | string | yes | x |", "echo hi")
+    assert_located(only(skill, "E-INVALID-PARAM-NAME"), PATH, BODY_LINE + 8)
+
+
+def test_duplicate_parameter():
+    skill, params = params_of(TABLE + "| a | string | yes | x |\n| a | integer | no | y |")
+    diag = only(skill, "E-DUP-PARAM")
+    assert_located(diag, PATH, BODY_LINE + 9)
+    assert len(params) == 1
+
+
+def test_escaped_pipe_in_a_cell():
+    skill, params = params_of(TABLE + r"| a | string | yes | one \| two |")
+    assert skill.diagnostics == ()
+    assert params[0].description == "one | two"
+
+
+def test_name_in_backticks():
+    skill, params = params_of(TABLE + "| `a` | `string` | yes | x |")
+    assert skill.diagnostics == ()
+    assert params[0].name == "a"
+
+
+def test_default_column():
+    table = "| Name | Type | Required | Description | Default |\n|---|---|---|---|---|\n"
+    table += "| a | integer | no | count | 5 |\n| b | string | no | label | - |"
+    skill, params = params_of(table, "echo {{a}} {{b}}")
+    assert skill.diagnostics == ()
+    assert params[0].default == 5
+    assert params[1].default is None
+
+
+def test_default_in_description():
+    skill, params = params_of(TABLE + "| a | integer | no | How many (default: 10). |")
+    assert skill.diagnostics == ()
+    assert params[0].default == 10
+
+
+@pytest.mark.parametrize(
+    ("ptype", "text", "expected"),
+    [
+        ("string", '"hello world"', "hello world"),
+        ("string", "`.`", "."),
+        ("number", "1.5", 1.5),
+        ("boolean", "yes", True),
+        ("array", "[a, 'b c']", ["a", "b c"]),
+        ("array", "[]", []),
+        ("array", "one", ["one"]),
+    ],
+)
+def test_defaults_are_coerced(ptype, text, expected):
+    command = "echo {{a:--a}}" if ptype == "boolean" else "echo {{a}}"
+    skill, params = params_of(TABLE + f"| a | {ptype} | no | x (default: {text}) |", command)
+    assert skill.diagnostics == ()
+    assert params[0].default == expected
+
+
+@pytest.mark.parametrize(("ptype", "text"), [("integer", "ten"), ("boolean", "maybe"), ("number", "x")])
+def test_bad_default(ptype, text):
+    skill, params = params_of(TABLE + f"| a | {ptype} | no | x (default: {text}) |")
+    diag = only(skill, "E-INVALID-DEFAULT")
+    assert_located(diag, PATH, BODY_LINE + 8)
+    assert text in diag.message
+    assert params == ()
+
+
+def test_conflicting_defaults_column_wins():
+    table = "| Name | Type | Required | Description | Default |\n|---|---|---|---|---|\n"
+    table += "| a | integer | no | count (default: 3) | 5 |"
+    skill, params = params_of(table)
+    assert_located(only(skill, "W-DEFAULT-CONFLICT"), PATH, BODY_LINE + 8)
+    assert params[0].default == 5
+
+
+def test_parameters_none():
+    for word in ("None.", "none", "*None.*", "_None_"):
+        skill = parse(tool("t", word))
+        assert skill.diagnostics == (), word
+
+
+def test_missing_parameters_section_is_a_warning():
+    body = "### t\n\nX.\n\n#### Command\n\n```\nls\n```\n"
+    skill = parse(body)
+    assert_located(only(skill, "W-NO-PARAMETERS"), PATH, BODY_LINE)
+    assert skill.ok
+
+
+@pytest.mark.parametrize("text", ["", "This tool takes a query."])
+def test_unrecognized_parameters_section(text):
+    skill = parse(tool("t", text))
+    assert_located(only(skill, "W-PARAMETERS-UNRECOGNIZED"), PATH, BODY_LINE + 4)
+
+
+def test_duplicate_parameters_section():
+    body = tool("t").replace("#### Command", "#### Parameters\n\nNone.\n\n#### Command")
+    skill = parse(body)
+    assert_located(only(skill, "E-DUP-SECTION"), PATH, BODY_LINE + 8)
+
+
+# --- command ------------------------------------------------------------------------------
+
+
+def test_missing_command_section():
+    body = "### t\n\nX.\n\n#### Parameters\n\nNone.\n"
+    skill = parse(body)
+    assert_located(only(skill, "E-MISSING-COMMAND"), PATH, BODY_LINE)
+    assert skill.tools[0].command is None
+
+
+def test_command_section_without_a_code_block():
+    body = "### t\n\nX.\n\n#### Parameters\n\nNone.\n\n#### Command\n\n    ls -la\n"
+    skill = parse(body)
+    assert_located(only(skill, "E-MISSING-COMMAND"), PATH, BODY_LINE + 8)
+
+
+@pytest.mark.parametrize("info", ["bash", "sh", "shell", "", "Bash title=x"])
+def test_accepted_command_languages(info):
+    body = f"### t\n\nX.\n\n#### Parameters\n\nNone.\n\n#### Command\n\n```{info}\nls\n```\n"
+    assert parse(body).diagnostics == ()
+
+
+def test_other_command_language_is_a_warning():
+    body = "### t\n\nX.\n\n#### Parameters\n\nNone.\n\n#### Command\n\n```python\nls\n```\n"
+    skill = parse(body)
+    assert_located(only(skill, "W-COMMAND-LANGUAGE"), PATH, BODY_LINE + 10)
+    assert skill.tools[0].command is not None
+
+
+def test_only_the_first_code_block_is_the_command():
+    body = tool("t") + "```bash\necho second\n```\n"
+    skill = parse(body)
+    assert skill.tools[0].command.source == "echo hi"
+    assert_located(only(skill, "W-EXTRA-COMMAND"), PATH, BODY_LINE + 14)
+
+
+def test_unterminated_code_block():
+    body = "### t\n\nX.\n\n#### Parameters\n\nNone.\n\n#### Command\n\n```bash\nls\n"
+    skill = parse(body)
+    assert_located(only(skill, "E-UNTERMINATED-FENCE"), PATH, BODY_LINE + 10)
+    assert skill.tools[0].command is None
+
+
+def test_template_errors_point_into_the_code_block():
+    skill = parse(tool("t", command="echo one\nls | wc -l"))
+    diag = only(skill, "E-SHELL-PIPE")
+    assert diag.file == str(PATH)
+    assert diag.line == BODY_LINE + 12
+
+
+def test_template_checked_against_parameters():
+    skill = parse(tool("t", TABLE + "| a | string | yes | x |", "echo {{b}}"))
+    assert "E-UNKNOWN-PLACEHOLDER" in codes(skill)
+    assert "W-UNUSED-PARAMETER" in codes(skill)
+
+
+def test_placeholder_kinds_reach_the_model():
+    table = TABLE + "| staged | boolean | no | only staged |"
+    skill = parse(tool("t", table, "git diff {{staged:--staged}}"))
+    assert skill.diagnostics == ()
+    ph = skill.tools[0].command.words[2].whole_placeholder
+    assert ph is not None and ph.kind is PlaceholderKind.FLAG
+
+
+def test_parse_body_directly():
+    lines = ["### a", "", "Does a.", "", "#### Parameters", "", "None.", "", "#### Command"]
+    lines += ["", "```", "echo a", "```"]
+    tools, diags = parse_body(lines, first_line=100, file="f")
+    assert diags == []
+    assert tools[0].line == 100
+    assert tools[0].command.line == 111
+
+
+def test_large_body_is_line_based_and_fast():
+    body = "".join(tool(f"t{i}") for i in range(200)) + ("Prose line.\n" * 20000)
+    skill = parse(body)
+    assert len(skill.tools) == 200
+    assert skill.diagnostics == ()
+
+
+def test_body_is_kept():
+    skill = parse(HELLO_TOOL)
+    assert skill.body.startswith("### hello")

@@ -1,0 +1,601 @@
+"""Template parsing (DESIGN §4): accepted shapes, every rejected construct, quote removal,
+placeholders, inline code, URL queries, the cross-check against parameters, and the fast
+path giving exactly what the bashlex path gives."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import bashlex
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from gibberish.skills import templates
+from gibberish.skills.model import (
+    Literal,
+    ParameterDefinition,
+    ParameterType,
+    Placeholder,
+    PlaceholderKind,
+    Severity,
+)
+from gibberish.skills.quoting import remove_quotes
+from gibberish.skills.templates import CODES, check_template, parse_template
+
+P = ParameterDefinition
+T = ParameterType
+
+
+def error_codes(source: str) -> set[str]:
+    _, diags = parse_template(source)
+    return {d.code for d in diags if d.severity is Severity.ERROR}
+
+
+def texts(source: str) -> list[str]:
+    template, diags = parse_template(source)
+    assert template is not None, [d.format() for d in diags]
+    return [w.literal_text for w in template.words]
+
+
+def fragments(source: str) -> list[tuple]:
+    template, diags = parse_template(source)
+    assert template is not None, [d.format() for d in diags]
+    return [w.fragments for w in template.words]
+
+
+# ---------------------------------------------------------------------------------------
+# Rejected shell constructs: each has its own code, quotes the text, says what to do
+
+REJECTED = [
+    ("git log | head -5", "E-SHELL-PIPE", "|"),
+    ("make && make install", "E-SHELL-LIST", "&&"),
+    ("test -f x || touch x", "E-SHELL-LIST", "||"),
+    ("cd /tmp; ls", "E-SHELL-LIST", ";"),
+    ("ls;", "E-SHELL-LIST", ";"),
+    ("echo one\necho two", "E-SHELL-LIST", "echo two"),
+    ("ls > out.txt", "E-SHELL-REDIRECT", "> out.txt"),
+    ("sort < in.txt", "E-SHELL-REDIRECT", "< in.txt"),
+    ("ls >> log.txt", "E-SHELL-REDIRECT", ">> log.txt"),
+    ("make 2>&1", "E-SHELL-REDIRECT", "2>&1"),
+    ("cat <<< hello", "E-SHELL-REDIRECT", "<<< hello"),
+    ("ls &> all.txt", "E-SHELL-REDIRECT", "&> all.txt"),
+    ("echo $HOME", "E-SHELL-VARIABLE", "$HOME"),
+    ("echo ${HOME}", "E-SHELL-VARIABLE", "${HOME}"),
+    ('echo "hello $USER"', "E-SHELL-VARIABLE", "$USER"),
+    ("echo $1", "E-SHELL-VARIABLE", "$1"),
+    ("echo $", "E-SHELL-VARIABLE", "$"),
+    ("echo $(date)", "E-SHELL-SUBSTITUTION", "$(date)"),
+    ('echo "now: $(date +%s)"', "E-SHELL-SUBSTITUTION", "$(date +%s)"),
+    ("echo `date`", "E-SHELL-SUBSTITUTION", "`date`"),
+    ("echo $(ls | wc -l)", "E-SHELL-SUBSTITUTION", "$(ls | wc -l)"),
+    ("diff <(ls a) b", "E-SHELL-PROCESS-SUBSTITUTION", "<(ls a)"),
+    ("tee >(gzip)", "E-SHELL-PROCESS-SUBSTITUTION", ">(gzip)"),
+    ("(cd /tmp && ls)", "E-SHELL-SUBSHELL", "(cd /tmp && ls)"),
+    ("{ ls; }", "E-SHELL-SUBSHELL", "{ ls; }"),
+    ("ls *.txt", "E-SHELL-GLOB", "*"),
+    ("ls file?.txt", "E-SHELL-GLOB", "?"),
+    ("ls [ab].txt", "E-SHELL-GLOB", "["),
+    ("curl https://x.com/search?q={{q}}", "E-SHELL-GLOB", "?"),
+    ("echo {a,b}", "E-SHELL-BRACE", "{a,b}"),
+    ("touch f{1..3}.txt", "E-SHELL-BRACE", "{1..3}"),
+    ("echo $((1+1))", "E-SHELL-ARITHMETIC", "$((1+1))"),
+    ("echo $[1+1]", "E-SHELL-ARITHMETIC", "$[1+1]"),
+    ("((x = 1))", "E-SHELL-ARITHMETIC", "((x = 1))"),
+    ("case x in a) ls;; esac", "E-SHELL-COMPOUND", "case"),
+    ("time ls", "E-SHELL-COMPOUND", "time"),
+    ("if true; then ls; fi", "E-SHELL-COMPOUND", "if true; then ls; fi"),
+    ("for f in a b; do echo x; done", "E-SHELL-COMPOUND", "for f in a b"),
+    ("while true; do ls; done", "E-SHELL-COMPOUND", "while true"),
+    ("f() { ls; }", "E-SHELL-COMPOUND", "f() { ls; }"),
+    ("printf $'a\\tb'", "E-SHELL-ANSI-C", "$'a\\tb'"),
+    ('echo $"hello"', "E-SHELL-LOCALE", '$"'),
+    ("sleep 5 &", "E-SHELL-BACKGROUND", "&"),
+    ("! grep -q x f", "E-SHELL-NEGATION", "!"),
+    ("LANG=C ls", "E-SHELL-ASSIGNMENT", "LANG=C"),
+    ("ls -la # list everything", "E-SHELL-COMMENT", "# list everything"),
+    ('echo "unterminated', "E-TEMPLATE-SYNTAX", '"unterminated'),
+    ("echo 'unterminated", "E-TEMPLATE-SYNTAX", "'unterminated"),
+    ("echo a\\", "E-TEMPLATE-SYNTAX", "\\"),
+    ("echo )", "E-TEMPLATE-SYNTAX", ")"),
+    ("echo \x00", "E-TEMPLATE-SYNTAX", "NUL"),
+    ("", "E-EMPTY-COMMAND", "empty"),
+    ("  \n\t\n", "E-EMPTY-COMMAND", "empty"),
+]
+
+
+@pytest.mark.parametrize(("source", "code", "snippet"), REJECTED)
+def test_rejected_construct_has_its_own_code(source: str, code: str, snippet: str) -> None:
+    template, diags = parse_template(source, file="s/SKILL.md", line=12)
+    assert template is None
+    errors = [d for d in diags if d.is_error]
+    assert {d.code for d in errors} == {code}, [d.format() for d in diags]
+    assert code in CODES
+    for d in errors:
+        assert snippet in d.message
+        assert d.file == "s/SKILL.md"
+        assert d.line is not None and d.line >= 12
+
+
+@pytest.mark.parametrize(
+    "source",
+    [s for s, code, _ in REJECTED if code.startswith("E-SHELL-") and "COMMENT" not in code],
+)
+def test_shell_construct_messages_say_what_to_do(source: str) -> None:
+    _, diags = parse_template(source)
+    message = diags[0].message
+    assert any(hint in message for hint in ("scripts/", "quote", "Quote", "Drop", "Write"))
+
+
+def test_several_constructs_are_all_reported() -> None:
+    assert error_codes("cat a | grep b > out") == {"E-SHELL-PIPE", "E-SHELL-REDIRECT"}
+
+
+def test_error_line_is_offset_within_the_block() -> None:
+    source = "rsync -a \\\n  --delete \\\n  src/ dst/ > log.txt"
+    _, diags = parse_template(source, file="f.md", line=20)
+    assert [(d.code, d.line) for d in diags] == [("E-SHELL-REDIRECT", 22)]
+
+
+def test_no_file_or_line_given() -> None:
+    _, diags = parse_template("ls | wc")
+    assert diags[0].file is None and diags[0].line is None
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "echo '$HOME' '*' '?' '[a]' '{a,b}' '|' '&&' ';' '>' '#' '`x`' '$(x)'",
+        'echo "*" "?" "[a]" "{a,b}" "|" ";" ">" "#" "\\$HOME" "\\`x\\`"',
+        "echo \\* \\? \\[ \\| \\; \\> \\$HOME \\#",
+        "echo a#b done if time",
+        "find . -name x -exec rm {} \\;",
+        "echo 'it'\\''s'",
+        "echo hi!",
+    ],
+)
+def test_quoted_or_escaped_specials_are_plain_text(source: str) -> None:
+    assert error_codes(source) == set()
+
+
+# ---------------------------------------------------------------------------------------
+# Quote removal
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("""echo a"b c"'d'""", ["echo", "ab cd"]),
+        ('echo "a\\"b"', ["echo", 'a"b']),
+        ("echo 'a\\\"b'", ["echo", 'a\\"b']),
+        ('echo "a\\\\b" "a\\qb"', ["echo", "a\\b", "a\\qb"]),
+        ('echo "a\\$b" "a\\`b"', ["echo", "a$b", "a`b"]),
+        ("echo a\\ b", ["echo", "a b"]),
+        ("echo \\'x\\\"", ["echo", "'x\""]),
+        ("echo '' \"\"", ["echo", "", ""]),
+        ('echo "it\'s"', ["echo", "it's"]),
+        ("echo 'a b'  \"c  d\"\te", ["echo", "a b", "c  d", "e"]),
+        ("git log \\\n  --oneline \\\n  -n 3", ["git", "log", "--oneline", "-n", "3"]),
+        ("echo ab\\\ncd", ["echo", "abcd"]),
+        ('echo "ab\\\ncd"', ["echo", "abcd"]),
+        ("echo 'ab\\\ncd'", ["echo", "ab\\\ncd"]),
+        ("echo 'two\nlines'", ["echo", "two\nlines"]),
+        ("\n\n  echo x  \n\n", ["echo", "x"]),
+        ("echo a\r\n", ["echo", "a"]),
+        ("echo caf\u00e9 a\u00a0b", ["echo", "caf\u00e9", "a\u00a0b"]),
+    ],
+)
+def test_quote_removal(source: str, expected: list[str]) -> None:
+    assert texts(source) == expected
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("plain", "plain"),
+        ("""a"b c"'d'""", "ab cd"),
+        ("'$x'", "$x"),
+        ('"\\$x"', "$x"),
+        ('"\\n"', "\\n"),
+        ("\\n", "n"),
+        ("a\\\nb", "ab"),
+        ("trailing\\", "trailing\\"),
+        ("''", ""),
+    ],
+)
+def test_remove_quotes(raw: str, expected: str) -> None:
+    assert remove_quotes(raw) == expected
+
+
+# ---------------------------------------------------------------------------------------
+# Placeholders
+
+
+def test_placeholder_forms() -> None:
+    words = fragments(
+        "tool {{a}} {{ b }} {{c:some default}} {{d:-f}} {{e:--flag}} {{f:--flag=}} {{g:}}"
+    )
+    assert words[1:] == [
+        (Placeholder("a"),),
+        (Placeholder("b"),),
+        (Placeholder("c", PlaceholderKind.DEFAULT, "some default"),),
+        (Placeholder("d", PlaceholderKind.FLAG, "-f"),),
+        (Placeholder("e", PlaceholderKind.FLAG, "--flag"),),
+        (Placeholder("f", PlaceholderKind.FLAG_EQUALS, "--flag="),),
+        (Placeholder("g", PlaceholderKind.DEFAULT, ""),),
+    ]
+
+
+def test_placeholders_inside_words_and_quotes() -> None:
+    words = fragments("""x --name={{n}} "a {{b}} c" 'q{{c}}' pre{{d}}{{e}}post""")
+    assert words[1] == (Literal("--name="), Placeholder("n"))
+    assert words[2] == (Literal("a "), Placeholder("b"), Literal(" c"))
+    assert words[3] == (Literal("q"), Placeholder("c"))
+    assert words[4] == (Literal("pre"), Placeholder("d"), Placeholder("e"), Literal("post"))
+
+
+def test_placeholder_with_quoted_whole_word_is_still_whole() -> None:
+    template, _ = parse_template('x "{{files}}"')
+    assert template is not None
+    assert template.words[1].whole_placeholder == Placeholder("files")
+
+
+def test_placeholder_text_is_never_seen_as_shell_syntax() -> None:
+    # a default may hold characters that would be shell syntax outside a placeholder
+    words = fragments("x {{sep:a;b|c*}} {{when:now && later}}")
+    assert words[1] == (Placeholder("sep", PlaceholderKind.DEFAULT, "a;b|c*"),)
+    assert words[2] == (Placeholder("when", PlaceholderKind.DEFAULT, "now && later"),)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'docker inspect -f "{{.State.Status}}"',
+        "x {{1abc}}",
+        "x {{my-param}}",
+        "x {{name",
+        "x {{}}",
+        "x {{a:b{c}}",
+        'x {{msg:"hello"}}',
+        "x {{v:--bad flag}}",
+        "x {{v:--}}",
+    ],
+)
+def test_malformed_placeholder(source: str) -> None:
+    template, diags = parse_template(source, line=3)
+    assert template is None
+    assert {d.code for d in diags} == {"E-PLACEHOLDER-SYNTAX"}
+    assert diags[0].line == 3
+
+
+@pytest.mark.parametrize("source", ["{{prog}} --help", "./{{script}}.sh", "py{{version}} x"])
+def test_placeholder_as_program(source: str) -> None:
+    _, diags = parse_template(source)
+    assert [d.code for d in diags] == ["E-PLACEHOLDER-PROGRAM"]
+    assert "program" in diags[0].message
+
+
+@pytest.mark.parametrize("source", ["x a{{v:--verbose}}", "x {{v:--name=}}.txt", "x -{{v:-f}}"])
+def test_flag_placeholder_must_be_its_own_word(source: str) -> None:
+    assert error_codes(source) == {"E-FLAG-PLACEHOLDER-NOT-WORD"}
+
+
+def test_flag_placeholder_may_be_quoted() -> None:
+    assert fragments('x "{{v:--verbose}}"')[1] == (
+        Placeholder("v", PlaceholderKind.FLAG, "--verbose"),
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Inline code for shells and interpreters
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'sh -c "echo hi"',
+        "bash -lc 'ls -la'",
+        "/bin/bash -c 'ls'",
+        "zsh -c ls",
+        "dash -c ls",
+        "python -c 'print(1)'",
+        "python3 -c 'print(1)'",
+        "python3.12 -c 'print(1)'",
+        "node -e 'console.log(1)'",
+        "node --eval=1",
+        "perl -ne 'print'",
+        "ruby -e 'puts 1'",
+        "osascript -e 'beep'",
+        "ssh host sh -c 'uptime'",
+    ],
+)
+def test_inline_code_is_a_warning(source: str) -> None:
+    template, diags = parse_template(source)
+    assert template is not None
+    assert [(d.code, d.severity) for d in diags] == [("W-INLINE-SHELL", Severity.WARNING)]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'sh -c "echo {{msg}}"',
+        "bash -c 'grep {{pattern}} file'",
+        "python3 -c 'print({{x}})'",
+        "node -e {{code}}",
+        "node --eval={{code}}",
+        "perl -e 'print \"{{x}}\"'",
+        "osascript -e 'display notification \"{{text}}\"'",
+    ],
+)
+def test_placeholder_inside_inline_code_is_an_error(source: str) -> None:
+    template, diags = parse_template(source)
+    assert template is None
+    assert {d.code for d in diags} == {"E-PLACEHOLDER-IN-INLINE-CODE"}
+    assert "injection" in diags[0].message
+
+
+def test_value_passed_after_inline_code_is_the_safe_pattern() -> None:
+    template, diags = parse_template("""sh -c 'printf "%s\\n" "$1"' sh {{msg}}""")
+    assert template is not None
+    assert [d.code for d in diags] == ["W-INLINE-SHELL"]
+
+
+@pytest.mark.parametrize(
+    "source", ["grep -c {{x}} file", "bash ./scripts/run.sh {{x}}", "python3 script.py -c {{x}}"]
+)
+def test_not_inline_code(source: str) -> None:
+    assert parse_template(source)[1] == []
+
+
+# ---------------------------------------------------------------------------------------
+# URL query placeholders
+
+
+def test_url_query_placeholders_are_marked() -> None:
+    word = fragments('curl "https://api.com/{{user}}/repos?q={{query}}&n={{limit}}"')[1]
+    marks = {f.name: f.in_url_query for f in word if isinstance(f, Placeholder)}
+    assert marks == {"user": False, "query": True, "limit": True}
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("x 'HTTP://a.b/?q={{v}}'", True),
+        ("x 'ftp://a.b/?q={{v}}'", False),
+        ("x 'see?{{v}}'", False),
+        ("x {{v}}", False),
+    ],
+)
+def test_url_query_only_in_http_words(source: str, expected: bool) -> None:
+    word = fragments(source)[1]
+    assert [f.in_url_query for f in word if isinstance(f, Placeholder)] == [expected]
+
+
+# ---------------------------------------------------------------------------------------
+# check_template
+
+
+def check(source: str, *params: ParameterDefinition) -> list[tuple[str, Severity]]:
+    template, diags = parse_template(source, line=5)
+    assert template is not None, diags
+    return [(d.code, d.severity) for d in check_template(template, params, file="f")]
+
+
+def test_check_clean() -> None:
+    assert check("git log -n {{count}}", P("count", T.INTEGER, True)) == []
+
+
+def test_unknown_placeholder() -> None:
+    template, _ = parse_template("x {{nmae}} \\\n  {{nmae:--n=}}", line=5)
+    assert template is not None
+    diags = check_template(template, [P("name", T.STRING, False)], file="f")
+    errors = [d for d in diags if d.code == "E-UNKNOWN-PLACEHOLDER"]
+    assert len(errors) == 1  # once per name
+    assert "nmae" in errors[0].message and "name" in errors[0].message
+    assert errors[0].file == "f" and errors[0].line == 5
+
+
+def test_unknown_placeholder_line_is_where_it_appears() -> None:
+    template, _ = parse_template("x \\\n  --a \\\n  {{ghost}}", line=10)
+    assert template is not None
+    (diag,) = check_template(template, [])
+    assert diag.line == 12
+
+
+def test_unused_parameter_is_a_warning() -> None:
+    template, _ = parse_template("ls", line=5)
+    assert template is not None
+    (diag,) = check_template(template, [P("path", T.STRING, False, line=3)])
+    assert (diag.code, diag.severity, diag.line) == ("W-UNUSED-PARAMETER", Severity.WARNING, 3)
+    assert "path" in diag.message
+
+
+def test_flag_equals_on_boolean() -> None:
+    assert check("x {{v:--verbose=}}", P("v", T.BOOLEAN, False)) == [
+        ("E-FLAG-EQUALS-BOOLEAN", Severity.ERROR)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("ptype", "default", "ok"),
+    [
+        (T.INTEGER, "10", True),
+        (T.INTEGER, "ten", False),
+        (T.INTEGER, "1.5", False),
+        (T.NUMBER, "1.5", True),
+        (T.NUMBER, "nan", False),
+        (T.BOOLEAN, "yes", True),
+        (T.BOOLEAN, "maybe", False),
+        (T.STRING, "anything at all", True),
+        (T.ARRAY, "one item", True),
+    ],
+)
+def test_placeholder_default_must_fit_the_type(ptype: T, default: str, ok: bool) -> None:
+    result = check(f"x {{{{v:{default}}}}}", P("v", ptype, False))
+    assert result == ([] if ok else [("E-BAD-PLACEHOLDER-DEFAULT", Severity.ERROR)])
+
+
+def test_default_on_required_parameter_warns() -> None:
+    assert check("x {{v:5}}", P("v", T.INTEGER, True)) == [
+        ("W-DEFAULT-ON-REQUIRED", Severity.WARNING)
+    ]
+
+
+def test_conflicting_defaults_warn() -> None:
+    assert check("x {{v:5}}", P("v", T.INTEGER, False, default=6)) == [
+        ("W-CONFLICTING-DEFAULT", Severity.WARNING)
+    ]
+    assert check("x {{v:5}}", P("v", T.INTEGER, False, default=5)) == []
+
+
+# ---------------------------------------------------------------------------------------
+# Fast path == bashlex path
+
+TYPICAL = [
+    "git log -n {{count}} --oneline",
+    'curl -s "https://api.github.com/search/repositories?q={{query}}&per_page={{limit:5}}"',
+    "./scripts/summarize.py --input {{path}} {{verbose:--verbose}} {{model:--model=}}",
+    "git status --short --branch",
+    "rg --json -n {{pattern}} -- {{paths}}",
+    "python3 ./scripts/convert.py \\\n  --from {{src}} \\\n  --to {{dst}} \\\n  {{force:--force}}",
+    'notify-send "Gibberish" "{{message}}"',
+    'xdg-open "https://duckduckgo.com/?q={{query}}"',
+    "ffmpeg -i {{input}} -vf scale={{width:1280}}:-2 {{output}}",
+    "echo 'a b' \"c\\\"d\" e\\ f",
+    "x 'it''s' \"{{a}}\" '{{b}}' pre{{c}}post",
+    "ls \\\n  -la",
+    'x "two\nlines" ~/a ~ -- {{a}}',
+    "sh -c 'echo hi' sh {{x}}",
+    '{{prog}} x',
+    "x a{{v:--flag}}",
+    'python3 -c "print({{x}})"',
+    '"if" then',
+]
+
+
+@pytest.mark.parametrize("source", TYPICAL)
+def test_fast_path_equals_bashlex_path(source: str) -> None:
+    marked, _, problems = templates._find_placeholders(source)
+    assert not problems and templates._fast_words(marked) is not None  # really fast
+    fast = templates._parse(source, "f", 7, allow_fast=True)
+    slow = templates._parse(source, "f", 7, allow_fast=False)
+    assert fast == slow
+
+
+def test_typical_templates_never_call_bashlex(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("bashlex was called")
+
+    monkeypatch.setattr(bashlex, "parse", refuse)
+    for source in TYPICAL:
+        templates._parse(source, None, None, allow_fast=True)
+
+
+def test_parse_template_result_does_not_depend_on_the_cache() -> None:
+    for source in TYPICAL + [s for s, _, _ in REJECTED]:
+        first = parse_template(source, file="a", line=3)
+        again = parse_template(source, file="a", line=3)
+        uncached = templates._parse(source.replace("\r\n", "\n"), "a", 3, allow_fast=True)
+        assert first == again == uncached
+        elsewhere = parse_template(source, file="b", line=40)
+        assert [d.line for d in elsewhere[1]] == [
+            None if d.line is None else d.line + 37 for d in first[1]
+        ]
+
+
+_PLAIN_CHARS = st.sampled_from(list("abcXYZ019-_./:=,%@+^~"))
+_ANY_CHARS = st.characters(blacklist_characters="\x00\ue000\ue001", blacklist_categories=("Cs",))
+_NAMES = st.sampled_from(["a", "b", "query", "n_2"])
+
+
+@st.composite
+def _template_piece(draw: st.DrawFn) -> str:
+    kind = draw(st.integers(0, 9))
+    if kind <= 3:
+        return draw(st.text(_PLAIN_CHARS, min_size=1, max_size=6))
+    if kind == 4:
+        return "'" + draw(st.text(_ANY_CHARS, max_size=6)).replace("'", "") + "'"
+    if kind == 5:
+        inner = draw(st.text(_ANY_CHARS, max_size=6))
+        inner = "".join(c if c not in '"\\$`' else "\\" + c for c in inner)
+        return '"' + inner + '"'
+    if kind == 6:
+        return "\\" + draw(_ANY_CHARS.filter(lambda c: c != "\n"))
+    if kind == 7:
+        name = draw(_NAMES)
+        mod = draw(st.sampled_from([None, "dflt", "two words", "-f", "--flag", "--flag="]))
+        return "{{" + name + ("" if mod is None else ":" + mod) + "}}"
+    if kind == 8:
+        return draw(
+            st.sampled_from(
+                ["\\\n", "{}", "'{{a}}'", '"x{{b}}y"', "if", "time", "A=", "x#y", "--", "\\"]
+            )
+        )
+    return draw(st.sampled_from(list("|&;<>()*?[]{}#!$`\n")))  # forces the slow path
+
+
+@st.composite
+def _templates(draw: st.DrawFn) -> str:
+    words = draw(st.lists(st.lists(_template_piece(), min_size=1, max_size=4), max_size=6))
+    seps = st.sampled_from([" ", "  ", "\t", " \\\n  ", "\\\n"])
+    out = [draw(st.sampled_from(["", " ", "\n"]))]
+    for word in words:
+        out.append("".join(word))
+        out.append(draw(seps))
+    return "".join(out)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_templates())
+def test_fast_and_slow_paths_agree_on_generated_templates(source: str) -> None:
+    fast = templates._parse(source, "f", 1, allow_fast=True)
+    slow = templates._parse(source, "f", 1, allow_fast=False)
+    assert fast == slow
+
+
+def test_generated_templates_mostly_take_the_fast_path() -> None:
+    """Guards the property above against testing nothing: most inputs must be fast."""
+    fast = 0
+    total = 0
+
+    @settings(max_examples=200, deadline=None, database=None)
+    @given(_templates())
+    def count(source: str) -> None:
+        nonlocal fast, total
+        total += 1
+        marked, _, problems = templates._find_placeholders(source)
+        fast += not problems and templates._fast_words(marked) is not None
+
+    count()
+    assert fast > total // 4
+
+
+# ---------------------------------------------------------------------------------------
+# Differential test against bash itself: the words we see are the words bash passes
+
+_BASH = shutil.which("bash")
+
+
+@st.composite
+def _literal_templates(draw: st.DrawFn) -> str:
+    pieces = [p for p in draw(st.lists(_template_piece(), min_size=1, max_size=8))]
+    pieces = [p for p in pieces if "{{" not in p and "~" not in p]
+    seps = st.sampled_from([" ", "\t", " \\\n ", "\\\n"])
+    return "printf '<%s>' " + "".join(p + draw(seps) for p in pieces)
+
+
+@pytest.mark.skipif(_BASH is None, reason="bash is not installed")
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_literal_templates())
+def test_words_match_what_bash_passes(source: str) -> None:
+    template, _ = parse_template(source)
+    assume(template is not None)
+    result = subprocess.run(
+        [_BASH, "--norc", "--noprofile", "-c", source],
+        capture_output=True,
+        env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
+        check=True,
+    )
+    ours = "".join(f"<{w.literal_text}>" for w in template.words[2:])
+    assert result.stdout.decode("utf-8", "surrogateescape") == (ours or "<>")

@@ -1,0 +1,213 @@
+"""Fixtures for the Qt tests: skill folders under tmp_path, a real Engine, a started controller.
+
+Dialogs that would block (the parameter form, the approval dialog) are replaced through
+the controller's seams (``form_prompter``, ``approval_prompter``) by recorders that
+answer what a test says; nothing needs a real tray (``tray_available`` is injected).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from gibberish.app import Engine, EngineOptions
+from gibberish.ui.approval import ApprovalAnswer
+
+PARAMS_NONE = "None."
+
+
+def param_table(rows: list[tuple[str, str, str, str]]) -> str:
+    lines = ["| Name | Type | Required | Description |", "|------|------|----------|-------------|"]
+    lines += [f"| {n} | {t} | {r} | {d} |" for n, t, r, d in rows]
+    return "\n".join(lines)
+
+
+def tool_block(name: str, description: str, command: str, params: str = PARAMS_NONE) -> str:
+    return (
+        f"### {name}\n\n{description}\n\n#### Parameters\n\n{params}\n\n"
+        f"#### Command\n\n```bash\n{command}\n```\n"
+    )
+
+
+def write_skill(
+    root: Path,
+    name: str,
+    tools: list[str],
+    *,
+    description: str | None = None,
+    extra: str = "",
+    scripts: dict[str, str] | None = None,
+) -> Path:
+    """A skill folder ``root/name`` with a SKILL.md made of ``tools`` blocks."""
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    front = textwrap.dedent(
+        f"""\
+        ---
+        name: {name}
+        version: 1.0.0
+        description: {description or f"Test skill {name}. Use it in tests."}
+        """
+    )
+    text = front + (extra.strip() + "\n" if extra.strip() else "") + "---\n\n# " + name + "\n\n"
+    text += "\n".join(tools)
+    (folder / "SKILL.md").write_text(text, encoding="utf-8")
+    for rel, body in (scripts or {}).items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body, encoding="utf-8")
+        path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return folder
+
+
+def standard_skills(root: Path) -> Path:
+    """A small library: a read-only echo skill, a skill with every parameter type, a sleeper."""
+    write_skill(
+        root,
+        "hello",
+        [
+            tool_block("say_hello", "Print a friendly greeting.", "echo hello from gibberish"),
+            tool_block(
+                "echo_text",
+                "Print the text you give it.",
+                "echo {{text}}",
+                param_table([("text", "string", "yes", "What to print")]),
+            ),
+        ],
+        description="Say hello. Use to check that gibberish runs tools.",
+        extra="read_only: true",
+    )
+    write_skill(
+        root,
+        "kinds",
+        [
+            tool_block(
+                "all_types",
+                "Take one parameter of every type.",
+                "echo {{name}} {{count}} {{ratio}} {{verbose:--verbose}} {{items}}",
+                param_table(
+                    [
+                        ("name", "string", "yes", "A name to print"),
+                        ("count", "integer", "no", "How many (default: 3)"),
+                        ("ratio", "number", "no", "A ratio (default: 0.5)"),
+                        ("verbose", "boolean", "no", "Say more"),
+                        ("items", "array", "no", "Extra words"),
+                    ]
+                ),
+            )
+        ],
+        description="Parameters of every type. Use in form tests.",
+    )
+    write_skill(
+        root,
+        "slow",
+        [
+            tool_block("nap", "Sleep for a long time.", "./nap.sh"),
+            tool_block("fail", "Exit with an error.", "./fail.sh"),
+            tool_block("missing", "Run a program that does not exist.", "./not-there.sh"),
+        ],
+        description="Slow and failing tools. Use in run tests.",
+        extra="timeout: 2",
+        scripts={
+            "nap.sh": "#!/bin/sh\necho started\nsleep 30 &\necho $$ $! > \"$HOME/nap.pids\"\nwait\n",
+            "fail.sh": "#!/bin/sh\necho 'something broke' >&2\nexit 3\n",
+        },
+    )
+    return root
+
+
+class FakeApprovals:
+    """Answers approval prompts with ``answer`` and records what it was shown."""
+
+    def __init__(self, answer: ApprovalAnswer = ApprovalAnswer.ONCE) -> None:
+        self.answer = answer
+        self.seen: list[Any] = []
+
+    def ask(self, prepared: Any, parent: Any = None) -> ApprovalAnswer:
+        self.seen.append(prepared)
+        return self.answer
+
+
+class FakeForms:
+    """Answers the parameter form with ``values`` (or cancels with None); records the calls."""
+
+    def __init__(self, values: dict[str, Any] | None = None, *, cancel: bool = False) -> None:
+        self.values = values
+        self.cancel = cancel
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    def ask(self, skill, tool, render, prefilled=None, parent=None):
+        self.calls.append((f"{skill.name}.{tool.name}", dict(prefilled or {})))
+        if self.cancel:
+            return None
+        values = dict(prefilled or {})
+        values.update(self.values or {})
+        render(values)  # the form never accepts what does not render
+        return values
+
+
+@pytest.fixture
+def skills_dir(tmp_path: Path) -> Path:
+    return standard_skills(tmp_path / "skills")
+
+
+@pytest.fixture
+def engine(skills_dir: Path) -> Engine:
+    return Engine(
+        EngineOptions(extra_skills_dirs=(skills_dir,), include_user=False, include_bundled=False)
+    )
+
+
+@pytest.fixture
+def controller(qtbot, engine: Engine) -> Iterator[Any]:
+    """A started controller in tray mode (the tray itself is never shown for real)."""
+    from gibberish.ui.controller import Controller
+
+    ctl = Controller(engine, tray_available=True)
+    ctl.approval_prompter = FakeApprovals()
+    ctl.form_prompter = FakeForms()
+    ctl.opened_urls = []
+    ctl.open_url = ctl.opened_urls.append
+    ctl.start()
+    yield ctl
+    ctl.shutdown()
+    ctl.deleteLater()
+
+
+def wait_for_result(qtbot, session, timeout: int = 10_000) -> None:
+    qtbot.waitUntil(lambda: session.result is not None, timeout=timeout)
+
+
+def live_processes(pids: list[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            if psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                alive.append(pid)
+        except psutil.NoSuchProcess:
+            pass
+    return alive
+
+
+def read_pids(path: Path, timeout: float = 5.0) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.is_file():
+            text = path.read_text().split()
+            if len(text) >= 2:
+                return [int(t) for t in text]
+        time.sleep(0.02)
+    raise AssertionError(f"{path} was not written")
+
+
+PYTHON = sys.executable
+HOME = os.environ.get("HOME", "")

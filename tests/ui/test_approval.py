@@ -1,0 +1,153 @@
+"""The approval / confirm dialog and the controller's accept / reject paths."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit
+
+from gibberish.app import Engine
+from gibberish.trust.decision import Decision
+from gibberish.ui.approval import ApprovalAnswer, ApprovalDialog, ApprovalPrompter
+from tests.ui.conftest import FakeApprovals, tool_block, wait_for_result, write_skill
+
+
+def dialog_for(qtbot, prepared) -> ApprovalDialog:
+    dialog = ApprovalDialog(prepared)
+    qtbot.addWidget(dialog)
+    return dialog
+
+
+def text_of(dialog: ApprovalDialog, name: str) -> str:
+    widget = dialog.findChild(QLabel, name) or dialog.findChild(QPlainTextEdit, name)
+    assert widget is not None, name
+    return widget.text() if isinstance(widget, QLabel) else widget.toPlainText()
+
+
+def test_first_run_shows_everything_and_offers_always_allow(qtbot, engine: Engine) -> None:
+    prepared = engine.prepare("hello.echo_text", {"text": "a b"})
+    assert prepared.decision.can_always_allow
+    dialog = dialog_for(qtbot, prepared)
+    assert text_of(dialog, "approval-argv") == "echo 'a b'"
+    assert "hello 1.0.0" in text_of(dialog, "approval-skill")
+    assert "your skill" in text_of(dialog, "approval-skill")
+    assert "Print the text you give it." in text_of(dialog, "approval-tool")
+    assert "30 seconds" in text_of(dialog, "approval-timeout")
+    assert text_of(dialog, "approval-network").startswith("No")
+    assert text_of(dialog, "approval-cwd")
+    assert dialog.findChild(QLabel, "approval-banner") is None
+    assert dialog.always_button is not None and dialog.once_button is not None
+    assert dialog.cancel_button.isDefault()
+
+
+def test_escape_cancels(qtbot, engine: Engine) -> None:
+    dialog = dialog_for(qtbot, engine.prepare("hello.say_hello"))
+    dialog.show()
+    qtbot.keyClick(dialog, Qt.Key.Key_Escape)
+    assert dialog.answer is ApprovalAnswer.CANCEL
+    assert not dialog.isVisible()
+
+
+def test_buttons_give_their_answer(qtbot, engine: Engine) -> None:
+    for button, answer in (("once_button", ApprovalAnswer.ONCE), ("always_button", ApprovalAnswer.ALWAYS)):
+        dialog = dialog_for(qtbot, engine.prepare("hello.say_hello"))
+        getattr(dialog, button).click()
+        assert dialog.answer is answer
+
+
+def test_changed_since_approval_lists_the_changed_files(qtbot, engine: Engine, skills_dir: Path) -> None:
+    engine.approve(engine.prepare("slow.fail"))
+    (skills_dir / "slow" / "fail.sh").write_text("#!/bin/sh\nexit 4\n")
+    (skills_dir / "slow" / "new.sh").write_text("#!/bin/sh\n")
+    prepared = engine.prepare("slow.fail")
+    assert prepared.decision.changed_files
+    dialog = dialog_for(qtbot, prepared)
+    changed = text_of(dialog, "approval-changed")
+    assert "+ new.sh" in changed and "~ fail.sh" in changed
+    assert "changed since you approved it" in text_of(dialog, "approval-reason")
+
+
+def test_untrusted_skill_shows_the_banner_and_no_always_allow(qtbot, engine: Engine, skills_dir: Path) -> None:
+    write_skill(
+        skills_dir,
+        "imported",
+        [tool_block("fetch", "Fetch something.", "echo fetched")],
+        extra="network: true",
+    )
+    (skills_dir / "imported" / ".gibberish-source.json").write_text(json.dumps({"url": "https://x"}))
+    engine.reload()
+    prepared = engine.prepare("imported.fetch")
+    dialog = dialog_for(qtbot, prepared)
+    assert "imported from outside" in text_of(dialog, "approval-banner")
+    assert "untrusted" in text_of(dialog, "approval-skill")
+    assert text_of(dialog, "approval-network").startswith("Yes")
+    assert dialog.always_button is None
+    assert dialog.once_button is not None
+
+
+def test_refuse_shows_the_reason_and_no_run_button(qtbot, engine: Engine) -> None:
+    prepared = replace(engine.prepare("hello.say_hello"), decision=Decision.refuse("Not today."))
+    dialog = dialog_for(qtbot, prepared)
+    assert dialog.once_button is None and dialog.always_button is None
+    assert text_of(dialog, "approval-reason") == "Not today."
+    assert dialog.cancel_button.text() == "Close"
+
+
+def test_prompter_runs_the_dialog_modally(qtbot, engine: Engine) -> None:
+    def click_once() -> None:
+        dialog = next(w for w in QApplication.topLevelWidgets() if isinstance(w, ApprovalDialog) and w.isVisible())
+        dialog.once_button.click()
+
+    QTimer.singleShot(50, click_once)
+    assert ApprovalPrompter().ask(engine.prepare("hello.say_hello")) is ApprovalAnswer.ONCE
+
+
+def test_controller_cancel_runs_nothing(controller) -> None:
+    controller.approval_prompter = FakeApprovals(ApprovalAnswer.CANCEL)
+    assert controller.launch("hello.say_hello") is None
+    assert controller.sessions == {}
+    assert controller.engine.recent_runs() == []
+
+
+def test_controller_always_allow_stores_the_approval(qtbot, controller) -> None:
+    controller.approval_prompter = FakeApprovals(ApprovalAnswer.ALWAYS)
+    session = controller.launch("hello.say_hello")
+    wait_for_result(qtbot, session)
+    assert [r.skill for r in controller.engine.approvals.list()] == ["hello"]
+    # read_only and approved now: the next run does not ask.
+    controller.approval_prompter = FakeApprovals(ApprovalAnswer.CANCEL)
+    session = controller.launch("hello.say_hello")
+    assert session is not None and controller.approval_prompter.seen == []
+    wait_for_result(qtbot, session)
+
+
+def test_controller_refused_decision_shows_reason_and_never_runs(controller, monkeypatch) -> None:
+    engine = controller.engine
+    original = engine.prepare
+
+    def refusing(*args, **kwargs):
+        return replace(original(*args, **kwargs), decision=Decision.refuse("Blocked by policy."))
+
+    monkeypatch.setattr(engine, "prepare", refusing)
+    controller.approval_prompter = FakeApprovals(ApprovalAnswer.ONCE)  # even a "yes" cannot run it
+    assert controller.launch("hello.say_hello") is None
+    assert len(controller.approval_prompter.seen) == 1
+    assert controller.sessions == {}
+
+
+def test_approvals_dialog_lists_and_revokes(qtbot, controller) -> None:
+    from gibberish.ui.approvals_dialog import ApprovalsDialog
+
+    controller.engine.approve(controller.engine.prepare("hello.say_hello"))
+    dialog = ApprovalsDialog(controller.engine.approvals)
+    qtbot.addWidget(dialog)
+    assert dialog.names() == ["hello"]
+    assert not dialog.revoke_button.isEnabled()
+    dialog.select("hello")
+    assert dialog.revoke_button.isEnabled()
+    dialog.revoke_button.click()
+    assert dialog.names() == []
+    assert controller.engine.approvals.list() == []
