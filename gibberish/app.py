@@ -322,6 +322,23 @@ class Engine:
                 f"Skill {skill.name!r} is gone from {skill.directory}; reload the skills."
             ) from None
 
+    @staticmethod
+    def _check_program_inside(ref: ToolRef) -> None:
+        """A ``./scripts/x`` program must still resolve inside its skill folder.
+
+        The library checks symlinks when it loads; this catches a link swapped in since.
+        """
+        program = ref.tool.command.program if ref.tool.command else ""
+        if not program.startswith("./"):
+            return
+        root = ref.skill.directory.resolve()
+        target = (ref.skill.directory / program).resolve()
+        if not target.is_relative_to(root):
+            raise EngineError(
+                f"{ref.ref}: {program} resolves to {target}, outside the skill folder {root}; "
+                "refusing to run it (E-PATH-ESCAPE)."
+            )
+
     def prepare(
         self,
         target: ToolRef | str,
@@ -336,6 +353,7 @@ class Engine:
         ref = self.find_tool(target) if isinstance(target, str) else target
         args = dict(args or {})
         argv = render(ref.tool, args, skill_dir=ref.skill.directory)
+        self._check_program_inside(ref)
         if cwd is not None:
             cwd = Path(cwd).expanduser()
             if not cwd.is_dir():

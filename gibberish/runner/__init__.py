@@ -3,6 +3,42 @@
 Knows nothing of skills or approval: it gets a :class:`RunSpec` (argv, cwd, environment,
 limits) and returns a :class:`RunResult` whose :class:`Envelope` is the JSON the rest of
 gibberish shows or hands to a model (DESIGN §5).
+
+Modules, one job each: ``spec`` (what to run), ``env`` (the child environment),
+``workdir`` (where), ``program`` (finding the program, launch errors), ``process``
+(spawning and watching), ``capture`` (head/tail, JSON, log file), ``kill`` (process
+group and run-id sweep), ``supervise`` (one run's life), ``workers`` (threads),
+``handle`` (the public start/run/RunHandle), ``envelope`` (the result).
+
+Decisions (where DESIGN §5 left a choice):
+
+* **Cancel** reports exit code 130 (the shell's "interrupted", 128 + SIGINT) and error
+  ``Cancelled``, whatever signal ended the process; cancelled before the process started:
+  exit code ``None``, ``Cancelled before start``. Timeout is always 124.
+* **parsed** is present only for a JSON *object or array* (after stripping whitespace and
+  a BOM) that is the *whole* output, and only while the whole output is at most
+  :data:`PARSE_LIMIT` (1 MiB) — it may be present when ``output`` itself is truncated to
+  head + tail. Scalars (``42``, ``true``, ``"x"``, ``null``) are text, not documents;
+  ``NaN``/``Infinity`` and invalid UTF-8 mean no ``parsed``. It is attempted whatever the
+  exit code (a tool may print a JSON error).
+* **Background children**: when the main process exits, whatever it left — the rest of its
+  process group, and any process carrying its ``GIBBERISH_RUN_ID`` — is SIGKILLed at
+  once, without a grace, before the result is returned. A tool that wants something to
+  keep running must hand it to the session (``systemd-run --user``, ``xdg-open`` via the
+  desktop's launcher service). Only processes created after the run's own (pids above it,
+  read from ``/proc/sys/kernel/ns_last_pid``) are checked on this path, which keeps a
+  normal run cheap; a timeout or cancel sweeps everything.
+* **Timeout / cancel**: SIGTERM to the group and to every process carrying the run id at
+  the same moment; SIGKILL to all after ``grace``; the run ends early when all are gone.
+* **PATH**: relative entries (``.``, empty) are dropped from the child's PATH and ignored
+  in the lookup: a run's cwd is often a freshly cloned repository.
+* ``run()`` works on the calling thread (it would only wait otherwise); ``start()`` uses a
+  background thread per run, from a pool that keeps idle threads for 30 s.
+* At interpreter exit, active runs are cancelled and waited for (grace + 2 s at most).
+
+Known limit: a process that both leaves the process group (``setsid``) *and* drops
+``GIBBERISH_RUN_ID`` from its environment (``env -i``) cannot be found; the runner still
+stops reading its pipe after :data:`supervise.DRAIN_TIMEOUT` and returns.
 """
 
 from gibberish.runner.capture import HEAD_LIMIT, PARSE_LIMIT, TAIL_LIMIT

@@ -92,7 +92,6 @@ def find_run_processes(run_id: str, *, pids: Iterable[int] | None = None) -> lis
     """Live processes carrying ``GIBBERISH_RUN_ID=run_id`` (all of them, or among ``pids``)."""
     me = os.getpid()
     found = []
-    return found
     for pid in psutil.pids() if pids is None else pids:
         if pid == me:
             continue
@@ -125,7 +124,7 @@ def wait_gone(procs: Iterable[psutil.Process], timeout: float) -> list[psutil.Pr
     return pending
 
 
-def _unique(procs: Iterable[psutil.Process]) -> list[psutil.Process]:
+def unique(procs: Iterable[psutil.Process]) -> list[psutil.Process]:
     return list({proc.pid: proc for proc in procs}.values())
 
 
@@ -148,13 +147,25 @@ def kill_everything(
         pending = [proc for proc in pending if _is_alive(proc)]
         pending += find_run_processes(run_id)
         pending += group_members(pgid, exclude=(pgid,))
-        pending = _unique(pending)
+        pending = unique(pending)
         if not pending:
             return []
         signal_processes(pending, signal.SIGKILL)
         pending = wait_gone(pending, min(max(0.0, deadline - time.monotonic()), 0.2))
         if time.monotonic() >= deadline:
             return pending
+
+
+def outside_group(procs: Iterable[psutil.Process], pgid: int) -> list[psutil.Process]:
+    """The processes of ``procs`` that are not (or no longer) in process group ``pgid``."""
+    outside = []
+    for proc in procs:
+        try:
+            if os.getpgid(proc.pid) != pgid:
+                outside.append(proc)
+        except OSError:
+            continue
+    return outside
 
 
 def alive(procs: Iterable[psutil.Process]) -> list[psutil.Process]:

@@ -63,6 +63,15 @@ class Outcome:
     survivors: int = 0  # processes still alive after every attempt to kill them
 
 
+def abandon(popen: subprocess.Popen[bytes], run_id: str) -> None:
+    """Kill and reap a process whose supervision could not even begin."""
+    kill.kill_everything(popen.pid, run_id)
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+        popen.wait(timeout=1.0)
+    if popen.stdout is not None:
+        popen.stdout.close()
+
+
 def _new_selector() -> selectors.BaseSelector:
     # poll(2) needs no descriptor of its own, unlike epoll: cheaper for three fds.
     poll_selector = getattr(selectors, "PollSelector", None)
@@ -123,7 +132,8 @@ class Supervisor:
         except BaseException:
             # A bug (or a KeyboardInterrupt) must not leave the run's processes behind.
             kill.kill_everything(self._pid, self._run_id)
-            self._reap()
+            with contextlib.suppress(Exception):
+                self._reap()
             raise
         finally:
             self._selector.close()
@@ -151,6 +161,7 @@ class Supervisor:
         if strays:
             logger.debug("run %s left %d processes behind; killing them", self._run_id, len(strays))
             self._survivors = len(kill.kill_everything(self._pid, self._run_id, known=strays))
+        self._warn_about_survivors()
 
     def _terminate(self) -> None:
         """TERM the group and the run's strays together; KILL whatever is left after grace."""
@@ -159,8 +170,10 @@ class Supervisor:
         except psutil.Error:
             tree = []
         kill.signal_group(self._pid, signal.SIGTERM)
-        tracked = tree + kill.find_run_processes(self._run_id)
-        kill.signal_processes(tracked, signal.SIGTERM)
+        tracked = kill.unique(tree + kill.find_run_processes(self._run_id))
+        # Only processes outside the group get a TERM of their own: a second TERM can turn
+        # a graceful shutdown into a forced one ("press again to quit").
+        kill.signal_processes(kill.outside_group(tracked, self._pid), signal.SIGTERM)
 
         def all_gone() -> bool:
             return (
@@ -172,6 +185,15 @@ class Supervisor:
         self._pump(time.monotonic() + self._grace, all_gone, interval=GRACE_POLL)
         # Always a last SIGKILL sweep: it also finds anything forked after the first one.
         self._survivors = len(kill.kill_everything(self._pid, self._run_id, known=tracked))
+        self._warn_about_survivors()
+
+    def _warn_about_survivors(self) -> None:
+        if self._survivors:
+            logger.warning(
+                "run %s: %d processes survived SIGKILL (stuck in the kernel?)",
+                self._run_id,
+                self._survivors,
+            )
 
     def _drain(self) -> None:
         """Read what is left in the pipe; stop at EOF or after DRAIN_TIMEOUT."""

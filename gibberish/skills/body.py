@@ -6,6 +6,11 @@ the rest of loading a skill together. Fences are tracked the CommonMark way (sam
 character, at least as long, up to three spaces of indent), so a ``###`` inside a code
 block is never a tool.
 
+Fast path: a line is only looked at when its first character could start a heading
+or a fence (``#``, a backtick, ``~`` or a space); the lines between two structural
+lines are handed over as one slice (a description paragraph, a parameter table, a
+command), so an ordinary line costs one character test.
+
 Structure rules (where the spec is silent, the choice is written here):
 
 * A ``###`` heading starts a tool; a ``#`` or ``##`` heading ends the current tool (text
@@ -28,7 +33,6 @@ Structure rules (where the spec is silent, the choice is written here):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,16 +58,17 @@ _REQUIRED_COLUMNS = ("name", "type", "required", "description")
 class _Fence:
     info: str
     open_line: int
-    lines: list[str] = field(default_factory=list)
+    source: str = ""
     closed: bool = False
 
 
 @dataclass(slots=True)
 class _Section:
-    """A ``####`` sub-section of a tool: its heading line, text lines and fences."""
+    """A ``####`` sub-section of a tool: heading line, text chunks and fences."""
 
     line: int
-    text: list[tuple[int, str]] = field(default_factory=list)
+    chunks: list[tuple[int, list[str]]] = field(default_factory=list)
+    """``(first line number, lines)`` of each stretch of text between structural lines."""
     fences: list[_Fence] = field(default_factory=list)
 
 
@@ -125,76 +130,96 @@ def _unwrap(text: str) -> str:
     return text
 
 
-def _scan(lines: Sequence[str], first_line: int) -> tuple[list[_ToolBlock], list[_Fence]]:
-    """One pass over the body: tool blocks, plus fences left open at the end."""
+def _take_description(block: _ToolBlock, chunk: list[str]) -> None:
+    """The first paragraph of ``chunk`` (the lines right under a tool heading)."""
+    for line in chunk:
+        stripped = line.strip()
+        if stripped:
+            block.description.append(stripped)
+        elif block.description:
+            break
+    block.description_done = True
+
+
+_MAYBE_STRUCTURAL = frozenset(" #`~")
+_FENCE_CHARS = frozenset("`~")
+
+
+def _scan(text: str, first_line: int) -> tuple[list[_ToolBlock], list[_Fence]]:
+    """One pass over the body: tool blocks, plus a fence left open at the end."""
+    lines = text.split("\n")
     tools: list[_ToolBlock] = []
     current: _ToolBlock | None = None
     section: _Section | None = None
     fence: _Fence | None = None
-    fence_char, fence_len = "", 0
+    fence_char, fence_len, fence_body = "", 0, 0
+    pending = 0  # index of the first line not yet handed to a section
+
+    def flush(end: int) -> None:
+        if current is None or end <= pending:
+            return
+        if section is not None:
+            section.chunks.append((first_line + pending, lines[pending:end]))
+        elif not current.description_done:
+            _take_description(current, lines[pending:end])
+
     for index, line in enumerate(lines):
-        number = first_line + index
+        if not line or line[0] not in _MAYBE_STRUCTURAL:
+            continue
         if fence is not None:
             if _fence_closes(line, fence_char, fence_len):
+                fence.source = "\n".join(lines[fence_body:index])
                 fence.closed = True
                 fence = None
-            else:
-                fence.lines.append(line)
+                pending = index + 1
             continue
-        if not line or line[0] not in " #`~":
-            # Plain text: the fast path for most lines.
-            if current is not None:
-                if section is not None:
-                    section.text.append((number, line))
-                elif not current.description_done:
-                    if line.strip():
-                        current.description.append(line.strip())
-                    elif current.description:
-                        current.description_done = True
-            continue
-        opened = _fence_open(line)
+        number = first_line + index
+        lead = line.lstrip(" ")[:1]
+        opened = _fence_open(line) if lead in _FENCE_CHARS else None
         if opened is not None:
+            flush(index)
             fence_char, fence_len, info = opened
             fence = _Fence(info, number)
+            fence_body = index + 1
             if section is not None:
                 section.fences.append(fence)
             elif current is not None:
                 current.description_done = True
             continue
-        heading = _heading(line)
+        heading = _heading(line) if lead == "#" else None
         if heading is None:
-            if current is not None:
-                if section is not None:
-                    section.text.append((number, line))
-                elif not current.description_done:
-                    if line.strip():
-                        current.description.append(line.strip())
-                    elif current.description:
-                        current.description_done = True
             continue
-        level, text = heading
+        level, title = heading
+        if level >= 5 and (current is None or section is not None):
+            continue  # plain text of the current section
+        flush(index)
+        pending = index + 1
         if level <= 2:
             current, section = None, None
         elif level == 3:
-            current = _ToolBlock(_unwrap(text), number)
+            current = _ToolBlock(_unwrap(title), number)
             section = None
             tools.append(current)
-        elif level == 4 and current is not None:
+        elif current is None:
+            continue
+        elif level == 4:
             current.description_done = True
-            kind = text.rstrip(":").strip().lower()
+            kind = title.rstrip(":").strip().lower()
+            section = _Section(number)
             if kind in ("parameters", "command"):
                 existing: _Section | None = getattr(current, kind)
                 if existing is not None:
+                    # Collected, then ignored.
                     current.duplicate_sections.append((kind, existing.line, number))
-                    section = _Section(number)  # collected, then ignored
                 else:
-                    section = _Section(number)
                     setattr(current, kind, section)
-            else:
-                section = _Section(number)  # an unrelated sub-section: ignored
-        elif current is not None and section is None:
+        else:
             current.description_done = True
-    return tools, ([fence] if fence is not None else [])
+    if fence is not None:
+        fence.source = "\n".join(lines[fence_body:])
+        return tools, [fence]
+    flush(len(lines))
+    return tools, []
 
 
 def _split_row(line: str) -> list[str]:
@@ -268,31 +293,12 @@ class _ParamReader:
         self.diagnostics.append(F.error(code, message, self.file, line))
 
     def read(self, section: _Section) -> list[ParameterDefinition]:
-        rows = section.text
-        start = next((i for i, (_, t) in enumerate(rows) if "|" in t), None)
-        if start is None:
-            words = [t.strip() for _, t in rows if t.strip()]
-            if words and words[0].strip("*_ ").rstrip(".").strip("*_ ").lower() == "none":
-                return []
-            what = "is empty" if not words else "has no parameter table"
-            self.diagnostics.append(
-                F.warning(
-                    F.W_PARAMETERS_UNRECOGNIZED,
-                    f"the Parameters section of tool '{self.tool}' {what}; the tool is read "
-                    "as having no parameters. Write a table (| Name | Type | Required | "
-                    "Description |) or 'None.'",
-                    self.file,
-                    section.line,
-                )
-            )
+        table = self._find_table(section)
+        if table is None:
             return []
-        table: list[tuple[int, str]] = []
-        for number, text in rows[start:]:
-            if not text.strip() or "|" not in text:
-                break
-            table.append((number, text))
-        header_line, header_text = table[0]
-        if len(table) < 2 or not _is_delimiter_row(_split_row(table[1][1])):
+        first, lines = table
+        header_line = first
+        if len(lines) < 2 or not _is_delimiter_row(_split_row(lines[1])):
             self.err(
                 F.E_PARAM_TABLE,
                 f"the parameter table of tool '{self.tool}' has no delimiter row: put a "
@@ -300,8 +306,9 @@ class _ParamReader:
                 header_line,
             )
             return []
+        header = _split_row(lines[0])
         columns: dict[str, int] = {}
-        for i, cell in enumerate(_split_row(header_text)):
+        for i, cell in enumerate(header):
             columns.setdefault(cell.strip("*_ ").lower(), i)
         missing = [c for c in _REQUIRED_COLUMNS if c not in columns]
         if missing:
@@ -315,23 +322,62 @@ class _ParamReader:
                 header_line,
             )
             return []
+        index = (
+            columns["name"],
+            columns["type"],
+            columns["required"],
+            columns["description"],
+            columns.get("default"),
+        )
+        width = len(header)
         params: list[ParameterDefinition] = []
         seen: dict[str, int] = {}
-        for number, text in table[2:]:
-            cells = _split_row(text)
-            param = self._row(cells, columns, number, seen)
+        for offset in range(2, len(lines)):
+            cells = _split_row(lines[offset])
+            if len(cells) < width:
+                cells.extend([""] * (width - len(cells)))
+            param = self._row(cells, index, first + offset, seen)
             if param is not None:
                 params.append(param)
         return params
 
-    def _row(
-        self, cells: list[str], columns: dict[str, int], line: int, seen: dict[str, int]
-    ) -> ParameterDefinition | None:
-        def cell(column: str) -> str:
-            i = columns.get(column)
-            return cells[i] if i is not None and i < len(cells) else ""
+    def _find_table(self, section: _Section) -> tuple[int, list[str]] | None:
+        """``(line of the header, table lines)``: the first run of lines holding ``|``.
 
-        name = _unwrap(cell("name"))
+        A table never spans two chunks (a heading or fence between them ends it).
+        """
+        for first, chunk in section.chunks:
+            for i, line in enumerate(chunk):
+                if "|" in line:
+                    end = i + 1
+                    while end < len(chunk) and "|" in chunk[end]:
+                        end += 1
+                    return first + i, chunk[i:end]
+        words = [t.strip() for _, chunk in section.chunks for t in chunk if t.strip()]
+        if words and words[0].strip("*_ ").rstrip(".").strip("*_ ").lower() == "none":
+            return None
+        what = "is empty" if not words else "has no parameter table"
+        self.diagnostics.append(
+            F.warning(
+                F.W_PARAMETERS_UNRECOGNIZED,
+                f"the Parameters section of tool '{self.tool}' {what}; the tool is read "
+                "as having no parameters. Write a table (| Name | Type | Required | "
+                "Description |) or 'None.'",
+                self.file,
+                section.line,
+            )
+        )
+        return None
+
+    def _row(
+        self,
+        cells: list[str],
+        index: tuple[int, int, int, int, int | None],
+        line: int,
+        seen: dict[str, int],
+    ) -> ParameterDefinition | None:
+        i_name, i_type, i_required, i_description, i_default = index
+        name = _unwrap(cells[i_name])
         ok = True
         if not F.is_valid_param_name(name):
             self.err(
@@ -351,7 +397,7 @@ class _ParamReader:
             ok = False
         else:
             seen[name] = line
-        type_text = _unwrap(cell("type")).lower()
+        type_text = _unwrap(cells[i_type]).lower()
         ptype = _TYPES.get(type_text)
         if ptype is None:
             self.err(
@@ -361,23 +407,24 @@ class _ParamReader:
                 line,
             )
             ok = False
-        required_text = cell("required").strip("*_ ").lower()
-        required = _REQUIRED_WORDS.get(required_text)
+        required = _REQUIRED_WORDS.get(cells[i_required].strip("*_ ").lower())
         if required is None:
             self.err(
                 F.E_INVALID_REQUIRED,
-                f"parameter '{name}' of tool '{self.tool}' has Required {cell('required')!r}; "
-                "write yes or no.",
+                f"parameter '{name}' of tool '{self.tool}' has Required "
+                f"{cells[i_required]!r}; write yes or no.",
                 line,
             )
             ok = False
         if not ok or ptype is None or required is None:
             return None
-        description = cell("description")
-        raw_default = _unwrap(cell("default")) if "default" in columns else ""
+        description = cells[i_description]
+        raw_default = "" if i_default is None else _unwrap(cells[i_default])
         if raw_default in _NO_DEFAULT:
             raw_default = ""
-        described = _default_in_description(description)
+        described = (
+            _default_in_description(description) if description.endswith((")", ".")) else None
+        )
         if (
             raw_default
             and described is not None
@@ -394,11 +441,12 @@ class _ParamReader:
                 )
             )
         chosen = raw_default or described
-        param = ParameterDefinition(name, ptype, required, description, None, line)
+        default: Any = None
         if chosen:
             value = _unquote_default(chosen)
+            probe = ParameterDefinition(name, ptype, required, description, None, line)
             try:
-                default: Any = coerce_value(param, _default_value(ptype, value))
+                default = coerce_value(probe, _default_value(ptype, value))
             except RenderError as exc:
                 self.err(
                     F.E_INVALID_DEFAULT,
@@ -407,19 +455,18 @@ class _ParamReader:
                     line,
                 )
                 return None
-            param = ParameterDefinition(name, ptype, required, description, default, line)
-        return param
+        return ParameterDefinition(name, ptype, required, description, default, line)
 
 
 def parse_body(
-    lines: Sequence[str],
+    text: str,
     *,
     first_line: int,
     file: str | None,
     profile: Profile = Profile.GIBBERISH,
 ) -> tuple[tuple[ToolDefinition, ...], list[Diagnostic]]:
-    """Tools defined in the body ``lines`` (LF-split), whose first line is ``first_line``."""
-    blocks, open_fences = _scan(lines, first_line)
+    """Tools defined in the body ``text`` (LF line ends) whose first line is ``first_line``."""
+    blocks, open_fences = _scan(text, first_line)
     diags: list[Diagnostic] = []
     for fence in open_fences:
         diags.append(
@@ -551,7 +598,7 @@ def _build_tool(block: _ToolBlock, file: str | None) -> tuple[ToolDefinition, li
                 )
             )
         if fence.closed:
-            source = "\n".join(fence.lines)
+            source = fence.source
             line = fence.open_line + 1
             command, template_diags = parse_template(source, file=file, line=line)
             diags.extend(template_diags)

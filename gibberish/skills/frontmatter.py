@@ -1,7 +1,7 @@
 """SKILL.md frontmatter: find it, load its YAML, type-check every field (DESIGN §3).
 
-Works on the file already split into lines (LF only, BOM removed) so that every
-diagnostic can carry the real SKILL.md line number. The YAML is loaded with the C safe
+Works on the file's text with LF line ends and no BOM, so that every diagnostic can
+carry the real SKILL.md line number. The YAML is loaded with the C safe
 loader when PyYAML has it (about eight times faster than the pure Python one, which
 matters when a thousand skills load at start-up). Field line numbers come from a cheap
 scan of the top-level keys rather than from a node graph, for the same reason.
@@ -9,9 +9,10 @@ scan of the top-level keys rather than from a node graph, for the same reason.
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -56,8 +57,8 @@ class FrontmatterBlock:
     """1-based SKILL.md line of the first YAML line (the line after the opening ``---``)."""
     body_line: int
     """1-based SKILL.md line of the first body line (the line after the closing ``---``)."""
-    end_index: int
-    """Index in the list of lines of the closing ``---``."""
+    body_offset: int
+    """Offset in the text where the body starts (``len(text)`` when there is none)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,12 +84,19 @@ def _is_delimiter(line: str) -> bool:
 
 
 def find_frontmatter(
-    lines: Sequence[str], *, file: str | None
+    text: str, *, file: str | None
 ) -> tuple[FrontmatterBlock | None, list[Diagnostic]]:
-    """Locate the block between a first line ``---`` and the next line ``---``."""
-    if not lines or not _is_delimiter(lines[0]):
+    """Locate the block between a first line ``---`` and the next line ``---``.
+
+    ``text`` has LF line ends. Works on offsets (``str.find``) rather than a list of
+    lines: only the frontmatter's own lines are ever looked at.
+    """
+    first_end = text.find("\n")
+    if first_end < 0:
+        first_end = len(text)
+    if not _is_delimiter(text[:first_end]):
         hint = ""
-        for i, line in enumerate(lines[:50]):
+        for i, line in enumerate(text.split("\n", 50)[:50]):
             if line.strip():
                 if _is_delimiter(line) and i:
                     hint = f" Line {i + 1} is '---': remove what comes before it."
@@ -103,12 +111,28 @@ def find_frontmatter(
                 1,
             )
         ]
-    for i in range(1, len(lines)):
-        if _is_delimiter(lines[i]):
+    search = first_end
+    while True:
+        newline = text.find("\n---", search)
+        if newline < 0:
+            break
+        start = newline + 1
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        if _is_delimiter(text[start:end]):
+            yaml_text = text[first_end + 1 : newline] if newline > first_end else ""
+            closing_line = text.count("\n", 0, start) + 1
             return (
-                FrontmatterBlock("\n".join(lines[1:i]), yaml_line=2, body_line=i + 2, end_index=i),
+                FrontmatterBlock(
+                    yaml_text,
+                    yaml_line=2,
+                    body_line=closing_line + 1,
+                    body_offset=min(end + 1, len(text)),
+                ),
                 [],
             )
+        search = start
     return None, [
         F.error(
             F.E_UNTERMINATED_FRONTMATTER,
@@ -523,6 +547,40 @@ _EXAMPLES = {
 }
 
 
+_MAX_DEPTH = 8
+
+
+def _plain_data(value: Any, *, depth: int, stack: set[int]) -> Any:
+    """``value`` as JSON-like data (dates become ISO text), or None when it cannot be.
+
+    Guards what is kept in ``extra``: it is compared on every refresh and exported as
+    JSON, so a self-referencing YAML alias (``&a [*a]``) or a datetime must not get in.
+    """
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if depth >= _MAX_DEPTH or id(value) in stack:
+        return None
+    if isinstance(value, list | dict):
+        stack.add(id(value))
+        try:
+            if isinstance(value, list):
+                items = [_plain_data(v, depth=depth + 1, stack=stack) for v in value]
+                bad = any(i is None and v is not None for i, v in zip(items, value, strict=True))
+                return None if bad else items
+            out: dict[str, Any] = {}
+            for k, v in value.items():
+                item = _plain_data(v, depth=depth + 1, stack=stack)
+                if not isinstance(k, str | int | float | bool) or (item is None and v is not None):
+                    return None
+                out[str(k)] = item
+            return out
+        finally:
+            stack.discard(id(value))
+    return None
+
+
 def _check_agent_fields(c: _Checker) -> dict[str, Any]:
     """license / compatibility / metadata / allowed-tools, as the Agent Skills spec types them."""
     extra: dict[str, Any] = {}
@@ -547,10 +605,20 @@ def _check_agent_fields(c: _Checker) -> dict[str, Any]:
             extra["compatibility"] = raw
     if "metadata" in data:
         raw = data["metadata"]
-        if isinstance(raw, dict):
-            extra["metadata"] = MappingProxyType(dict(raw))
-        else:
+        if not isinstance(raw, dict):
             c.invalid("metadata", "a mapping of keys to values", raw)
+        else:
+            plain = _plain_data(raw, depth=0, stack=set())
+            if plain is None:
+                c.err(
+                    F.E_INVALID_FIELD,
+                    "metadata",
+                    "'metadata' must be plain data (text, numbers, booleans, lists and "
+                    f"mappings with text keys, at most {_MAX_DEPTH} levels deep, no YAML "
+                    "aliases that refer to themselves).",
+                )
+            else:
+                extra["metadata"] = MappingProxyType(plain)
     if "allowed-tools" in data:
         raw = data["allowed-tools"]
         if isinstance(raw, str):
@@ -563,19 +631,19 @@ def _check_agent_fields(c: _Checker) -> dict[str, Any]:
 
 
 def parse_frontmatter(
-    lines: Sequence[str],
+    text: str,
     *,
     file: str | None,
     profile: Profile,
     expected_name: str | None = None,
 ) -> tuple[Frontmatter | None, FrontmatterBlock | None, list[Diagnostic]]:
-    """Find, load and check the frontmatter of a SKILL.md given as LF-split lines.
+    """Find, load and check the frontmatter of a SKILL.md ``text`` (LF line ends, no BOM).
 
     Returns ``(frontmatter, block, diagnostics)``; ``frontmatter`` is None when there is
     no usable mapping (missing block, YAML error, not a mapping). ``block`` is None only
     when the frontmatter could not be found, in which case there is no body either.
     """
-    block, diags = find_frontmatter(lines, file=file)
+    block, diags = find_frontmatter(text, file=file)
     if block is None:
         return None, None, diags
     data, ok, yaml_diags = load_yaml(block.yaml_text, file=file, first_line=block.yaml_line)

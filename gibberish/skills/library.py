@@ -8,11 +8,13 @@ parsed at all.
 ``refresh()`` re-reads only skills whose stat signature changed: inode, size, mtime
 and ctime of SKILL.md, of the skill folder and of each of its sub-folders (so a new
 file or symlink anywhere in the skill is noticed; ctime catches ``touch -d`` and
-``cp -p`` tricks that keep mtime). Because file timestamps are coarse (a kernel tick),
-a skill whose files changed within ``RACY_WINDOW_NS`` of being read is "racy" and is
-re-parsed on the next refresh too — the same trick git uses for its index — so a quick
-edit that keeps the size is never missed. A re-parse only counts as ``changed`` when
-the resulting definition differs.
+``cp -p`` tricks that keep mtime). Because file timestamps are coarse (a kernel tick,
+two seconds on FAT), a skill whose files changed within ``RACY_WINDOW_NS`` of being
+read is "racy": the next refresh re-reads its folder listing and SKILL.md bytes even
+with an identical stat and compares them with what was parsed (a digest) — the trick
+git uses for its index — so a quick edit that keeps the size is never missed, and a
+racy but unchanged skill is not parsed again. A re-parse only counts as ``changed``
+when the resulting definition differs.
 
 Every file inside a skill is checked: a symlink that resolves outside the skill folder
 makes the skill fail with E-PATH-ESCAPE (a symlinked *skill folder* is fine and is
@@ -27,17 +29,19 @@ to copy, so the tray's timer can refresh while the UI reads.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from gibberish import paths
 from gibberish.skills import fields as F
 from gibberish.skills.model import Diagnostic, Profile, SkillDefinition, Trust
-from gibberish.skills.parser import is_inside, parse_skill_file
+from gibberish.skills.parser import is_inside, parse_skill_bytes, read_skill_bytes
 
 RACY_WINDOW_NS = 2_000_000_000
 """Files changed this recently are re-checked on the next refresh (coarse timestamps)."""
@@ -112,7 +116,7 @@ def _walk(folder: str) -> _Tree:
         for entry in entries:
             count += 1
             if count > MAX_TREE_ENTRIES:
-                return _Tree(tuple(subdirs), tuple(escapes), provenance, True)
+                return _Tree(tuple(sorted(subdirs)), tuple(sorted(escapes)), provenance, True)
             relpath = rel + entry.name
             if not rel and entry.name == F.PROVENANCE_FILE_NAME:
                 provenance = True
@@ -130,7 +134,8 @@ def _walk(folder: str) -> _Tree:
                     stack.append((entry.path, relpath + os.sep))
             except OSError:
                 continue
-    return _Tree(tuple(sorted(subdirs)), tuple(escapes), provenance, False)
+    # Sorted: scandir order is arbitrary, and an unchanged skill must compare equal.
+    return _Tree(tuple(sorted(subdirs)), tuple(sorted(escapes)), provenance, False)
 
 
 @dataclass(slots=True)
@@ -138,17 +143,29 @@ class _Entry:
     """A parsed winning skill folder and the stat signature it was parsed at."""
 
     folder: str
-    skill_md: str
     trust: Trust
     signature: tuple[_Sig, _Sig]
-    subdirs: tuple[str, ...]
+    tree: _Tree
     subdir_sigs: tuple[_Sig, ...]
+    digest: bytes | None
+    """Hash of the SKILL.md bytes that were parsed (None when unreadable)."""
     skill: SkillDefinition
     racy: bool
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
+def _digest(data: bytes | None) -> bytes | None:
+    return None if data is None else hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _is_racy(now: int, signature: tuple[_Sig, _Sig], subdir_sigs: tuple[_Sig, ...]) -> bool:
+    """Whether any file of the entry changed within RACY_WINDOW_NS of ``now``."""
+    newest = max((max(s[2], s[3]) for s in (*signature, *subdir_sigs) if s is not None), default=0)
+    return now - newest < RACY_WINDOW_NS
+
+
+class _Candidate(NamedTuple):
+    """A skill folder found while listing a source (a tuple: a thousand are made per refresh)."""
+
     name: str
     folder: str
     skill_md: str
@@ -346,19 +363,29 @@ class SkillLibrary:
     def _entry_for(self, candidate: _Candidate, old: _Entry | None, now: int) -> _Entry:
         folder = candidate.folder
         signature = (candidate.skill_md_sig, _stat_sig(folder))
+        same_stat = False
         if (
             old is not None
-            and not old.racy
             and old.signature == signature
             and old.trust is candidate.source.trust
-            and old.subdir_sigs == tuple(map(_stat_sig, old.subdirs))
+            and old.subdir_sigs == tuple(map(_stat_sig, old.tree.subdirs))
         ):
-            return old
+            if not old.racy:
+                return old
+            same_stat = True
         tree = _walk(folder)
+        data, problem = read_skill_bytes(Path(candidate.skill_md))
+        digest = _digest(data)
+        if same_stat and old is not None and old.tree == tree and old.digest == digest:
+            # Racy but unchanged, as its content shows: no need to parse it again.
+            old.racy = _is_racy(now, old.signature, old.subdir_sigs)
+            return old
         subdir_sigs = tuple(map(_stat_sig, tree.subdirs))
         trust = Trust.UNTRUSTED if tree.provenance else candidate.source.trust
-        skill = parse_skill_file(
-            Path(candidate.skill_md),
+        skill = parse_skill_bytes(
+            data,
+            problem,
+            path=Path(candidate.skill_md),
             profile=self._profile,
             trust=trust,
             expected_name=candidate.name,
@@ -368,18 +395,15 @@ class SkillLibrary:
             skill = dataclasses.replace(skill, diagnostics=skill.diagnostics + tuple(extra))
         if old is not None and old.skill == skill:
             skill = old.skill  # keep identity: unchanged
-        newest = max(
-            (max(s[2], s[3]) for s in (*signature, *subdir_sigs) if s is not None), default=0
-        )
         return _Entry(
             folder=folder,
-            skill_md=candidate.skill_md,
             trust=candidate.source.trust,
             signature=signature,
-            subdirs=tree.subdirs,
+            tree=tree,
             subdir_sigs=subdir_sigs,
+            digest=digest,
             skill=skill,
-            racy=now - newest < RACY_WINDOW_NS,
+            racy=_is_racy(now, signature, subdir_sigs),
         )
 
 

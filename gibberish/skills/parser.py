@@ -149,6 +149,11 @@ def decode_skill_bytes(data: bytes, *, file: str | None) -> tuple[str | None, Di
     return text, None
 
 
+def _folder_name(path: Path) -> str:
+    """The name of the folder holding ``path`` (made absolute first: ``SKILL.md`` alone)."""
+    return path.parent.name or Path(os.path.abspath(path)).parent.name
+
+
 def _broken(
     path: Path, name: str, diagnostic: Diagnostic, profile: Profile, trust: Trust
 ) -> SkillDefinition:
@@ -170,10 +175,31 @@ def parse_skill_file(
     frontmatter is E-NAME-MISMATCH.
     """
     path = Path(path)
-    name = expected_name if expected_name is not None else path.parent.name
     data, problem = read_skill_bytes(path)
+    return parse_skill_bytes(
+        data, problem, path=path, profile=profile, trust=trust, expected_name=expected_name
+    )
+
+
+def parse_skill_bytes(
+    data: bytes | None,
+    problem: Diagnostic | None = None,
+    *,
+    path: Path,
+    profile: Profile = Profile.GIBBERISH,
+    trust: Trust = Trust.USER,
+    expected_name: str | None = None,
+) -> SkillDefinition:
+    """Parse what :func:`read_skill_bytes` returned (bytes, or None and the problem).
+
+    Split from :func:`parse_skill_file` so the library can keep a digest of the exact
+    bytes it parsed (to re-check "racy" files cheaply).
+    """
+    path = Path(path)
+    name = expected_name if expected_name is not None else _folder_name(path)
     if data is None:
-        assert problem is not None
+        if problem is None:
+            problem = F.error(F.E_UNREADABLE, "SKILL.md could not be read.", str(path), None)
         return _broken(path, name, problem, profile, trust)
     text, problem = decode_skill_bytes(data, file=str(path))
     if text is None:
@@ -197,22 +223,19 @@ def parse_skill_text(
     """
     path = Path(path)
     file = str(path)
-    name = expected_name if expected_name is not None else path.parent.name
+    name = expected_name if expected_name is not None else _folder_name(path)
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    front, block, diags = parse_frontmatter(lines, file=file, profile=profile, expected_name=name)
+    front, block, diags = parse_frontmatter(text, file=file, profile=profile, expected_name=name)
     tools: tuple = ()
     body = ""
     if block is not None:
-        body_lines = lines[block.end_index + 1 :]
-        tools, body_diags = parse_body(
-            body_lines, first_line=block.body_line, file=file, profile=profile
-        )
+        body = text[block.body_offset :]
+        tools, body_diags = parse_body(body, first_line=block.body_line, file=file, profile=profile)
         diags.extend(body_diags)
-        body = "\n".join(body_lines).strip("\n")
+        body = body.strip("\n")
     diags.sort(key=lambda d: d.line or 0)
     if front is None:
         return SkillDefinition(

@@ -1,4 +1,13 @@
-"""Quote removal for one template word, done by us rather than by bashlex or shlex.
+"""Bash's lexical rules, the parts a command template needs (DESIGN §4).
+
+Two jobs, both about how bash reads characters inside words:
+
+* :func:`remove_quotes` turns one word's source text into the argument bash would pass.
+* :class:`ShellScan` finds what a shell would *expand* (``$VAR``, ``$(...)``, backticks,
+  globs, brace expansion, comments ...) so the template parser can refuse it with a
+  precise code; bashlex (used for structure) either misses these or cannot parse them.
+
+Quote removal:
 
 bashlex's ``WordNode.word`` flattens mixed quoting such as ``a"b c"'d'`` inconsistently,
 and ``shlex`` follows POSIX rules that differ from bash in corners (and DESIGN §4 rules it
@@ -16,6 +25,10 @@ them before a word gets here, so whatever reaches this function is plain text.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+
+SCRIPT_HINT = "put it in a script under scripts/ and call that script from the command"
+"""The way out for anything that needs a shell; ends most template error messages."""
 
 _NEEDS_WORK = re.compile(r"['\"\\]")
 _TOKEN = re.compile(
@@ -54,3 +67,348 @@ def remove_quotes(text: str) -> str:
                 value = "\\"
         out.append(value)
     return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """A problem found in a template before it gets a file and line: its code, where it
+    starts in the source, and a message a person understands."""
+
+    code: str
+    start: int
+    message: str
+    warning: bool = False
+
+
+def show(text: str) -> str:
+    """Show offending template text in a message: in backticks unless it holds one."""
+    return f'"{text}"' if "`" in text else f"`{text}`"
+
+
+# ---------------------------------------------------------------------------------------
+# Lexical constructs (bashlex either misses them or cannot parse them)
+
+_OPERATOR_CHARS = frozenset("|&;<>()")
+_SPECIAL_PARAMS = frozenset("0123456789@*#?-$!")
+
+
+def _skip_quoted(text: str, i: int) -> int:
+    """Index after the quoted string starting at ``i`` (``'`` or ``"``), or len(text)."""
+    if text[i] == "'":
+        j = text.find("'", i + 1)
+        return len(text) if j == -1 else j + 1
+    j = i + 1
+    while j < len(text):
+        if text[j] == "\\":
+            j += 2
+        elif text[j] == '"':
+            return j + 1
+        else:
+            j += 1
+    return len(text)
+
+
+def skip_parens(text: str, i: int) -> int:
+    """Index after the ``(...)`` group starting at ``text[i] == '('`` (quote-aware)."""
+    depth = 0
+    j = i
+    while j < len(text):
+        c = text[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c in "'\"":
+            j = _skip_quoted(text, j)
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return len(text)
+
+
+def _skip_backticks(text: str, i: int) -> int:
+    j = i + 1
+    while j < len(text):
+        if text[j] == "\\":
+            j += 2
+        elif text[j] == "`":
+            return j + 1
+        else:
+            j += 1
+    return len(text)
+
+
+class ShellScan:
+    """One pass over a template, tracking bash's quoting, that reports the lexical
+    constructs a shell would expand (``$``-anything, backticks, globs, braces, ``#``).
+
+    ``text`` has placeholders masked by inert characters; ``source`` is the original, used
+    to quote the offending text in messages (same positions). Operators (``| & ; < > ( )``)
+    are left to bashlex, which sees the structure.
+    """
+
+    def __init__(self, text: str, source: str) -> None:
+        self.text = text
+        self.source = source
+        self.problems: list[Issue] = []
+        self.unbalanced = False
+        """True when a quote is never closed (then nothing else can be trusted)."""
+        self.inert: list[tuple[int, int]] = []
+        """Spans of quoted or escaped text: plain word content whatever the characters."""
+        self.braces: list[list[int]] = []
+        """Open ``{`` of the current word: [position, 1 once a `,` or `..` is seen]."""
+        self.run()
+
+    def structure_only(self) -> str:
+        """The text with quoted/escaped content replaced by ``x`` (same positions).
+
+        bashlex is only asked for structure; its handling of odd characters inside quotes
+        (a backtick in single quotes, say) is buggy, and the words are unquoted by
+        :func:`remove_quotes` from the original text anyway.
+        """
+        if not self.inert:
+            return self.text
+        pieces = []
+        last = 0
+        for start, end in self.inert:
+            pieces.append(self.text[last:start])
+            pieces.append("x" * (end - start))
+            last = end
+        pieces.append(self.text[last:])
+        return "".join(pieces)
+
+    def add(self, code: str, start: int, end: int, what: str) -> None:
+        self.problems.append(Issue(code, start, f"{show(self.source[start:end])} {what}"))
+
+    def run(self) -> None:
+        text, n = self.text, len(self.text)
+        i = 0
+        word_start = True
+        while i < n:
+            c = text[i]
+            if c in " \t\n":
+                word_start = True
+                self.braces.clear()
+                i += 1
+            elif c == "\\":
+                if i + 1 >= n:
+                    self.add(
+                        "E-TEMPLATE-SYNTAX",
+                        i,
+                        i + 1,
+                        "ends the command: a backslash at the end continues nothing. "
+                        "Remove it, or put it in quotes ('\\') if it is part of an argument.",
+                    )
+                    i += 1
+                elif text[i + 1] == "\n":
+                    i += 2  # line continuation: invisible, word_start unchanged
+                else:
+                    word_start = False
+                    self.inert.append((i + 1, i + 2))
+                    i += 2
+            elif c in _OPERATOR_CHARS:
+                if c in "<>" and i + 1 < n and text[i + 1] == "(":
+                    end = skip_parens(text, i + 1)
+                    self.add(
+                        "E-SHELL-PROCESS-SUBSTITUTION",
+                        i,
+                        end,
+                        f"is process substitution, which needs a shell; {SCRIPT_HINT}.",
+                    )
+                    word_start = False
+                    i = end
+                else:  # structure: reported by bashlex
+                    word_start = True
+                    self.braces.clear()
+                    i += 1
+            elif c == "#" and word_start:
+                end = text.find("\n", i)
+                end = n if end == -1 else end
+                self.add(
+                    "E-SHELL-COMMENT",
+                    i,
+                    end,
+                    "is a shell comment: the rest of the line would be ignored. Put `#` "
+                    "in quotes ('#') if it belongs to an argument, or delete the comment.",
+                )
+                i = end
+            else:
+                word_start = False
+                i = self.word_char(i)
+
+    def word_char(self, i: int) -> int:
+        text, n = self.text, len(self.text)
+        c = text[i]
+        if c == "'":
+            end = _skip_quoted(text, i)
+            if end == n and (end - 1 <= i or text[end - 1] != "'"):
+                self.unbalanced_quote(i, "'")
+            else:
+                self.inert.append((i + 1, end - 1))
+            return end
+        if c == '"':
+            return self.double_quoted(i)
+        if c == "$":
+            return self.dollar(i, in_double=False)
+        if c == "`":
+            return self.backtick(i)
+        if c in "*?[":
+            self.add(
+                "E-SHELL-GLOB",
+                i,
+                i + 1,
+                "is a shell wildcard, and no shell expands it here. Put the argument in "
+                "quotes if you mean the character (URLs with `?` must be quoted); to "
+                f"match files, {SCRIPT_HINT}.",
+            )
+            return i + 1
+        if c in "{},.":
+            return self.brace(i)
+        return i + 1
+
+    def unbalanced_quote(self, i: int, quote: str) -> None:
+        self.unbalanced = True
+        eol = self.text.find("\n", i)
+        self.add(
+            "E-TEMPLATE-SYNTAX",
+            i,
+            len(self.text) if eol == -1 else eol,
+            f"opens a {'single' if quote == chr(39) else 'double'} quote ({quote}) that "
+            "is never closed. Add the closing quote.",
+        )
+
+    def double_quoted(self, i: int) -> int:
+        text, n = self.text, len(self.text)
+        j = i + 1
+        expands = False
+        while j < n:
+            c = text[j]
+            if c == '"':
+                if not expands:
+                    self.inert.append((i + 1, j))
+                return j + 1
+            expands = expands or c in "$`"
+            if c == "\\":
+                j += 2
+            elif c == "$":
+                j = self.dollar(j, in_double=True)
+            elif c == "`":
+                j = self.backtick(j)
+            else:
+                j += 1
+        self.unbalanced_quote(i, '"')
+        return n
+
+    def backtick(self, i: int) -> int:
+        end = _skip_backticks(self.text, i)
+        self.add(
+            "E-SHELL-SUBSTITUTION",
+            i,
+            end,
+            f"is command substitution, which needs a shell; {SCRIPT_HINT}, or quote "
+            "the backtick with single quotes if it is meant literally.",
+        )
+        return end
+
+    def dollar(self, i: int, *, in_double: bool) -> int:
+        text, n = self.text, len(self.text)
+        nxt = text[i + 1] if i + 1 < n else ""
+        literal = "single quotes ('$')" if not in_double else "a backslash (\\$)"
+        if nxt == "'" and not in_double:
+            j = i + 2
+            while j < n and text[j] != "'":
+                j += 2 if text[j] == "\\" else 1
+            end = min(j + 1, n)
+            self.add(
+                "E-SHELL-ANSI-C",
+                i,
+                end,
+                "is a bash ANSI-C string, which only a shell decodes. Write the text "
+                "directly in single quotes, or pass escapes through a script under scripts/.",
+            )
+            return end
+        if nxt == '"' and not in_double:
+            self.add(
+                "E-SHELL-LOCALE",
+                i,
+                i + 2,
+                'starts a bash locale string ($"..."), which needs a shell. Drop the `$` '
+                "and keep the double-quoted text.",
+            )
+            return i + 1
+        if text.startswith("((", i + 1) or nxt == "[":
+            end = skip_parens(text, i + 1) if nxt == "(" else text.find("]", i) + 1 or n
+            self.add(
+                "E-SHELL-ARITHMETIC",
+                i,
+                end,
+                "is shell arithmetic, which no shell evaluates here. Compute the value in "
+                f"the caller, take it as an integer parameter, or {SCRIPT_HINT}.",
+            )
+            return end
+        if nxt == "(":
+            end = skip_parens(text, i + 1)
+            self.add(
+                "E-SHELL-SUBSTITUTION",
+                i,
+                end,
+                f"is command substitution, which needs a shell; {SCRIPT_HINT}.",
+            )
+            return end
+        if nxt == "{":
+            close = text.find("}", i)
+            end = n if close == -1 else close + 1
+        elif nxt.isascii() and (nxt.isalpha() or nxt == "_"):
+            end = i + 2
+            while end < n and text[end].isascii() and (text[end].isalnum() or text[end] == "_"):
+                end += 1
+        elif nxt and nxt in _SPECIAL_PARAMS:
+            end = i + 2
+        else:
+            self.add(
+                "E-SHELL-VARIABLE",
+                i,
+                i + 1,
+                f"is a bare dollar sign, which a shell might expand. Quote it with {literal} "
+                "if you mean the character.",
+            )
+            return i + 1
+        self.add(
+            "E-SHELL-VARIABLE",
+            i,
+            end,
+            "is a shell variable, and no shell expands it here. Declare a parameter and "
+            "use {{name}}, read the environment in a script under scripts/, or quote it "
+            f"with {literal} if you mean the text.",
+        )
+        return end
+
+    def brace(self, i: int) -> int:
+        """Track ``{``/``}`` of the current word; a pair holding an unquoted ``,`` or ``..``
+        at its own level is brace expansion. A lone ``{}`` (``find -exec``) is just text."""
+        text = self.text
+        c = text[i]
+        if c == "{":
+            self.braces.append([i, 0])
+        elif not self.braces:
+            pass
+        elif c == "}":
+            start, expands = self.braces.pop()
+            if expands:  # one report for nested expansions: the outermost
+                self.problems = [
+                    p for p in self.problems if p.code != "E-SHELL-BRACE" or p.start < start
+                ]
+                self.add(
+                    "E-SHELL-BRACE",
+                    start,
+                    i + 1,
+                    "is brace expansion, which needs a shell. Write the arguments out one by "
+                    "one, or quote the braces if they are meant literally.",
+                )
+        elif c == "," or text.startswith("..", i):
+            self.braces[-1][1] = 1
+        return i + 1

@@ -8,6 +8,21 @@ a value is ever interpreted — not spaces, quotes, ``$``, ``*``, ``;`` or ``~``
 Every problem a caller can cause is a :class:`RenderError` whose message names the
 parameter and says what was expected, because it ends up in front of a person (or a
 model that has to correct its call).
+
+Decisions where DESIGN §4 is silent:
+
+* A value of ``None`` means "not given". The caller's value wins over the Parameters
+  table default, which wins over a ``{{x:default}}``.
+* An array with ``{{x:--tag}}`` repeats the flag per item (``--tag a --tag b``); with
+  ``{{x:--tag=}}`` each item is one ``--tag=item`` argument.
+* The ``-`` guard covers text values (strings, array items) the caller sent; numbers
+  (``-5`` is a number, not an option) and the author's own defaults are exempt. It also
+  applies when a value starts a longer word (``{{name}}.txt``).
+* ``~/`` at the start of a word written in the template means home even if the author
+  quoted it: there is no shell here, so quoting it to keep a literal ``~`` is not a thing
+  anyone means.
+* An integer accepts a whole float (``5.0``, as JSON often has it); a number given as text
+  is passed on in Python's canonical spelling (``"1e3"`` becomes ``1000.0``).
 """
 
 from __future__ import annotations
@@ -279,7 +294,8 @@ class _Renderer:
             self.guard(param, text, check)
         return [text]
 
-    def word(self, word: TemplateWord, guarded: bool, *, expand_home: bool = True) -> list[str]:
+    def word(self, word: TemplateWord, guarded: bool) -> list[str]:
+        """One template word: no argument (absent value), one, or several (arrays)."""
         ph = word.whole_placeholder
         if ph is not None:
             return self.whole(ph, guarded)
@@ -304,7 +320,7 @@ class _Renderer:
                     leading = (param, text)
             else:
                 text = frag.text
-                if index == 0 and expand_home:
+                if index == 0:
                     text = _expand_home(text, self.home, whole=len(word.fragments) == 1)
             seen_text = seen_text or bool(text)
             parts.append(text)

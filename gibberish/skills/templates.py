@@ -10,17 +10,31 @@ How a template is read:
 1. Placeholders are found first and replaced by inert sentinel characters of the same
    length (``MARK`` then ``PAD``), so the shell-level parsers never see braces or colons
    and every position still points at the same place in the source.
-2. Fast path: a regular expression accepts templates made only of plain characters,
-   quoted strings and escapes — text that cannot form any shell construct — and yields
-   the word spans directly.
-3. Otherwise (slow path) a small lexer reports the lexical constructs bashlex does not
-   model well (``$``-expansions, backticks, globs, brace expansion, comments ...) and
-   **bashlex** parses the structure (pipes, lists, redirects, compound commands).
-4. Each word's source span is unquoted by :func:`quoting.remove_quotes` and split into
-   literals and placeholders; both paths share this step, and a test asserts they give
-   identical results.
+2. Fast path: one regular expression accepts templates made only of plain characters,
+   quoted strings and escapes — text that cannot form any shell construct — and the
+   words fall out of it directly. Nearly every real template takes this path, which is
+   about twenty times faster than bashlex (loading a large skills folder parses
+   thousands of templates).
+3. Slow path, for anything else: :class:`quoting.ShellScan` reports the lexical
+   constructs (``$``-expansions, backticks, globs, brace expansion, comments ...) and
+   **bashlex** parses the structure (pipes, lists, redirects, compound commands), each
+   refused with its own code. A template that passes both gives the same words as the
+   fast path would; a test runs both paths over generated templates to prove it.
+4. Each word's source text is unquoted by :func:`quoting.remove_quotes` and split into
+   literals and placeholders (shared by both paths).
 
-Diagnostic codes (stable; see ``CODES`` for a one-line summary of each).
+The diagnostic codes are stable; ``CODES`` lists every one with a one-line summary.
+
+Decisions where DESIGN §4 is silent:
+
+* Placeholder names are ``[A-Za-z_][A-Za-z0-9_]*`` (blanks inside the braces are allowed)
+  and are recognised inside quotes too. A modifier starting with ``-`` is a flag, so
+  ``{{n:-1}}`` is the flag ``-1``. A default is used exactly as written and may not hold
+  quotes or backslashes (they would read as quoting that never happens).
+* ``{{x:--flag}}`` and ``{{x:--flag=}}`` must be words of their own (they become whole
+  arguments).
+* A ``#`` comment and a bare ``$`` are refused rather than silently dropped or kept.
+* Backslash-newlines and blank lines at the end of the block are ignored.
 """
 
 from __future__ import annotations
@@ -42,7 +56,9 @@ from gibberish.skills.model import (
     Severity,
     TemplateWord,
 )
-from gibberish.skills.quoting import remove_quotes
+from gibberish.skills.quoting import SCRIPT_HINT, ShellScan, remove_quotes, show, skip_parens
+from gibberish.skills.quoting import Issue as _Problem
+from gibberish.skills.render import RenderError, coerce_value
 
 __all__ = ["CODES", "check_template", "parse_template"]
 
@@ -78,35 +94,18 @@ CODES: dict[str, str] = {
     "W-DEFAULT-ON-REQUIRED": "`{{x:default}}` on a required parameter (never used)",
     "W-CONFLICTING-DEFAULT": "the table default and `{{x:default}}` disagree",
 }
-__doc__ = (__doc__ or "") + "\n" + "\n".join(f"* ``{c}``: {d}" for c, d in CODES.items()) + "\n"
 
 MARK = "\ue000"
 """Sentinel for the first character of a placeholder (a private-use code point)."""
 PAD = "\ue001"
 """Sentinel for the remaining characters of a placeholder."""
 
-_SCRIPT_HINT = "put it in a script under scripts/ and call that script from the command"
 
 # ---------------------------------------------------------------------------------------
 # Placeholders
 
 _PLACEHOLDER_RE = re.compile(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::([^{}\n]*))?\}\}")
 _FLAG_RE = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9_.:+-]*=?")
-
-
-@dataclass(frozen=True, slots=True)
-class _Problem:
-    """A diagnostic before it gets a line: code, span in the source, message."""
-
-    code: str
-    start: int
-    message: str
-    warning: bool = False
-
-
-def _quote(text: str) -> str:
-    """Show offending template text in a message: in backticks unless it holds one."""
-    return f'"{text}"' if "`" in text else f"`{text}`"
 
 
 @functools.lru_cache(maxsize=1024)
@@ -142,6 +141,10 @@ def _placeholder(name: str, modifier: str | None) -> Placeholder | str:
 
 _Hole = tuple[int, Placeholder, TemplateWord]
 """Where a placeholder starts in the source, what it means, and the word made of it alone."""
+MAX_TEMPLATE_CHARS = 100_000
+"""Longer blocks are refused: no command line needs it, and every pass stays cheap."""
+_MAX_PLACEHOLDER_PROBLEMS = 20
+"""Enough to show the pattern; a block full of ``{{`` should not take long to reject."""
 _BAD_CHAR_RE = re.compile(f"[\x00{MARK}{PAD}]")
 _MASKS = [MARK + PAD * (n - 1) if n else "" for n in range(256)]
 
@@ -163,9 +166,10 @@ def _find_placeholders(source: str) -> tuple[str, list[_Hole], list[_Problem]]:
         return _MASKS[n] if n < len(_MASKS) else MARK + PAD * (n - 1)
 
     marked = _PLACEHOLDER_RE.sub(mask, source)
+    reported = {p.start for p in problems}
     at = marked.find("{{")
-    while at != -1:
-        if not any(p.start == at for p in problems):
+    while at != -1 and len(problems) < _MAX_PLACEHOLDER_PROBLEMS:
+        if at not in reported:
             close = source.find("}}", at)
             eol = source.find("\n", at)
             end = len(source) if eol == -1 else eol
@@ -178,7 +182,7 @@ def _find_placeholders(source: str) -> tuple[str, list[_Hole], list[_Problem]]:
                     f"`{source[at:end]}` is not a placeholder. Placeholders are "
                     "{{name}}, {{name:default}}, {{name:--flag}} or {{name:--flag=}} with a "
                     "name made of letters, digits and _. If the program needs literal "
-                    f"`{{{{`, {_SCRIPT_HINT}.",
+                    f"`{{{{`, {SCRIPT_HINT}.",
                 )
             )
         at = marked.find("{{", at + 2)
@@ -234,334 +238,7 @@ def _fast_words(marked: str) -> list[str] | None:
 
 
 # ---------------------------------------------------------------------------------------
-# Slow path, part 1: lexical constructs (bashlex either misses them or cannot parse them)
-
-_OPERATOR_CHARS = frozenset("|&;<>()")
-_SPECIAL_PARAMS = frozenset("0123456789@*#?-$!")
-
-
-def _skip_quoted(text: str, i: int) -> int:
-    """Index after the quoted string starting at ``i`` (``'`` or ``"``), or len(text)."""
-    if text[i] == "'":
-        j = text.find("'", i + 1)
-        return len(text) if j == -1 else j + 1
-    j = i + 1
-    while j < len(text):
-        if text[j] == "\\":
-            j += 2
-        elif text[j] == '"':
-            return j + 1
-        else:
-            j += 1
-    return len(text)
-
-
-def _skip_parens(text: str, i: int) -> int:
-    """Index after the ``(...)`` group starting at ``text[i] == '('`` (quote-aware)."""
-    depth = 0
-    j = i
-    while j < len(text):
-        c = text[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c in "'\"":
-            j = _skip_quoted(text, j)
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        j += 1
-    return len(text)
-
-
-def _skip_backticks(text: str, i: int) -> int:
-    j = i + 1
-    while j < len(text):
-        if text[j] == "\\":
-            j += 2
-        elif text[j] == "`":
-            return j + 1
-        else:
-            j += 1
-    return len(text)
-
-
-class _Lexer:
-    """Walks the masked source once, tracking quotes, and reports lexical constructs."""
-
-    def __init__(self, text: str, source: str) -> None:
-        self.text = text
-        self.source = source
-        self.problems: list[_Problem] = []
-        self.unbalanced = False
-        self.inert: list[tuple[int, int]] = []
-        """Spans of quoted or escaped text: plain word content whatever the characters."""
-
-    def structure_only(self) -> str:
-        """The text with quoted/escaped content replaced by ``x`` (same positions).
-
-        bashlex is only asked for structure; its handling of odd characters inside quotes
-        (a backtick in single quotes, say) is buggy, and the words are unquoted by
-        :func:`remove_quotes` from the original text anyway.
-        """
-        if not self.inert:
-            return self.text
-        pieces = []
-        last = 0
-        for start, end in self.inert:
-            pieces.append(self.text[last:start])
-            pieces.append("x" * (end - start))
-            last = end
-        pieces.append(self.text[last:])
-        return "".join(pieces)
-
-    def add(self, code: str, start: int, end: int, what: str) -> None:
-        self.problems.append(_Problem(code, start, f"{_quote(self.source[start:end])} {what}"))
-
-    def run(self) -> None:
-        text, n = self.text, len(self.text)
-        i = 0
-        word_start = True
-        while i < n:
-            c = text[i]
-            if c in " \t\n":
-                word_start = True
-                i += 1
-            elif c == "\\":
-                if i + 1 >= n:
-                    self.add(
-                        "E-TEMPLATE-SYNTAX",
-                        i,
-                        i + 1,
-                        "ends the command: a backslash at the end continues nothing. "
-                        "Remove it, or put it in quotes ('\\') if it is part of an argument.",
-                    )
-                    i += 1
-                elif text[i + 1] == "\n":
-                    i += 2  # line continuation: invisible, word_start unchanged
-                else:
-                    word_start = False
-                    self.inert.append((i + 1, i + 2))
-                    i += 2
-            elif c in _OPERATOR_CHARS:
-                if c in "<>" and i + 1 < n and text[i + 1] == "(":
-                    end = _skip_parens(text, i + 1)
-                    self.add(
-                        "E-SHELL-PROCESS-SUBSTITUTION",
-                        i,
-                        end,
-                        f"is process substitution, which needs a shell; {_SCRIPT_HINT}.",
-                    )
-                    word_start = False
-                    i = end
-                else:  # structure: reported by bashlex
-                    word_start = True
-                    i += 1
-            elif c == "#" and word_start:
-                end = text.find("\n", i)
-                end = n if end == -1 else end
-                self.add(
-                    "E-SHELL-COMMENT",
-                    i,
-                    end,
-                    "is a shell comment: the rest of the line would be ignored. Put `#` "
-                    "in quotes ('#') if it belongs to an argument, or delete the comment.",
-                )
-                i = end
-            else:
-                word_start = False
-                i = self.word_char(i)
-
-    def word_char(self, i: int) -> int:
-        text, n = self.text, len(self.text)
-        c = text[i]
-        if c == "'":
-            end = _skip_quoted(text, i)
-            if end == n and (end - 1 <= i or text[end - 1] != "'"):
-                self.unbalanced_quote(i, "'")
-            else:
-                self.inert.append((i + 1, end - 1))
-            return end
-        if c == '"':
-            return self.double_quoted(i)
-        if c == "$":
-            return self.dollar(i, in_double=False)
-        if c == "`":
-            return self.backtick(i)
-        if c in "*?[":
-            self.add(
-                "E-SHELL-GLOB",
-                i,
-                i + 1,
-                "is a shell wildcard, and no shell expands it here. Put the argument in "
-                "quotes if you mean the character (URLs with `?` must be quoted); to "
-                f"match files, {_SCRIPT_HINT}.",
-            )
-            return i + 1
-        if c == "{":
-            return self.brace(i)
-        return i + 1
-
-    def unbalanced_quote(self, i: int, quote: str) -> None:
-        self.unbalanced = True
-        eol = self.text.find("\n", i)
-        self.add(
-            "E-TEMPLATE-SYNTAX",
-            i,
-            len(self.text) if eol == -1 else eol,
-            f"opens a {'single' if quote == chr(39) else 'double'} quote ({quote}) that "
-            "is never closed. Add the closing quote.",
-        )
-
-    def double_quoted(self, i: int) -> int:
-        text, n = self.text, len(self.text)
-        j = i + 1
-        expands = False
-        while j < n:
-            c = text[j]
-            if c == '"':
-                if not expands:
-                    self.inert.append((i + 1, j))
-                return j + 1
-            expands = expands or c in "$`"
-            if c == "\\":
-                j += 2
-            elif c == "$":
-                j = self.dollar(j, in_double=True)
-            elif c == "`":
-                j = self.backtick(j)
-            else:
-                j += 1
-        self.unbalanced_quote(i, '"')
-        return n
-
-    def backtick(self, i: int) -> int:
-        end = _skip_backticks(self.text, i)
-        self.add(
-            "E-SHELL-SUBSTITUTION",
-            i,
-            end,
-            f"is command substitution, which needs a shell; {_SCRIPT_HINT}, or quote "
-            "the backtick with single quotes if it is meant literally.",
-        )
-        return end
-
-    def dollar(self, i: int, *, in_double: bool) -> int:
-        text, n = self.text, len(self.text)
-        nxt = text[i + 1] if i + 1 < n else ""
-        literal = "single quotes ('$')" if not in_double else "a backslash (\\$)"
-        if nxt == "'" and not in_double:
-            j = i + 2
-            while j < n and text[j] != "'":
-                j += 2 if text[j] == "\\" else 1
-            end = min(j + 1, n)
-            self.add(
-                "E-SHELL-ANSI-C",
-                i,
-                end,
-                "is a bash ANSI-C string, which only a shell decodes. Write the text "
-                "directly in single quotes, or pass escapes through a script under scripts/.",
-            )
-            return end
-        if nxt == '"' and not in_double:
-            self.add(
-                "E-SHELL-LOCALE",
-                i,
-                i + 2,
-                'starts a bash locale string ($"..."), which needs a shell. Drop the `$` '
-                "and keep the double-quoted text.",
-            )
-            return i + 1
-        if text.startswith("((", i + 1) or nxt == "[":
-            end = _skip_parens(text, i + 1) if nxt == "(" else text.find("]", i) + 1 or n
-            self.add(
-                "E-SHELL-ARITHMETIC",
-                i,
-                end,
-                "is shell arithmetic, which no shell evaluates here. Compute the value in "
-                f"the caller, take it as an integer parameter, or {_SCRIPT_HINT}.",
-            )
-            return end
-        if nxt == "(":
-            end = _skip_parens(text, i + 1)
-            self.add(
-                "E-SHELL-SUBSTITUTION",
-                i,
-                end,
-                f"is command substitution, which needs a shell; {_SCRIPT_HINT}.",
-            )
-            return end
-        if nxt == "{":
-            close = text.find("}", i)
-            end = n if close == -1 else close + 1
-        elif nxt.isascii() and (nxt.isalpha() or nxt == "_"):
-            end = i + 2
-            while end < n and text[end].isascii() and (text[end].isalnum() or text[end] == "_"):
-                end += 1
-        elif nxt and nxt in _SPECIAL_PARAMS:
-            end = i + 2
-        else:
-            self.add(
-                "E-SHELL-VARIABLE",
-                i,
-                i + 1,
-                f"is a bare dollar sign, which a shell might expand. Quote it with {literal} "
-                "if you mean the character.",
-            )
-            return i + 1
-        self.add(
-            "E-SHELL-VARIABLE",
-            i,
-            end,
-            "is a shell variable, and no shell expands it here. Declare a parameter and "
-            "use {{name}}, read the environment in a script under scripts/, or quote it "
-            f"with {literal} if you mean the text.",
-        )
-        return end
-
-    def brace(self, i: int) -> int:
-        """Report ``{a,b}`` / ``{1..3}`` brace expansion; a lone ``{}`` is just text."""
-        text, n = self.text, len(self.text)
-        depth = 0
-        expands = False
-        j = i
-        while j < n:
-            c = text[j]
-            if c in " \t\n" or c in _OPERATOR_CHARS:
-                break
-            if c == "\\":
-                j += 2
-                continue
-            if c in "'\"":
-                j = _skip_quoted(text, j)
-                continue
-            if c == "{":
-                depth += 1
-            elif c == "}":
-                depth -= 1
-                if depth == 0:
-                    if expands:
-                        self.add(
-                            "E-SHELL-BRACE",
-                            i,
-                            j + 1,
-                            "is brace expansion, which needs a shell. Write the arguments "
-                            "out one by one, or quote the braces if they are meant literally.",
-                        )
-                        return j + 1
-                    break
-            elif depth == 1 and (c == "," or text.startswith("..", j)):
-                expands = True
-            j += 1
-        return i + 1
-
-
-# ---------------------------------------------------------------------------------------
-# Slow path, part 2: structure from bashlex
+# Slow path: structure from bashlex
 
 _STRUCTURE_TEXT = {
     "E-SHELL-PIPE": "is a pipe: a template runs exactly one program, without a shell",
@@ -577,7 +254,7 @@ _STRUCTURE_TEXT = {
 
 def _structural(code: str, start: int, end: int, source: str) -> _Problem:
     snippet = source[start:end].strip() or source[start : start + 1]
-    return _Problem(code, start, f"{_quote(snippet)} {_STRUCTURE_TEXT[code]}; {_SCRIPT_HINT}.")
+    return _Problem(code, start, f"{show(snippet)} {_STRUCTURE_TEXT[code]}; {SCRIPT_HINT}.")
 
 
 def _walk(node: Any, source: str, out: list[_Problem]) -> None:
@@ -616,8 +293,8 @@ def _walk(node: Any, source: str, out: list[_Problem]) -> None:
                 _Problem(
                     "E-SHELL-ARITHMETIC",
                     start,
-                    f"{_quote(source[start:end])} is shell arithmetic, which needs a shell; "
-                    f"{_SCRIPT_HINT}.",
+                    f"{show(source[start:end])} is shell arithmetic, which needs a shell; "
+                    f"{SCRIPT_HINT}.",
                 )
             )
             return
@@ -655,11 +332,11 @@ def _bashlex_words(marked: str, source: str) -> tuple[list[tuple[int, int]], lis
         m = _NOT_IMPLEMENTED_RE.search(marked)
         start, end = (m.start(), m.end()) if m else (0, len(marked))
         if m and m.group(1) == "((":
-            end = _skip_parens(marked, start + 1)
+            end = skip_parens(marked, start + 1)
             problem = _Problem(
                 "E-SHELL-ARITHMETIC",
                 start,
-                f"{_quote(source[start:end])} is shell arithmetic, which needs a shell; {_SCRIPT_HINT}.",
+                f"{show(source[start:end])} is shell arithmetic, which needs a shell; {SCRIPT_HINT}.",
             )
             return [], [problem], True
         return [], [_structural("E-SHELL-COMPOUND", start, end, source)], True
@@ -670,7 +347,7 @@ def _bashlex_words(marked: str, source: str) -> tuple[list[tuple[int, int]], lis
             pos,
             f"The command cannot be read as one simple command ({exc.message}, near "
             f"`{source[pos : pos + 20].strip()}`). Check quotes and special characters; "
-            f"for shell syntax, {_SCRIPT_HINT}.",
+            f"for shell syntax, {SCRIPT_HINT}.",
         )
         return [], [problem], True
     except Exception as exc:  # bashlex has rough edges; never let them escape
@@ -678,7 +355,7 @@ def _bashlex_words(marked: str, source: str) -> tuple[list[tuple[int, int]], lis
             "E-TEMPLATE-SYNTAX",
             0,
             f"The command cannot be read as one simple command ({exc}). Check quotes "
-            f"and special characters; for shell syntax, {_SCRIPT_HINT}.",
+            f"and special characters; for shell syntax, {SCRIPT_HINT}.",
         )
         return [], [problem], True
     problems: list[_Problem] = []
@@ -691,7 +368,7 @@ def _bashlex_words(marked: str, source: str) -> tuple[list[tuple[int, int]], lis
                 start,
                 f"`{source[start : len(marked) if line_end == -1 else line_end]}` is a second "
                 "command on its own line: a template runs exactly one program. End a line "
-                f"with a backslash to continue the same command, or {_SCRIPT_HINT}.",
+                f"with a backslash to continue the same command, or {SCRIPT_HINT}.",
             )
         )
     for tree in trees:
@@ -921,6 +598,12 @@ def _analyse(
     source: str, *, allow_fast: bool
 ) -> tuple[tuple[TemplateWord, ...] | None, list[_Problem]]:
     """The words of ``source`` (None when it has errors) and every problem found."""
+    if len(source) > MAX_TEMPLATE_CHARS:
+        message = (
+            f"The command is {len(source)} characters long (the limit is "
+            f"{MAX_TEMPLATE_CHARS}); {SCRIPT_HINT}."
+        )
+        return None, [_Problem("E-TEMPLATE-SYNTAX", 0, message)]
     bad = _BAD_CHAR_RE.search(source)
     if bad is not None:
         why = {"\x00": "a NUL byte"}.get(bad[0], f"U+{ord(bad[0]):04X}, a reserved character")
@@ -935,8 +618,7 @@ def _analyse(
             return tuple(built.words), []
     starts: list[int] | None = None
     if raws is None:
-        lexer = _Lexer(marked, source)
-        lexer.run()
+        lexer = ShellScan(marked, source)
         problems.extend(lexer.problems)
         spans: list[tuple[int, int]] = []
         trimmed = _without_trailing_continuations(lexer.structure_only())
@@ -1046,47 +728,42 @@ def check_template(
 ) -> list[Diagnostic]:
     """Cross-check a parsed template against the tool's parameter table.
 
-    Errors: a placeholder that names no parameter, ``{{x:--flag=}}`` on a boolean, a
-    ``{{x:default}}`` whose default is not a valid value of the type. Warnings: a
-    parameter the command never uses, a default on a required parameter, two defaults
-    that disagree.
+    Errors: a placeholder that names no parameter (``E-UNKNOWN-PLACEHOLDER``, once per
+    name), ``{{x:--flag=}}`` on a boolean, a ``{{x:default}}`` whose default is not a
+    valid value of the type. Warnings: a parameter the command never uses, a default on a
+    required parameter, two defaults that disagree. ``line`` is the block's first line
+    (default: the template's own); each diagnostic points at the placeholder's line.
     """
-    from gibberish.skills.render import RenderError, coerce_value
-
     if line is None:
         line = template.line
     where = _placeholder_lines(template, line)
     params = {p.name: p for p in parameters}
     out: list[Diagnostic] = []
 
-    def add(code: str, message: str, at: int | None, *, warning: bool = False) -> None:
-        out.append(
-            Diagnostic(Severity.WARNING if warning else Severity.ERROR, code, message, file, at)
-        )
+    def add(code: str, message: str, at: int | None) -> None:
+        severity = Severity.WARNING if code.startswith("W-") else Severity.ERROR
+        out.append(Diagnostic(severity, code, message, file, at))
 
-    seen: set[tuple[str, str | None, PlaceholderKind]] = set()
+    seen: set[tuple[str, PlaceholderKind, str | None]] = set()
     unknown: set[str] = set()
     for word in template.words:
         for ph in word.placeholders:
-            key = (ph.name, ph.modifier, ph.kind)
-            if key in seen:
+            if (ph.name, ph.kind, ph.modifier) in seen:
                 continue
-            seen.add(key)
+            seen.add((ph.name, ph.kind, ph.modifier))
             at = where.get(ph.name, line)
             param = params.get(ph.name)
             if param is None:
-                if ph.name in unknown:
-                    continue
-                unknown.add(ph.name)
-                declared = ", ".join(sorted(params)) or "none"
-                add(
-                    "E-UNKNOWN-PLACEHOLDER",
-                    f"{{{{{ph.name}}}}} is not a parameter of this tool (declared: "
-                    f"{declared}). Add it to the Parameters table or fix the spelling.",
-                    at,
-                )
-                continue
-            if ph.kind is PlaceholderKind.FLAG_EQUALS and param.type is ParameterType.BOOLEAN:
+                if ph.name not in unknown:
+                    unknown.add(ph.name)
+                    declared = ", ".join(sorted(params)) or "none"
+                    add(
+                        "E-UNKNOWN-PLACEHOLDER",
+                        f"{{{{{ph.name}}}}} is not a parameter of this tool (declared: "
+                        f"{declared}). Add it to the Parameters table or fix the spelling.",
+                        at,
+                    )
+            elif ph.kind is PlaceholderKind.FLAG_EQUALS and param.type is ParameterType.BOOLEAN:
                 flag = (ph.modifier or "").rstrip("=")
                 add(
                     "E-FLAG-EQUALS-BOOLEAN",
@@ -1095,8 +772,9 @@ def check_template(
                     f"`{flag}` only when it is true, or {{{{{ph.name}}}}} for true/false text.",
                     at,
                 )
-            if ph.kind is PlaceholderKind.DEFAULT:
-                _check_default(ph, param, at, add, coerce_value, RenderError)
+            elif ph.kind is PlaceholderKind.DEFAULT:
+                for code, message in _default_problems(ph, param):
+                    add(code, message, at)
     used = template.placeholder_names
     for p in parameters:
         if p.name not in used:
@@ -1105,41 +783,42 @@ def check_template(
                 f"Parameter '{p.name}' is declared but the command never uses it; add "
                 f"{{{{{p.name}}}}} to the command or remove it from the table.",
                 p.line if p.line is not None else line,
-                warning=True,
             )
     return out
 
 
-def _check_default(ph: Placeholder, param: ParameterDefinition, at, add, coerce, error) -> None:
+def _default_problems(ph: Placeholder, param: ParameterDefinition) -> list[tuple[str, str]]:
+    """(code, message) for a ``{{x:default}}`` that cannot or will not be used as written."""
     text = ph.modifier or ""
+    shown = f"`{{{{{ph.name}:{text}}}}}`"
     try:
-        value = coerce(param, [text] if param.type is ParameterType.ARRAY else text)
-    except error as exc:
-        add(
-            "E-BAD-PLACEHOLDER-DEFAULT",
-            f"The default in `{{{{{ph.name}:{text}}}}}` is not a valid {param.type.value}: "
-            f"{exc.message}",
-            at,
-        )
-        return
+        value = coerce_value(param, [text] if param.type is ParameterType.ARRAY else text)
+    except RenderError as exc:
+        return [
+            (
+                "E-BAD-PLACEHOLDER-DEFAULT",
+                f"The default in {shown} is not a valid {param.type.value}: {exc.message}",
+            )
+        ]
     if param.required:
-        add(
-            "W-DEFAULT-ON-REQUIRED",
-            f"'{ph.name}' is required, so the default in `{{{{{ph.name}:{text}}}}}` is never "
-            "used. Make the parameter optional or drop the default.",
-            at,
-            warning=True,
-        )
-    elif param.default is not None:
+        return [
+            (
+                "W-DEFAULT-ON-REQUIRED",
+                f"'{ph.name}' is required, so the default in {shown} is never used. Make the "
+                "parameter optional or drop the default.",
+            )
+        ]
+    if param.default is not None:
         try:
-            table = coerce(param, param.default)
-        except error:
+            table = coerce_value(param, param.default)
+        except RenderError:
             table = param.default
         if table != value:
-            add(
-                "W-CONFLICTING-DEFAULT",
-                f"'{ph.name}' has the default {param.default!r} in the Parameters table "
-                f"and {text!r} in the command; the table's wins. Keep only one.",
-                at,
-                warning=True,
-            )
+            return [
+                (
+                    "W-CONFLICTING-DEFAULT",
+                    f"'{ph.name}' has the default {param.default!r} in the Parameters table "
+                    f"and {text!r} in the command; the table's wins. Keep only one.",
+                )
+            ]
+    return []

@@ -155,7 +155,9 @@ def test_timeout_gives_124_and_leaves_no_process(write_skill, invoke) -> None:
     env = envelope(result.output)
     assert env["exit_code"] == 124 and env["success"] is False
     leftovers = [
-        p for p in psutil.process_iter(["cmdline"]) if p.info["cmdline"] == ["sleep", f"30.{marker}"]
+        p
+        for p in psutil.process_iter(["cmdline"])
+        if p.info["cmdline"] == ["sleep", f"30.{marker}"]
     ]
     assert leftovers == []
 
@@ -228,3 +230,40 @@ def test_missing_secret_stops_before_running(write_skill, invoke, tmp_path: Path
     result = invoke("run", "needs-key.say", "--arg", "words=x", "--yes")
     assert result.exit_code == 1
     assert "gibberish secrets set needs-key SERVICE_TOKEN" in result.output
+
+
+def test_script_swapped_for_a_link_outside_the_skill_is_refused(
+    write_skill, invoke, tmp_path
+) -> None:
+    folder = write_skill(
+        "scripted",
+        tools="""
+### go
+
+Run the script.
+
+#### Parameters
+
+None.
+
+#### Command
+
+```bash
+./scripts/go.sh
+```
+""",
+    )
+    (folder / "scripts").mkdir()
+    script = folder / "scripts" / "go.sh"
+    script.write_text("#!/bin/sh\necho inside\n")
+    script.chmod(0o755)
+    assert envelope(invoke("run", "scripted.go", "--yes").output)["output"] == "inside\n"
+    outside = tmp_path / "evil.sh"
+    outside.write_text("#!/bin/sh\necho outside\n")
+    outside.chmod(0o755)
+    script.unlink()
+    script.symlink_to(outside)
+    result = invoke("run", "scripted.go", "--yes")
+    assert result.exit_code == 1
+    assert "outside" not in envelope(result.output).get("output", "")
+    assert "E-PATH-ESCAPE" in result.output

@@ -9,7 +9,7 @@ Two nets, because each misses what the other catches:
 
 Only run ids the test itself started are considered, so runs from other test sessions
 on the same machine never count against this one. :class:`RunIdRecorder` collects them
-by wrapping the moment a run is launched.
+by wrapping the creation of every run handle.
 
 Typical use in a ``conftest.py``::
 
@@ -140,6 +140,31 @@ def open_fds() -> int:
     return psutil.Process().num_fds()
 
 
+def fd_targets() -> dict[int, str]:
+    """This process's open descriptors and what they point to (Linux ``/proc/self/fd``)."""
+    targets = {}
+    with contextlib.suppress(OSError):
+        for name in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):
+                targets[int(name)] = os.readlink(f"/proc/self/fd/{name}")
+    return targets
+
+
+def assert_fds_settle(before: int, *, snapshot: dict[int, str] | None = None, timeout: float = 2.0):
+    """Fail unless the descriptor count comes back to ``before`` within ``timeout``.
+
+    Waits a little because other threads of the test process (a finishing run, a
+    library's worker) may briefly hold a descriptor; a real leak does not go away.
+    """
+    deadline = time.monotonic() + timeout
+    while open_fds() > before:
+        if time.monotonic() >= deadline:
+            now = fd_targets()
+            new = {fd: target for fd, target in now.items() if (snapshot or {}).get(fd) != target}
+            raise AssertionError(f"{open_fds() - before} descriptors leaked: {new}")
+        time.sleep(0.02)
+
+
 def assert_no_leftovers(run_ids: Iterable[str] = (), *, timeout: float = 2.0) -> None:
     """Fail (after cleaning up) if a process or an unreaped child outlived the test."""
     remaining = wait_for_no_leftovers(run_ids, timeout=timeout)
@@ -157,22 +182,22 @@ def assert_no_leftovers(run_ids: Iterable[str] = (), *, timeout: float = 2.0) ->
 
 
 class RunIdRecorder:
-    """Records the run id of every run launched while installed."""
+    """Records the run id of every run created while installed (``start`` and ``run``)."""
 
     def __init__(self) -> None:
         self.run_ids: list[str] = []
 
     @classmethod
     def install(cls, monkeypatch) -> RunIdRecorder:
-        """Wrap ``RunHandle._launch`` for the duration of a test (``monkeypatch`` undoes it)."""
+        """Wrap ``RunHandle.__init__`` for the duration of a test (``monkeypatch`` undoes it)."""
         from gibberish.runner.handle import RunHandle
 
         recorder = cls()
-        original = RunHandle._launch
+        original = RunHandle.__init__
 
-        def launch(handle: RunHandle) -> None:
+        def init(handle: RunHandle, *args, **kwargs) -> None:
+            original(handle, *args, **kwargs)
             recorder.run_ids.append(handle.run_id)
-            original(handle)
 
-        monkeypatch.setattr(RunHandle, "_launch", launch)
+        monkeypatch.setattr(RunHandle, "__init__", init)
         return recorder

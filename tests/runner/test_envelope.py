@@ -65,7 +65,9 @@ def test_absent_is_a_singleton_that_survives_pickling():
     assert repr(ABSENT) == "<absent>"
 
 
-@pytest.mark.parametrize(("returncode", "code"), [(0, 0), (1, 1), (255, 255), (-9, 137), (-15, 143)])
+@pytest.mark.parametrize(
+    ("returncode", "code"), [(0, 0), (1, 1), (255, 255), (-9, 137), (-15, 143)]
+)
 def test_exit_codes(returncode, code):
     assert exit_code_from_returncode(returncode) == code
 
@@ -88,7 +90,9 @@ def test_status_values():
 
 
 def test_spec_forces_its_run_id_into_the_environment():
-    spec = RunSpec(argv=["ls", "-l"], cwd="/tmp", env={"GIBBERISH_RUN_ID": "other", "A": "1"}, run_id="mine")
+    spec = RunSpec(
+        argv=["ls", "-l"], cwd="/tmp", env={"GIBBERISH_RUN_ID": "other", "A": "1"}, run_id="mine"
+    )
     assert spec.argv == ("ls", "-l")
     assert spec.cwd == Path("/tmp")
     assert spec.env["GIBBERISH_RUN_ID"] == "mine"

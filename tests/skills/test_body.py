@@ -273,7 +273,9 @@ def test_defaults_are_coerced(ptype, text, expected):
     assert params[0].default == expected
 
 
-@pytest.mark.parametrize(("ptype", "text"), [("integer", "ten"), ("boolean", "maybe"), ("number", "x")])
+@pytest.mark.parametrize(
+    ("ptype", "text"), [("integer", "ten"), ("boolean", "maybe"), ("number", "x")]
+)
 def test_bad_default(ptype, text):
     skill, params = params_of(TABLE + f"| a | {ptype} | no | x (default: {text}) |")
     diag = only(skill, "E-INVALID-DEFAULT")
@@ -382,7 +384,7 @@ def test_placeholder_kinds_reach_the_model():
 def test_parse_body_directly():
     lines = ["### a", "", "Does a.", "", "#### Parameters", "", "None.", "", "#### Command"]
     lines += ["", "```", "echo a", "```"]
-    tools, diags = parse_body(lines, first_line=100, file="f")
+    tools, diags = parse_body("\n".join(lines), first_line=100, file="f")
     assert diags == []
     assert tools[0].line == 100
     assert tools[0].command.line == 111

@@ -208,7 +208,9 @@ def test_invalid_versions(bad):
 
 
 def test_version_leading_v_gets_a_hint():
-    assert "drop the leading 'v'" in only(parse(front(version="v2.0.0")), "E-INVALID-VERSION").message
+    assert (
+        "drop the leading 'v'" in only(parse(front(version="v2.0.0")), "E-INVALID-VERSION").message
+    )
 
 
 @pytest.mark.parametrize("good", ["0.0.1", "1.0.0-beta.1", "2.10.3+build.5", "1.0.0-rc.1+sha.abc"])
@@ -370,3 +372,23 @@ def test_crlf_and_bom():
     assert skill.tools[0].line == 8
     assert skill.tools[0].command is not None
     assert skill.tools[0].command.source == "echo hello"
+
+
+def test_metadata_is_kept_as_plain_data():
+    skill = with_fields("metadata:\n  created: 2024-01-02\n  tags: [a, b]\n  n: 3")
+    assert skill.diagnostics == ()
+    assert dict(skill.extra["metadata"]) == {"created": "2024-01-02", "tags": ["a", "b"], "n": 3}
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "metadata: &a\n  self: *a",
+        "metadata:\n  deep: " + "[" * 12 + "]" * 12,
+        "metadata:\n  bin: !!binary aGVsbG8=",
+    ],
+)
+def test_metadata_that_is_not_plain_data(bad):
+    skill = with_fields(bad)
+    assert_located(only(skill, "E-INVALID-FIELD"), PATH, 5)
+    assert "metadata" not in skill.extra

@@ -27,15 +27,15 @@ def no_racy(monkeypatch):
 
 @pytest.fixture
 def parse_calls(monkeypatch):
-    """Names of the skills parse_skill_file was called for."""
+    """Names of the skills the library parsed."""
     calls: list[str] = []
-    real = library_module.parse_skill_file
+    real = library_module.parse_skill_bytes
 
-    def counting(path, **kwargs):
+    def counting(data, problem=None, *, path, **kwargs):
         calls.append(Path(path).parent.name)
-        return real(path, **kwargs)
+        return real(data, problem, path=path, **kwargs)
 
-    monkeypatch.setattr(library_module, "parse_skill_file", counting)
+    monkeypatch.setattr(library_module, "parse_skill_bytes", counting)
     return calls
 
 
@@ -404,7 +404,7 @@ def test_concurrent_refresh_and_reads(tmp_path):
 def test_racy_entries_are_reread_even_when_stat_is_identical(tmp_path, monkeypatch):
     # Simulate a filesystem whose timestamps did not move: only the racy rule helps.
     frozen = (1, 1, library_module.time.time_ns(), library_module.time.time_ns())
-    monkeypatch.setattr(library_module, "_stat_sig", lambda path: frozen)
+    monkeypatch.setattr(library_module, "_sig", lambda st: frozen)
     path = write_skill(tmp_path, "demo")
     lib = make_library(tmp_path)
     lib.load()
@@ -414,3 +414,13 @@ def test_racy_entries_are_reread_even_when_stat_is_identical(tmp_path, monkeypat
     lib.refresh()  # re-parsed once more, now no longer racy
     path.write_text(path.read_text().replace("A skill USED", "A skill used"))
     assert not lib.refresh()  # identical stat and not racy: trusted (the point of the cache)
+
+
+def test_racy_but_unchanged_skills_are_not_parsed_again(tmp_path, parse_calls):
+    write_skill(tmp_path, "demo")  # just written: inside the racy window
+    lib = make_library(tmp_path)
+    lib.load()
+    parse_calls.clear()
+    assert not lib.refresh()
+    assert not lib.refresh()
+    assert parse_calls == []  # re-checked by content digest, not parsed

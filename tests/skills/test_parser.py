@@ -196,7 +196,7 @@ def assert_wellformed(skill: SkillDefinition, path: Path) -> None:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.text(alphabet=st.sampled_from(list("-#|`~{}:\n\r \t\"'\\ab1_|.")), max_size=400))
+@given(st.text(alphabet=st.sampled_from(list("-#|`~{}[]&*!,:\n\r \t\"'\\ab1_|.")), max_size=400))
 def test_any_markdown_like_text_never_raises(text):
     path = Path("/s/demo/SKILL.md")
     for profile in Profile:
@@ -210,3 +210,25 @@ def test_any_bytes_never_raise(tmp_path_factory, data):
     root = tmp_path_factory.mktemp("bytes")
     path = write_skill(root, "demo", data)
     assert_wellformed(parse_skill_file(path), path)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "name: demo", "version: 1.0.0", "description: d", "modes: &m [*m]",
+                "metadata: &a {x: *a}", "timeout: 1e3", "secrets: [A, [B]]", "a: b: c",
+                "  - x", "? [a]", ": v", "read_only: !!str true", "x: !!python/object {}",
+                "license: 2024-01-01", "description: |", "  text: here", "&x y: *x",
+            ]
+        ),
+        max_size=10,
+    )
+)  # fmt: skip
+def test_any_yaml_like_frontmatter_never_raises(lines):
+    path = Path("/s/demo/SKILL.md")
+    text = "---\n" + "\n".join(lines) + "\n---\n### t\n"
+    skill = parse_skill_text(text, path=path)
+    assert_wellformed(skill, path)
+    assert skill == parse_skill_text(text, path=path)  # comparable: the library relies on it

@@ -1,0 +1,262 @@
+"""Runner benchmark: overhead, capture throughput and memory, time to kill a hostile tree.
+
+Not a test: it prints figures side by side with their baselines and targets.
+
+    .venv/bin/python benchmarks/runner.py [--quick]
+
+1. ``/bin/true`` through the runner vs ``subprocess.run(["/bin/true"])`` — median wall
+   time (target: ratio ≤ 1.5).
+2. 1 GiB of output (``head -c 1G /dev/zero``) captured by the runner vs the same stream
+   piped to ``cat > /dev/null`` — throughput, and the peak RSS growth of the Python
+   process, measured in a fresh interpreter so earlier work does not hide it (targets:
+   ≥ 1 GB/s, ≤ 8 MiB).
+3. A tree that ignores SIGTERM (a trapping shell, trapping children, a ``setsid``
+   escapee that also traps TERM): time from the timeout to the last of its processes
+   being gone (target: ≤ grace + 200 ms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from gibberish.runner import RunSpec, build_environment, new_run_id, run, start  # noqa: E402
+
+GIB = 1024**3
+
+
+def spec_for(argv: tuple[str, ...], cwd: Path, **kwargs) -> RunSpec:
+    run_id = new_run_id()
+    env = build_environment(
+        os.environ, skill_name="bench", skill_dir=cwd, mode="Global", run_id=run_id
+    )
+    return RunSpec(argv=argv, cwd=cwd, env=env, run_id=run_id, **kwargs)
+
+
+def line(label: str, value: str, baseline: str, verdict: str) -> None:
+    print(f"  {label:<38} {value:>10}   {baseline:>26}   {verdict}")
+
+
+# -- 1. overhead -----------------------------------------------------------------------
+
+
+def bench_overhead(rounds: int, cwd: Path) -> None:
+    def through_run() -> float:
+        spec = spec_for(("/bin/true",), cwd)  # building the spec is part of the cost
+        begin = time.perf_counter()
+        run(spec)
+        return time.perf_counter() - begin
+
+    def through_start() -> float:
+        spec = spec_for(("/bin/true",), cwd)
+        begin = time.perf_counter()
+        start(spec).wait()
+        return time.perf_counter() - begin
+
+    def raw() -> float:
+        begin = time.perf_counter()
+        subprocess.run(["/bin/true"])
+        return time.perf_counter() - begin
+
+    for _ in range(20):  # warm up all paths (imports, worker threads, page cache)
+        through_run()
+        through_start()
+        raw()
+    times: dict[str, list[float]] = {"run": [], "start": [], "raw": []}
+    for _ in range(rounds):  # interleaved, so machine noise hits all of them alike
+        times["run"].append(through_run())
+        times["start"].append(through_start())
+        times["raw"].append(raw())
+    base = statistics.median(times["raw"])
+    print(f"1. /bin/true, median of {rounds} interleaved runs each")
+    for key, label in (("run", "run()"), ("start", "start().wait()")):
+        median = statistics.median(times[key])
+        ratio = median / base
+        line(
+            f"runner {label}",
+            f"{median * 1e3:.3f} ms",
+            f"subprocess.run {base * 1e3:.3f} ms",
+            f"ratio {ratio:.2f} (target <= 1.5) {'OK' if ratio <= 1.5 else 'MISSED'}",
+        )
+
+
+# -- 2. capture ------------------------------------------------------------------------
+
+_CAPTURE_CHILD = """
+import json, os, resource, sys, threading, time
+from pathlib import Path
+import psutil
+sys.path.insert(0, {root!r})
+from gibberish.runner import RunSpec, build_environment, new_run_id, run
+cwd = Path({cwd!r})
+run_id = new_run_id()
+env = build_environment(os.environ, skill_name="bench", skill_dir=cwd, mode="Global", run_id=run_id)
+spec = RunSpec(argv=("head", "-c", "1G", "/dev/zero"), cwd=cwd, env=env, run_id=run_id, timeout=120)
+run(RunSpec(argv=("/bin/true",), cwd=cwd, env=env))  # warm the runner up first
+me = psutil.Process()
+baseline = me.memory_info().rss
+peak = baseline
+running = True
+def sample():
+    global peak
+    while running:
+        peak = max(peak, me.memory_info().rss)
+        time.sleep(0.002)
+sampler = threading.Thread(target=sample)
+maxrss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+sampler.start()
+begin = time.perf_counter()
+result = run(spec)
+elapsed = time.perf_counter() - begin
+running = False
+sampler.join()
+maxrss_growth = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - maxrss_before
+assert result.envelope.success and result.envelope.truncated, result.envelope
+print(json.dumps({{"seconds": elapsed, "rss_growth": peak - baseline, "maxrss_growth_kib": maxrss_growth}}))
+"""
+
+
+def bench_capture(rounds: int, cwd: Path) -> None:
+    code = _CAPTURE_CHILD.format(root=str(ROOT), cwd=str(cwd))
+    ours = []
+    growth = []
+    maxrss = []
+    baseline = []
+    for _ in range(rounds):
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        ).stdout
+        figures = json.loads(out)
+        ours.append(figures["seconds"])
+        growth.append(figures["rss_growth"])
+        maxrss.append(figures["maxrss_growth_kib"])
+        begin = time.perf_counter()
+        subprocess.run(["sh", "-c", "head -c 1G /dev/zero | cat > /dev/null"], check=True)
+        baseline.append(time.perf_counter() - begin)
+    a, b = statistics.median(ours), statistics.median(baseline)
+    rate, base_rate = GIB / a / 1e9, GIB / b / 1e9
+    peak = max(growth) / 2**20
+    print(f"2. 1 GiB of output (head -c 1G /dev/zero), median of {rounds}")
+    line(
+        "runner capture throughput",
+        f"{rate:.2f} GB/s",
+        f"| cat > /dev/null {base_rate:.2f} GB/s",
+        f"time vs pipe {a / b:.2f}x; target >= 1 GB/s {'OK' if rate >= 1 else 'MISSED'}",
+    )
+    line(
+        "peak RSS growth (worst run)",
+        f"{peak:.2f} MiB",
+        f"ru_maxrss grew {max(maxrss) / 1024:.2f} MiB",
+        f"target <= 8 MiB {'OK' if peak <= 8 else 'MISSED'}",
+    )
+
+
+# -- 3. killing a hostile tree ---------------------------------------------------------
+
+_HOSTILE = """#!/bin/sh
+trap '' TERM
+sh -c "trap '' TERM; sleep 60" &
+sh -c "trap '' TERM; sleep 60" &
+( setsid sh -c "trap '' TERM; sleep 60" >/dev/null 2>&1 & )
+while :; do sleep 0.05; done
+"""
+
+
+def _run_processes(run_id: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            if proc.environ().get("GIBBERISH_RUN_ID") == run_id:
+                found.append(proc)
+        except psutil.Error:
+            continue
+    return found
+
+
+def _gone(proc: psutil.Process) -> bool:
+    try:
+        return not proc.is_running() or proc.status() == psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return True
+
+
+def bench_kill(rounds: int, cwd: Path, timeout: float = 0.5, grace: float = 1.0) -> None:
+    tool = cwd / "hostile.sh"
+    tool.write_text(_HOSTILE)
+    tool.chmod(0o755)
+    delays = []
+    returns = []
+    sizes = []
+    for _ in range(rounds):
+        spec = spec_for((str(tool),), cwd, timeout=timeout, grace=grace)
+        begin = time.monotonic()
+        handle = start(spec)
+        time.sleep(timeout * 0.6)
+        tree = _run_processes(spec.run_id)  # everything is running by now
+        sizes.append(len(tree))
+        deadline = begin + timeout
+        last_gone = None
+        while True:
+            if all(_gone(p) for p in tree):
+                last_gone = time.monotonic()
+                break
+            if time.monotonic() > deadline + grace + 5:
+                break
+            time.sleep(0.001)
+        result = handle.wait(10)
+        assert result is not None and result.envelope.exit_code == 124, result
+        returns.append(time.monotonic() - deadline)
+        if last_gone is not None:
+            delays.append(last_gone - deadline)
+        leftover = [p for p in _run_processes(spec.run_id) if not _gone(p)]
+        assert not leftover, leftover
+    worst = max(delays) * 1e3 if delays else float("inf")
+    target = grace * 1e3 + 200
+    print(
+        f"3. TERM-ignoring tree ({statistics.median(sizes):.0f} processes incl. a setsid"
+        f" escapee), timeout {timeout} s, grace {grace} s, {rounds} runs"
+    )
+    line(
+        "timeout -> last process gone",
+        f"{statistics.median(delays) * 1e3:.0f} ms",
+        f"worst {worst:.0f} ms",
+        f"target <= {target:.0f} ms {'OK' if worst <= target else 'MISSED'}",
+    )
+    line("timeout -> run() returned", f"{statistics.median(returns) * 1e3:.0f} ms", "", "")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    args = parser.parse_args()
+    overhead_rounds, capture_rounds, kill_rounds = (200, 2, 2) if args.quick else (1000, 5, 5)
+    print(
+        f"gibberish runner benchmark — Python {sys.version.split()[0]}, {os.cpu_count()} CPUs,"
+        f" load {os.getloadavg()[0]:.2f}, corpus: /bin/true, head -c 1G /dev/zero,"
+        " a generated TERM-ignoring sh tree"
+    )
+    with tempfile.TemporaryDirectory(prefix="gibberish-bench-") as folder:
+        cwd = Path(folder)
+        bench_overhead(overhead_rounds, cwd)
+        bench_capture(capture_rounds, cwd)
+        bench_kill(kill_rounds, cwd)
+    print(f"  (threads alive at the end: {threading.active_count()})")
+
+
+if __name__ == "__main__":
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    main()

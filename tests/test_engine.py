@@ -1,0 +1,158 @@
+"""The Engine as the tray uses it: long-lived, one library, runs in the background."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+from gibberish.app import Engine, EngineError, EngineOptions
+from gibberish.runner import RunStatus
+from gibberish.skills.render import RenderError
+from gibberish.trust.decision import DecisionKind
+
+SKILL = """---
+name: {name}
+version: 1.0.0
+description: Engine test skill.
+read_only: {read_only}
+---
+
+### go
+
+Run the script.
+
+#### Parameters
+
+None.
+
+#### Command
+
+```bash
+./scripts/go.sh
+```
+
+### wait
+
+Sleep.
+
+#### Parameters
+
+| Name | Type | Required | Description |
+|------|------|----------|-------------|
+| seconds | integer | yes | How long |
+
+#### Command
+
+```bash
+sleep {{{{seconds}}}}
+```
+"""
+
+
+def make_skill(root: Path, name: str = "eng", *, read_only: bool = True) -> Path:
+    folder = root / name
+    (folder / "scripts").mkdir(parents=True)
+    (folder / "SKILL.md").write_text(SKILL.format(name=name, read_only=str(read_only).lower()))
+    script = folder / "scripts" / "go.sh"
+    script.write_text("#!/bin/sh\necho inside\n")
+    script.chmod(0o755)
+    return folder
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    path = tmp_path / "skills"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def engine(root: Path) -> Engine:
+    return Engine(
+        EngineOptions(extra_skills_dirs=(root,), include_user=False, include_bundled=False)
+    )
+
+
+def test_first_run_asks_then_always_allow_runs(engine: Engine, root: Path) -> None:
+    make_skill(root)
+    prepared = engine.prepare("eng.go")
+    assert prepared.decision.kind is DecisionKind.ASK and prepared.decision.first_run
+    with pytest.raises(EngineError, match="needs your approval"):
+        engine.start(prepared)
+    engine.approve(prepared)
+    again = engine.prepare("eng.go")
+    assert again.decision.runs
+    result = engine.run(again)
+    assert result.envelope.output == "inside\n"
+    assert [r.ref for r in engine.recent_runs()] == ["eng.go"]
+
+
+def test_a_change_between_prepare_and_start_is_refused(engine: Engine, root: Path) -> None:
+    folder = make_skill(root)
+    prepared = engine.prepare("eng.go")
+    (folder / "scripts" / "go.sh").write_text("#!/bin/sh\necho changed\n")
+    with pytest.raises(EngineError, match="changed on disk"):
+        engine.start(prepared, confirmed=True)
+
+
+def test_a_script_swapped_for_an_outside_link_after_load_is_refused(
+    engine: Engine, root: Path, tmp_path: Path
+) -> None:
+    folder = make_skill(root)
+    engine.skills()
+    outside = tmp_path / "evil.sh"
+    outside.write_text("#!/bin/sh\necho outside\n")
+    script = folder / "scripts" / "go.sh"
+    script.unlink()
+    script.symlink_to(outside)
+    with pytest.raises(EngineError, match="E-PATH-ESCAPE"):
+        engine.prepare("eng.go")
+
+
+def test_a_vanished_skill_folder_is_a_clear_error(engine: Engine, root: Path) -> None:
+    import shutil
+
+    folder = make_skill(root)
+    engine.skills()
+    shutil.rmtree(folder)
+    with pytest.raises(EngineError, match="gone"):
+        engine.prepare("eng.go")
+
+
+def test_bad_arguments_raise_render_errors(engine: Engine, root: Path) -> None:
+    make_skill(root)
+    with pytest.raises(RenderError, match="seconds"):
+        engine.prepare("eng.wait", {"seconds": "soon"})
+
+
+def test_cancel_all_leaves_no_process(engine: Engine, root: Path) -> None:
+    make_skill(root)
+    handles = []
+    for _ in range(3):
+        prepared = engine.prepare("eng.wait", {"seconds": 60})
+        handles.append(engine.start(prepared, confirmed=True))
+    deadline = time.monotonic() + 5
+    while any(h.status is not RunStatus.RUNNING for h in handles) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert len(engine.running()) == 3
+    engine.cancel_all()
+    assert all(h.status is RunStatus.CANCELLED for h in handles)
+    assert engine.running() == []
+    me = psutil.Process()
+    assert [c for c in me.children(recursive=True) if c.name() == "sleep"] == []
+
+
+def test_reload_reports_changes(engine: Engine, root: Path) -> None:
+    assert engine.skills() == []
+    make_skill(root, "late")
+    changes = engine.reload()
+    assert changes.added == ("late",)
+    assert [s.name for s in engine.skills()] == ["late"]
+
+
+def test_model_settings_overrides(engine: Engine) -> None:
+    settings = engine.model_settings(endpoint="http://127.0.0.1:9", model=None)
+    assert settings.endpoint == "http://127.0.0.1:9" and settings.model == "functiongemma"
