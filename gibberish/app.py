@@ -14,17 +14,9 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gibberish import paths
-from gibberish.assistant import (
-    ModelClient,
-    ModelSettings,
-    Router,
-    RouteResult,
-    ToolCatalog,
-    client_for,
-)
 from gibberish.runner import (
     Envelope,
     RunHandle,
@@ -51,6 +43,9 @@ from gibberish.trust.fingerprint import Fingerprint, fingerprint
 from gibberish.trust.modes import AppLists, ModeContext, ModeDetector, resolve_mode
 from gibberish.trust.policy import ToolPolicy, decide
 from gibberish.trust.secrets import MissingSecretError, SecretStore
+
+if TYPE_CHECKING:  # the model feed pulls in httpx; only ``catalog``/``route`` need it
+    from gibberish.assistant import ModelClient, ModelSettings, RouteResult, ToolCatalog
 
 RECENT_RUNS = 20
 FULL_LOG_LIMIT = 16 * 1024 * 1024
@@ -264,10 +259,14 @@ class Engine:
     # ------------------------------------------------------------------ model feed
     def catalog(self, mode: Mode | None = None) -> ToolCatalog:
         """The tools offered to a model in ``mode``, with their exposed (unique) names."""
+        from gibberish.assistant import ToolCatalog
+
         return ToolCatalog.from_skills(self.skills(), mode)
 
     def model_settings(self, **overrides: Any) -> ModelSettings:
         """The model settings from the settings file, with ``overrides`` (None values ignored)."""
+        from gibberish.assistant import ModelSettings
+
         stored = self._settings.model
         values = {
             "endpoint": stored.endpoint,
@@ -290,6 +289,8 @@ class Engine:
     ) -> RouteResult:
         """Ask the model which tool fits ``request``. The answer is only a proposal: the
         caller still goes through ``prepare`` and the decision table, as for a click."""
+        from gibberish.assistant import Router, client_for
+
         if mode is None:
             mode = self.mode_context().mode
         client = client or client_for(self.model_settings())

@@ -28,7 +28,7 @@ APP_COMMENT = "Launch your SKILL.md tools from the tray, a command bar or a loca
 
 # Characters that force an Exec argument into double quotes (desktop entry spec, "Exec key").
 _RESERVED = set(" \t\n\"'\\><~|&;$*?#()`")
-_ESCAPED_IN_QUOTES = ('"', "`", "$", "\\")
+_ESCAPED_IN_QUOTES = ("\\", '"', "`", "$")  # the backslash first
 
 
 def autostart_dir() -> Path:

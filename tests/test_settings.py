@@ -64,3 +64,10 @@ def test_binary_file_is_a_notice_not_a_crash() -> None:
     path.write_bytes(b"\xff\xfe\x00garbage")
     loaded = load_settings()
     assert loaded.settings == Settings() and loaded.notices
+
+
+def test_model_api_names_match_the_model_feed() -> None:
+    from gibberish.assistant import Api
+    from gibberish.settings import MODEL_APIS
+
+    assert tuple(a.value for a in Api) == MODEL_APIS

@@ -12,20 +12,9 @@ import sys
 import click
 
 from gibberish.app import Engine, EngineError, ToolRef
-from gibberish.assistant import (
-    Api,
-    ModelError,
-    RouteStatus,
-    parse_calls,
-    render_plain_manifest,
-    render_prompt,
-    select_tools,
-    tool_schemas,
-    validate_call,
-)
-from gibberish.assistant.budget import functiongemma_cost, json_cost
 from gibberish.cli.common import CliState, fail, pass_state, print_json
 from gibberish.cli.run import execute, refuse
+from gibberish.settings import MODEL_APIS
 from gibberish.skills.model import Mode
 from gibberish.skills.render import RenderError
 
@@ -54,6 +43,9 @@ def prompt_command(
     state: CliState, fmt: str, mode: str | None, budget: int | None, request: str
 ) -> None:
     """Print the tool manifest a model sees: FunctionGemma prompt, OpenAI tools JSON, or text."""
+    from gibberish.assistant import render_plain_manifest, render_prompt, select_tools, tool_schemas
+    from gibberish.assistant.budget import functiongemma_cost, json_cost
+
     engine = state.engine()
     catalog = engine.catalog(_mode(engine, mode))
     budget = budget or engine.settings.model.budget
@@ -79,6 +71,8 @@ def prompt_command(
 @pass_state
 def parse_call_command(state: CliState, fmt: str, mode: str | None) -> None:
     """Read model output on stdin; print its calls, validated and coerced. Exit 0 when all are ok."""
+    from gibberish.assistant import parse_calls, validate_call
+
     engine = state.engine()
     catalog = engine.catalog(_mode(engine, mode) if mode else None)
     text = sys.stdin.read()
@@ -98,7 +92,7 @@ def parse_call_command(state: CliState, fmt: str, mode: str | None) -> None:
     "--endpoint", help="Model server URL (default from settings: http://127.0.0.1:11434)."
 )
 @click.option("--model", "model_name", help="Model name (default from settings: functiongemma).")
-@click.option("--api", type=click.Choice([a.value for a in Api]), help="How to talk to the server.")
+@click.option("--api", type=click.Choice(MODEL_APIS), help="How to talk to the server.")
 @click.option("--mode", type=MODE_CHOICE, help="Offer the tools of this mode (default: current).")
 @click.option("--dry-run", is_flag=True, help="Print the call and the argv; run nothing.")
 @click.option("--yes", "-y", is_flag=True, help="Approve this one run without asking.")
@@ -116,7 +110,7 @@ def ask_command(
     compact: bool,
 ) -> None:
     """Route a request through the local model, then approve and run the tool it chose."""
-    from gibberish.assistant import client_for
+    from gibberish.assistant import ModelError, RouteStatus, client_for
 
     engine = state.engine()
     settings = engine.model_settings(endpoint=endpoint, model=model_name, api=api)
@@ -156,6 +150,8 @@ def ask_command(
 
 
 def _explain(route) -> None:
+    from gibberish.assistant import RouteStatus
+
     click.secho(f"gibberish: {route.message or route.status.value}", err=True, fg="red")
     if route.status is RouteStatus.NEEDS_ARGUMENTS and route.call is not None:
         call = route.call

@@ -21,15 +21,20 @@ class CliState:
     include_bundled: bool = True
     _engine: Engine | None = field(default=None, repr=False)
 
-    def engine(self) -> Engine:
-        if self._engine is None:
-            self._engine = Engine(
-                EngineOptions(
-                    extra_skills_dirs=self.extra_skills_dirs,
-                    include_user=self.include_user,
-                    include_bundled=self.include_bundled,
-                )
+    def build_engine(self) -> Engine:
+        """A new Engine with its one-time notices still queued (the tray shows them)."""
+        return Engine(
+            EngineOptions(
+                extra_skills_dirs=self.extra_skills_dirs,
+                include_user=self.include_user,
+                include_bundled=self.include_bundled,
             )
+        )
+
+    def engine(self) -> Engine:
+        """The command's Engine; its one-time notices are printed to stderr."""
+        if self._engine is None:
+            self._engine = self.build_engine()
             for notice in self._engine.notices():
                 click.secho(f"note: {notice}", err=True, fg="yellow")
         return self._engine

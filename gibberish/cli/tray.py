@@ -15,7 +15,7 @@ from gibberish.cli.common import CliState, pass_state
 def start_tray(state: CliState, *, no_tray: bool) -> None:
     from gibberish.ui.application import run_application
 
-    sys.exit(run_application(state.engine, no_tray=no_tray))
+    sys.exit(run_application(state.build_engine, no_tray=no_tray))
 
 
 @click.command("tray")

@@ -6,29 +6,30 @@ comes first — before the Engine loads a single skill — so a second ``gibberi
 instance installs the error reporter, builds the Engine and shows the tray.
 
 Ctrl+C and SIGTERM quit cleanly (runs are cancelled, no process is left behind): Qt's
-event loop does not return to Python for signals, so the handler writes to a socket
-watched by a ``QSocketNotifier`` (``signal.set_wakeup_fd``).
+event loop does not return to Python for signals, so the signal's number is written to
+a pipe watched by a ``QSocketNotifier`` (``signal.set_wakeup_fd``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import signal
-import socket
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSocketNotifier
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 
 from gibberish.ui import icons
-from gibberish.ui.errors import ErrorReporter, log_path
+from gibberish.ui.errors import ErrorReporter
 from gibberish.ui.single_instance import OPEN_COMMAND_BAR, SingleInstance
 
 if TYPE_CHECKING:
     from gibberish.app import Engine
+    from gibberish.ui.controller import Controller
 
 log = logging.getLogger("gibberish.ui")
 
@@ -49,20 +50,20 @@ class _SignalWatcher:
     """Turns SIGINT/SIGTERM into a Qt-side call of ``on_signal`` (see the module docstring)."""
 
     def __init__(self, on_signal: Callable[[], None]) -> None:
-        self._read, self._write = socket.socketpair()
-        self._read.setblocking(False)
-        self._write.setblocking(False)
-        self._notifier = QSocketNotifier(self._read.fileno(), QSocketNotifier.Type.Read)
+        self._read, self._write = os.pipe()
+        os.set_blocking(self._read, False)
+        os.set_blocking(self._write, False)
+        self._notifier = QSocketNotifier(self._read, QSocketNotifier.Type.Read)
         self._notifier.activated.connect(self._drain)
         self._on_signal = on_signal
-        self._previous_fd = signal.set_wakeup_fd(self._write.fileno())
+        self._previous_fd = signal.set_wakeup_fd(self._write)
         self._previous = {
             sig: signal.signal(sig, lambda *_: None) for sig in (signal.SIGINT, signal.SIGTERM)
         }
 
     def _drain(self) -> None:
         with contextlib.suppress(OSError):
-            self._read.recv(64)
+            os.read(self._read, 64)
         self._on_signal()
 
     def close(self) -> None:
@@ -70,8 +71,8 @@ class _SignalWatcher:
         for sig, handler in self._previous.items():
             signal.signal(sig, handler)
         self._notifier.setEnabled(False)
-        self._read.close()
-        self._write.close()
+        os.close(self._read)
+        os.close(self._write)
 
 
 def run_application(
@@ -80,8 +81,12 @@ def run_application(
     no_tray: bool = False,
     argv: list[str] | None = None,
     tray_available: bool | None = None,
+    on_start: Callable[[Controller], None] | None = None,
 ) -> int:
-    """Run the tray (or the launcher window) until Quit; returns the exit status."""
+    """Run the tray (or the launcher window) until Quit; returns the exit status.
+
+    ``on_start`` receives the controller once the tray is up (benchmarks, tests).
+    """
     from gibberish.ui.controller import Controller
 
     app = make_application(argv or sys.argv[:1])
@@ -92,22 +97,16 @@ def run_application(
     reporter = ErrorReporter()
     reporter.install()
     try:
-        try:
-            engine = engine_factory()
-        except Exception as exc:  # e.g. an unreadable skills folder: say so, do not trace back
-            reporter.report(exc, where="start-up")
-            QMessageBox.critical(
-                None,
-                "gibberish could not start",
-                f"{type(exc).__name__}: {exc}\n\nDetails are in {log_path()}.",
-            )
-            return 1
-        controller = Controller(engine, reporter=reporter, tray_available=tray_available)
+        # The Engine is built by the controller's EngineHost on a worker thread once the
+        # tray shows; a factory that fails ends the app with a message (exit status 1).
+        controller = Controller(engine_factory, reporter=reporter, tray_available=tray_available)
         instance.message_received.connect(controller.handle_message)
         watcher = _SignalWatcher(controller.quit)
         app.aboutToQuit.connect(controller.shutdown)
         controller.start(no_tray=no_tray)
         log.info("gibberish started (%s)", "launcher" if controller.launcher_mode else "tray")
+        if on_start is not None:
+            on_start(controller)
         try:
             return app.exec()
         finally:

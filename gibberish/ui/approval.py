@@ -38,6 +38,7 @@ from gibberish.ui.widgets import (
     banner,
     code_box,
     field_label,
+    fit_to_width,
     heading_label,
     help_label,
     value_label,
@@ -96,7 +97,7 @@ class ApprovalDialog(QDialog):
         header.setSpacing(SPACING)
         badge = QLabel()
         badge.setPixmap(icons.trust_icon(skill.trust).pixmap(28, 28))
-        badge.setToolTip(f"Trust: {icons.TRUST_LABELS.get(skill.trust, skill.trust.value)}")
+        badge.setToolTip(f"Trust: {icons.TRUST_LABELS.get(skill.trust, str(skill.trust))}")
         header.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
         title = heading_label(
             f"Cannot run {prepared.ref}" if refused else f"Run {prepared.ref}?", scale=1.3
@@ -109,6 +110,7 @@ class ApprovalDialog(QDialog):
         reason = banner(decision.reason, kind="error") if refused else value_label(decision.reason)
         reason.setObjectName("approval-reason")
         layout.addWidget(reason)
+        layout.addSpacing(6)
 
         grid = QGridLayout()
         grid.setHorizontalSpacing(SPACING + 4)
@@ -119,8 +121,8 @@ class ApprovalDialog(QDialog):
         def add(label: str, widget: QWidget, name: str) -> None:
             nonlocal row
             widget.setObjectName(name)
-            grid.addWidget(field_label(label), row, 0)
-            grid.addWidget(widget, row, 1)
+            grid.addWidget(field_label(label), row, 0, Qt.AlignmentFlag.AlignTop)
+            grid.addWidget(widget, row, 1, Qt.AlignmentFlag.AlignTop)
             row += 1
 
         trust_text = {
@@ -129,7 +131,11 @@ class ApprovalDialog(QDialog):
             Trust.UNTRUSTED: "untrusted — imported from outside",
         }.get(skill.trust, skill.trust.value)
         version = f" {skill.version}" if skill.version else ""
-        add("Skill", value_label(f"{skill.name}{version}  ·  {trust_text}"), "approval-skill")
+        add(
+            "Skill",
+            value_label(f"{skill.name}{version}  ·  {trust_text}", wrap=False),
+            "approval-skill",
+        )
         tool_text = f"<b>{tool.name}</b>"
         if tool.description:
             tool_text += f" — {_escape(tool.description)}"
@@ -142,14 +148,15 @@ class ApprovalDialog(QDialog):
             "program directly, without a shell."
         )
         add("Command", command, "approval-argv")
-        add("Folder", value_label(_home_short(prepared.cwd)), "approval-cwd")
-        add("Timeout", value_label(f"{prepared.timeout:g} seconds"), "approval-timeout")
+        add("Folder", value_label(_home_short(prepared.cwd), wrap=False), "approval-cwd")
+        add("Timeout", value_label(f"{prepared.timeout:g} seconds", wrap=False), "approval-timeout")
         add(
             "Network",
             value_label(
                 "Yes — this skill says it uses the network"
                 if prepared.network
-                else "No — the skill does not declare network use"
+                else "No — the skill does not declare network use",
+                wrap=False,
             ),
             "approval-network",
         )
@@ -175,7 +182,7 @@ class ApprovalDialog(QDialog):
                 "Remember this exact version of the skill; any change to its files asks again."
             )
             self.always_button.setAutoDefault(False)
-            self.always_button.clicked.connect(lambda: self._choose(ApprovalAnswer.ALWAYS))
+            self.always_button.clicked.connect(self._choose_always)
             buttons.addWidget(self.always_button)
         buttons.addStretch(1)
         self.cancel_button = QPushButton("Close" if refused else "Cancel")
@@ -185,10 +192,11 @@ class ApprovalDialog(QDialog):
             self.once_button = QPushButton("Run once")
             self.once_button.setObjectName("approval-once")
             self.once_button.setAutoDefault(False)
-            self.once_button.clicked.connect(lambda: self._choose(ApprovalAnswer.ONCE))
+            self.once_button.clicked.connect(self._choose_once)
         buttons.addWidget(self.cancel_button)
         if self.once_button is not None:
             buttons.addWidget(self.once_button)
+        layout.addStretch(1)
         layout.addSpacing(4)
         layout.addLayout(buttons)
 
@@ -196,9 +204,16 @@ class ApprovalDialog(QDialog):
         self.cancel_button.setAutoDefault(True)
         self.cancel_button.setFocus()
         self.setMinimumWidth(560)
+        fit_to_width(self, 620)
 
-    def _choose(self, answer: ApprovalAnswer) -> None:
-        self.answer = answer
+    # Bound methods, not lambdas: a lambda capturing ``self`` connected to a child's
+    # signal can release the dialog's last reference while that child is being destroyed.
+    def _choose_once(self) -> None:
+        self.answer = ApprovalAnswer.ONCE
+        self.accept()
+
+    def _choose_always(self) -> None:
+        self.answer = ApprovalAnswer.ALWAYS
         self.accept()
 
     def reject(self) -> None:

@@ -6,7 +6,7 @@ when it was given and from which folder; "Revoke" forgets it and the next run as
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -20,9 +20,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gibberish.trust.approvals import ApprovalRecord
 from gibberish.ui import icons
 from gibberish.ui.widgets import MARGIN, SPACING, help_label
+
+if TYPE_CHECKING:
+    from gibberish.trust.approvals import ApprovalRecord
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 

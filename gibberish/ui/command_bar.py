@@ -35,10 +35,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gibberish.assistant.fuzzy import FuzzyIndex
-
 if TYPE_CHECKING:
     from gibberish.app import ToolRef
+    from gibberish.assistant.fuzzy import FuzzyIndex
 
 REF_ROLE = Qt.ItemDataRole.UserRole
 DESCRIPTION_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -48,6 +47,8 @@ WIDTH = 600
 
 def tool_index(tools: Sequence[ToolRef]) -> FuzzyIndex[ToolRef]:
     """Index tools by their name; the description also covers the skill's name and description."""
+    from gibberish.assistant.fuzzy import FuzzyIndex  # the model feed loads only when used
+
     return FuzzyIndex(
         (ref, ref.tool.name, f"{ref.tool.description} {ref.skill.name} {ref.skill.description}")
         for ref in tools
@@ -123,7 +124,7 @@ class CommandBar(QFrame):
             "#command-bar { border: 1px solid palette(mid); border-radius: 10px; }"
             "#command-input { font-size: 15pt; padding: 6px 8px; border: none; }"
         )
-        self._index: FuzzyIndex[ToolRef] = FuzzyIndex(())
+        self._index: FuzzyIndex[ToolRef] | None = None
         self._tools: list[ToolRef] = []
 
         layout = QVBoxLayout(self)
@@ -163,7 +164,7 @@ class CommandBar(QFrame):
 
     def ranked(self, text: str) -> list[ToolRef]:
         """The tools matching ``text``, best first (all tools, by name, when it is empty)."""
-        if not text.strip():
+        if not text.strip() or self._index is None:
             return list(self._tools[:MAX_RESULTS])
         return [m.item for m in self._index.rank(text, MAX_RESULTS)]
 

@@ -14,6 +14,17 @@ Runs never block the GUI thread: the runner works on its own thread, and its out
 its end come back through ``RunEvents`` (queued signals, see ``runs.py``). Public entry
 points are wrapped in ``errors.guard``: a bug in one is logged and shown once, and the
 app keeps running.
+
+Start-up is lazy: given a factory instead of an Engine, the controller shows the tray
+with the menu from ``menu_cache`` and lets ``EngineHost`` build the Engine on a worker
+thread; the menu is rebuilt from the Engine as soon as it is ready. Modules that are
+not needed to show the tray (the Engine, the runner, the settings, the dialogs' data
+layers) are imported where they are used.
+
+Connections: slots are bound methods that find their widget with ``sender()``. A lambda
+that captures a widget and is connected to that widget's own signal is released while
+the widget is destroyed, which can drop the widget's last Python reference in the
+middle of its destructor (a double delete).
 """
 
 from __future__ import annotations
@@ -22,34 +33,38 @@ import itertools
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
-from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QSystemTrayIcon, QWidget
+import shiboken6
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
-from gibberish import desktop, paths
-from gibberish.app import Engine, EngineError, PreparedRun
-from gibberish.runner.envelope import RunResult
-from gibberish.runner.handle import RunHandle
-from gibberish.skills.model import Mode
-from gibberish.skills.render import RenderError
-from gibberish.trust.modes import ModeContext
-from gibberish.ui.approval import ApprovalAnswer, ApprovalPrompter, ApprovalPrompterProtocol
-from gibberish.ui.approvals_dialog import ApprovalsDialog
-from gibberish.ui.command_bar import CommandBar
-from gibberish.ui.errors import ErrorReporter, guard
+from gibberish import paths
+from gibberish.ui import menu_cache
+from gibberish.ui.engine_host import EngineHost, EngineSource
+from gibberish.ui.errors import ErrorReporter, guard, report_exception
+from gibberish.ui.formatting import summary_line
 from gibberish.ui.icons import TrayState
-from gibberish.ui.launcher import LauncherWindow
 from gibberish.ui.menu import build_menu, fill_pending_later, populate_qmenu
-from gibberish.ui.param_form import FormPrompter
-from gibberish.ui.result_window import ResultWindow, summary_line
-from gibberish.ui.routing import FuzzyRouter, Proposal, TextRouter
 from gibberish.ui.runs import RunBridge, RunEvents
-from gibberish.ui.settings_dialog import SettingsDialog
 from gibberish.ui.single_instance import ASK_PREFIX, OPEN_COMMAND_BAR, SHOW
 from gibberish.ui.watcher import SkillsWatcher
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QUrl
+    from PySide6.QtWidgets import QWidget
+
+    from gibberish.app import Engine, PreparedRun
+    from gibberish.runner.envelope import RunResult
+    from gibberish.runner.handle import RunHandle
+    from gibberish.settings import Settings
+    from gibberish.skills.model import Mode
+    from gibberish.trust.modes import ModeContext
+    from gibberish.ui.approval import ApprovalPrompterProtocol
+    from gibberish.ui.command_bar import CommandBar
+    from gibberish.ui.launcher import LauncherWindow
+    from gibberish.ui.result_window import ResultWindow
+    from gibberish.ui.routing import Proposal, TextRouter
 
 log = logging.getLogger("gibberish.ui")
 
@@ -61,16 +76,18 @@ NO_TRAY_REASON = (
 FORCED_REASON = "Started with --no-tray: gibberish shows its menu in this window."
 
 
-@dataclass
 class RunSession:
     """One run the UI follows: what was prepared, its callbacks, its window, its handle."""
 
-    key: int
-    prepared: PreparedRun
-    bridge: RunBridge
-    window: ResultWindow
-    handle: RunHandle | None = None
-    result: RunResult | None = None
+    def __init__(
+        self, key: int, prepared: PreparedRun, bridge: RunBridge, window: ResultWindow
+    ) -> None:
+        self.key = key
+        self.prepared = prepared
+        self.bridge = bridge
+        self.window = window
+        self.handle: RunHandle | None = None
+        self.result: RunResult | None = None
 
     @property
     def running(self) -> bool:
@@ -84,59 +101,110 @@ class Controller(QObject):
 
     def __init__(
         self,
-        engine: Engine,
+        engine: EngineSource,
         *,
         reporter: ErrorReporter | None = None,
         tray_available: bool | None = None,
     ) -> None:
         super().__init__()
-        self.engine = engine
+        self.host = EngineHost(engine, self)
+        self.host.ready.connect(self._engine_ready)
+        self.host.failed.connect(self._engine_failed)
         self.reporter = reporter
         self._tray_available = tray_available
-        # Seams (tests and the model-routing follow-up replace these).
-        self.form_prompter: Any = FormPrompter()
-        self.approval_prompter: ApprovalPrompterProtocol = ApprovalPrompter()
-        self.router: TextRouter = FuzzyRouter()
-        self.open_url: Callable[[QUrl], Any] = QDesktopServices.openUrl
-        self.set_autostart: Callable[[bool], None] = desktop.set_autostart
+        # Seams (tests and the model-routing follow-up replace these). The defaults of the
+        # first three are made on first use (see the properties below).
+        self._form_prompter: Any = None
+        self._approval_prompter: ApprovalPrompterProtocol | None = None
+        self._router: TextRouter | None = None
+        self.open_url: Callable[[QUrl], Any] = _open_url
+        self.set_autostart: Callable[[bool], None] = _set_autostart
+        self.show_fatal: Callable[[str, str], Any] = _critical
 
         self.notifications: list[tuple[str, str, bool]] = []
         self.shown_notices: list[str] = []
         self.sessions: dict[int, RunSession] = {}
         self.windows: list[ResultWindow] = []
         self.dialogs: dict[str, QWidget] = {}
-        self.tray = None
+        self.tray: Any = None
         self.launcher: LauncherWindow | None = None
         self.command_bar: CommandBar | None = None
         self.menu = QMenu()
         self.menu.setObjectName("tray-menu")
         self.menu.aboutToShow.connect(self.rebuild_menu)
-        self._context: ModeContext | None = None
+        self._context: ModeContext | menu_cache.CachedContext | None = None
         self._failed = False
         self._keys = itertools.count(1)
         self._shut_down = False
 
         self.events = RunEvents(self)
-        self.events.output_ready.connect(self._output_ready, Qt.ConnectionType.QueuedConnection)
-        self.events.finished.connect(self._finished, Qt.ConnectionType.QueuedConnection)
-        self.proposal_ready.connect(self._open_proposal, Qt.ConnectionType.QueuedConnection)
+        self._events_connected = False
 
         self.watcher = SkillsWatcher(parent=self)
         self.watcher.changed.connect(self.reload_from_disk)
 
+    # ================================================================== seams
+    # Dialog modules load on first use, not at start-up (their first import of Qt's
+    # enum namespace alone costs ~17 ms).
+    @property
+    def form_prompter(self) -> Any:
+        """Asks for a tool's arguments (default: the parameter form dialog)."""
+        if self._form_prompter is None:
+            from gibberish.ui.param_form import FormPrompter
+
+            self._form_prompter = FormPrompter()
+        return self._form_prompter
+
+    @form_prompter.setter
+    def form_prompter(self, value: Any) -> None:
+        self._form_prompter = value
+
+    @property
+    def approval_prompter(self) -> ApprovalPrompterProtocol:
+        """Asks to approve / confirm a run (default: the approval dialog)."""
+        if self._approval_prompter is None:
+            from gibberish.ui.approval import ApprovalPrompter
+
+            self._approval_prompter = ApprovalPrompter()
+        return self._approval_prompter
+
+    @approval_prompter.setter
+    def approval_prompter(self, value: ApprovalPrompterProtocol) -> None:
+        self._approval_prompter = value
+
+    @property
+    def router(self) -> TextRouter:
+        """Turns free text into a proposed tool (default: fuzzy; next: the local model)."""
+        if self._router is None:
+            from gibberish.ui.routing import FuzzyRouter
+
+            self._router = FuzzyRouter()
+        return self._router
+
+    @router.setter
+    def router(self, value: TextRouter) -> None:
+        self._router = value
+
     # ================================================================== start / stop
+    @property
+    def engine(self) -> Engine:
+        """The Engine (waits for it while it is still loading; see ``engine_host``)."""
+        return self.host.get()
+
     @property
     def launcher_mode(self) -> bool:
         return self.launcher is not None
 
     def start(self, *, no_tray: bool = False) -> None:
-        """Show the tray (or the launcher window), build the menu, watch the folders, show notices."""
+        """Show the tray (or the launcher window) with its menu; then load and watch the skills."""
         available = (
             self._tray_available
             if self._tray_available is not None
             else QSystemTrayIcon.isSystemTrayAvailable()
         )
         if no_tray or not available:
+            from gibberish.ui.launcher import LauncherWindow
+
             self.launcher = LauncherWindow(FORCED_REASON if no_tray else NO_TRAY_REASON)
             self.launcher.closed.connect(self.quit)
             self.refresh_launcher()
@@ -148,11 +216,54 @@ class Controller(QObject):
             self.tray.command_bar_requested.connect(self.open_command_bar)
             self.rebuild_menu()
             self.tray.show()
+        if self.host.is_ready:
+            self._after_load()
+        else:
+            QTimer.singleShot(0, self.host.start)  # once the event loop runs
+
+    def _engine_ready(self) -> None:
+        """The Engine finished loading on its worker thread: show the real menu."""
+        if self._shut_down:
+            return
+        self._context = None
+        if self.tray is not None:
+            self.rebuild_menu()
+        self.refresh_launcher()
+        self._after_load()
+
+    def _after_load(self) -> None:
+        self._connect_events()
         self.rewatch()
         self.show_notices()
 
+    def _connect_events(self) -> None:
+        """Queued connections for events from other threads (runs, the model router).
+
+        Made after the first paint: the first use of the ``Qt`` namespace costs ~17 ms.
+        """
+        if self._events_connected:
+            return
+        from PySide6.QtCore import Qt
+
+        queued = Qt.ConnectionType.QueuedConnection
+        self.events.output_ready.connect(self._output_ready, queued)
+        self.events.finished.connect(self._finished, queued)
+        self.proposal_ready.connect(self._open_proposal, queued)
+        self._events_connected = True
+
+    def _engine_failed(self, error: BaseException) -> None:
+        report_exception(error, where="loading the skills")
+        self.show_fatal(
+            "gibberish could not start",
+            f"{type(error).__name__}: {error}\n\nDetails are in the log in {paths.state_dir()}.",
+        )
+        self._shut_down = True
+        QApplication.exit(1)
+
     @guard
     def quit(self) -> None:
+        if self._shut_down:
+            return
         self.shutdown()
         app = QApplication.instance()
         if app is not None:
@@ -164,50 +275,65 @@ class Controller(QObject):
             return
         self._shut_down = True
         self.watcher.stop()
-        try:
-            self.engine.cancel_all(wait=self.engine.settings.grace_period + 5.0)
-        except Exception as exc:  # quitting must go on
-            log.warning("cancelling runs on quit failed: %s", exc)
+        if self.host.is_ready:
+            engine = self.engine
+            try:
+                engine.cancel_all(wait=engine.settings.grace_period + 5.0)
+            except Exception as exc:  # quitting must go on
+                log.warning("cancelling runs on quit failed: %s", exc)
         for window in [s.window for s in self.sessions.values()] + self.windows:
             window.hide()
             window.deleteLater()
         self.sessions.clear()
         self.windows.clear()
         for dialog in self.dialogs.values():
-            dialog.close()
+            if shiboken6.isValid(dialog):
+                dialog.close()
         self.dialogs.clear()
         if self.command_bar is not None:
             self.command_bar.hide()
         if self.tray is not None:
             self.tray.hide()
         if self.launcher is not None:
-            self.launcher.closed.disconnect(self.quit)
-            self.launcher.close()
+            self.launcher.close()  # its ``closed`` -> quit() is a no-op now
 
     # ================================================================== menu
     def capture_context(self) -> ModeContext:
         """The mode and focused app *now* (before our own window takes the focus)."""
-        self._context = self.engine.mode_context()
-        return self._context
+        context = self.engine.mode_context()
+        self._context = context
+        return context
 
     @property
     def context(self) -> ModeContext:
-        return self._context or self.capture_context()
+        if self._context is None or isinstance(self._context, menu_cache.CachedContext):
+            return self.capture_context()
+        return self._context
+
+    def _menu_items(self) -> list:
+        """The menu from the Engine, or from the cache while the Engine is still loading."""
+        if self.host.is_ready:
+            context = self.capture_context()
+            items = build_menu(self.engine, self, context)
+            menu_cache.save(self.engine, context)
+            return items
+        cached = menu_cache.load()
+        library, context = cached if cached is not None else (menu_cache.CachedLibrary(), None)
+        self._context = context or menu_cache.CachedContext()
+        return build_menu(library, self, self._context, loading=True)  # type: ignore[arg-type]
 
     @guard
     def rebuild_menu(self) -> None:
         """Rebuild the tray menu (on ``aboutToShow``); skill submenus fill lazily."""
-        context = self.capture_context()
         if self._failed:
             self._failed = False
             self._update_tray()
-        pending = populate_qmenu(self.menu, build_menu(self.engine, self, context))
+        pending = populate_qmenu(self.menu, self._menu_items())
         fill_pending_later(pending)
 
     def refresh_launcher(self) -> None:
         if self.launcher is not None:
-            context = self.capture_context()
-            self.launcher.set_items(build_menu(self.engine, self, context))
+            self.launcher.set_items(self._menu_items())
 
     def _refresh_views(self) -> None:
         self.refresh_launcher()
@@ -216,14 +342,18 @@ class Controller(QObject):
 
     # ================================================================== MenuActions
     @guard
-    def set_mode(self, mode: Mode | None) -> None:
-        self.engine.set_mode(mode)
+    def set_mode(self, mode: Mode | str | None) -> None:
+        from gibberish.skills.model import Mode
+
+        self.engine.set_mode(None if mode is None else Mode(mode))
         self._context = None
         self._refresh_views()
         self.show_notices()
 
     @guard
     def open_command_bar(self) -> None:
+        from gibberish.ui.command_bar import CommandBar
+
         context = self.capture_context()
         if self.command_bar is None:
             self.command_bar = CommandBar()
@@ -241,10 +371,12 @@ class Controller(QObject):
         else:
             text = f"The skill “{name}” could not be loaded. Fix its SKILL.md; it reloads on save."
             details = "\n".join(d.format() for d in skill.diagnostics)
+        from PySide6.QtWidgets import QMessageBox
+
         box = QMessageBox(QMessageBox.Icon.Warning, f"Problem in {name} — gibberish", text)
         box.setObjectName("problem-dialog")
         box.setInformativeText(details)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.setAttribute(_delete_on_close())
         self._keep_dialog("problem", box)
         box.open()
 
@@ -254,16 +386,19 @@ class Controller(QObject):
         if not 0 <= index < len(runs):
             return
         run = runs[index]
+        from gibberish.ui.result_window import ResultWindow
+
         window = ResultWindow(run.ref, run.argv, cwd=run.result.cwd)
         window.finish(run.result)
-        window.closed.connect(lambda w=window: self._drop_window(w))
-        self.windows.append(window)
+        self._track_window(window)
         window.show()
 
     @guard
     def open_skills_folder(self) -> None:
         folder = paths.user_skills_dir()
         folder.mkdir(parents=True, exist_ok=True)
+        from PySide6.QtCore import QUrl
+
         self.open_url(QUrl.fromLocalFile(str(folder)))
 
     @guard
@@ -272,36 +407,48 @@ class Controller(QObject):
 
     @guard
     def open_approvals(self) -> None:
+        from gibberish.ui.approvals_dialog import ApprovalsDialog
+
         dialog = ApprovalsDialog(self.engine.approvals)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.setAttribute(_delete_on_close())
         self._keep_dialog("approvals", dialog)
-        dialog.finished.connect(lambda _r: self.show_notices())
+        dialog.finished.connect(self._approvals_closed)
         dialog.open()
+
+    def _approvals_closed(self, _result: int = 0) -> None:
+        self.show_notices()
 
     @guard
     def open_settings(self) -> None:
+        from gibberish.ui.settings_dialog import SettingsDialog
+
         dialog = SettingsDialog(self.engine.settings)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.setAttribute(_delete_on_close())
         self._keep_dialog("settings", dialog)
-        dialog.accepted.connect(lambda d=dialog: self.apply_settings(d.result_settings()))
+        dialog.accepted.connect(self._settings_accepted)
         dialog.open()
 
+    @guard
+    def _settings_accepted(self) -> None:
+        dialog = self.sender()
+        result = getattr(dialog, "result_settings", None)
+        if callable(result):
+            self.apply_settings(result())
+
     def _keep_dialog(self, name: str, dialog: QWidget) -> None:
+        """Remember the one open dialog of each kind (closing an older one)."""
         old = self.dialogs.pop(name, None)
-        if old is not None:
+        if old is not None and shiboken6.isValid(old):
             old.close()
         self.dialogs[name] = dialog
-        dialog.destroyed.connect(lambda _o=None, n=name, d=dialog: self._forget_dialog(n, d))
-
-    def _forget_dialog(self, name: str, dialog: QWidget) -> None:
-        if self.dialogs.get(name) is dialog:
-            del self.dialogs[name]
 
     @guard
-    def apply_settings(self, settings: Any) -> None:
+    def apply_settings(self, settings: Settings) -> None:
         """Persist ``settings`` and apply what they change (autostart, folders)."""
         before = self.engine.settings
         self.engine.update_settings(settings)
+        from gibberish import desktop
+
         if settings.start_at_login != before.start_at_login or (
             settings.start_at_login and not desktop.is_autostart_enabled()
         ):
@@ -338,6 +485,8 @@ class Controller(QObject):
             for notice in notices:
                 self.tray.notify("gibberish", notice, failed=True)
             return
+        from PySide6.QtWidgets import QMessageBox
+
         box = QMessageBox(
             QMessageBox.Icon.Information,
             "gibberish",
@@ -346,14 +495,14 @@ class Controller(QObject):
         box.setObjectName("notice-dialog")
         if len(notices) > 1:
             box.setInformativeText("\n\n".join(notices))
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.setAttribute(_delete_on_close())
         self._keep_dialog("notices", box)
         box.open()
 
     def _update_tray(self) -> None:
-        running = [s for s in self.sessions.values() if s.running]
         if self.tray is None:
             return
+        running = [s for s in self.sessions.values() if s.running]
         if running:
             names = ", ".join(sorted({s.prepared.ref for s in running}))
             self.tray.set_state(TrayState.RUNNING, f"gibberish — running {names}")
@@ -373,19 +522,20 @@ class Controller(QObject):
 
     def reload(self, *, manual: bool = False) -> None:
         """Re-read changed skills; announce skills that broke or recovered; refresh the views."""
-        before = {s.name for s in self.engine.problems()}
-        self.engine.reload()
-        problems = self.engine.problems()
+        engine = self.engine
+        before = {s.name for s in engine.problems()}
+        engine.reload()
+        problems = engine.problems()
         now = {s.name for s in problems}
         for skill in problems:
             if skill.name not in before:
                 first = skill.errors[0].format() if skill.errors else "it has errors"
                 self.notify(f"Skill “{skill.name}” has a problem", first, failed=True)
         for name in sorted(before - now):
-            if self.engine.library.get(name) is not None:
+            if engine.library.get(name) is not None:
                 self.notify(f"Skill “{name}” works again", "It loads without errors now.")
         if manual:
-            count = len([s for s in self.engine.skills() if s.ok])
+            count = len([s for s in engine.skills() if s.ok])
             self.notify("Skills reloaded", f"{count} skills ready, {len(problems)} with problems.")
         self.rewatch()
         self._refresh_views()
@@ -394,9 +544,13 @@ class Controller(QObject):
     @guard
     def launch(self, ref: str, prefilled: Mapping[str, Any] | None = None) -> RunSession | None:
         """Form → prepare → decision → run. Returns the session, or None when nothing ran."""
+        from gibberish.app import EngineError
+        from gibberish.skills.render import RenderError
+
+        engine = self.engine
         context = self.context
         try:
-            target = self.engine.find_tool(ref)
+            target = engine.find_tool(ref)
         except EngineError as exc:
             self._fail_before_start(ref, str(exc))
             return None
@@ -411,7 +565,7 @@ class Controller(QObject):
             values = self.form_prompter.ask(
                 target.skill,
                 target.tool,
-                lambda args, t=target: self.engine.render(t, args),
+                lambda args, t=target: engine.render(t, args),
                 arguments,
                 None,
             )
@@ -420,9 +574,7 @@ class Controller(QObject):
             arguments = values
         context_dir = context.focus.cwd if context.focus is not None else None
         try:
-            prepared = self.engine.prepare(
-                target, arguments, context_dir=context_dir, mode=context.mode
-            )
+            prepared = engine.prepare(target, arguments, context_dir=context_dir, mode=context.mode)
         except (EngineError, RenderError, OSError) as exc:
             self._fail_before_start(ref, getattr(exc, "message", None) or str(exc))
             return None
@@ -430,6 +582,8 @@ class Controller(QObject):
 
     def run_prepared(self, prepared: PreparedRun) -> RunSession | None:
         """Ask when the decision says so, then start."""
+        from gibberish.ui.approval import ApprovalAnswer
+
         decision = prepared.decision
         if decision.refused:
             self.approval_prompter.ask(prepared, None)
@@ -445,6 +599,11 @@ class Controller(QObject):
         return self.start_run(prepared, confirmed=confirmed)
 
     def start_run(self, prepared: PreparedRun, *, confirmed: bool, show: bool = True) -> RunSession:
+        """Start ``prepared`` and follow it in a result window."""
+        from gibberish.app import EngineError
+        from gibberish.ui.result_window import ResultWindow
+
+        self._connect_events()
         key = next(self._keys)
         bridge = RunBridge(self.events, key)
         window = ResultWindow(
@@ -452,14 +611,13 @@ class Controller(QObject):
         )
         session = RunSession(key, prepared, bridge, window)
         self.sessions[key] = session
-        window.closed.connect(lambda k=key: self._session_window_closed(k))
+        window.closed.connect(self._window_closed)
         try:
             handle = self.engine.start(prepared, confirmed=confirmed, on_output=bridge.feed)
         except (EngineError, OSError) as exc:
             window.fail_before_start(str(exc))
             self.sessions.pop(key, None)
             self.windows.append(window)
-            window.closed.connect(lambda w=window: self._drop_window(w))
             if show:
                 window.show()
             return session
@@ -472,10 +630,11 @@ class Controller(QObject):
         return session
 
     def _fail_before_start(self, ref: str, message: str) -> None:
+        from gibberish.ui.result_window import ResultWindow
+
         window = ResultWindow(ref, ())
         window.fail_before_start(message)
-        window.closed.connect(lambda w=window: self._drop_window(w))
-        self.windows.append(window)
+        self._track_window(window)
         window.show()
 
     def _output_ready(self, key: int) -> None:
@@ -496,18 +655,28 @@ class Controller(QObject):
             self.notify(session.prepared.ref, summary_line(result), failed=not result.success)
             self._discard_session(key)
         self._update_tray()
+        self.refresh_launcher()  # its "Recent runs" (the tray menu rebuilds when opened)
 
-    def _session_window_closed(self, key: int) -> None:
-        session = self.sessions.get(key)
-        if session is not None and session.result is not None:
-            self._discard_session(key)
+    def _track_window(self, window: ResultWindow) -> None:
+        """A window that is not a live run (a recent run, a failure before start)."""
+        self.windows.append(window)
+        window.closed.connect(self._window_closed)
+
+    def _window_closed(self) -> None:
+        window = self.sender()
+        if window in self.windows:
+            self._drop_window(window)
+            return
+        for key, session in list(self.sessions.items()):
+            if session.window is window and session.result is not None:
+                self._discard_session(key)
 
     def _discard_session(self, key: int) -> None:
         session = self.sessions.pop(key, None)
         if session is not None:
             session.window.deleteLater()
 
-    def _drop_window(self, window: ResultWindow) -> None:
+    def _drop_window(self, window: Any) -> None:
         if window in self.windows:
             self.windows.remove(window)
             window.deleteLater()
@@ -519,6 +688,7 @@ class Controller(QObject):
     @guard
     def handle_message(self, message: str) -> None:
         """A request from a second ``gibberish`` process (see ``single_instance``)."""
+        log.info("request from another gibberish process: %s", message[:200])
         if message == OPEN_COMMAND_BAR:
             self.open_command_bar()
         elif message == SHOW:
@@ -555,6 +725,7 @@ class Controller(QObject):
                 proposal = None
             self.proposal_ready.emit(proposal, text)
 
+        self._connect_events()
         threading.Thread(target=work, name="gibberish-router", daemon=True).start()
 
     @guard
@@ -563,3 +734,27 @@ class Controller(QObject):
             self.notify("No tool found", f"Nothing matches “{text}”.")
             return
         self.launch(proposal.ref, dict(proposal.arguments))
+
+
+def _set_autostart(enabled: bool) -> None:
+    from gibberish import desktop
+
+    desktop.set_autostart(enabled)
+
+
+def _critical(title: str, text: str) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    QMessageBox.critical(None, title, text)
+
+
+def _open_url(url: QUrl) -> bool:
+    from PySide6.QtGui import QDesktopServices
+
+    return QDesktopServices.openUrl(url)
+
+
+def _delete_on_close() -> Any:
+    from PySide6.QtCore import Qt
+
+    return Qt.WidgetAttribute.WA_DeleteOnClose

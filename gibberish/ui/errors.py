@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import logging
-import logging.handlers
+import os
 import sys
 import threading
 import traceback
@@ -25,8 +25,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import QObject, Signal
 
 from gibberish import paths
 
@@ -40,8 +39,17 @@ def log_path() -> Path:
     return paths.state_dir() / LOG_FILE_NAME
 
 
+LOG_LIMIT = 1_000_000
+"""When the log is bigger than this at start-up it is moved to ``gibberish.log.1``."""
+
+
 def configure_logging() -> Path:
-    """Send the ``gibberish`` loggers to a small rotating file in the state folder."""
+    """Send the ``gibberish`` loggers to a small file in the state folder.
+
+    Rotation is done once, here (one old generation kept), rather than with
+    ``RotatingFileHandler``: the tray logs little, and ``logging.handlers`` is a
+    noticeable part of start-up time.
+    """
     path = log_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     root = logging.getLogger("gibberish")
@@ -51,9 +59,12 @@ def configure_logging() -> Path:
         if getattr(handler, "_gibberish_file", None) is not None:
             root.removeHandler(handler)
             handler.close()
-    handler = logging.handlers.RotatingFileHandler(
-        path, maxBytes=1_000_000, backupCount=2, encoding="utf-8"
-    )
+    try:
+        if path.stat().st_size > LOG_LIMIT:
+            os.replace(path, path.with_name(path.name + ".1"))
+    except OSError:
+        pass
+    handler = logging.FileHandler(path, encoding="utf-8", delay=True)
     handler._gibberish_file = str(path)  # type: ignore[attr-defined]
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(handler)
@@ -62,6 +73,9 @@ def configure_logging() -> Path:
 
 
 def _show_dialog(title: str, text: str) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMessageBox
+
     box = QMessageBox(QMessageBox.Icon.Warning, title, text)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     box.setObjectName("error-dialog")
@@ -80,8 +94,11 @@ class ErrorReporter(QObject):
         self.reported = 0
         self._seen: set[tuple[str, str]] = set()
         self._previous: tuple[Any, Any] | None = None
-        # Reports from runner threads reach the GUI thread through a queued signal.
-        self._show_requested.connect(self._show, Qt.ConnectionType.QueuedConnection)
+        # Reports from runner threads reach the GUI thread through this signal: the
+        # reporter lives in the GUI thread, so Qt's automatic connection queues every
+        # emission from another thread (and this avoids loading the ``Qt`` namespace,
+        # ~17 ms, before the tray shows).
+        self._show_requested.connect(self._show)
 
     def install(self) -> None:
         global _active

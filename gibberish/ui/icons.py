@@ -2,21 +2,20 @@
 
 They are SVG so they stay sharp at any tray size and HiDPI scale. Loading goes through
 Qt's SVG icon engine; ``QIcon`` objects are cached because the tray menu is rebuilt on
-every open and each skill submenu carries a badge.
+every open and each skill submenu carries a badge. Trust levels are taken as their
+string values, so showing the tray does not need the skills model loaded.
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
 from functools import cache
 
 from PySide6.QtGui import QIcon
 
 from gibberish import paths
-from gibberish.skills.model import Trust
 
 
-class TrayState(StrEnum):
+class TrayState:
     """What the tray icon says: idle, a tool is running, the last run failed."""
 
     NORMAL = "normal"
@@ -35,16 +34,19 @@ def app_icon() -> QIcon:
     return icon("gibberish")
 
 
-def tray_icon(state: TrayState) -> QIcon:
-    return icon(f"tray-{state.value}")
+def tray_icon(state: str) -> QIcon:
+    """``state`` is one of the ``TrayState`` values."""
+    return icon(f"tray-{state}")
 
 
-def trust_icon(trust: Trust) -> QIcon:
-    return icon(f"trust-{trust.value}")
+def trust_icon(trust: str) -> QIcon:
+    """The badge for a trust level (``Trust`` is a ``StrEnum``, so its members work too)."""
+    return icon(f"trust-{trust}")
 
 
-TRUST_LABELS = {
-    Trust.BUNDLED: "bundled",
-    Trust.USER: "your skill",
-    Trust.UNTRUSTED: "untrusted",
+TRUST_LABELS: dict[str, str] = {
+    # Keyed by ``Trust`` values; a ``Trust`` member finds its entry (``StrEnum``).
+    "bundled": "bundled",
+    "user": "your skill",
+    "untrusted": "untrusted",
 }

@@ -120,9 +120,9 @@ class LauncherWindow(QWidget):
 
         skills = 0
         for item in items:
-            if item.kind is Kind.SEPARATOR:
+            if item.kind == Kind.SEPARATOR:
                 continue
-            if item.kind is Kind.ACTION:
+            if item.kind == Kind.ACTION:
                 self._add_button(item)
                 continue
             node = self._add_node(self.tree.invisibleRootItem(), item)
@@ -148,12 +148,12 @@ class LauncherWindow(QWidget):
             node.setFlags(node.flags() & ~Qt.ItemFlag.ItemIsEnabled)
         if item.checkable:
             node.setText(0, ("●  " if item.checked else "○  ") + item.text)
-        if item.kind is Kind.MENU:
+        if item.kind == Kind.MENU:
             font = node.font(0)
             font.setBold(item.name in ("mode",) or item.name.startswith("skill:"))
             node.setFont(0, font)
             for child in item.items():
-                if child.kind is not Kind.SEPARATOR:
+                if child.kind != Kind.SEPARATOR:
                     self._add_node(node, child)
         elif item.trigger is not None:
             self._triggers[item.name] = item.trigger
@@ -167,7 +167,7 @@ class LauncherWindow(QWidget):
         button.setAutoDefault(False)
         if item.trigger is not None:
             self._triggers[item.name] = item.trigger
-            button.clicked.connect(lambda _c=False, fn=item.trigger: fn())
+            button.clicked.connect(self._button_clicked)
         self._buttons[item.name] = button
         if item.name in TOP_BUTTONS:
             self.top_row.addWidget(button, 1)
@@ -219,6 +219,12 @@ class LauncherWindow(QWidget):
             return False
         fn()
         return True
+
+    def _button_clicked(self) -> None:
+        button = self.sender()
+        fn = self._triggers.get(button.objectName()) if button is not None else None
+        if fn is not None:
+            fn()
 
     def _activate(self, node: QTreeWidgetItem) -> None:
         fn = self._triggers.get(str(node.data(0, NAME_ROLE)))

@@ -25,27 +25,28 @@ menu for 200 skills at start-up stays cheap.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QIcon
 from PySide6.QtWidgets import QMenu
 
-from gibberish.skills.model import Mode, SkillDefinition, Trust
 from gibberish.ui import icons
-from gibberish.ui.result_window import human_duration
+from gibberish.ui.formatting import human_duration
 
 if TYPE_CHECKING:
     from gibberish.app import Engine, RecentRun
+    from gibberish.skills.model import Mode, SkillDefinition
     from gibberish.trust.modes import ModeContext
 
-MODES: tuple[Mode, ...] = (Mode.GLOBAL, Mode.DEV, Mode.MEETING, Mode.WRITER)
+MODES: tuple[str, ...] = ("Global", "Dev", "Meeting", "Writer")
+"""``Mode`` values (a ``StrEnum``): the menu needs no import of the skills model."""
 MAX_LABEL = 80
 
 
-class Kind(StrEnum):
+class Kind:
+    """What a ``MenuItem`` is (plain strings: the menu is built on every open)."""
+
     ACTION = "action"
     MENU = "menu"
     SEPARATOR = "separator"
@@ -54,25 +55,59 @@ class Kind(StrEnum):
 Children = Sequence["MenuItem"] | Callable[[], Sequence["MenuItem"]]
 
 
-@dataclass
 class MenuItem:
-    """One entry: an action, a submenu (children may be a callable: built lazily) or a line."""
+    """One entry: an action, a submenu (children may be a callable: built lazily) or a line.
 
-    name: str
-    text: str = ""
-    kind: Kind = Kind.ACTION
-    tooltip: str = ""
-    icon: QIcon | None = None
-    enabled: bool = True
-    checkable: bool = False
-    checked: bool = False
-    group: str | None = None
-    trigger: Callable[[], None] | None = None
-    children: Children = field(default_factory=tuple)
+    A plain class with slots rather than a dataclass: hundreds are made per menu, and
+    start-up time counts (see ``benchmarks/startup.py``).
+    """
+
+    __slots__ = (
+        "checkable",
+        "checked",
+        "children",
+        "enabled",
+        "group",
+        "icon",
+        "kind",
+        "name",
+        "text",
+        "tooltip",
+        "trigger",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        text: str = "",
+        kind: str = Kind.ACTION,
+        tooltip: str = "",
+        icon: QIcon | None = None,
+        enabled: bool = True,
+        checkable: bool = False,
+        checked: bool = False,
+        group: str | None = None,
+        trigger: Callable[[], None] | None = None,
+        children: Children = (),
+    ) -> None:
+        self.name = name
+        self.text = text
+        self.kind = kind
+        self.tooltip = tooltip
+        self.icon = icon
+        self.enabled = enabled
+        self.checkable = checkable
+        self.checked = checked
+        self.group = group
+        self.trigger = trigger
+        self.children = children
 
     def items(self) -> Sequence[MenuItem]:
         """The children, building them if they are lazy."""
         return self.children() if callable(self.children) else self.children
+
+    def __repr__(self) -> str:
+        return f"MenuItem({self.name!r}, {self.text!r}, kind={self.kind!r})"
 
 
 def separator(name: str) -> MenuItem:
@@ -82,7 +117,7 @@ def separator(name: str) -> MenuItem:
 class MenuActions(Protocol):
     """What the menu's entries do (the controller implements it)."""
 
-    def set_mode(self, mode: Mode | None) -> None: ...
+    def set_mode(self, mode: Mode | str | None) -> None: ...
     def open_command_bar(self) -> None: ...
     def launch(self, ref: str) -> None: ...
     def show_problem(self, name: str) -> None: ...
@@ -100,9 +135,9 @@ def elide(text: str, limit: int = MAX_LABEL) -> str:
 
 
 def _skill_tooltip(skill: SkillDefinition) -> str:
-    trust = icons.TRUST_LABELS.get(skill.trust, skill.trust.value)
+    trust = icons.TRUST_LABELS.get(skill.trust, str(skill.trust))
     lines = [skill.description, f"Trust: {trust}"]
-    if skill.trust is Trust.UNTRUSTED:
+    if skill.trust == "untrusted":
         lines.append("Imported from outside: asks before every run.")
     return "\n".join(line for line in lines if line)
 
@@ -123,10 +158,10 @@ def mode_items(context: ModeContext, actions: MenuActions) -> list[MenuItem]:
     for mode in MODES:
         items.append(
             MenuItem(
-                f"mode-{mode.value.lower()}",
-                mode.value,
+                f"mode-{mode.lower()}",
+                mode,
                 checkable=True,
-                checked=not context.automatic and context.mode is mode,
+                checked=not context.automatic and context.mode == mode,
                 group="mode",
                 trigger=lambda m=mode: actions.set_mode(m),
             )
@@ -155,17 +190,22 @@ def _recent_text(run: RecentRun) -> tuple[str, str]:
     return text, elide(tip, 200)
 
 
-def build_menu(engine: Engine, actions: MenuActions, context: ModeContext) -> list[MenuItem]:
-    """The whole menu for the current state of ``engine`` in ``context``'s mode."""
+def build_menu(
+    engine: Engine, actions: MenuActions, context: ModeContext, *, loading: bool = False
+) -> list[MenuItem]:
+    """The whole menu for the current state of ``engine`` in ``context``'s mode.
+
+    ``loading``: ``engine`` is the cached stand-in shown while the real Engine loads.
+    """
     items: list[MenuItem] = []
     how = "automatic" if context.automatic else "manual"
     items.append(
         MenuItem(
             "mode",
-            f"Mode: {context.mode.value} ({how})",
+            f"Mode: {context.mode} ({how})",
             kind=Kind.MENU,
             tooltip=context.reason,
-            children=mode_items(context, actions),
+            children=lambda: mode_items(context, actions),
         )
     )
     items.append(
@@ -194,9 +234,9 @@ def build_menu(engine: Engine, actions: MenuActions, context: ModeContext) -> li
         items.append(
             MenuItem(
                 "no-skills",
-                f"No skills for {context.mode.value} mode",
+                "Loading skills…" if loading else f"No skills for {context.mode} mode",
                 enabled=False,
-                tooltip="Add skill folders to your skills folder, or change the mode",
+                tooltip="" if loading else "Add skills to your skills folder, or change the mode",
             )
         )
     items.append(separator("lists-separator"))
@@ -280,7 +320,31 @@ def _clear(menu: QMenu) -> None:
         group.deleteLater()
 
 
-Pending = list[tuple[QMenu, MenuItem]]
+class _LazyFill(QObject):
+    """Fills its parent submenu from ``item`` once, when it is about to show.
+
+    A child QObject with a bound-method slot rather than a lambda capturing the submenu:
+    such a lambda, released while the submenu is destroyed, would drop the submenu's
+    last Python reference in the middle of its own destructor.
+    """
+
+    def __init__(self, menu: QMenu, item: MenuItem) -> None:
+        super().__init__(menu)
+        self.item = item
+        self.filled = False
+        menu.aboutToShow.connect(self.fill)
+
+    def fill(self) -> None:
+        if self.filled:
+            return
+        menu = self.parent()
+        if not isinstance(menu, QMenu):
+            return
+        self.filled = True
+        fill_all(populate_qmenu(menu, self.item.items()))
+
+
+Pending = list[_LazyFill]
 
 
 def populate_qmenu(menu: QMenu, items: Sequence[MenuItem], *, lazy: bool = True) -> Pending:
@@ -290,11 +354,11 @@ def populate_qmenu(menu: QMenu, items: Sequence[MenuItem], *, lazy: bool = True)
     groups: dict[str, QActionGroup] = {}
     pending: Pending = []
     for item in items:
-        if item.kind is Kind.SEPARATOR:
+        if item.kind == Kind.SEPARATOR:
             sep = menu.addSeparator()
             sep.setObjectName(item.name)
             continue
-        if item.kind is Kind.MENU:
+        if item.kind == Kind.MENU:
             sub = QMenu(item.text, menu)
             sub.setObjectName(item.name)
             sub.setToolTipsVisible(True)
@@ -306,9 +370,7 @@ def populate_qmenu(menu: QMenu, items: Sequence[MenuItem], *, lazy: bool = True)
                 action.setIcon(item.icon)
             menu.addMenu(sub)
             if callable(item.children) and lazy:
-                sub.setProperty("lazy", True)
-                sub.aboutToShow.connect(lambda s=sub, i=item: fill_lazy(s, i))
-                pending.append((sub, item))
+                pending.append(_LazyFill(sub, item))
             else:
                 pending.extend(populate_qmenu(sub, item.items(), lazy=lazy))
             continue
@@ -328,29 +390,23 @@ def populate_qmenu(menu: QMenu, items: Sequence[MenuItem], *, lazy: bool = True)
                 group.setExclusive(True)
             group.addAction(action)
         if item.trigger is not None:
+            # The lambda holds only the trigger (it calls the controller), never the action.
             action.triggered.connect(lambda _checked=False, fn=item.trigger: fn())
         menu.addAction(action)
     return pending
 
 
-def fill_lazy(sub: QMenu, item: MenuItem) -> None:
-    """Create a lazy submenu's entries once (no-op when already filled or gone)."""
-    try:
-        if not sub.property("lazy"):
-            return
-    except RuntimeError:  # the submenu was deleted by a rebuild
-        return
-    sub.setProperty("lazy", False)
-    populate_qmenu(sub, item.items())
-
-
 def fill_all(pending: Pending) -> None:
-    for sub, item in pending:
-        fill_lazy(sub, item)
+    """Fill lazy submenus now (those deleted by a rebuild in the meantime are skipped)."""
+    for filler in pending:
+        try:
+            filler.fill()
+        except RuntimeError:  # its submenu was deleted by a rebuild
+            continue
 
 
 def fill_pending_later(pending: Pending) -> None:
     """Fill lazy submenus on the next idle turn, so exported (D-Bus) menus are complete too."""
     if pending:
-        menus = list(pending)
-        QTimer.singleShot(0, lambda: fill_all(menus))
+        fillers = list(pending)
+        QTimer.singleShot(0, lambda: fill_all(fillers))

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -43,7 +44,14 @@ from gibberish.skills.model import (
     ToolDefinition,
 )
 from gibberish.ui import icons
-from gibberish.ui.widgets import MARGIN, SPACING, code_box, fit_code_box, heading_label, help_label
+from gibberish.ui.widgets import (
+    MARGIN,
+    SPACING,
+    code_box,
+    fit_to_width,
+    heading_label,
+    help_label,
+)
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 NUMBER_LIMIT = 1e12
@@ -132,7 +140,8 @@ class _Field:
             text.setPlaceholderText("One item per line")
             text.setTabChangesFocus(True)
             text.textChanged.connect(on_change)
-            fit_code_box(text, "\n\n\n", max_lines=4)
+            metrics = text.fontMetrics()
+            text.setFixedHeight(4 * metrics.lineSpacing() + 14)
             self.editor = text
         else:
             line = QLineEdit()
@@ -277,6 +286,7 @@ class ParameterForm(QDialog):
             if param.required:
                 label.setToolTip("Required")
             box = QWidget()
+            box.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
             box_layout = QVBoxLayout(box)
             box_layout.setContentsMargins(0, 0, 0, 0)
             box_layout.setSpacing(2)
@@ -292,7 +302,7 @@ class ParameterForm(QDialog):
 
         self.preview_label = QLabel("Will run:")
         layout.addWidget(self.preview_label)
-        self.preview = code_box("", max_lines=3)
+        self.preview = code_box("", max_lines=5)
         self.preview.setObjectName("form-preview")
         self.preview.setToolTip(
             "The exact arguments, shell-quoted only for reading; no shell is involved."
@@ -333,6 +343,7 @@ class ParameterForm(QDialog):
         self.setMinimumWidth(500)
         self._ready = True
         self._changed()
+        fit_to_width(self, 560)
         first = next(iter(self.fields.values()), None)
         if first is not None:
             first.editor.setFocus()
@@ -349,7 +360,8 @@ class ParameterForm(QDialog):
         parts = [param.description.strip()] if param.description.strip() else []
         if param.type is ParameterType.ARRAY:
             parts.append("One item per line.")
-        if param.default is not None and param.type is not ParameterType.BOOLEAN:
+        mentioned = "default" in param.description.lower()
+        if param.default is not None and param.type is not ParameterType.BOOLEAN and not mentioned:
             default = param.default
             if isinstance(default, list | tuple):
                 default = ", ".join(map(str, default))

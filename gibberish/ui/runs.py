@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import codecs
 import threading
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from gibberish.runner.envelope import RunResult
+if TYPE_CHECKING:
+    from gibberish.runner.envelope import RunResult
+
 
 VIEW_LIMIT = 256 * 1024
 """Bytes of output the result window keeps (the full output is in the run's log file)."""

@@ -9,7 +9,6 @@ next step, and having the endpoint configured ahead of it costs nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -52,9 +51,6 @@ class SettingsDialog(QDialog):
         self.setWindowTitle("Settings — gibberish")
         self.setWindowIcon(icons.app_icon())
         self.original = settings
-        self.choose_folder: Callable[[], str] = lambda: QFileDialog.getExistingDirectory(
-            self, "Add a skills folder", str(Path.home())
-        )
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
@@ -144,6 +140,10 @@ class SettingsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
         self.setMinimumWidth(520)
+
+    def choose_folder(self) -> str:
+        """Ask for a folder (tests replace this method)."""
+        return QFileDialog.getExistingDirectory(self, "Add a skills folder", str(Path.home()))
 
     def _add_clicked(self) -> None:
         folder = self.choose_folder()

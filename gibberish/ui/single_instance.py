@@ -102,6 +102,8 @@ class SingleInstance(QObject):
                 lock.unlock()
 
     def listen(self) -> bool:
+        """Listen on the socket, replacing a stale one (call only after ``forward`` failed)."""
+        self.removed_stale = os.path.exists(self.name)
         server = QLocalServer(self)
         server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         if not server.listen(self.name):
@@ -110,7 +112,6 @@ class SingleInstance(QObject):
             ):
                 # Nobody answered on it (forward() failed): a crashed instance's leftover.
                 QLocalServer.removeServer(self.name)
-                self.removed_stale = True
             if not server.listen(self.name):
                 server.deleteLater()
                 return False
@@ -123,8 +124,20 @@ class SingleInstance(QObject):
         while self.server.hasPendingConnections():
             socket = self.server.nextPendingConnection()
             self._buffers[socket] = b""
-            socket.readyRead.connect(lambda s=socket: self._read(s))
-            socket.disconnected.connect(lambda s=socket: self._forget(s))
+            socket.readyRead.connect(self._ready_read)
+            socket.disconnected.connect(self._disconnected)
+
+    # Slots find their socket with ``sender()``: a lambda capturing the socket and
+    # connected to its own signal would be released while the socket is destroyed.
+    def _ready_read(self) -> None:
+        socket = self.sender()
+        if isinstance(socket, QLocalSocket):
+            self._read(socket)
+
+    def _disconnected(self) -> None:
+        socket = self.sender()
+        if isinstance(socket, QLocalSocket):
+            self._forget(socket)
 
     def _read(self, socket: QLocalSocket) -> None:
         data = self._buffers.get(socket, b"") + bytes(socket.readAll().data())

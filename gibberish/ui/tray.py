@@ -39,8 +39,8 @@ class Tray(QObject):
     def hide(self) -> None:
         self.icon.hide()
 
-    def set_state(self, state: TrayState, tooltip: str | None = None) -> None:
-        if state is not self.state:
+    def set_state(self, state: str, tooltip: str | None = None) -> None:
+        if state != self.state:
             self.state = state
             self.icon.setIcon(icons.tray_icon(state))
         self.icon.setToolTip(tooltip or "gibberish")

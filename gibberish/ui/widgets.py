@@ -8,24 +8,58 @@ placeholder colour instead of a fixed grey).
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics, QPalette
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics, QPalette, QResizeEvent, QTextOption
 from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit, QSizePolicy, QWidget
-
-from gibberish.runner.envelope import RunStatus
 
 SPACING = 8
 MARGIN = 14
 
 STATUS_STYLE: dict[str, tuple[str, str]] = {
-    # status: (label, background colour); text is white on every one of them.
-    RunStatus.PENDING.value: ("starting", "#6b7280"),
-    RunStatus.RUNNING.value: ("running", "#2563eb"),
-    RunStatus.SUCCEEDED.value: ("succeeded", "#15803d"),
-    RunStatus.FAILED.value: ("failed", "#c02626"),
-    RunStatus.TIMED_OUT.value: ("timed out", "#b45309"),
-    RunStatus.CANCELLED.value: ("cancelled", "#4b5563"),
+    # RunStatus value: (label, background colour); text is white on every one of them.
+    "pending": ("starting", "#6b7280"),
+    "running": ("running", "#2563eb"),
+    "succeeded": ("succeeded", "#15803d"),
+    "failed": ("failed", "#c02626"),
+    "timed_out": ("timed out", "#b45309"),
+    "cancelled": ("cancelled", "#4b5563"),
 }
+
+
+class WrappedLabel(QLabel):
+    """A word-wrapped label whose size hint is its height *at its current width*.
+
+    QLabel's own hint for wrapped text is computed at a width Qt picks for a pleasing
+    shape, not the width the layout gives it, so rows come out too tall (a gap) or too
+    short (clipped text). Reporting ``heightForWidth(width())`` and re-asking the layout
+    after every width change fixes both.
+    """
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(text, parent)
+        self.setWordWrap(True)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        if self.wordWrap() and self.width() > 1:
+            height = self.heightForWidth(self.width())
+            if height > 0:
+                return QSize(hint.width(), height)
+        return hint
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        if self.wordWrap() and self.width() > 1:
+            height = self.heightForWidth(self.width())
+            if height > 0:
+                return QSize(hint.width(), height)
+        return hint
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self.updateGeometry()
 
 
 def mono_font() -> QFont:
@@ -36,8 +70,7 @@ def mono_font() -> QFont:
 
 def help_label(text: str, parent: QWidget | None = None) -> QLabel:
     """Secondary text under a field: smaller, muted, wrapped, selectable."""
-    label = QLabel(text, parent)
-    label.setWordWrap(True)
+    label = WrappedLabel(text, parent)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     font = label.font()
     font.setPointSizeF(max(font.pointSizeF() * 0.9, 7.5))
@@ -72,9 +105,11 @@ def field_label(text: str, parent: QWidget | None = None) -> QLabel:
     return label
 
 
-def value_label(text: str, parent: QWidget | None = None, *, mono: bool = False) -> QLabel:
-    label = QLabel(text, parent)
-    label.setWordWrap(True)
+def value_label(
+    text: str, parent: QWidget | None = None, *, mono: bool = False, wrap: bool = True
+) -> QLabel:
+    label = WrappedLabel(text, parent)
+    label.setWordWrap(wrap)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
     if mono:
@@ -90,9 +125,8 @@ def banner(text: str, parent: QWidget | None = None, *, kind: str = "warning") -
         "info": ("#e7f0fd", "#1e3a6e", "#9dbcf0"),
     }
     background, foreground, border = colours.get(kind, colours["info"])
-    label = QLabel(text, parent)
+    label = WrappedLabel(text, parent)
     label.setObjectName(f"banner-{kind}")
-    label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     label.setStyleSheet(
         f"QLabel {{ background: {background}; color: {foreground}; border: 1px solid {border};"
@@ -136,27 +170,69 @@ def command_label(text: str, parent: QWidget | None = None) -> QLabel:
     return label
 
 
-def code_box(text: str, parent: QWidget | None = None, *, max_lines: int = 6) -> QPlainTextEdit:
-    """Read-only monospace text sized to its content (up to ``max_lines``, then it scrolls)."""
-    box = QPlainTextEdit(parent)
-    box.setReadOnly(True)
-    box.setFont(mono_font())
-    box.setPlainText(text)
-    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-    box.setFrameShape(QFrame.Shape.StyledPanel)
-    fit_code_box(box, text, max_lines=max_lines)
-    return box
+class CodeBox(QPlainTextEdit):
+    """Read-only monospace text that grows with its content up to ``max_lines``, then scrolls.
+
+    The height follows the text *at the box's current width* (recomputed on resize and
+    on every ``setPlainText``), so a long argv wraps onto as many lines as it needs and
+    never hides behind a scroll bar while there is room.
+    """
+
+    def __init__(
+        self, text: str = "", parent: QWidget | None = None, *, max_lines: int = 6
+    ) -> None:
+        super().__init__(parent)
+        self.max_lines = max_lines
+        self.setReadOnly(True)
+        self.setFont(mono_font())
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.textChanged.connect(self._fit)
+        self.setPlainText(text)
+
+    def visual_lines(self, width: int) -> int:
+        metrics = QFontMetrics(self.font())
+        usable = max(width - 2 * int(self.document().documentMargin()) - 4, 40)
+        total = 0
+        for line in self.toPlainText().split("\n"):
+            advance = metrics.horizontalAdvance(line)
+            total += max(1, -(-advance // usable))
+        return total
+
+    def _fit(self) -> None:
+        width = self.viewport().width() if self.isVisible() else max(self.width(), 480)
+        lines = min(max(self.visual_lines(width), 1), self.max_lines)
+        metrics = QFontMetrics(self.font())
+        frame = 2 * self.frameWidth()
+        height = lines * metrics.lineSpacing() + 2 * self.document().documentMargin() + frame + 2
+        self.setFixedHeight(int(height))
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self._fit()
 
 
-def fit_code_box(box: QPlainTextEdit, text: str, *, max_lines: int = 6, width: int = 520) -> None:
-    """Height for the number of visual lines ``text`` needs at roughly ``width`` pixels."""
-    metrics = QFontMetrics(box.font())
-    per_line = max(1, width // max(metrics.horizontalAdvance("M"), 1))
-    lines = sum(max(1, -(-len(line) // per_line)) for line in (text.splitlines() or [""]))
-    shown = min(max(lines, 1), max_lines)
-    margins = box.contentsMargins()
-    height = shown * metrics.lineSpacing() + 2 * box.document().documentMargin()
-    box.setFixedHeight(int(height + margins.top() + margins.bottom() + 4))
+def code_box(text: str, parent: QWidget | None = None, *, max_lines: int = 6) -> CodeBox:
+    return CodeBox(text, parent, max_lines=max_lines)
+
+
+def fit_to_width(window: QWidget, width: int) -> None:
+    """Size a window with wrapped text to ``width`` and exactly the height that text needs.
+
+    Qt sizes a new top-level window from its size hint, which for word-wrapped labels is
+    computed at some other width: rows come out too tall or too short. Asking the layout
+    for its height at the real width avoids both.
+    """
+    layout = window.layout()
+    width = max(width, window.minimumWidth())
+    if layout is not None and layout.hasHeightForWidth():
+        height = layout.totalHeightForWidth(width)
+    else:
+        height = window.sizeHint().height()
+    window.resize(width, max(height, window.minimumSizeHint().height()))
 
 
 def separator(parent: QWidget | None = None) -> QFrame:

@@ -96,10 +96,16 @@ def test_find_refuses_option_injection(bundled):
 
 
 def test_web_search_percent_encodes_the_query(bundled):
-    assert argv(bundled, "web", "web_search", query="rust & c++ ?") == [
-        "xdg-open",
-        "https://duckduckgo.com/?q=rust%20%26%20c%2B%2B%20%3F",
-    ]
+    rendered = argv(bundled, "web", "web_search", query="rust & c++ ?")
+    assert rendered[0].endswith("/web/scripts/open-in-browser.sh")
+    assert rendered[1:] == ["https://duckduckgo.com/?q=rust%20%26%20c%2B%2B%20%3F"]
+
+
+def test_web_opener_refuses_anything_but_web_addresses(bundled):
+    script = bundled.get("web").directory / "scripts" / "open-in-browser.sh"
+    for bad in ("file:///etc/passwd", "javascript:alert(1)", "-x", ""):
+        done = subprocess.run([str(script), bad], capture_output=True, text=True, timeout=10)
+        assert done.returncode == 2 and "must start with https://" in done.stderr
 
 
 def test_notes_text_may_start_with_a_dash(bundled):

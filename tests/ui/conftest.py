@@ -7,9 +7,7 @@ answer what a test says; nothing needs a real tray (``tray_available`` is inject
 
 from __future__ import annotations
 
-import os
 import stat
-import sys
 import textwrap
 import time
 from collections.abc import Iterator
@@ -118,7 +116,7 @@ def standard_skills(root: Path) -> Path:
         description="Slow and failing tools. Use in run tests.",
         extra="timeout: 2",
         scripts={
-            "nap.sh": "#!/bin/sh\necho started\nsleep 30 &\necho $$ $! > \"$HOME/nap.pids\"\nwait\n",
+            "nap.sh": '#!/bin/sh\necho started\nsleep 30 &\necho $$ $! > "$HOME/nap.pids"\nwait\n',
             "fail.sh": "#!/bin/sh\necho 'something broke' >&2\nexit 3\n",
         },
     )
@@ -207,7 +205,3 @@ def read_pids(path: Path, timeout: float = 5.0) -> list[int]:
                 return [int(t) for t in text]
         time.sleep(0.02)
     raise AssertionError(f"{path} was not written")
-
-
-PYTHON = sys.executable
-HOME = os.environ.get("HOME", "")

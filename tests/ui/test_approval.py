@@ -52,13 +52,18 @@ def test_escape_cancels(qtbot, engine: Engine) -> None:
 
 
 def test_buttons_give_their_answer(qtbot, engine: Engine) -> None:
-    for button, answer in (("once_button", ApprovalAnswer.ONCE), ("always_button", ApprovalAnswer.ALWAYS)):
+    for button, answer in (
+        ("once_button", ApprovalAnswer.ONCE),
+        ("always_button", ApprovalAnswer.ALWAYS),
+    ):
         dialog = dialog_for(qtbot, engine.prepare("hello.say_hello"))
         getattr(dialog, button).click()
         assert dialog.answer is answer
 
 
-def test_changed_since_approval_lists_the_changed_files(qtbot, engine: Engine, skills_dir: Path) -> None:
+def test_changed_since_approval_lists_the_changed_files(
+    qtbot, engine: Engine, skills_dir: Path
+) -> None:
     engine.approve(engine.prepare("slow.fail"))
     (skills_dir / "slow" / "fail.sh").write_text("#!/bin/sh\nexit 4\n")
     (skills_dir / "slow" / "new.sh").write_text("#!/bin/sh\n")
@@ -70,14 +75,18 @@ def test_changed_since_approval_lists_the_changed_files(qtbot, engine: Engine, s
     assert "changed since you approved it" in text_of(dialog, "approval-reason")
 
 
-def test_untrusted_skill_shows_the_banner_and_no_always_allow(qtbot, engine: Engine, skills_dir: Path) -> None:
+def test_untrusted_skill_shows_the_banner_and_no_always_allow(
+    qtbot, engine: Engine, skills_dir: Path
+) -> None:
     write_skill(
         skills_dir,
         "imported",
         [tool_block("fetch", "Fetch something.", "echo fetched")],
         extra="network: true",
     )
-    (skills_dir / "imported" / ".gibberish-source.json").write_text(json.dumps({"url": "https://x"}))
+    (skills_dir / "imported" / ".gibberish-source.json").write_text(
+        json.dumps({"url": "https://x"})
+    )
     engine.reload()
     prepared = engine.prepare("imported.fetch")
     dialog = dialog_for(qtbot, prepared)
@@ -98,7 +107,11 @@ def test_refuse_shows_the_reason_and_no_run_button(qtbot, engine: Engine) -> Non
 
 def test_prompter_runs_the_dialog_modally(qtbot, engine: Engine) -> None:
     def click_once() -> None:
-        dialog = next(w for w in QApplication.topLevelWidgets() if isinstance(w, ApprovalDialog) and w.isVisible())
+        dialog = next(
+            w
+            for w in QApplication.topLevelWidgets()
+            if isinstance(w, ApprovalDialog) and w.isVisible()
+        )
         dialog.once_button.click()
 
     QTimer.singleShot(50, click_once)

@@ -223,3 +223,18 @@ def test_no_tray_flag_forces_the_launcher(qtbot, engine) -> None:
         assert "--no-tray" in ctl.launcher.reason_label.text()
     finally:
         ctl.shutdown()
+
+
+def test_launcher_lists_a_finished_run_under_recent_runs(qtbot, engine) -> None:
+    ctl = Controller(engine, tray_available=False)
+    ctl.approval_prompter = FakeApprovals()
+    ctl.start()
+    try:
+        assert "recent:0" not in ctl.launcher.names()
+        session = ctl.launch("hello.say_hello")
+        wait_for_result(qtbot, session)
+        assert "recent:0" in ctl.launcher.names()
+        assert ctl.launcher.trigger("recent:0")
+        assert "hello from gibberish" in ctl.windows[-1].output_text()
+    finally:
+        ctl.shutdown()

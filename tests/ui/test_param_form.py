@@ -68,7 +68,9 @@ def test_render_error_is_shown_inline_naming_the_field(qtbot, engine: Engine) ->
     assert form.fields["name"].editor.property("invalid") is True
 
 
-def test_prefilled_values_override_defaults_and_bad_ones_are_reported(qtbot, engine: Engine) -> None:
+def test_prefilled_values_override_defaults_and_bad_ones_are_reported(
+    qtbot, engine: Engine
+) -> None:
     form = make_form(
         qtbot,
         engine,
@@ -155,6 +157,3 @@ def test_cancelled_form_runs_nothing(controller) -> None:
     assert controller.launch("hello.echo_text") is None
     assert controller.sessions == {}
     assert controller.approval_prompter.seen == []
-
-
-

@@ -1,0 +1,174 @@
+"""What the menu looked like last time, so the tray can show it before the Engine has loaded.
+
+After every menu built from the real Engine, a small snapshot (skill names, descriptions,
+trust, tool names and descriptions, the problem count, the mode) is written to
+``paths.cache_dir()/menu.cache`` — only when it changed. It is ``marshal`` data (plain
+lists, strings and numbers; rebuilt whenever it cannot be read) because loading it is on
+the start-up path and ``marshal`` needs no import. At the next start the menu is
+drawn from it at once, and rebuilt from the Engine as soon as that has loaded (a few
+hundred milliseconds later). A stale entry is harmless: clicking it goes through the
+Engine like any click, which says so when the skill is gone. Qt-free.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gibberish import paths
+
+if TYPE_CHECKING:
+    from gibberish.app import Engine
+
+FORMAT = 1
+FILE_NAME = "menu.cache"
+
+
+def cache_path() -> Path:
+    return paths.cache_dir() / FILE_NAME
+
+
+class CachedContext:
+    """Stands in for ``ModeContext`` (the fields the menu reads; the mode as its value)."""
+
+    __slots__ = ("automatic", "focus", "mode", "reason")
+
+    def __init__(self, mode: str = "Global", automatic: bool = True) -> None:
+        self.mode = mode
+        self.automatic = automatic
+        self.reason = "Loading…"
+        self.focus = None
+
+
+class CachedTool:
+    __slots__ = ("description", "name")
+
+    def __init__(self, name: str, description: str = "") -> None:
+        self.name = name
+        self.description = description
+
+
+class CachedSkill:
+    """The parts of a ``SkillDefinition`` the menu shows (kept light: no skills model import)."""
+
+    __slots__ = ("description", "modes", "name", "tools", "trust")
+    ok = True
+    errors: tuple[Any, ...] = ()
+
+    def __init__(
+        self,
+        name: str,
+        description: str = "",
+        trust: str = "user",
+        modes: tuple[str, ...] = ("Global",),
+        tools: tuple[CachedTool, ...] = (),
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.trust = trust
+        self.modes = modes
+        self.tools = tools
+
+    def available_in(self, mode: str) -> bool:
+        return "Global" in self.modes or mode in self.modes
+
+
+class CachedLibrary:
+    """Stands in for the Engine in ``menu.build_menu``: skills, no problems, no recent runs."""
+
+    def __init__(self, skills: list[CachedSkill] | None = None) -> None:
+        self.skill_list = skills or []
+
+    def skills(self) -> list[CachedSkill]:
+        return self.skill_list
+
+    def problems(self) -> list[CachedSkill]:
+        return []  # shown from the Engine once it has loaded (the details are not cached)
+
+    def recent_runs(self) -> list[Any]:
+        return []
+
+
+def snapshot(engine: Engine, context: Any) -> dict[str, Any]:
+    skills = []
+    for skill in engine.skills():
+        if not skill.ok or not skill.tools:
+            continue
+        skills.append(
+            {
+                "name": skill.name,
+                "description": skill.description,
+                "trust": str(skill.trust),
+                "modes": [str(m) for m in skill.modes],
+                "tools": [[t.name, t.description] for t in skill.tools],
+            }
+        )
+    return {
+        "format": FORMAT,
+        "mode": str(context.mode),
+        "automatic": bool(context.automatic),
+        "problems": len(engine.problems()),
+        "skills": skills,
+    }
+
+
+_last_written: dict[Path, bytes] = {}
+"""What this process last wrote to (or read from) each cache file."""
+
+
+def _encode(data: dict[str, Any]) -> bytes:
+    return marshal.dumps((FORMAT, sys.version_info[:2], data))
+
+
+def save(engine: Engine, context: Any, path: Path | None = None) -> bool:
+    """Write the snapshot when it differs from the last one; True when written."""
+    path = path or cache_path()
+    blob = _encode(snapshot(engine, context))
+    if _last_written.get(path) == blob and path.is_file():
+        return False
+    import tempfile
+
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".menu-", suffix=".cache", dir=path.parent)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(blob)
+        os.replace(tmp, path)
+    except OSError:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        return False
+    _last_written[path] = blob
+    return True
+
+
+def load(path: Path | None = None) -> tuple[CachedLibrary, CachedContext] | None:
+    """The last snapshot as a stand-in library and context; None when missing or unreadable."""
+    path = path or cache_path()
+    try:
+        blob = path.read_bytes()
+        version, python, data = marshal.loads(blob)
+        if version != FORMAT or tuple(python) != sys.version_info[:2]:
+            return None
+        skills = [_skill(entry) for entry in data["skills"]]
+        context = CachedContext(str(data["mode"]), bool(data["automatic"]))
+    except (OSError, EOFError, ValueError, KeyError, TypeError):
+        return None
+    _last_written[path] = blob
+    return CachedLibrary(skills), context
+
+
+def _skill(entry: dict[str, Any]) -> CachedSkill:
+    return CachedSkill(
+        name=str(entry["name"]),
+        description=str(entry.get("description", "")),
+        trust=str(entry.get("trust", "user")),
+        modes=tuple(str(m) for m in entry.get("modes", ["Global"])),
+        tools=tuple(CachedTool(str(n), str(d)) for n, d in entry["tools"]),
+    )

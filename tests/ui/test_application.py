@@ -1,0 +1,56 @@
+"""``run_application``: start, quit from the menu or by a signal, and a failing start-up."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from gibberish.ui.application import run_application
+from gibberish.ui.errors import log_path
+from gibberish.ui.launcher import LauncherWindow
+
+
+def _launcher() -> LauncherWindow | None:
+    for widget in QApplication.topLevelWidgets():
+        if isinstance(widget, LauncherWindow) and widget.isVisible():
+            return widget
+    return None
+
+
+def test_launcher_mode_runs_until_quit(qtbot, engine) -> None:
+    seen: list[list[str]] = []
+
+    def press_quit() -> None:
+        launcher = _launcher()
+        assert launcher is not None
+        seen.append(launcher.names())
+        launcher.trigger("quit")
+
+    QTimer.singleShot(300, press_quit)
+    assert run_application(lambda: engine, no_tray=False, tray_available=False) == 0
+    assert "tool:hello.say_hello" in seen[0]
+    assert "gibberish started (launcher)" in log_path().read_text()
+    assert _launcher() is None
+
+
+def test_sigterm_quits_cleanly(qtbot, engine) -> None:
+    QTimer.singleShot(300, lambda: os.kill(os.getpid(), signal.SIGTERM))
+    assert run_application(lambda: engine, tray_available=True) == 0
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_engine_that_cannot_start_is_a_message_not_a_traceback(qtbot, monkeypatch) -> None:
+    shown = []
+    monkeypatch.setattr(
+        "PySide6.QtWidgets.QMessageBox.critical", lambda *args: shown.append(args[2])
+    )
+
+    def broken():
+        raise PermissionError("skills folder is not readable")
+
+    assert run_application(broken) == 1
+    assert "skills folder is not readable" in shown[0]
+    assert "PermissionError" in log_path().read_text()

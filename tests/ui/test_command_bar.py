@@ -1,0 +1,114 @@
+"""The command bar: fuzzy filtering, keyboard navigation, and the free-text seam."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from gibberish.ui.command_bar import CommandBar
+from gibberish.ui.routing import FuzzyRouter, Proposal
+
+
+def shown_refs(bar: CommandBar) -> list[str]:
+    return [bar.results.item(i).data(Qt.ItemDataRole.UserRole) for i in range(bar.results.count())]
+
+
+def test_typing_filters_and_ranks_tools(qtbot, engine) -> None:
+    bar = CommandBar()
+    qtbot.addWidget(bar)
+    bar.set_tools(engine.tools())
+    assert len(shown_refs(bar)) == len(engine.tools())  # empty text lists everything
+    qtbot.keyClicks(bar.input, "echo")
+    assert shown_refs(bar)[0] == "hello.echo_text"
+    bar.input.setText("greeting")  # matched by description
+    assert shown_refs(bar) == ["hello.say_hello"]
+    bar.input.setText("zzzz nothing")
+    assert shown_refs(bar) == []
+    assert "own words" in bar.hint.text()
+
+
+def test_keyboard_navigation_and_enter_choose_a_tool(qtbot, engine) -> None:
+    bar = CommandBar()
+    qtbot.addWidget(bar)
+    bar.set_tools(engine.tools())
+    bar.popup()
+    qtbot.keyClicks(bar.input, "a")
+    first, second = shown_refs(bar)[:2]
+    qtbot.keyClick(bar.input, Qt.Key.Key_Down)
+    qtbot.keyClick(bar.input, Qt.Key.Key_Down)
+    qtbot.keyClick(bar.input, Qt.Key.Key_Up)
+    with qtbot.waitSignal(bar.tool_chosen) as chosen:
+        qtbot.keyClick(bar.input, Qt.Key.Key_Return)
+    assert chosen.args == [second] and second != first
+    assert not bar.isVisible()
+
+
+def test_escape_closes(qtbot, engine) -> None:
+    bar = CommandBar()
+    qtbot.addWidget(bar)
+    bar.set_tools(engine.tools())
+    bar.popup()
+    assert bar.isVisible()
+    qtbot.keyClick(bar.input, Qt.Key.Key_Escape)
+    assert not bar.isVisible()
+
+
+def test_unmatched_text_goes_to_the_router_seam(qtbot, engine) -> None:
+    bar = CommandBar()
+    qtbot.addWidget(bar)
+    bar.set_tools(engine.tools())
+    bar.popup()
+    qtbot.keyClicks(bar.input, "please tell me something nice")
+    assert shown_refs(bar) == []
+    with qtbot.waitSignal(bar.text_submitted) as submitted:
+        qtbot.keyClick(bar.input, Qt.Key.Key_Return)
+    assert submitted.args == ["please tell me something nice"]
+    bar.popup()
+    qtbot.keyClicks(bar.input, "echo")
+    with qtbot.waitSignal(bar.text_submitted):  # Ctrl+Enter: free text even when tools match
+        qtbot.keyClick(bar.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+
+
+def test_command_bar_enter_opens_the_form_and_runs(qtbot, controller) -> None:
+    controller.form_prompter.values = {"text": "typed"}
+    controller.open_command_bar()
+    bar = controller.command_bar
+    qtbot.keyClicks(bar.input, "echo text")
+    qtbot.keyClick(bar.input, Qt.Key.Key_Return)
+    assert controller.form_prompter.calls == [("hello.echo_text", {})]
+    (session,) = controller.sessions.values()
+    qtbot.waitUntil(lambda: session.result is not None)
+    assert session.window.output_text().strip() == "typed"
+
+
+def test_free_text_uses_the_router_and_prefills_the_form(qtbot, controller) -> None:
+    class ModelLike:
+        instant = False  # runs on a worker thread, like a model would
+
+        def propose(self, text, tools):
+            assert {t.ref for t in tools} >= {"hello.echo_text"}
+            return Proposal("hello.echo_text", {"text": text.upper()})
+
+    controller.router = ModelLike()
+    controller.form_prompter.values = {}
+    controller.route_text("shout this")
+    qtbot.waitUntil(lambda: bool(controller.sessions), timeout=3000)
+    assert controller.form_prompter.calls == [("hello.echo_text", {"text": "SHOUT THIS"})]
+
+
+def test_free_text_without_any_match_says_so(controller) -> None:
+    controller.route_text("qqqq xxxx")
+    assert controller.notifications[-1][0] == "No tool found"
+
+
+def test_fuzzy_router_proposes_the_best_match(engine) -> None:
+    proposal = FuzzyRouter().propose("could you say hello please", engine.tools())
+    assert proposal is not None and proposal.ref == "hello.say_hello"
+    assert FuzzyRouter().propose("qqqq", engine.tools()) is None
+
+
+def test_second_instance_message_opens_the_command_bar(controller) -> None:
+    controller.handle_message("open-command-bar")
+    assert controller.command_bar.isVisible()
+    controller.command_bar.hide()
+    controller.handle_message("ask say hello")
+    assert "hello.say_hello" in {s.prepared.ref for s in controller.sessions.values()}

@@ -1,0 +1,160 @@
+"""Settings dialog, start at login (XDG autostart), notices and a corrupted config file."""
+
+from __future__ import annotations
+
+import configparser
+from pathlib import Path
+
+from gibberish import desktop, paths
+from gibberish.app import Engine, EngineOptions
+from gibberish.settings import load_settings
+from gibberish.ui.controller import Controller
+from gibberish.ui.settings_dialog import SettingsDialog
+from tests.conftest import REPO_ROOT
+from tests.ui.conftest import tool_block, write_skill
+
+
+def test_dialog_edits_a_copy_of_the_settings(qtbot, engine: Engine, tmp_path: Path) -> None:
+    dialog = SettingsDialog(engine.settings)
+    qtbot.addWidget(dialog)
+    dialog.add_folder(tmp_path / "more")
+    dialog.add_folder(tmp_path / "more")  # no duplicates
+    dialog.auto_mode.setChecked(False)
+    dialog.grace.setValue(2.5)
+    dialog.start_at_login.setChecked(True)
+    dialog.model_enabled.setChecked(True)
+    dialog.endpoint.setText("http://localhost:8080")
+    dialog.model_name.setText("gemma-tools")
+    dialog.api.setCurrentIndex(dialog.api.findData("openai"))
+    new = dialog.result_settings()
+    assert new.extra_skills_dirs == (str(tmp_path / "more"),)
+    assert (new.auto_mode, new.grace_period, new.start_at_login) == (False, 2.5, True)
+    assert (new.model.enabled, new.model.endpoint, new.model.model, new.model.api) == (
+        True,
+        "http://localhost:8080",
+        "gemma-tools",
+        "openai",
+    )
+    assert engine.settings.grace_period == 5.0  # untouched until saved
+    dialog.folders.setCurrentRow(0)
+    dialog.remove_selected()
+    assert dialog.result_settings().extra_skills_dirs == ()
+
+
+def test_saving_persists_and_applies_start_at_login(qtbot, controller: Controller) -> None:
+    controller.open_settings()
+    dialog = controller.dialogs["settings"]
+    dialog.start_at_login.setChecked(True)
+    dialog.grace.setValue(1.0)
+    dialog.findChild(object, "settings-save").click()
+    saved = load_settings().settings
+    assert saved.start_at_login and saved.grace_period == 1.0
+    entry = desktop.autostart_path()
+    assert entry.is_file()
+    assert entry.parent == Path(paths.config_dir()).parent / "autostart"
+    parsed = configparser.RawConfigParser(strict=True)
+    parsed.optionxform = str
+    parsed.read_string(entry.read_text())
+    assert parsed["Desktop Entry"]["X-GNOME-Autostart-enabled"] == "true"
+    assert parsed["Desktop Entry"]["Exec"]
+
+    controller.open_settings()
+    dialog = controller.dialogs["settings"]
+    dialog.start_at_login.setChecked(False)
+    dialog.accept()
+    assert not entry.exists()
+    assert load_settings().settings.start_at_login is False
+
+
+def test_adding_a_skills_folder_reloads_the_menu(
+    qtbot, controller: Controller, tmp_path: Path
+) -> None:
+    more = tmp_path / "more"
+    write_skill(more, "extra", [tool_block("ping", "Say pong.", "echo pong")])
+    controller.open_settings()
+    dialog = controller.dialogs["settings"]
+    dialog.add_folder(more)
+    dialog.accept()
+    controller.menu.aboutToShow.emit()
+    assert "skill:extra" in [a.objectName() for a in controller.menu.actions()]
+    assert str(more) in controller.watcher.watched()
+
+
+def test_corrupted_config_uses_defaults_with_a_notice(qtbot, skills_dir: Path) -> None:
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("auto_mode = [broken\n")
+    engine = Engine(
+        EngineOptions(extra_skills_dirs=(skills_dir,), include_user=False, include_bundled=False)
+    )
+    ctl = Controller(engine, tray_available=False)
+    ctl.start()
+    try:
+        assert len(ctl.shown_notices) == 1
+        assert "not valid TOML" in ctl.shown_notices[0]
+        box = ctl.dialogs["notices"]
+        assert "not valid TOML" in box.text()
+        kept = list(config.parent.glob("config.toml.broken-*"))
+        assert len(kept) == 1 and kept[0].read_text() == "auto_mode = [broken\n"
+        assert engine.settings.auto_mode is True  # defaults
+        ctl.show_notices()
+        assert len(ctl.shown_notices) == 1  # shown once
+    finally:
+        ctl.shutdown()
+
+
+def test_notices_go_to_the_tray_in_tray_mode(qtbot, controller: Controller, monkeypatch) -> None:
+    messages = []
+    monkeypatch.setattr(controller.tray, "notify", lambda t, b, failed=False: messages.append(b))
+    monkeypatch.setattr(controller.engine, "notices", lambda: ["Your approvals file was damaged."])
+    controller.show_notices()
+    assert messages == ["Your approvals file was damaged."]
+
+
+# ---------------------------------------------------------------- desktop.py (no Qt)
+
+
+def test_exec_quoting_follows_the_desktop_entry_spec() -> None:
+    q = desktop.quote_exec_argument
+    assert q("/usr/bin/gibberish") == "/usr/bin/gibberish"
+    assert q("/home/me/my venv/bin/gibberish") == '"/home/me/my venv/bin/gibberish"'
+    assert q('say "hi"') == '"say \\\\"hi\\\\""'
+    assert q("cost$5") == '"cost\\\\$5"'
+    assert q("100%") == "100%%"
+    assert q("") == '""'
+    assert desktop.exec_line(["/a b/python", "-m", "gibberish"]) == '"/a b/python" -m gibberish'
+
+
+def test_autostart_entry_round_trip(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    assert not desktop.is_autostart_enabled()
+    path = desktop.enable_autostart(["/opt/gibberish/bin/gibberish"])
+    assert path == tmp_path / "cfg" / "autostart" / "gibberish.desktop"
+    text = path.read_text()
+    assert "Exec=/opt/gibberish/bin/gibberish\n" in text
+    assert "NoDisplay=true" in text
+    assert desktop.is_autostart_enabled()
+    assert desktop.disable_autostart() is True
+    assert desktop.disable_autostart() is False
+
+
+def test_launch_command_prefers_the_venv_script() -> None:
+    command = desktop.launch_command()
+    assert command[0].endswith("gibberish") or command[1:] == ["-m", "gibberish"]
+
+
+def test_packaged_entries_match_what_the_app_writes() -> None:
+    def keys(text: str) -> dict[str, str]:
+        parser = configparser.RawConfigParser(strict=True)
+        parser.optionxform = str
+        parser.read_string(text)
+        return dict(parser["Desktop Entry"])
+
+    template = keys((REPO_ROOT / "packaging" / "gibberish-autostart.desktop").read_text())
+    written = keys(desktop.desktop_entry(["gibberish"], autostart=True, icon="gibberish"))
+    assert set(template) == set(written)
+    for key in set(template) - {"Exec", "Icon"}:
+        assert template[key] == written[key], key
+    app = keys((REPO_ROOT / "packaging" / "gibberish.desktop").read_text())
+    assert app["Exec"] == "gibberish" and app["Icon"] == "gibberish"
+    assert (REPO_ROOT / "resources" / "gibberish.svg").is_file()

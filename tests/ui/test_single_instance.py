@@ -1,0 +1,109 @@
+"""Single instance: the second start hands its request over; stale sockets are cleaned up."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gibberish.ui.errors import log_path
+from gibberish.ui.single_instance import SingleInstance, server_name
+
+CLIENT = (
+    "import sys\n"
+    "from PySide6.QtCore import QCoreApplication\n"
+    "from gibberish.ui.single_instance import send_message\n"
+    "app = QCoreApplication([])\n"
+    "print('delivered' if send_message(sys.argv[1], sys.argv[2]) else 'nobody')\n"
+)
+
+
+def run_client(qtbot, name: str, message: str) -> str:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CLIENT, name, message],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    qtbot.waitUntil(lambda: proc.poll() is not None, timeout=20_000)
+    return proc.stdout.read().strip()
+
+
+def test_socket_lives_in_the_runtime_dir() -> None:
+    assert server_name() == os.path.join(os.environ["XDG_RUNTIME_DIR"], "gibberish.sock")
+
+
+def test_second_start_forwards_its_request(qtbot) -> None:
+    first = SingleInstance()
+    assert first.acquire() is True
+    received: list[str] = []
+    first.message_received.connect(received.append)
+    try:
+        assert run_client(qtbot, first.name, "open-command-bar") == "delivered"
+        qtbot.waitUntil(lambda: received == ["open-command-bar"])
+        assert run_client(qtbot, first.name, "ask what is my disk usage") == "delivered"
+        qtbot.waitUntil(lambda: received[-1] == "ask what is my disk usage")
+        assert oct(os.stat(first.name).st_mode & 0o777) == "0o700"
+    finally:
+        first.close()
+
+
+def test_nobody_listening_means_this_process_is_first(qtbot) -> None:
+    assert run_client(qtbot, server_name(), "open-command-bar") == "nobody"
+
+
+def test_stale_socket_of_a_crashed_instance_is_replaced(qtbot) -> None:
+    name = server_name()
+    leftover = socket.socket(socket.AF_UNIX)
+    leftover.bind(name)  # bound, never listening, then "crashed"
+    leftover.close()
+    assert Path(name).exists()
+    instance = SingleInstance()
+    try:
+        assert instance.acquire() is True
+        assert instance.removed_stale
+        received: list[str] = []
+        instance.message_received.connect(received.append)
+        assert run_client(qtbot, name, "show") == "delivered"
+        qtbot.waitUntil(lambda: received == ["show"])
+    finally:
+        instance.close()
+
+
+@pytest.mark.slow
+def test_real_second_gibberish_opens_the_command_bar_of_the_first(tmp_path: Path) -> None:
+    """Two real ``gibberish`` processes: the second exits at once, the first gets the request."""
+    env = dict(os.environ)
+    cmd = [sys.executable, "-m", "gibberish", "--no-bundled", "--no-user-skills"]
+    first = subprocess.Popen(
+        [*cmd, "tray", "--no-tray"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not (log_path().is_file() and "gibberish started" in log_path().read_text()):
+            assert first.poll() is None, first.stderr.read().decode()
+            assert time.monotonic() < deadline, "the first instance did not start"
+            time.sleep(0.05)
+        started = time.monotonic()
+        second = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=30)
+        assert second.returncode == 0, second.stderr
+        assert "already running" in second.stderr
+        assert time.monotonic() - started < 10
+        deadline = time.monotonic() + 10
+        while (
+            "request from another gibberish process: open-command-bar" not in log_path().read_text()
+        ):
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        first.send_signal(signal.SIGTERM)  # quits cleanly through the Qt event loop
+        assert first.wait(timeout=20) == 0
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
