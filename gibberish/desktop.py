@@ -13,15 +13,14 @@ folder with spaces still starts.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from gibberish import paths
+from gibberish.fileio import atomic_write_bytes
 
 DESKTOP_FILE_NAME = "gibberish.desktop"
 APP_COMMENT = "Launch your SKILL.md tools from the tray, a command bar or a local model"
@@ -118,18 +117,8 @@ def is_autostart_enabled() -> bool:
 def enable_autostart(command: Sequence[str] | None = None) -> Path:
     """Write (or rewrite) the autostart entry atomically and return its path."""
     target = autostart_path()
-    target.parent.mkdir(parents=True, exist_ok=True)
     text = desktop_entry(command or launch_command(), autostart=True)
-    fd, tmp = tempfile.mkstemp(prefix=".gibberish-", suffix=".desktop", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    atomic_write_bytes(target, text.encode("utf-8"), mode=0o644)
     return target
 
 

@@ -9,9 +9,7 @@ mid-save never leaves half a file behind.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
 import time
 import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -21,6 +19,7 @@ from typing import Any
 import tomli_w
 
 from gibberish import paths
+from gibberish.fileio import atomic_write_bytes
 from gibberish.skills.model import Mode
 
 DEFAULT_GRACE_PERIOD = 5.0
@@ -183,19 +182,7 @@ def _keep_aside(path: Path) -> str:
 
 
 def save_settings(settings: Settings, path: Path | None = None) -> Path:
-    """Write atomically: a temp file in the same folder, fsync, then ``os.replace``."""
+    """Write atomically, so a crash mid-save never leaves half a settings file."""
     path = path or paths.config_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = tomli_w.dumps(settings.to_toml_dict())
-    fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    atomic_write_bytes(path, tomli_w.dumps(settings.to_toml_dict()).encode("utf-8"), mode=0o644)
     return path

@@ -53,3 +53,15 @@ def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 BUNDLED_SKILLS = REPO_ROOT / "skills"
+
+
+@pytest.fixture
+def model_server():
+    """A loopback model server speaking the Ollama and OpenAI APIs (tests/assistant/fakeserver.py)."""
+    from tests.assistant.fakeserver import FakeModelServer
+
+    server = FakeModelServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -52,7 +52,7 @@ from filelock import FileLock
 from filelock import Timeout as LockTimeout
 
 from gibberish import paths
-from gibberish.trust._files import atomic_write_bytes, fsync_dir, remove_stale_temps
+from gibberish.fileio import atomic_write_bytes, fsync_dir, remove_stale_temps
 from gibberish.trust._notices import Notices
 from gibberish.trust.fingerprint import Fingerprint, what_changed
 from gibberish.trust.keys import KeyProvider, KeyUnavailableError

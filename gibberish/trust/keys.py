@@ -34,7 +34,7 @@ import keyring.backend
 from filelock import FileLock
 
 from gibberish import paths
-from gibberish.trust._files import atomic_write_bytes, fsync_dir
+from gibberish.fileio import atomic_write_bytes, fsync_dir
 from gibberish.trust._notices import Notices
 
 SERVICE = "gibberish"

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from gibberish.trust._files import atomic_write_bytes
+from gibberish.fileio import atomic_write_bytes
 from gibberish.trust.fingerprint import PROVENANCE_FILE, fingerprint
 
 KINDS = ("git", "zip", "url", "folder")

@@ -23,8 +23,8 @@ from filelock import FileLock
 from filelock import Timeout as LockTimeout
 
 from gibberish import paths
+from gibberish.fileio import atomic_write_bytes
 from gibberish.skills.model import SkillDefinition
-from gibberish.trust._files import atomic_write_bytes
 
 SERVICE = "gibberish"
 INDEX_FILE_NAME = "secrets-index.json"

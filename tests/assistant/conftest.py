@@ -10,7 +10,6 @@ import pytest
 from gibberish.assistant.naming import ToolCatalog
 from gibberish.skills.model import SkillDefinition
 from tests.assistant.builders import deploy_skill, git_skill, summarize_skill
-from tests.assistant.fakeserver import FakeModelServer
 
 
 @pytest.fixture
@@ -21,15 +20,6 @@ def example_skills() -> list[SkillDefinition]:
 @pytest.fixture
 def catalog(example_skills) -> ToolCatalog:
     return ToolCatalog.from_skills(example_skills)
-
-
-@pytest.fixture
-def model_server():
-    server = FakeModelServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

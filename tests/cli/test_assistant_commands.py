@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import socket
 
-import pytest
-
-from tests.assistant.fakeserver import FakeModelServer, Text
+from tests.assistant.fakeserver import Text
 
 CALL = "<start_function_call>call:{name}{{{args}}}<end_function_call>"
 TOUCH_TOOL = """
@@ -27,15 +25,6 @@ Create an empty file with the given name.
 touch -- {{path}}
 ```
 """
-
-
-@pytest.fixture
-def model_server():
-    server = FakeModelServer().start()
-    try:
-        yield server
-    finally:
-        server.stop()
 
 
 def test_prompt_functiongemma_is_a_whole_turn_structure(write_skill, invoke) -> None:

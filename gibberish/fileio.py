@@ -1,4 +1,5 @@
-"""Small file helpers shared by the approval store, the key file and the secret index.
+"""Atomic file writes, shared by the approval store, the key file, the secret index,
+the settings file and the autostart entry.
 
 Everything here exists for one reason: a file gibberish relies on must never be seen
 half-written, even if the process is killed in the middle of saving it. So a write goes
