@@ -9,6 +9,7 @@ handle the caller can wait on, cancel, or stream from.
 from __future__ import annotations
 
 import collections
+import hashlib
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -340,6 +341,39 @@ class Engine:
                 "refusing to run it (E-PATH-ESCAPE)."
             )
 
+    @staticmethod
+    def _shows_what_is_on_disk(skill: SkillDefinition, fp: Fingerprint) -> bool:
+        """True when the SKILL.md that was parsed is byte for byte the one fingerprinted.
+
+        The argv and the read_only/always_ask flags come from the parsed definition, the
+        decision from the files on disk; they must describe the same SKILL.md, or a file
+        swapped between a reload and a click would run unseen.
+        """
+        if not skill.source_sha256:
+            return True
+        on_disk = fp.files.get(skill.source_path.name)
+        if skill.source_path.is_symlink():
+            try:
+                on_disk = hashlib.sha256(skill.source_path.read_bytes()).hexdigest()
+            except OSError:
+                return False
+        return on_disk == skill.source_sha256
+
+    def _reread(
+        self, ref: ToolRef, args: Mapping[str, Any]
+    ) -> tuple[ToolRef, list[str], Decision, Fingerprint]:
+        """SKILL.md changed since it was parsed: read it again, or refuse."""
+        self.reload()
+        fresh = self.find_tool(ref.ref)
+        argv = render(fresh.tool, args, skill_dir=fresh.skill.directory)
+        self._check_program_inside(fresh)
+        decision, fp = self.decide(fresh.skill, fresh.tool)
+        if not self._shows_what_is_on_disk(fresh.skill, fp):
+            raise EngineError(
+                f"Skill {fresh.skill.name!r} is changing on disk right now; try again in a moment."
+            )
+        return fresh, argv, decision, fp
+
     def prepare(
         self,
         target: ToolRef | str,
@@ -365,6 +399,8 @@ class Engine:
         if timeout is not None and not (0 < timeout <= 300):
             raise EngineError("--timeout must be between 0 and 300 seconds.")
         decision, fp = self.decide(ref.skill, ref.tool)
+        if not self._shows_what_is_on_disk(ref.skill, fp):
+            ref, argv, decision, fp = self._reread(ref, args)
         if mode is None:
             mode = self.mode_context().mode
         return PreparedRun(
@@ -412,14 +448,18 @@ class Engine:
         except MissingSecretError as exc:
             raise EngineError(str(exc)) from None
         run_id = new_run_id()
-        env = build_environment(
-            os.environ,
-            skill_name=prepared.skill.name,
-            skill_dir=prepared.skill.directory,
-            mode=prepared.mode.value,
-            run_id=run_id,
-            secrets=secret_values,
-        )
+        try:
+            env = build_environment(
+                os.environ,
+                skill_name=prepared.skill.name,
+                skill_dir=prepared.skill.directory,
+                mode=prepared.mode.value,
+                run_id=run_id,
+                secrets=secret_values,
+                pycache_prefix=paths.cache_dir() / "pycache",
+            )
+        except ValueError as exc:
+            raise EngineError(f"{prepared.ref}: {exc}.") from None
         log_dir = paths.state_dir() / "runs"
         log_dir.mkdir(parents=True, exist_ok=True)
         spec = RunSpec(

@@ -156,3 +156,60 @@ def test_reload_reports_changes(engine: Engine, root: Path) -> None:
 def test_model_settings_overrides(engine: Engine) -> None:
     settings = engine.model_settings(endpoint="http://127.0.0.1:9", model=None)
     assert settings.endpoint == "http://127.0.0.1:9" and settings.model == "functiongemma"
+
+
+ECHO_SKILL = """---
+name: swap
+version: 1.0.0
+description: Echo something.
+read_only: true
+---
+
+### say
+
+Say it.
+
+#### Parameters
+
+None.
+
+#### Command
+
+```bash
+echo {word}
+```
+"""
+
+
+def test_the_argv_always_comes_from_the_skill_md_that_is_on_disk(
+    engine: Engine, root: Path
+) -> None:
+    """Approve A, reload B, put A back: the run must be A's, never B's under A's approval."""
+    folder = root / "swap"
+    folder.mkdir()
+    skill_md = folder / "SKILL.md"
+    skill_md.write_text(ECHO_SKILL.format(word="from-A"))
+    engine.approve(engine.prepare("swap.say"))
+    skill_md.write_text(ECHO_SKILL.format(word="EVIL-from-B"))
+    engine.reload()
+    assert engine.prepare("swap.say").decision.asks  # B is not approved
+    skill_md.write_text(ECHO_SKILL.format(word="from-A"))  # no reload: parsed B, disk A
+    prepared = engine.prepare("swap.say")
+    assert prepared.argv == ("echo", "from-A")
+    assert prepared.decision.runs
+    assert engine.run(prepared).envelope.output == "from-A\n"
+
+
+def test_a_stale_definition_never_gets_an_approval_for_other_bytes(
+    engine: Engine, root: Path
+) -> None:
+    folder = root / "swap"
+    folder.mkdir()
+    skill_md = folder / "SKILL.md"
+    skill_md.write_text(ECHO_SKILL.format(word="from-A"))
+    engine.skills()
+    skill_md.write_text(ECHO_SKILL.format(word="from-B"))  # not reloaded
+    prepared = engine.prepare("swap.say")
+    assert prepared.argv == ("echo", "from-B")  # what is shown is what is on disk
+    engine.approve(prepared)
+    assert engine.run(engine.prepare("swap.say")).envelope.output == "from-B\n"

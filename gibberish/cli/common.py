@@ -43,6 +43,26 @@ class CliState:
 pass_state = click.make_pass_decorator(CliState, ensure=True)
 
 
+_INVISIBLE = {
+    **{c: f"\\x{c:02x}" for c in range(0x20) if c != 0x09},
+    0x7F: "\\x7f",
+    **{c: f"\\x{c:02x}" for c in range(0x80, 0xA0)},
+    **{
+        c: f"\\u{c:04x}"
+        for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+    },
+}
+
+
+def printable(text: str) -> str:
+    """``text`` with terminal controls and bidi overrides shown as escapes.
+
+    A skill's own text must never be able to restyle, hide or reorder what an approval
+    prompt shows (``\x1b[8m`` conceals the rest of a line in most terminals).
+    """
+    return text.translate(_INVISIBLE)
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     click.secho(f"gibberish: {message}", err=True, fg="red")
     sys.exit(code)

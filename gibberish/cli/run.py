@@ -14,7 +14,7 @@ from typing import NoReturn
 import click
 
 from gibberish.app import Engine, EngineError, PreparedRun, parse_cli_arguments
-from gibberish.cli.common import CliState, pass_state, print_json
+from gibberish.cli.common import CliState, pass_state, print_json, printable
 from gibberish.runner import Envelope
 from gibberish.skills.render import RenderError
 
@@ -26,21 +26,25 @@ def stdin_is_tty() -> bool:
 def describe(prepared: PreparedRun) -> str:
     """The facts a person needs before approving, in the same order as the tray dialog."""
     decision = prepared.decision
+    skill = prepared.skill
     lines = []
     if decision.banner:
-        lines.append(click.style(f"WARNING: {decision.banner}", fg="red", bold=True))
-    lines.append(click.style(f"{prepared.ref}", bold=True) + f" — {prepared.tool.description}")
+        lines.append(click.style(f"WARNING: {printable(decision.banner)}", fg="red", bold=True))
     lines.append(
-        f"  skill     {prepared.skill.name} ({prepared.skill.trust.value}) {prepared.skill.directory}"
+        click.style(printable(prepared.ref), bold=True)
+        + f" — {printable(prepared.tool.description)}"
     )
-    lines.append(f"  argv      {json.dumps(list(prepared.argv), ensure_ascii=False)}")
-    lines.append(f"  folder    {prepared.cwd}")
+    lines.append(
+        f"  skill     {printable(skill.name)} ({skill.trust.value}) {printable(str(skill.directory))}"
+    )
+    lines.append(f"  argv      {printable(json.dumps(list(prepared.argv), ensure_ascii=False))}")
+    lines.append(f"  folder    {printable(str(prepared.cwd))}")
     lines.append(f"  timeout   {prepared.timeout:g} s")
     lines.append(f"  network   {'yes' if prepared.network else 'no'}")
     if decision.changed_files:
         lines.append("  changed since your approval:")
-        lines.extend(f"            {line}" for line in decision.changed_files.lines())
-    lines.append(f"  why       {decision.reason}")
+        lines.extend(f"            {printable(line)}" for line in decision.changed_files.lines())
+    lines.append(f"  why       {printable(decision.reason)}")
     return "\n".join(lines)
 
 

@@ -33,7 +33,61 @@ ALLOWED_NAMES: Final = frozenset(
         "XAUTHORITY",
     }
 )
-ALLOWED_PREFIXES: Final = ("LC_",)
+#: The POSIX locale categories (``LC_*`` in DESIGN §5): only these, since ssh forwards
+#: any ``LC_`` name a client sets.
+LOCALE_NAMES: Final = frozenset(
+    {
+        "LC_ALL",
+        "LC_CTYPE",
+        "LC_NUMERIC",
+        "LC_TIME",
+        "LC_COLLATE",
+        "LC_MONETARY",
+        "LC_MESSAGES",
+        "LC_PAPER",
+        "LC_NAME",
+        "LC_ADDRESS",
+        "LC_TELEPHONE",
+        "LC_MEASUREMENT",
+        "LC_IDENTIFICATION",
+    }
+)
+#: Names a declared secret may not take: each would change how the program runs (the
+#: loader, the shell, an interpreter, git) rather than hand it a credential.
+UNSAFE_SECRET_PATTERNS: Final = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LANG",
+    "TERM",
+    "LC_*",
+    "LD_*",
+    "DYLD_*",
+    "BASH_ENV",
+    "ENV",
+    "BASH_FUNC_*",
+    "IFS",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "PS4",
+    "PYTHON*",
+    "PERL5*",
+    "PERLLIB",
+    "RUBY*",
+    "NODE_OPTIONS",
+    "NODE_PATH",
+    "JAVA_TOOL_OPTIONS",
+    "_JAVA_OPTIONS",
+    "GIT_*",
+    "GCONV_PATH",
+    "TMPDIR",
+    "XDG_*",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "XAUTHORITY",
+    "GIBBERISH_*",
+)
 #: Matched case-insensitively, after the allowlist.
 BLOCKED_PATTERNS: Final = (
     "*_TOKEN",
@@ -52,7 +106,7 @@ RESERVED_PREFIX: Final = "GIBBERISH_"
 
 def is_allowed(name: str) -> bool:
     """True for the parent variables a child may inherit (before blocking)."""
-    return name in ALLOWED_NAMES or name.startswith(ALLOWED_PREFIXES)
+    return name in ALLOWED_NAMES or name in LOCALE_NAMES
 
 
 def is_blocked(name: str) -> bool:
@@ -90,6 +144,7 @@ def build_environment(
     mode: str,
     run_id: str,
     secrets: Mapping[str, str] | None = None,
+    pycache_prefix: Path | None = None,
 ) -> dict[str, str]:
     """The complete environment for one run of one skill.
 
@@ -113,9 +168,25 @@ def build_environment(
             RUN_ID_VAR: run_id,
         }
     )
+    if pycache_prefix is not None:
+        # Python reads and writes bytecode only there, never in the skill's folder, so a
+        # planted __pycache__/x.pyc cannot change what an approved script runs.
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env["PYTHONPYCACHEPREFIX"] = str(pycache_prefix)
     for name, value in (secrets or {}).items():
         _check_variable(name, value)
         if name.upper().startswith(RESERVED_PREFIX):
             raise ValueError(f"a secret may not be named {name}: GIBBERISH_ names are reserved")
+        if unsafe_secret_name(name):
+            raise ValueError(
+                f"a secret may not be named {name}: it would change how programs run, "
+                "not hand them a credential"
+            )
         env[name] = value
     return env
+
+
+def unsafe_secret_name(name: str) -> bool:
+    """True for names that steer a program (loader, shell, interpreter) instead of feeding it."""
+    upper = name.upper()
+    return any(fnmatchcase(upper, pattern) for pattern in UNSAFE_SECRET_PATTERNS)

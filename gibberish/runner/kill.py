@@ -60,9 +60,11 @@ def group_members(pgid: int, *, exclude: Iterable[int] = ()) -> list[psutil.Proc
         if pid in skip:
             continue
         try:
+            # Pin the process's identity (psutil records its start time) before asking
+            # its group, so a pid reused in between is never signalled by mistake.
+            proc = psutil.Process(pid)
             if os.getpgid(pid) != pgid:
                 continue
-            proc = psutil.Process(pid)
         except (OSError, psutil.Error):
             continue
         if _is_alive(proc):

@@ -224,6 +224,9 @@ class SkillDefinition:
     """Other known frontmatter (license, metadata, allowed-tools ...) kept for export."""
     trust: Trust = Trust.USER
     profile: Profile = Profile.GIBBERISH
+    source_sha256: str = ""
+    """SHA-256 (hex) of the exact SKILL.md bytes this definition was parsed from, so the
+    Engine can tell whether what is on disk now is what a person was shown."""
     diagnostics: tuple[Diagnostic, ...] = ()
 
     @property

@@ -267,3 +267,12 @@ None.
     assert result.exit_code == 1
     assert "outside" not in envelope(result.output).get("output", "")
     assert "E-PATH-ESCAPE" in result.output
+
+
+def test_the_prompt_shows_control_characters_as_escapes(write_skill, invoke, monkeypatch) -> None:
+    """An argv value (typed by anyone) must not restyle or hide the approval prompt."""
+    write_skill("echoer")
+    monkeypatch.setattr(run_module, "stdin_is_tty", lambda: True)
+    result = invoke("run", "echoer.say", "--arg", "words=a\x9b8m\u202eb", input="n\n")
+    assert "\x9b" not in result.output and "\u202e" not in result.output
+    assert "\\x9b" in result.output and "\\u202e" in result.output

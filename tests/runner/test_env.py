@@ -183,3 +183,41 @@ def test_declared_secrets_reach_the_child(tmp_path):
     )
     result = run(RunSpec(argv=("env",), cwd=tmp_path, env=env, timeout=10))
     assert "NOTES_API_KEY=s3cr3t" in result.envelope.output.splitlines()
+
+
+def test_only_the_posix_locale_categories_pass() -> None:
+    parent = {
+        "LC_ALL": "C.UTF-8",
+        "LC_TIME": "en_GB.UTF-8",
+        "LC_EVIL_HOOK": "x",
+        "LC_FORWARDED": "y",
+    }
+    env = build_environment(parent, skill_name="s", skill_dir=Path("/s"), mode="Global", run_id="r")
+    assert env["LC_ALL"] == "C.UTF-8" and env["LC_TIME"] == "en_GB.UTF-8"
+    assert "LC_EVIL_HOOK" not in env and "LC_FORWARDED" not in env
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "PATH",
+        "LD_PRELOAD",
+        "BASH_ENV",
+        "PYTHONPATH",
+        "GIT_SSH_COMMAND",
+        "NODE_OPTIONS",
+        "ld_library_path",
+    ],
+)
+def test_a_secret_may_not_steer_how_programs_run(name: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        build_environment(
+            {}, skill_name="s", skill_dir=Path("/s"), mode="Global", run_id="r", secrets={name: "x"}
+        )
+
+
+def test_python_bytecode_stays_out_of_skill_folders(tmp_path: Path) -> None:
+    env = build_environment(
+        {}, skill_name="s", skill_dir=Path("/s"), mode="Global", run_id="r", pycache_prefix=tmp_path
+    )
+    assert env["PYTHONDONTWRITEBYTECODE"] == "1" and env["PYTHONPYCACHEPREFIX"] == str(tmp_path)
