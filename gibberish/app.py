@@ -40,7 +40,7 @@ from gibberish.skills.model import (
 from gibberish.skills.render import coerce_value, render
 from gibberish.trust.approvals import ApprovalStore
 from gibberish.trust.decision import Decision
-from gibberish.trust.fingerprint import Fingerprint, fingerprint
+from gibberish.trust.fingerprint import Fingerprint, FingerprintError, covers, fingerprint
 from gibberish.trust.modes import AppLists, ModeContext, ModeDetector, resolve_mode
 from gibberish.trust.policy import ToolPolicy, decide
 from gibberish.trust.secrets import MissingSecretError, SecretStore
@@ -319,10 +319,14 @@ class Engine:
     def _fingerprint(skill: SkillDefinition) -> Fingerprint:
         try:
             return fingerprint(skill.directory)
-        except OSError:
-            raise EngineError(
-                f"Skill {skill.name!r} is gone from {skill.directory}; reload the skills."
-            ) from None
+        except FingerprintError as exc:
+            raise EngineError(f"Skill {skill.name!r}: {exc}") from None
+        except OSError as exc:
+            if not skill.directory.is_dir():
+                raise EngineError(
+                    f"Skill {skill.name!r} is gone from {skill.directory}; reload the skills."
+                ) from None
+            raise EngineError(f"Skill {skill.name!r} cannot be read: {exc}") from None
 
     @staticmethod
     def _check_program_inside(ref: ToolRef) -> None:
@@ -339,6 +343,11 @@ class Engine:
             raise EngineError(
                 f"{ref.ref}: {program} resolves to {target}, outside the skill folder {root}; "
                 "refusing to run it (E-PATH-ESCAPE)."
+            )
+        if not covers(ref.skill.directory, ref.skill.directory / program):
+            raise EngineError(
+                f"{ref.ref}: {program} is not covered by the skill's approval (files under the "
+                "skill's top-level .git/ are not fingerprinted); move it, e.g. to scripts/."
             )
 
     @staticmethod

@@ -213,3 +213,16 @@ def test_a_stale_definition_never_gets_an_approval_for_other_bytes(
     assert prepared.argv == ("echo", "from-B")  # what is shown is what is on disk
     engine.approve(prepared)
     assert engine.run(engine.prepare("swap.say")).envelope.output == "from-B\n"
+
+
+def test_a_program_outside_the_fingerprint_is_refused(engine: Engine, root: Path) -> None:
+    """Files under the skill's top-level .git/ are not fingerprinted, so they may not run."""
+    folder = make_skill(root)
+    skill_md = folder / "SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace("./scripts/go.sh", "./.git/go.sh"))
+    (folder / ".git").mkdir()
+    hidden = folder / ".git" / "go.sh"
+    hidden.write_text("#!/bin/sh\necho hidden\n")
+    hidden.chmod(0o755)
+    with pytest.raises(EngineError, match="not covered"):
+        engine.prepare("eng.go")

@@ -27,10 +27,12 @@ def approvals_list(state: CliState, as_json: bool) -> None:
         skill = current.get(record.skill)
         if skill is None:
             status = "skill not found"
-        elif fingerprint(skill.directory).digest == record.digest:
-            status = "approved"
         else:
-            status = "changed since approval"
+            try:
+                same = fingerprint(skill.directory).digest == record.digest
+            except OSError:
+                same = False
+            status = "approved" if same else "changed since approval"
         rows.append([record.skill, record.digest[:12], str(record.approved_at), status])
         data.append(
             {
@@ -63,7 +65,10 @@ def approvals_approve(state: CliState, skill_name: str) -> None:
         skill = engine.skill(skill_name)
     except EngineError as exc:
         fail(str(exc), 1)
-    fp = fingerprint(skill.directory)
+    try:
+        fp = fingerprint(skill.directory)
+    except OSError as exc:
+        fail(f"Cannot approve {skill.name}: {exc}", 1)
     engine.approvals.approve(skill.name, fp, skill_dir=skill.directory)
     click.echo(f"Approved {skill.name} ({fp.digest[:12]}, {len(fp.files)} file(s)).")
 

@@ -11,7 +11,8 @@ File: ``approvals.json`` in the data folder (``paths.data_dir()``)::
           "path": "/home/me/.config/gibberish/skills/<skill name>"
         }
       },
-      "format": 1,
+      "format": 2,
+      "generation": 7,
       "signature": "<hex HMAC-SHA256>"
     }
 
@@ -20,6 +21,16 @@ other field (sorted keys, no whitespace, ASCII). Reading verifies it; a file tha
 — edited, truncated, not JSON, signed with another key — counts as no approvals, is
 moved aside as ``approvals.json.bad-<UTC time>`` rather than deleted, and the user is
 told once through ``notices()``.
+
+``generation`` goes up by one on every write, and the provider keeps the last one beside
+the key (``KeyProvider.generation()``). A correctly signed file whose generation is
+*lower* than the recorded one is an old copy put back — perhaps to bring back an
+approval that was revoked — and is treated like a tampered file. The counter is read
+and raised under the same file lock as the file. A file *ahead* of the counter (a writer
+killed between writing the file and recording its generation) is accepted and the
+counter catches up. When no counter is recorded yet (first run after an upgrade), the
+file is accepted and counting starts; a ``format: 1`` file from before generations is
+rewritten at once with generation 1.
 
 Writes are read-modify-write under a ``filelock.FileLock`` (``approvals.json.lock``), so
 two processes approving at once both land, and the new file is written to a temporary
@@ -61,7 +72,9 @@ from gibberish.trust.policy import ApprovalState
 __all__ = ["ApprovalRecord", "ApprovalStore", "KeyProvider", "KeyUnavailableError"]
 
 FILE_NAME = "approvals.json"
-FORMAT = 1
+FORMAT = 2
+LEGACY_FORMAT = 1
+"""Files written before the generation counter; read once, then rewritten as ``FORMAT``."""
 MAX_BYTES = 32 << 20
 """Far more than any real store (about 1 KiB per approval); a bigger file is not ours."""
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -208,6 +221,33 @@ class ApprovalStore:
         except Exception as exc:  # a custom provider must not crash the caller either
             raise _Unreadable(f"the signing key failed: {type(exc).__name__}") from None
 
+    def _generation(self) -> int | None:
+        """The recorded generation (None if none); call with the lock held."""
+        reader = getattr(self._keys, "generation", None)
+        if not callable(reader):
+            return None  # a provider without a counter: no replay check
+        try:
+            value = reader()
+        except KeyUnavailableError as exc:
+            raise _Unreadable(str(exc)) from None
+        except Exception as exc:
+            raise _Unreadable(f"the approvals counter failed: {type(exc).__name__}") from None
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise _Unreadable("the approvals counter is not a number")
+        return value
+
+    def _set_generation(self, value: int) -> None:
+        """Record the generation of the file just written or found; with the lock held."""
+        writer = getattr(self._keys, "set_generation", None)
+        if not callable(writer):
+            return
+        try:
+            writer(value)
+        except KeyUnavailableError as exc:
+            raise _Unreadable(str(exc)) from None
+        except Exception as exc:
+            raise _Unreadable(f"the approvals counter failed: {type(exc).__name__}") from None
+
     @contextlib.contextmanager
     def _locked(self):
         try:
@@ -224,7 +264,7 @@ class ApprovalStore:
         key = self._key()
         try:
             with self._locked():
-                return self._load(key)
+                return self._load(key)[0]
         except OSError as exc:
             raise _Unreadable(f"{self.path}: {_why(exc)}") from None
 
@@ -232,27 +272,62 @@ class ApprovalStore:
         key = self._key()
         try:
             with self._locked():
-                approvals = self._load(key)
+                approvals, generation = self._load(key)
                 if change(approvals):
-                    atomic_write_bytes(self.path, _serialize(approvals, key))
+                    self._write(approvals, generation + 1, key)
         except OSError as exc:
             raise _Unreadable(f"{self.path}: {_why(exc)}") from None
 
-    def _load(self, key: bytes) -> dict[str, Any]:
-        """Read and verify the file; call with the lock held. Bad files are moved aside."""
+    def _write(self, approvals: Mapping[str, Any], generation: int, key: bytes) -> None:
+        """Write the file, then record its generation; call with the lock held.
+
+        In this order, a writer killed in between leaves a file one generation ahead of
+        the counter, which the next read accepts (and catches up with). The other order
+        would leave the good file looking like an old copy.
+        """
+        atomic_write_bytes(self.path, _serialize(approvals, generation, key))
+        self._set_generation(generation)
+
+    def _load(self, key: bytes) -> tuple[dict[str, Any], int]:
+        """The verified approvals and the current generation; call with the lock held.
+
+        Bad files and old copies are moved aside (and count as no approvals).
+        """
         remove_stale_temps(self.path)
+        recorded = self._generation()
+        current = recorded or 0
         try:
             with open(self.path, "rb") as handle:
                 raw = handle.read(MAX_BYTES + 1)  # bounded: never load a huge file whole
         except FileNotFoundError:
-            return {}
+            return {}, current
         try:
-            return _verify(raw, key)
+            approvals, generation = _verify(raw, key)
         except _Invalid as exc:
-            self._quarantine(str(exc))
-            return {}
+            self._quarantine(f"failed its signature check ({exc})")
+            return {}, current
+        if generation is None:  # written before generations existed
+            if recorded is not None:
+                self._quarantine(
+                    "is in the old format although newer files were written since, so it is "
+                    "an old copy put back"
+                )
+                return {}, current
+            # First run after the upgrade: start counting now, so no other old copy
+            # (they all lack a generation) can be put back from here on.
+            self._write(approvals, 1, key)
+            return approvals, 1
+        if recorded is not None and generation < recorded:
+            self._quarantine(
+                f"is an older copy than the last one gibberish saved (generation "
+                f"{generation}, expected {recorded}), perhaps put back to undo a change"
+            )
+            return {}, current
+        if recorded is None or generation > recorded:
+            self._set_generation(generation)  # start counting, or catch up after a crash
+        return approvals, generation
 
-    def _quarantine(self, reason: str) -> None:
+    def _quarantine(self, problem: str) -> None:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
         target = self.path.with_name(f"{self.path.name}.bad-{stamp}")
         n = 1
@@ -265,8 +340,8 @@ class ApprovalStore:
         except OSError as exc:
             kept = f"it could not be moved aside ({_why(exc)})"
         self._notices.add(
-            f"The approvals file failed its signature check ({reason}), so gibberish treats "
-            f"it as if no skill were approved; {kept}."
+            f"The approvals file {problem}, so gibberish treats it as if no skill were "
+            f"approved; {kept}."
         )
 
 
@@ -278,14 +353,15 @@ def _sign(payload: Mapping[str, Any], key: bytes) -> str:
     return hmac.new(key, _canonical(payload), hashlib.sha256).hexdigest()
 
 
-def _serialize(approvals: Mapping[str, Any], key: bytes) -> bytes:
-    payload = {"format": FORMAT, "approvals": approvals}
+def _serialize(approvals: Mapping[str, Any], generation: int, key: bytes) -> bytes:
+    payload = {"format": FORMAT, "generation": generation, "approvals": approvals}
     document = {**payload, "signature": _sign(payload, key)}
     return (json.dumps(document, sort_keys=True, indent=2, ensure_ascii=True) + "\n").encode()
 
 
-def _verify(raw: bytes, key: bytes) -> dict[str, Any]:
-    """The approvals of a signed file, or ``_Invalid`` saying why it cannot be trusted."""
+def _verify(raw: bytes, key: bytes) -> tuple[dict[str, Any], int | None]:
+    """The approvals and generation of a signed file (generation None for a ``format: 1``
+    file), or ``_Invalid`` saying why it cannot be trusted."""
     if len(raw) > MAX_BYTES:
         raise _Invalid(f"it is larger than {MAX_BYTES // (1 << 20)} MiB")
     try:
@@ -297,12 +373,19 @@ def _verify(raw: bytes, key: bytes) -> dict[str, Any]:
     payload = {k: v for k, v in document.items() if k != "signature"}
     if not hmac.compare_digest(_sign(payload, key), document["signature"]):
         raise _Invalid("it was changed outside gibberish or signed with another key")
-    if payload.get("format") != FORMAT or set(payload) != {"format", "approvals"}:
-        raise _Invalid(f"it is in a format this version does not know ({payload.get('format')})")
+    version = payload.get("format")
+    if version == FORMAT and set(payload) == {"format", "generation", "approvals"}:
+        generation = payload["generation"]
+        if isinstance(generation, bool) or not isinstance(generation, int) or generation < 1:
+            raise _Invalid("its generation is not a positive number")
+    elif version == LEGACY_FORMAT and set(payload) == {"format", "approvals"}:
+        generation = None
+    else:
+        raise _Invalid(f"it is in a format this version does not know ({version})")
     approvals = payload["approvals"]
     if not isinstance(approvals, dict) or not all(_valid_entry(e) for e in approvals.values()):
         raise _Invalid("its entries are malformed")
-    return approvals
+    return approvals, generation
 
 
 def _valid_entry(entry: Any) -> bool:

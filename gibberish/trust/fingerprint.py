@@ -14,13 +14,24 @@ What is hashed, and why:
   recorded by its target text only: nothing outside the skill folder is ever read;
 * anything else (fifo, socket, device) by its kind only — it is never opened, because
   opening a fifo would block;
-* an entry that cannot be read by a marker naming the error, so the fingerprint is still
-  defined (and changes once the file becomes readable).
+* an entry that cannot be read by a marker naming the error *and* its metadata (size,
+  mtime, ctime, inode, mode), so the fingerprint is still defined, changes once the file
+  becomes readable, and changes when an execute-only file is swapped for another one.
 
-Skipped: ``__pycache__`` and ``.git`` folders (Python and git rewrite them on their own,
-which would revoke an approval after the first run or the next fetch) and the provenance
-file ``.gibberish-source.json`` (it records the fingerprint at import time, so it cannot
-be part of it). Relative paths use ``/`` whatever the platform.
+Skipped: only the ``.git`` folder at the top of the skill (git rewrites it on every fetch,
+which would revoke an approval each time) and the provenance file
+``.gibberish-source.json`` at the top (it records the fingerprint at import time, so it
+cannot be part of it). A ``.git`` folder deeper down is an ordinary folder, and
+``__pycache__`` folders are fingerprinted everywhere: a planted ``.pyc`` changes what
+``python3 scripts/x.py`` runs, so it must count as a change. (Runs get
+``PYTHONDONTWRITEBYTECODE=1`` and ``PYTHONPYCACHEPREFIX``, so Python neither writes nor
+reads caches inside a skill folder, so this costs no spurious re-approvals.) Nothing in
+the top-level ``.git`` is covered, so ``covers()`` tells the caller whether a path inside
+the skill folder is fingerprinted; a program there must not be run.
+
+The walk is iterative and bounded: a folder with more than ``MAX_ENTRIES`` entries or
+nested deeper than ``MAX_DEPTH`` raises ``FingerprintError`` (an ``OSError``) with a
+message for the user. Relative paths use ``/`` whatever the platform.
 """
 
 from __future__ import annotations
@@ -38,10 +49,25 @@ from gibberish.trust.decision import ChangedFiles
 PROVENANCE_FILE = ".gibberish-source.json"
 """Written by importers into a skill folder; its presence marks the skill untrusted."""
 
-SKIPPED_DIRS = frozenset({"__pycache__", ".git"})
-SKIPPED_FILES = frozenset({PROVENANCE_FILE})
+SKIPPED_TOP_DIRS = frozenset({".git"})
+"""Folders skipped at the top of a skill folder only; deeper down they are fingerprinted."""
+SKIPPED_TOP_FILES = frozenset({PROVENANCE_FILE})
+"""Files skipped at the top of a skill folder only; deeper down they are fingerprinted."""
+
+MAX_ENTRIES = 20_000
+"""More files and folders than this in one skill raises ``FingerprintError``."""
+MAX_DEPTH = 64
+"""Folders nested deeper than this raise ``FingerprintError``."""
 
 _CHUNK = 1 << 16
+
+
+class FingerprintError(OSError):
+    """The skill folder cannot be fingerprinted (too big, too deep); ``str()`` says why.
+
+    A subclass of ``OSError`` so that callers which already turn an ``OSError`` into a
+    message for the user keep working; show ``str(exc)``, it is written for people.
+    """
 
 
 @dataclass(frozen=True)
@@ -63,7 +89,8 @@ def fingerprint(skill_dir: Path) -> Fingerprint:
     """Fingerprint every file in ``skill_dir`` (see the module docstring for the rules).
 
     Raises ``OSError`` (``FileNotFoundError``, ``NotADirectoryError`` ...) when
-    ``skill_dir`` itself is not a readable folder; problems with entries inside it never
+    ``skill_dir`` itself is not a readable folder, and ``FingerprintError`` when it is
+    too big or too deeply nested to fingerprint; problems with entries inside it never
     raise.
     """
     root = Path(skill_dir)
@@ -71,8 +98,31 @@ def fingerprint(skill_dir: Path) -> Fingerprint:
         raise NotADirectoryError(f"not a skill folder: {root}")
     real_root = os.path.realpath(root)
     files: dict[str, str] = {}
-    _walk(root, "", real_root, files)
+    _walk(root, real_root, files)
     return Fingerprint(digest=combine(files), files=files)
+
+
+def covers(skill_dir: Path, path: Path | str) -> bool:
+    """True when the fingerprint of ``skill_dir`` covers the file ``path``.
+
+    ``path`` may be absolute or relative to ``skill_dir``; it is resolved (symlinks
+    followed), so a link into the top-level ``.git`` folder is not covered either. False
+    for anything outside the skill folder, inside its top-level ``.git`` folder, or the
+    provenance file. A caller must not run a program that is not covered: it could be
+    changed after approval without anyone being asked again.
+    """
+    real_root = Path(os.path.realpath(skill_dir))
+    target = Path(os.path.realpath(Path(skill_dir) / path))
+    try:
+        relative = target.relative_to(real_root)
+    except ValueError:
+        return False
+    parts = relative.parts
+    if not parts:
+        return False
+    if parts[0] in SKIPPED_TOP_DIRS and (len(parts) > 1 or target.is_dir()):
+        return False
+    return not (len(parts) == 1 and parts[0] in SKIPPED_TOP_FILES and not target.is_dir())
 
 
 def combine(files: Mapping[str, str]) -> str:
@@ -96,30 +146,57 @@ def what_changed(old: Mapping[str, str], new: Mapping[str, str]) -> ChangedFiles
     )
 
 
-def _walk(folder: Path, prefix: str, real_root: str, out: dict[str, str]) -> None:
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError as exc:
-        # An unreadable sub-folder still contributes, so making it readable is a change.
-        if prefix:
-            out[prefix.rstrip("/")] = _marker("unreadable-dir", exc.strerror or "")
-        return
-    for entry in entries:
-        rel = prefix + entry.name
+def _walk(root: Path, real_root: str, out: dict[str, str]) -> None:
+    """Fill ``out`` for every entry under ``root``: iterative, so depth never means recursion."""
+    seen = 0
+    pending: list[tuple[str, str, int]] = [(os.fspath(root), "", 0)]
+    while pending:
+        folder, prefix, depth = pending.pop()
+        entries: list[os.DirEntry[str]] = []
         try:
-            if entry.is_symlink():
-                out[rel] = _hash_symlink(Path(entry.path), real_root)
-            elif entry.is_dir(follow_symlinks=False):
-                if entry.name not in SKIPPED_DIRS:
-                    _walk(Path(entry.path), rel + "/", real_root, out)
-            elif entry.is_file(follow_symlinks=False):
-                if not (prefix == "" and entry.name in SKIPPED_FILES):
-                    out[rel] = _hash_file(entry.path)
-            else:
-                mode = entry.stat(follow_symlinks=False).st_mode
-                out[rel] = _marker("special", _kind(mode))
+            with os.scandir(folder) as scan:
+                for entry in scan:  # counted as they come: a huge folder is never listed whole
+                    seen += 1
+                    if seen > MAX_ENTRIES:
+                        raise FingerprintError(
+                            f"The skill folder {root} holds more than {MAX_ENTRIES:,} files "
+                            "and folders, too many to check before each run; remove what "
+                            "the skill does not need."
+                        )
+                    entries.append(entry)
+        except FingerprintError:
+            raise
         except OSError as exc:
-            out[rel] = _marker("unreadable", exc.strerror or type(exc).__name__)
+            if not prefix:
+                raise  # the skill folder itself cannot be listed: nothing to fingerprint
+            # An unreadable sub-folder still contributes, so making it readable, or adding
+            # or renaming entries in it (its ctime), is a change.
+            out[prefix.rstrip("/")] = _unreadable(folder, "unreadable-dir", exc)
+            continue
+        for entry in entries:
+            rel = prefix + entry.name
+            try:
+                if entry.is_symlink():
+                    out[rel] = _hash_symlink(Path(entry.path), real_root)
+                elif entry.is_dir(follow_symlinks=False):
+                    if not (depth == 0 and entry.name in SKIPPED_TOP_DIRS):
+                        if depth + 1 > MAX_DEPTH:
+                            raise FingerprintError(
+                                f"The skill folder {root} has folders nested more than "
+                                f"{MAX_DEPTH} deep ({rel}), too deep to check before each "
+                                "run; flatten it."
+                            )
+                        pending.append((entry.path, rel + "/", depth + 1))
+                elif entry.is_file(follow_symlinks=False):
+                    if not (depth == 0 and entry.name in SKIPPED_TOP_FILES):
+                        out[rel] = _hash_file(entry.path)
+                else:
+                    mode = entry.stat(follow_symlinks=False).st_mode
+                    out[rel] = _marker("special", _kind(mode))
+            except FingerprintError:
+                raise
+            except OSError as exc:
+                out[rel] = _unreadable(entry.path, "unreadable", exc)
 
 
 def _hash_file(path: str) -> str:
@@ -144,7 +221,7 @@ def _hash_symlink(link: Path, real_root: str) -> str:
         try:
             h.update(_hash_file(resolved).encode("ascii"))
         except OSError as exc:
-            h.update(b"unreadable\0" + (exc.strerror or "").encode())
+            h.update(b"unreadable\0" + _unreadable(resolved, "unreadable", exc).encode())
     elif not inside:
         h.update(b"outside")
     return h.hexdigest()
@@ -153,6 +230,25 @@ def _hash_symlink(link: Path, real_root: str) -> str:
 def _marker(kind: str, detail: str) -> str:
     """A hex digest standing for something that is not file content."""
     return hashlib.sha256(f"{kind}\0{detail}".encode()).hexdigest()
+
+
+def _unreadable(path: str, kind: str, exc: OSError) -> str:
+    """The marker of an entry that cannot be read: the error and what ``lstat`` says.
+
+    Content cannot be hashed, so the metadata stands in for it: an execute-only binary
+    swapped for another one changes its size, mtime, inode or (which no one can set
+    back) its ctime.
+    """
+    detail = exc.strerror or type(exc).__name__
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return _marker(kind, detail)
+    return _marker(
+        kind,
+        f"{detail}\0mode={st.st_mode:o} size={st.st_size} mtime={st.st_mtime_ns} "
+        f"ctime={st.st_ctime_ns} ino={st.st_dev}:{st.st_ino}",
+    )
 
 
 def _kind(mode: int) -> str:

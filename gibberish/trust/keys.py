@@ -18,6 +18,17 @@ A *secure* keyring that fails (locked, D-Bus down) is not replaced by the file: 
 in it signed the existing approvals, so a new key would discard them. ``key()`` raises
 ``KeyUnavailableError`` instead, and the store treats every skill as not approved until
 the keyring answers again.
+
+A secure keyring that has no key yet never takes one from ``approvals.key``: anything that
+can write the data folder could have planted that file, with approvals signed by it. A
+fresh key is made in the keyring, the file is kept aside as
+``approvals.key.unused-<UTC time>``, and the user is told their approvals were reset.
+
+Next to the key lives the approvals *generation*: a counter the store raises on every
+write and signs into the file, so an older signed copy put back (which would bring back a
+revoked approval) is recognised. It is kept under keyring user ``approvals-generation``,
+or in ``approvals.generation`` next to the key file in fallback mode. The store reads and
+writes it only while holding its file lock.
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ import os
 import secrets
 import stat
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 import keyring
@@ -39,8 +51,11 @@ from gibberish.trust._notices import Notices
 
 SERVICE = "gibberish"
 USERNAME = "approvals-hmac"
+GENERATION_USERNAME = "approvals-generation"
 KEY_FILE_NAME = "approvals.key"
+GENERATION_FILE_NAME = "approvals.generation"
 KEY_BYTES = 32
+_MAX_GENERATION_CHARS = 32
 
 _INSECURE_BACKENDS = (
     "keyring.backends.fail.Keyring",
@@ -86,12 +101,18 @@ class KeyProvider:
         self._backend = backend
         self._key: bytes | None = None
         self._storage: str | None = None
+        self._active: keyring.backend.KeyringBackend | None = None
         self._lock = threading.Lock()
         self._notices = Notices()
 
     @property
     def key_file(self) -> Path:
         return self._key_file or paths.data_dir() / KEY_FILE_NAME
+
+    @property
+    def generation_file(self) -> Path:
+        """Where the generation counter is kept when the key is in the fallback file."""
+        return self.key_file.with_name(GENERATION_FILE_NAME)
 
     @property
     def storage(self) -> str | None:
@@ -109,10 +130,65 @@ class KeyProvider:
                 if keyring_is_secure(backend):
                     self._key = self._from_keyring(backend)
                     self._storage = "keyring"
+                    self._active = backend
                 else:
                     self._key = self._from_file()
                     self._storage = "file"
             return self._key
+
+    # -- generation counter -----------------------------------------------------------
+
+    def generation(self) -> int | None:
+        """The generation of the last approvals file written, or None if none was recorded.
+
+        Kept beside the key (same keyring, or a file next to the key file). Read fresh on
+        every call, because other processes raise it; call it with the store's lock held.
+        Raises ``KeyUnavailableError`` when it cannot be read.
+        """
+        self.key()
+        if self._active is not None:
+            try:
+                stored = self._active.get_password(SERVICE, GENERATION_USERNAME)
+            except Exception as exc:
+                raise KeyUnavailableError(
+                    f"the system keyring did not answer ({type(exc).__name__}: {exc})"
+                ) from None
+            return _parse_generation(stored)
+        path = self.generation_file
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise KeyUnavailableError(
+                f"the file {path} could not be read ({exc.strerror or exc})"
+            ) from None
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(_MAX_GENERATION_CHARS + 1)
+        return _parse_generation(data.decode("ascii", "replace"))
+
+    def set_generation(self, value: int) -> None:
+        """Record ``value`` as the generation of the approvals file just written.
+
+        Call it with the store's lock held. Raises ``KeyUnavailableError`` on failure.
+        """
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"not a generation: {value!r}")
+        self.key()
+        if self._active is not None:
+            try:
+                self._active.set_password(SERVICE, GENERATION_USERNAME, str(value))
+            except Exception as exc:
+                raise KeyUnavailableError(
+                    f"the system keyring did not answer ({type(exc).__name__}: {exc})"
+                ) from None
+            return
+        try:
+            atomic_write_bytes(self.generation_file, f"{value}\n".encode("ascii"))
+        except OSError as exc:
+            raise KeyUnavailableError(
+                f"the file {self.generation_file} could not be written ({exc.strerror or exc})"
+            ) from None
 
     # -- keyring ---------------------------------------------------------------------
 
@@ -130,14 +206,13 @@ class KeyProvider:
                         "The key that signs your approvals was unreadable in the keyring, so a "
                         "new one was made; skills you approved before will ask again."
                     )
-                key = self._adopt_key_file()
-                if key is None:
-                    key = secrets.token_bytes(KEY_BYTES)
+                # Never take the key from approvals.key here: whoever can write the data
+                # folder could have planted it, together with approvals signed by it.
+                key = secrets.token_bytes(KEY_BYTES)
                 backend.set_password(SERVICE, USERNAME, key.hex())
                 if _decode(backend.get_password(SERVICE, USERNAME)) != key:
                     raise KeyUnavailableError("the keyring did not keep the approvals key")
-                with contextlib.suppress(OSError):
-                    self.key_file.unlink()
+                self._set_aside_key_file()
                 return key
         except KeyUnavailableError:
             raise
@@ -146,12 +221,26 @@ class KeyProvider:
                 f"the system keyring did not answer ({type(exc).__name__}: {exc})"
             ) from None
 
-    def _adopt_key_file(self) -> bytes | None:
-        """A key left in the fallback file (keyring installed since) keeps old approvals valid."""
+    def _set_aside_key_file(self) -> None:
+        """Move an old ``approvals.key`` out of the way (unread), and say what that means."""
+        path = self.key_file
+        if not os.path.lexists(path):
+            return
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        target = path.with_name(f"{path.name}.unused-{stamp}")
+        n = 1
+        while os.path.lexists(target):
+            n += 1
+            target = path.with_name(f"{path.name}.unused-{stamp}-{n}")
         try:
-            return _decode(self.key_file.read_text("ascii"))
-        except (OSError, UnicodeDecodeError):
-            return None
+            os.replace(path, target)
+            kept = f"The old key file was kept, unused, as {target}"
+        except OSError as exc:
+            kept = f"The old key file {path} is no longer used ({exc.strerror or exc})"
+        self._notices.add(
+            "Your approvals were reset because the key that signs them moved to the system "
+            f"keyring; approve your skills again. ({kept}.)"
+        )
 
     # -- file fallback ------------------------------------------------------------------
 
@@ -238,6 +327,16 @@ def _publish(path: Path, data: bytes) -> bool:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+
+
+def _parse_generation(value: str | None) -> int | None:
+    """A stored counter, or None when there is none (or it is not a plain number)."""
+    if value is None:
+        return None
+    text = value.strip()
+    if not text.isascii() or not text.isdigit() or len(text) > _MAX_GENERATION_CHARS:
+        return None
+    return int(text)
 
 
 def _decode(value: str | None) -> bytes | None:

@@ -13,11 +13,12 @@ import pytest
 from filelock import FileLock
 
 from gibberish import paths
+from gibberish.trust import approvals as approvals_module
 from gibberish.trust.approvals import ApprovalRecord, ApprovalStore, KeyProvider
 from gibberish.trust.fingerprint import fingerprint
-from gibberish.trust.keys import SERVICE, USERNAME
+from gibberish.trust.keys import GENERATION_USERNAME, SERVICE, USERNAME
 
-from .conftest import BrokenKeyring, MemoryKeyring, write_skill
+from .conftest import BrokenKeyring, InsecureKeyring, MemoryKeyring, write_skill
 
 
 @pytest.fixture
@@ -99,8 +100,9 @@ def test_file_is_signed_json_readable_by_people_and_private(
     fp = fingerprint(skill_dir)
     store.approve("demo", fp, skill_dir=skill_dir)
     document = json.loads(store.path.read_text())
-    assert set(document) == {"format", "approvals", "signature"}
-    assert document["format"] == 1
+    assert set(document) == {"format", "generation", "approvals", "signature"}
+    assert document["format"] == 2
+    assert document["generation"] == 1
     entry = document["approvals"]["demo"]
     assert entry["digest"] == fp.digest
     assert entry["files"] == dict(fp.files)
@@ -368,3 +370,177 @@ def test_a_pathological_file_does_not_crash_the_caller(
     _tamper_deeply_nested(store.path)
     assert store.state_for("demo", fp).approved is False
     assert any("not valid JSON" in n for n in store.notices())
+
+
+# -- replay of an old signed file (generation counter) ----------------------------------
+
+
+def _providers(tmp_path: Path):
+    """A keyring-backed provider and a key-file one, each with a fresh data folder."""
+    keyring_dir, file_dir = tmp_path / "k", tmp_path / "f"
+    return [
+        KeyProvider(key_file=keyring_dir / "approvals.key", backend=MemoryKeyring()),
+        KeyProvider(key_file=file_dir / "approvals.key", backend=InsecureKeyring()),
+    ]
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["keyring", "key-file"])
+def test_an_old_signed_copy_put_back_does_not_bring_back_a_revoked_approval(
+    tmp_path: Path, skill_dir: Path, which: int
+) -> None:
+    # M4: the old file is correctly signed, so only the counter can tell it is stale.
+    provider = _providers(tmp_path)[which]
+    path = provider.key_file.with_name("approvals.json")
+    store = ApprovalStore(path, key_provider=provider)
+    fp = fingerprint(skill_dir)
+    store.approve("demo", fp)
+    store.approve("other", fp)
+    old_copy = path.read_bytes()
+    assert store.revoke("demo") is True
+    store.notices()
+
+    path.write_bytes(old_copy)  # put back
+    fresh = ApprovalStore(path, key_provider=provider)
+    assert fresh.state_for("demo", fp).approved is False
+    assert fresh.state_for("other", fp).approved is False  # the whole old file is out
+    [notice] = [n for n in fresh.notices() if "No secure keyring" not in n]
+    assert "older copy" in notice and "generation 2, expected 3" in notice
+    [bad] = bad_files(path)
+    assert bad.read_bytes() == old_copy and str(bad) in notice
+
+    # the store carries on from there, and the counter never goes back
+    fresh.approve("demo", fp)
+    assert json.loads(path.read_text())["generation"] == 4
+    assert provider.generation() == 4
+    assert fresh.state_for("demo", fp).approved is True
+
+
+def test_every_write_raises_the_generation_in_the_file_and_the_keyring(
+    tmp_path: Path, skill_dir: Path
+) -> None:
+    backend = MemoryKeyring()
+    path = tmp_path / "approvals.json"
+    store = ApprovalStore(path, key_provider=KeyProvider(backend=backend))
+    fp = fingerprint(skill_dir)
+    for expected, action in enumerate(
+        [
+            lambda: store.approve("a", fp),
+            lambda: store.approve("b", fp),
+            lambda: store.revoke("a"),
+            lambda: store.approve("a", fp),
+        ],
+        start=1,
+    ):
+        action()
+        assert json.loads(path.read_text())["generation"] == expected
+        assert backend.passwords[(SERVICE, GENERATION_USERNAME)] == str(expected)
+    assert store.revoke("nope") is False  # nothing changed: nothing written
+    assert backend.passwords[(SERVICE, GENERATION_USERNAME)] == "4"
+    store.state_for("a", fp)
+    store.list()  # reads do not raise it
+    assert backend.passwords[(SERVICE, GENERATION_USERNAME)] == "4"
+    store.reset()
+    store.approve("a", fp)  # after a reset, counting goes on (an old copy stays old)
+    assert json.loads(path.read_text())["generation"] == 5
+
+
+def test_the_generation_is_signed(store: ApprovalStore, skill_dir: Path) -> None:
+    fp = fingerprint(skill_dir)
+    store.approve("demo", fp)
+    document = json.loads(store.path.read_text())
+    document["generation"] = 99
+    store.path.write_text(json.dumps(document))
+    assert store.state_for("demo", fp).approved is False
+    assert any("failed its signature check" in n for n in store.notices())
+
+
+def test_a_file_ahead_of_the_counter_is_accepted_and_the_counter_catches_up(
+    tmp_path: Path, skill_dir: Path
+) -> None:
+    # A writer killed after writing the file but before recording its generation.
+    provider = KeyProvider(backend=MemoryKeyring())
+    store = ApprovalStore(tmp_path / "approvals.json", key_provider=provider)
+    fp = fingerprint(skill_dir)
+    store.approve("demo", fp)
+    store.approve("demo2", fp)
+    provider.set_generation(1)
+    assert store.state_for("demo2", fp).approved is True
+    assert provider.generation() == 2
+    assert store.notices() == []
+
+
+def test_a_missing_counter_accepts_the_file_and_starts_counting(
+    tmp_path: Path, skill_dir: Path
+) -> None:
+    backend = MemoryKeyring()
+    provider = KeyProvider(backend=backend)
+    path = tmp_path / "approvals.json"
+    store = ApprovalStore(path, key_provider=provider)
+    fp = fingerprint(skill_dir)
+    store.approve("demo", fp)
+    old_copy = path.read_bytes()
+    store.approve("other", fp)
+    del backend.passwords[(SERVICE, GENERATION_USERNAME)]
+
+    assert store.state_for("other", fp).approved is True
+    assert provider.generation() == 2
+    path.write_bytes(old_copy)
+    assert store.state_for("demo", fp).approved is False
+    assert any("older copy" in n for n in store.notices())
+
+
+def _legacy_file(path: Path, approvals: dict, key: bytes) -> bytes:
+    """A ``format: 1`` file, as written before the generation counter existed."""
+    payload = {"format": 1, "approvals": approvals}
+    document = {**payload, "signature": approvals_module._sign(payload, key)}
+    data = json.dumps(document, sort_keys=True, indent=2).encode()
+    path.write_bytes(data)
+    return data
+
+
+def test_a_file_from_before_generations_is_upgraded_and_cannot_be_put_back(
+    tmp_path: Path, skill_dir: Path
+) -> None:
+    provider = KeyProvider(backend=MemoryKeyring())
+    path = tmp_path / "approvals.json"
+    fp = fingerprint(skill_dir)
+    entry = {
+        "digest": fp.digest,
+        "files": dict(fp.files),
+        "approved_at": "2025-01-31T09:12:44+00:00",
+        "path": None,
+    }
+    legacy = _legacy_file(path, {"demo": entry}, provider.key())
+
+    store = ApprovalStore(path, key_provider=provider)
+    assert store.state_for("demo", fp).approved is True  # accepted once, on upgrade
+    document = json.loads(path.read_text())
+    assert (document["format"], document["generation"]) == (2, 1)
+    assert provider.generation() == 1
+    assert store.notices() == []
+
+    store.revoke("demo")
+    path.write_bytes(legacy)  # the pre-upgrade copy, put back
+    assert store.state_for("demo", fp).approved is False
+    assert any("old format" in n for n in store.notices())
+
+
+def test_a_failing_counter_means_not_approved_with_a_notice(
+    tmp_path: Path, skill_dir: Path
+) -> None:
+    class CounterDown(MemoryKeyring):
+        def get_password(self, service: str, username: str) -> str | None:
+            if username == GENERATION_USERNAME:
+                raise keyring.errors.KeyringLocked("locked")
+            return super().get_password(service, username)
+
+    backend = MemoryKeyring()
+    path = tmp_path / "approvals.json"
+    fp = fingerprint(skill_dir)
+    ApprovalStore(path, key_provider=KeyProvider(backend=backend)).approve("demo", fp)
+    broken = CounterDown()
+    broken.passwords = dict(backend.passwords)
+    store = ApprovalStore(path, key_provider=KeyProvider(backend=broken))
+    assert store.state_for("demo", fp).approved is False
+    assert any("keyring did not answer" in n for n in store.notices())
+    assert bad_files(path) == []  # the file is fine; only the counter is away

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from gibberish.trust.approvals import ApprovalStore
+from gibberish.trust.keys import KeyProvider
 
 from .conftest import write_skill
 
@@ -27,6 +28,7 @@ WRITER = """
 import sys
 from pathlib import Path
 from gibberish.trust.approvals import ApprovalStore
+from gibberish.trust.keys import KeyProvider
 from gibberish.trust.fingerprint import fingerprint
 
 path, skill_dir, prefix, count = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
@@ -85,6 +87,8 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
     names = {r.skill for r in store.list()}
     expected = {f"w{n}-{i}" for n in range(writers) for i in range(per_writer)}
     assert names == expected
+    # every write raised the counter exactly once: it is read and raised under the lock
+    assert KeyProvider(key_file=path.with_name("approvals.key")).generation() == len(expected)
     assert all("signature" not in n for n in store.notices())
     assert not list(path.parent.glob("*.bad-*"))
 

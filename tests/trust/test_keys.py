@@ -12,7 +12,13 @@ from keyrings.alt.file import PlaintextKeyring
 
 from gibberish.trust.approvals import ApprovalStore
 from gibberish.trust.fingerprint import fingerprint
-from gibberish.trust.keys import SERVICE, USERNAME, KeyProvider, keyring_is_secure
+from gibberish.trust.keys import (
+    GENERATION_USERNAME,
+    SERVICE,
+    USERNAME,
+    KeyProvider,
+    keyring_is_secure,
+)
 
 from .conftest import InsecureKeyring, MemoryKeyring
 
@@ -99,21 +105,45 @@ def test_a_damaged_key_file_is_replaced(tmp_path: Path) -> None:
     assert any("damaged" in n for n in provider.notices())
 
 
-def test_a_key_file_is_moved_into_a_keyring_that_became_available(
+def test_a_planted_key_file_is_never_adopted_by_an_empty_secure_keyring(
     tmp_path: Path, skill_dir: Path
 ) -> None:
+    # M3: someone who can write the data folder (but not read the keyring) plants a key
+    # file and an approvals file signed with it, hoping the keyring adopts the key.
     key_file = tmp_path / "approvals.key"
     path = tmp_path / "approvals.json"
     fp = fingerprint(skill_dir)
-    ApprovalStore(
-        path, key_provider=KeyProvider(key_file=key_file, backend=InsecureKeyring())
-    ).approve("demo", fp)
+    attacker = KeyProvider(key_file=key_file, backend=InsecureKeyring())
+    ApprovalStore(path, key_provider=attacker).approve("demo", fp)
+    planted = key_file.read_bytes()
+
     secure = MemoryKeyring()
-    store = ApprovalStore(path, key_provider=KeyProvider(key_file=key_file, backend=secure))
-    assert store.state_for("demo", fp).approved  # old approvals still valid
-    assert (SERVICE, USERNAME) in secure.passwords
+    provider = KeyProvider(key_file=key_file, backend=secure)
+    store = ApprovalStore(path, key_provider=provider)
+    assert store.state_for("demo", fp).approved is False  # the forged approval is ignored
+    assert provider.storage == "keyring"
+    assert secure.passwords[(SERVICE, USERNAME)] != planted.decode()
+    assert bytes.fromhex(secure.passwords[(SERVICE, USERNAME)]) != attacker.key()
     assert not key_file.exists()
-    assert store.notices() == []
+    [aside] = tmp_path.glob("approvals.key.unused-*")
+    assert aside.read_bytes() == planted  # kept, not deleted, never used
+    notices = store.notices()
+    assert any("approvals were reset" in n and str(aside) in n for n in notices)
+    assert any("failed its signature check" in n for n in notices)
+
+    # from now on the keyring key is used, and the store works
+    store.approve("demo", fp)
+    again = ApprovalStore(path, key_provider=KeyProvider(key_file=key_file, backend=secure))
+    assert again.state_for("demo", fp).approved is True
+    assert again.notices() == []
+    assert not key_file.exists()
+
+
+def test_an_empty_secure_keyring_without_a_key_file_says_nothing(tmp_path: Path) -> None:
+    provider = KeyProvider(key_file=tmp_path / "approvals.key", backend=MemoryKeyring())
+    assert len(provider.key()) == 32
+    assert provider.notices() == []
+    assert list(tmp_path.glob("approvals.key*")) == [tmp_path / "approvals.key.lock"]
 
 
 def test_the_default_backend_comes_from_keyring_set_keyring(
@@ -124,3 +154,30 @@ def test_the_default_backend_comes_from_keyring_set_keyring(
     assert provider.storage == "keyring"
     assert memory_keyring.passwords[(SERVICE, USERNAME)] == key.hex()
     assert provider.key() is key  # cached
+
+
+def test_the_generation_counter_lives_beside_the_key(tmp_path: Path) -> None:
+    secure = MemoryKeyring()
+    in_keyring = KeyProvider(key_file=tmp_path / "k" / "approvals.key", backend=secure)
+    assert in_keyring.generation() is None
+    in_keyring.set_generation(7)
+    assert in_keyring.generation() == 7
+    assert secure.passwords[(SERVICE, GENERATION_USERNAME)] == "7"
+    assert not in_keyring.generation_file.exists()
+
+    in_file = KeyProvider(key_file=tmp_path / "f" / "approvals.key", backend=InsecureKeyring())
+    assert in_file.generation() is None
+    in_file.set_generation(3)
+    assert in_file.generation() == 3
+    assert in_file.generation_file == tmp_path / "f" / "approvals.generation"
+    assert in_file.generation_file.read_text() == "3\n"
+    assert stat.S_IMODE(in_file.generation_file.stat().st_mode) == 0o600
+    with pytest.raises(ValueError):
+        in_file.set_generation(-1)
+
+
+@pytest.mark.parametrize("stored", ["", "abc", "-3", "1e9", "٣", "9" * 40])
+def test_a_malformed_counter_counts_as_missing(tmp_path: Path, stored: str) -> None:
+    secure = MemoryKeyring()
+    secure.passwords[(SERVICE, GENERATION_USERNAME)] = stored
+    assert KeyProvider(key_file=tmp_path / "approvals.key", backend=secure).generation() is None
