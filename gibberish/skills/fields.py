@@ -8,6 +8,7 @@ are a stable interface (the CLI prints them, tests and docs refer to them).
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from gibberish.skills.model import Diagnostic, Severity
 
@@ -28,6 +29,63 @@ TIMEOUT_DEFAULT = 30
 
 SKILL_FILE_NAME = "SKILL.md"
 PROVENANCE_FILE_NAME = ".gibberish-source.json"
+
+# --- characters that must not reach a person's screen ------------------------------------
+
+_UNSAFE_CODEPOINTS = (
+    *(c for c in range(0x20) if c not in (0x09, 0x0A)),
+    *range(0x7F, 0xA0),  # DEL and the C1 controls (0x9B is a one-byte CSI)
+    *range(0x202A, 0x202F),  # embeddings and overrides (LRE RLE PDF LRO RLO)
+    *range(0x2066, 0x206A),  # isolates (LRI RLI FSI PDI)
+)
+UNSAFE_CHARACTER_RE = re.compile("[" + "".join(re.escape(chr(c)) for c in _UNSAFE_CODEPOINTS) + "]")
+"""C0 controls except tab and line feed, DEL, C1 controls and the bidi overrides.
+
+Each can restyle, hide or reorder text in a terminal or a dialog (``ESC [8m`` conceals
+the rest of a line; U+202E shows what follows backwards), so none may appear in
+anything a skill supplies. A line feed is the line separator (and may sit inside a
+multi-line YAML value); a tab is harmless. The weak direction marks (U+200E, U+200F,
+U+061C) stay allowed: right-to-left prose needs them and they cannot reorder a run of
+text the way embeddings, overrides and isolates can (the CLI prompt escapes them anyway).
+"""
+_ASCII_SAFE = bytes(c for c in range(0x80) if c not in _UNSAFE_CODEPOINTS)
+
+
+def has_unsafe(text: str) -> bool:
+    """Whether ``text`` holds an unsafe character; a whole SKILL.md costs microseconds.
+
+    ASCII text (most files) is checked by deleting every safe byte, several times faster
+    than a regular expression search; other text falls back to the search.
+    """
+    if text.isascii():
+        return bool(text.encode("ascii").translate(None, _ASCII_SAFE))
+    return UNSAFE_CHARACTER_RE.search(text) is not None
+
+
+_ESCAPES = {c: (f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}") for c in _UNSAFE_CODEPOINTS}
+_CONTROL_NAMES = {
+    0x00: "NUL", 0x07: "BEL", 0x08: "BACKSPACE", 0x0B: "VERTICAL TAB", 0x0C: "FORM FEED",
+    0x0D: "CARRIAGE RETURN", 0x1B: "ESC", 0x7F: "DEL", 0x85: "NEXT LINE", 0x9B: "CSI",
+}  # fmt: skip
+
+
+def escape_unsafe(text: str) -> str:
+    """``text`` with every unsafe character written as a visible ``\\xNN``/``\\uNNNN``."""
+    if UNSAFE_CHARACTER_RE.search(text) is None:
+        return text
+    return text.translate(_ESCAPES)
+
+
+def describe_character(char: str) -> str:
+    """``U+001B (ESC)``: a code point and its name, for messages."""
+    code = ord(char)
+    name = _CONTROL_NAMES.get(code)
+    if name is None:
+        name = unicodedata.name(char, "") or (
+            "a C1 control character" if 0x80 <= code < 0xA0 else "a control character"
+        )
+    return f"U+{code:04X} ({name})"
+
 
 # --- name grammars ------------------------------------------------------------------
 
@@ -89,10 +147,13 @@ E_FILE_TOO_LARGE = "E-FILE-TOO-LARGE"
 E_BINARY_FILE = "E-BINARY-FILE"
 E_NOT_UTF8 = "E-NOT-UTF8"
 E_PATH_ESCAPE = "E-PATH-ESCAPE"
+E_CONTROL_CHARACTER = "E-CONTROL-CHARACTER"
+E_INTERNAL = "E-INTERNAL"
 # Frontmatter
 E_NO_FRONTMATTER = "E-NO-FRONTMATTER"
 E_UNTERMINATED_FRONTMATTER = "E-UNTERMINATED-FRONTMATTER"
 E_YAML = "E-YAML"
+E_YAML_ALIAS = "E-YAML-ALIAS"
 W_YAML_LENIENT = "W-YAML-LENIENT"
 E_FRONTMATTER_NOT_MAPPING = "E-FRONTMATTER-NOT-MAPPING"
 E_DUPLICATE_FIELD = "E-DUPLICATE-FIELD"
@@ -128,12 +189,24 @@ W_EXTRA_COMMAND = "W-EXTRA-COMMAND"
 W_SKILL_OVERRIDDEN = "W-SKILL-OVERRIDDEN"
 E_UNREADABLE_DIR = "E-UNREADABLE-DIR"
 W_NO_SKILL_FILE = "W-NO-SKILL-FILE"
-W_SKILL_TREE_LARGE = "W-SKILL-TREE-LARGE"
+E_SKILL_TREE_LARGE = "E-SKILL-TREE-LARGE"
 
 
 def error(code: str, message: str, file: str | None, line: int | None) -> Diagnostic:
-    return Diagnostic(Severity.ERROR, code, message, file, line)
+    return _diagnostic(Severity.ERROR, code, message, file, line)
 
 
 def warning(code: str, message: str, file: str | None, line: int | None) -> Diagnostic:
-    return Diagnostic(Severity.WARNING, code, message, file, line)
+    return _diagnostic(Severity.WARNING, code, message, file, line)
+
+
+def _diagnostic(
+    severity: Severity, code: str, message: str, file: str | None, line: int | None
+) -> Diagnostic:
+    # Messages quote names, keys, link targets and paths a skill chose: never let one of
+    # them carry a terminal escape or a bidi override onto the screen.
+    if UNSAFE_CHARACTER_RE.search(message) is not None:
+        message = escape_unsafe(message)
+    if file is not None and UNSAFE_CHARACTER_RE.search(file) is not None:
+        file = escape_unsafe(file)
+    return Diagnostic(severity, code, message, file, line)

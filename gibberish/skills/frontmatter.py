@@ -5,6 +5,11 @@ carry the real SKILL.md line number. The YAML is loaded with the C safe
 loader when PyYAML has it (about eight times faster than the pure Python one, which
 matters when a thousand skills load at start-up). Field line numbers come from a cheap
 scan of the top-level keys rather than from a node graph, for the same reason.
+
+Hostile YAML is screened on libyaml's flat event stream before anything is composed:
+anchors and aliases are refused (E-YAML-ALIAS: they are how a few hundred bytes become
+10^8 values) and so is nesting deeper than MAX_YAML_DEPTH (PyYAML's composer recurses
+once per level). The screen only runs when the text could hold either.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import datetime
 import difflib
 import re
+import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -206,6 +212,91 @@ def _lenient_rewrite(yaml_text: str, first_line: int) -> tuple[str, list[tuple[i
     return "\n".join(out), fixed
 
 
+MAX_YAML_DEPTH = 32
+"""Lists and mappings nested deeper than this are refused before PyYAML composes them.
+
+libyaml's parser is a state machine, but PyYAML's composer recurses once per level: in
+pure Python that is a RecursionError, in the C extension a crash of the whole process
+(a few hundred thousand ``[`` fit in a 1 MiB SKILL.md). Real frontmatter is 2-3 deep.
+"""
+
+
+class _Refused(Exception):
+    """The YAML is well-formed but uses something SKILL.md frontmatter does not allow."""
+
+    def __init__(self, code: str, message: str, index: int) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.index = index
+
+
+_NODE_START = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_NODE_END = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+def _screen(yaml_text: str) -> None:
+    """Raise _Refused for an anchor, an alias or too deep a nesting.
+
+    Aliases are refused outright: ten aliases per level over eight levels is a few
+    hundred bytes that expand to 10^8 values (a "billion laughs"), and nothing in a
+    SKILL.md needs them. The check walks libyaml's event stream, which is flat, cheap
+    and never expands an alias; it only runs when the text could hold one of these (an
+    ``&`` or ``*``, or enough ``[ { - : ?`` for a deep nesting: every level needs one).
+    Raises yaml.YAMLError for a syntax error, as loading would.
+    """
+    if (
+        "&" not in yaml_text
+        and "*" not in yaml_text
+        and yaml_text.count("[")
+        + yaml_text.count("{")
+        + yaml_text.count("-")
+        + yaml_text.count(":")
+        + yaml_text.count("?")
+        <= MAX_YAML_DEPTH
+    ):
+        return
+    depth = 0
+    for event in yaml.parse(yaml_text, Loader=_Loader):
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise _Refused(
+                F.E_YAML_ALIAS,
+                "anchors and aliases (&name / *name) are not allowed in SKILL.md frontmatter; "
+                "write each value out in full.",
+                event.start_mark.index,
+            )
+        if isinstance(event, _NODE_START):
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                raise _Refused(
+                    F.E_YAML,
+                    f"invalid YAML in the frontmatter: lists and mappings are nested more "
+                    f"than {MAX_YAML_DEPTH} levels deep. Flatten the value.",
+                    event.start_mark.index,
+                )
+        elif isinstance(event, _NODE_END):
+            depth -= 1
+
+
+def _load(yaml_text: str) -> Any:
+    _screen(yaml_text)
+    return yaml.load(yaml_text, Loader=_Loader)
+
+
+def _index_line(yaml_text: str, index: int, first_line: int) -> int:
+    return first_line + yaml_text.count("\n", 0, min(max(index, 0), len(yaml_text)))
+
+
+def _too_deep(file: str | None, line: int) -> Diagnostic:
+    return F.error(
+        F.E_YAML,
+        "invalid YAML in the frontmatter: it is nested too deeply to read. Flatten the "
+        "lists and mappings.",
+        file,
+        line,
+    )
+
+
 def load_yaml(
     yaml_text: str, *, file: str | None, first_line: int
 ) -> tuple[Any, bool, list[Diagnostic]]:
@@ -213,17 +304,27 @@ def load_yaml(
 
     On a syntax error, one lenient retry quotes values containing ``': '``; if that
     loads, each quoted line gets a W-YAML-LENIENT warning. Otherwise the original error
-    is reported as E-YAML at its real SKILL.md line.
+    is reported as E-YAML at its real SKILL.md line. Anchors and aliases are refused
+    (E-YAML-ALIAS), and so is a nesting deeper than MAX_YAML_DEPTH (E-YAML).
     """
     try:
-        return yaml.load(yaml_text, Loader=_Loader), True, []
+        return _load(yaml_text), True, []
+    except _Refused as refused:
+        line = _index_line(yaml_text, refused.index, first_line)
+        return None, False, [F.error(refused.code, refused.message, file, line)]
     except yaml.YAMLError as exc:
         original = exc
+    except RecursionError:
+        return None, False, [_too_deep(file, first_line)]
     rewritten, fixed = _lenient_rewrite(yaml_text, first_line)
     if fixed:
         try:
-            data = yaml.load(rewritten, Loader=_Loader)
-        except yaml.YAMLError:
+            data = _load(rewritten)
+        except _Refused as refused:
+            # The rewrite keeps every line where it was, so the index maps back.
+            line = _index_line(rewritten, refused.index, first_line)
+            return None, False, [F.error(refused.code, refused.message, file, line)]
+        except (yaml.YAMLError, RecursionError):
             pass
         else:
             return (
@@ -262,6 +363,15 @@ def load_yaml(
 # --- field checks -----------------------------------------------------------------------
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 3
+_REPR.maxstring = 40
+_REPR.maxother = 40
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxset = 6
+_REPR.maxdict = 4
+"""Bounded ``repr`` for messages: a value nested 3,000 deep must not recurse 3,000 times."""
+
+
 def _describe(value: Any) -> str:
     if isinstance(value, str):
         shown = value if len(value) <= 40 else value[:37] + "..."
@@ -271,7 +381,7 @@ def _describe(value: Any) -> str:
     if isinstance(value, bool):
         return f"the boolean {str(value).lower()}"
     kinds = {int: "integer", float: "number", list: "list", dict: "mapping"}
-    return f"{kinds.get(type(value), type(value).__name__)} {value!r}"[:60]
+    return f"{kinds.get(type(value), type(value).__name__)} {_REPR.repr(value)}"[:60]
 
 
 class _Checker:
@@ -548,14 +658,28 @@ _EXAMPLES = {
 
 
 _MAX_DEPTH = 8
+MAX_PLAIN_VALUES = 10_000
+"""Values ``_plain_data`` visits before giving up: YAML aliases are refused, but a
+mapping handed to ``check_fields`` by other code may still share sub-lists."""
 
 
-def _plain_data(value: Any, *, depth: int, stack: set[int]) -> Any:
+class _Budget:
+    __slots__ = ("left",)
+
+    def __init__(self, left: int) -> None:
+        self.left = left
+
+
+def _plain_data(value: Any, *, depth: int, stack: set[int], budget: _Budget) -> Any:
     """``value`` as JSON-like data (dates become ISO text), or None when it cannot be.
 
     Guards what is kept in ``extra``: it is compared on every refresh and exported as
-    JSON, so a self-referencing YAML alias (``&a [*a]``) or a datetime must not get in.
+    JSON, so a self-referencing structure, a datetime or a value that expands to more
+    than MAX_PLAIN_VALUES values must not get in.
     """
+    budget.left -= 1
+    if budget.left < 0:
+        return None
     if value is None or isinstance(value, str | bool | int | float):
         return value
     if isinstance(value, datetime.date):
@@ -566,13 +690,19 @@ def _plain_data(value: Any, *, depth: int, stack: set[int]) -> Any:
         stack.add(id(value))
         try:
             if isinstance(value, list):
-                items = [_plain_data(v, depth=depth + 1, stack=stack) for v in value]
-                bad = any(i is None and v is not None for i, v in zip(items, value, strict=True))
-                return None if bad else items
+                items = []
+                for v in value:
+                    item = _plain_data(v, depth=depth + 1, stack=stack, budget=budget)
+                    if item is None and (v is not None or budget.left < 0):
+                        return None
+                    items.append(item)
+                return items
             out: dict[str, Any] = {}
             for k, v in value.items():
-                item = _plain_data(v, depth=depth + 1, stack=stack)
-                if not isinstance(k, str | int | float | bool) or (item is None and v is not None):
+                item = _plain_data(v, depth=depth + 1, stack=stack, budget=budget)
+                if not isinstance(k, str | int | float | bool) or (
+                    item is None and (v is not None or budget.left < 0)
+                ):
                     return None
                 out[str(k)] = item
             return out
@@ -608,14 +738,14 @@ def _check_agent_fields(c: _Checker) -> dict[str, Any]:
         if not isinstance(raw, dict):
             c.invalid("metadata", "a mapping of keys to values", raw)
         else:
-            plain = _plain_data(raw, depth=0, stack=set())
+            plain = _plain_data(raw, depth=0, stack=set(), budget=_Budget(MAX_PLAIN_VALUES))
             if plain is None:
                 c.err(
                     F.E_INVALID_FIELD,
                     "metadata",
                     "'metadata' must be plain data (text, numbers, booleans, lists and "
-                    f"mappings with text keys, at most {_MAX_DEPTH} levels deep, no YAML "
-                    "aliases that refer to themselves).",
+                    f"mappings with text keys, at most {_MAX_DEPTH} levels deep and "
+                    f"{MAX_PLAIN_VALUES:,} values in all).",
                 )
             else:
                 extra["metadata"] = MappingProxyType(plain)
@@ -628,6 +758,51 @@ def _check_agent_fields(c: _Checker) -> dict[str, Any]:
         else:
             c.invalid("allowed-tools", "text or a list of strings", raw)
     return extra
+
+
+def _unsafe_in(value: Any) -> str | None:
+    """The first unsafe character in a string anywhere inside ``value`` (keys included)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found = F.UNSAFE_CHARACTER_RE.search(item)
+            if found is not None:
+                return found.group()
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def _escaped_controls(
+    data: Mapping[Any, Any],
+    key_lines: Mapping[str, list[int]],
+    *,
+    file: str | None,
+    default_line: int,
+) -> list[Diagnostic]:
+    """E-CONTROL-CHARACTER for each top-level field whose loaded text holds one."""
+    diags: list[Diagnostic] = []
+    for key, value in data.items():
+        char = _unsafe_in(key) or _unsafe_in(value)
+        if char is None:
+            continue
+        lines = key_lines.get(str(key))
+        diags.append(
+            F.error(
+                F.E_CONTROL_CHARACTER,
+                f"the value of '{key}' contains {F.describe_character(char)} (written as a "
+                "YAML escape); control and bidirectional characters can hide or reorder "
+                "what a person reviewing or approving this skill sees, so they are not "
+                "allowed. Remove it.",
+                file,
+                lines[-1] if lines else default_line,
+            )
+        )
+    return diags
 
 
 def parse_frontmatter(
@@ -663,6 +838,11 @@ def parse_frontmatter(
         )
         return None, block, diags
     key_lines = top_level_key_lines(block.yaml_text, block.yaml_line)
+    if "\\" in block.yaml_text and not F.has_unsafe(block.yaml_text):
+        # Raw ones are reported by the parser, line by line, for the whole file; this
+        # finds those YAML escapes produce ("\e[8m", "\u202e", "\r" ...): only a
+        # double-quoted scalar's backslash escapes can make one out of plain text.
+        diags.extend(_escaped_controls(data, key_lines, file=file, default_line=block.yaml_line))
     front, field_diags = check_fields(
         data,
         profile=profile,

@@ -18,8 +18,12 @@ when the resulting definition differs.
 
 Every file inside a skill is checked: a symlink that resolves outside the skill folder
 makes the skill fail with E-PATH-ESCAPE (a symlinked *skill folder* is fine and is
-followed). A folder holding ``.gibberish-source.json`` (written by importers) is
-``Trust.UNTRUSTED`` whatever its source.
+followed). A skill folder holding more than MAX_TREE_ENTRIES entries cannot be checked
+completely, so it fails with E-SKILL-TREE-LARGE: no unchecked skill ever loads. Whatever
+goes wrong while reading one skill (even a bug that raises) becomes an error on that
+skill (E-INTERNAL); its siblings always load. A folder holding
+``.gibberish-source.json`` (written by importers) is ``Trust.UNTRUSTED`` whatever its
+source.
 
 Thread-safety: ``load``/``refresh`` are serialized by one lock and build a new
 snapshot without holding the state lock; readers only take the state lock long enough
@@ -41,13 +45,19 @@ from typing import NamedTuple
 from gibberish import paths
 from gibberish.skills import fields as F
 from gibberish.skills.model import Diagnostic, Profile, SkillDefinition, Trust
-from gibberish.skills.parser import is_inside, parse_skill_bytes, read_skill_bytes
+from gibberish.skills.parser import (
+    internal_error,
+    is_inside,
+    parse_skill_bytes,
+    read_skill_bytes,
+)
 
 RACY_WINDOW_NS = 2_000_000_000
 """Files changed this recently are re-checked on the next refresh (coarse timestamps)."""
 
 MAX_TREE_ENTRIES = 10_000
-"""Entries walked per skill folder when looking for escaping symlinks."""
+"""Entries (files, folders, links) a skill folder may hold: each is checked for a symlink
+leading out of the skill, and a folder with more fails with E-SKILL-TREE-LARGE."""
 
 _Sig = tuple[int, int, int, int] | None
 
@@ -110,30 +120,38 @@ def _walk(folder: str) -> _Tree:
     while stack:
         directory, rel = stack.pop()
         try:
-            entries = list(os.scandir(directory))
+            it = os.scandir(directory)
         except OSError:
             continue
-        for entry in entries:
-            count += 1
-            if count > MAX_TREE_ENTRIES:
-                return _Tree(tuple(sorted(subdirs)), tuple(sorted(escapes)), provenance, True)
-            relpath = rel + entry.name
-            if not rel and entry.name == F.PROVENANCE_FILE_NAME:
-                provenance = True
-            try:
-                if entry.is_symlink():
-                    if not rel and entry.name == F.SKILL_FILE_NAME:
-                        continue
-                    if real_root is None:
-                        real_root = os.path.realpath(folder)
-                    target = os.path.realpath(entry.path)
-                    if not is_inside(target, real_root):
-                        escapes.append((relpath, target))
-                elif entry.is_dir(follow_symlinks=False):
-                    subdirs.append(entry.path)
-                    stack.append((entry.path, relpath + os.sep))
-            except OSError:
-                continue
+        # Iterated, not listed: a folder of a million files stops at the cap, unread.
+        with it:
+            while True:
+                try:
+                    entry = next(it, None)
+                except OSError:
+                    break
+                if entry is None:
+                    break
+                count += 1
+                if count > MAX_TREE_ENTRIES:
+                    return _Tree(tuple(sorted(subdirs)), tuple(sorted(escapes)), provenance, True)
+                relpath = rel + entry.name
+                if not rel and entry.name == F.PROVENANCE_FILE_NAME:
+                    provenance = True
+                try:
+                    if entry.is_symlink():
+                        if not rel and entry.name == F.SKILL_FILE_NAME:
+                            continue
+                        if real_root is None:
+                            real_root = os.path.realpath(folder)
+                        target = os.path.realpath(entry.path)
+                        if not is_inside(target, real_root):
+                            escapes.append((relpath, target))
+                    elif entry.is_dir(follow_symlinks=False):
+                        subdirs.append(entry.path)
+                        stack.append((entry.path, relpath + os.sep))
+                except OSError:
+                    continue
     # Sorted: scandir order is arbitrary, and an unchanged skill must compare equal.
     return _Tree(tuple(sorted(subdirs)), tuple(sorted(escapes)), provenance, False)
 
@@ -280,7 +298,10 @@ class SkillLibrary:
         now = time.time_ns()
         for candidate in winners.values():
             old = None if full else self._entries.get(candidate.folder)
-            entry = self._entry_for(candidate, old, now)
+            try:
+                entry = self._entry_for(candidate, old, now)
+            except Exception as exc:  # one skill must never stop the others from loading
+                entry = self._failed_entry(candidate, exc)
             entries[candidate.folder] = entry
         self._entries = entries
         self._loaded = True
@@ -382,14 +403,17 @@ class SkillLibrary:
             return old
         subdir_sigs = tuple(map(_stat_sig, tree.subdirs))
         trust = Trust.UNTRUSTED if tree.provenance else candidate.source.trust
-        skill = parse_skill_bytes(
-            data,
-            problem,
-            path=Path(candidate.skill_md),
-            profile=self._profile,
-            trust=trust,
-            expected_name=candidate.name,
-        )
+        try:
+            skill = parse_skill_bytes(
+                data,
+                problem,
+                path=Path(candidate.skill_md),
+                profile=self._profile,
+                trust=trust,
+                expected_name=candidate.name,
+            )
+        except Exception as exc:  # the parser never raises for content; this is a bug
+            skill = _failed_skill(candidate, trust, self._profile, exc)
         extra = _tree_diagnostics(folder, tree)
         if extra:
             skill = dataclasses.replace(skill, diagnostics=skill.diagnostics + tuple(extra))
@@ -406,6 +430,32 @@ class SkillLibrary:
             racy=_is_racy(now, signature, subdir_sigs),
         )
 
+    def _failed_entry(self, candidate: _Candidate, exc: Exception) -> _Entry:
+        """An entry for a skill whose reading raised: listed, broken, re-read next refresh."""
+        skill = _failed_skill(candidate, candidate.source.trust, self._profile, exc)
+        return _Entry(
+            folder=candidate.folder,
+            trust=candidate.source.trust,
+            signature=(None, None),
+            tree=_Tree((), (), False, False),
+            subdir_sigs=(),
+            digest=None,
+            skill=skill,
+            racy=True,
+        )
+
+
+def _failed_skill(
+    candidate: _Candidate, trust: Trust, profile: Profile, exc: Exception
+) -> SkillDefinition:
+    return SkillDefinition(
+        name=candidate.name,
+        source_path=Path(candidate.skill_md),
+        trust=trust,
+        profile=profile,
+        diagnostics=(internal_error(candidate.skill_md, exc),),
+    )
+
 
 def _tree_diagnostics(folder: str, tree: _Tree) -> list[Diagnostic]:
     diags = [
@@ -420,10 +470,12 @@ def _tree_diagnostics(folder: str, tree: _Tree) -> list[Diagnostic]:
     ]
     if tree.too_many:
         diags.append(
-            F.warning(
-                F.W_SKILL_TREE_LARGE,
-                f"the skill folder {folder} holds more than {MAX_TREE_ENTRIES:,} files; only "
-                "the first ones were checked for symlinks. Keep skills small.",
+            F.error(
+                F.E_SKILL_TREE_LARGE,
+                f"the skill folder {folder} holds more than {MAX_TREE_ENTRIES:,} files and "
+                "folders, too many to check them all for symlinks leading out of it, so the "
+                "skill is not loaded; a skill folder should hold only the skill. Move data, "
+                "caches and dependencies elsewhere.",
                 folder,
                 None,
             )

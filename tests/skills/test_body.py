@@ -400,3 +400,104 @@ def test_large_body_is_line_based_and_fast():
 def test_body_is_kept():
     skill = parse(HELLO_TOOL)
     assert skill.body.startswith("### hello")
+
+
+# --- control characters (security review M7) ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "char"),
+    [
+        (tool("t", desc="Lists files.\x1b[8m And deletes them."), BODY_LINE + 2, "U+001B (ESC)"),
+        (tool("t", desc="Shows \u202edrowssap the file."), BODY_LINE + 2, "U+202E"),
+        (
+            tool("t", TABLE + "| who | string | yes | Whom \u2066to\u2069 greet |", "echo {{who}}"),
+            BODY_LINE + 8,
+            "U+2066 (LEFT-TO-RIGHT ISOLATE) and U+2069 (POP DIRECTIONAL ISOLATE)",
+        ),
+        (
+            tool(
+                "t",
+                TABLE.replace("Description |", "Description | Default |").replace(
+                    "|---|\n", "|---|---|\n"
+                )
+                + "| a | string | no | A | x\x9by |",
+                "echo {{a}}",
+            ),
+            BODY_LINE + 8,
+            "U+009B (CSI)",
+        ),
+        (tool("t", command="echo \x1b]0;title\x07"), BODY_LINE + 11, "U+001B (ESC) and U+0007"),
+        (tool("t", command="echo 'a\u202eb'"), BODY_LINE + 11, "U+202E (RIGHT-TO-LEFT OVERRIDE)"),
+        (tool("t", command="rm \\\n  \x7f-rf"), BODY_LINE + 12, "U+007F (DEL)"),
+        ("### t\u2066\n\nDoes it.\n", BODY_LINE, "U+2066 (LEFT-TO-RIGHT ISOLATE)"),
+        ("Prose before the tools\x08\x08.\n\n" + tool("t"), BODY_LINE, "U+0008 (BACKSPACE)"),
+    ],
+)
+def test_control_and_bidi_characters_are_errors_with_their_line(body, line, char):
+    skill = parse(body)
+    diag = only(skill, "E-CONTROL-CHARACTER")
+    assert_located(diag, PATH, line)
+    assert char in diag.message
+    assert not skill.ok
+
+
+@pytest.mark.parametrize(
+    "char",
+    [chr(c) for c in (*range(0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0))]
+    + [*map(chr, range(0x202A, 0x202F)), "\u2066", "\u2069"],
+)
+def test_every_unsafe_character_is_flagged(char):
+    # (A raw CR is a line end: CRLF and lone CR are normalised before anything else.)
+    skill = parse(tool("t", desc=f"Does{char}it."))
+    assert_located(only(skill, "E-CONTROL-CHARACTER"), PATH, BODY_LINE + 2)
+
+
+@pytest.mark.parametrize("mark", ["\u200e", "\u200f", "\u061c"])
+def test_weak_direction_marks_in_prose_are_fine(mark):
+    """Right-to-left descriptions need them; they cannot reorder text like an override."""
+    skill = parse(tool("t", desc=f"שלום{mark} world."))
+    assert skill.diagnostics == ()
+
+
+def test_tabs_are_fine():
+    skill = parse(tool("t", desc="Does\tit.", command="echo\ta\tb"))
+    assert skill.diagnostics == ()
+
+
+def test_unicode_that_is_not_a_control_is_fine():
+    skill = parse(tool("t", desc="Zeigt Größe — 日本語, עברית and العربية text. ✓"))
+    assert skill.diagnostics == ()
+
+
+def test_text_of_a_skill_with_control_characters_is_shown_escaped():
+    body = tool(
+        "t",
+        TABLE + "| who | string | yes | Whom\x1b[8m |",
+        "echo {{who}} \u202ex",
+        desc="Lists\x1b[8m files.",
+    )
+    skill = parse(body)
+    (t,) = skill.tools
+    assert t.description == "Lists\\x1b[8m files."
+    assert t.parameters[0].description == "Whom\\x1b[8m"
+    assert t.command is not None and t.command.source == "echo {{who}} \\u202ex"
+    assert "\x1b" not in skill.body and "\\x1b" in skill.body
+    for d in skill.diagnostics:
+        assert "\x1b" not in d.message and "\u202e" not in d.message
+
+
+def test_names_in_messages_are_escaped():
+    skill = parse("### Bad\x1b[8mName\n\nDoes it.\n")
+    assert len(skill.diagnostics) >= 3
+    for d in skill.diagnostics:
+        assert "\x1b" not in d.message, d.message
+    assert any("\\x1b[8m" in d.message for d in skill.diagnostics)
+
+
+def test_many_lines_with_control_characters_are_summarised():
+    body = tool("t", desc="Does it.") + "".join(f"line {i}\x1b\n" for i in range(30))
+    skill = parse(body)
+    found = [d for d in skill.diagnostics if d.code == "E-CONTROL-CHARACTER"]
+    assert len(found) == 21
+    assert "10 more lines" in found[-1].message

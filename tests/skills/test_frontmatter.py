@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -383,7 +387,6 @@ def test_metadata_is_kept_as_plain_data():
 @pytest.mark.parametrize(
     "bad",
     [
-        "metadata: &a\n  self: *a",
         "metadata:\n  deep: " + "[" * 12 + "]" * 12,
         "metadata:\n  bin: !!binary aGVsbG8=",
     ],
@@ -392,3 +395,202 @@ def test_metadata_that_is_not_plain_data(bad):
     skill = with_fields(bad)
     assert_located(only(skill, "E-INVALID-FIELD"), PATH, 5)
     assert "metadata" not in skill.extra
+
+
+# --- hostile YAML (security review M5, M6) -------------------------------------------------
+
+
+def _alias_bomb(levels: int = 8, fanout: int = 10) -> str:
+    """A few hundred bytes that expand to fanout**levels values ("billion laughs")."""
+    lines = ["metadata:", "  l0: &l0 [x]"]
+    for i in range(1, levels + 1):
+        refs = ", ".join([f"*l{i - 1}"] * fanout)
+        lines.append(f"  l{i}: &l{i} [{refs}]")
+    return "\n".join(lines)
+
+
+def test_alias_bomb_is_refused_quickly():
+    bomb = _alias_bomb()
+    assert len(bomb) < 700
+    start = time.perf_counter()
+    skill = with_fields(bomb)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 0.5, f"took {elapsed:.2f} s"
+    diag = only(skill, "E-YAML-ALIAS")
+    assert_located(diag, PATH, 6)  # the first anchor, on the line after 'metadata:'
+    assert "&name / *name" in diag.message
+    assert not skill.ok and "metadata" not in skill.extra
+
+
+@pytest.mark.parametrize(
+    ("extra", "line"),
+    [
+        ("metadata: &a\n  self: *a", 5),
+        ("modes: &m [Dev]\nlicense: *m", 5),
+        ("license: MIT\nmetadata:\n  a: &x 1\n  b: *x", 7),
+        ("metadata:\n  list: [a, *undefined]", 6),
+        ("&k author: x", 5),
+    ],
+)
+def test_anchors_and_aliases_are_refused(extra, line):
+    skill = with_fields(extra)
+    assert_located(only(skill, "E-YAML-ALIAS"), PATH, line)
+    assert not skill.ok
+
+
+def test_alias_in_a_value_retried_leniently_is_still_refused():
+    skill = with_fields("author: Ann: the writer\nmetadata: {a: &x 1, b: *x}")
+    assert_located(only(skill, "E-YAML-ALIAS"), PATH, 6)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "description: 'Search & replace *.py files'",
+        'description: "5 * 3 & more"',
+        "description: a*b&c",
+        "description: R&D *and* more",
+    ],
+)
+def test_ampersand_and_star_in_text_are_fine(text):
+    skill = parse(front().replace("description: A skill used in tests.", text) + "\n" + HELLO_TOOL)
+    assert skill.diagnostics == (), [d.format() for d in skill.diagnostics]
+
+
+def test_plain_data_gives_up_after_its_value_budget():
+    """Defence in depth: shared sub-lists handed to check_fields by other code."""
+    level: list = ["x"]
+    for _ in range(8):
+        level = [level] * 10  # 10**8 leaves, a few hundred objects
+    start = time.perf_counter()
+    front_, diags = frontmatter.check_fields(
+        {"name": "demo", "version": "1.0.0", "description": "d", "metadata": {"k": level}},
+        profile=Profile.GIBBERISH,
+        file=str(PATH),
+        expected_name="demo",
+    )
+    assert time.perf_counter() - start < 0.5
+    assert [d.code for d in diags] == ["E-INVALID-FIELD"]
+    assert "10,000 values" in diags[0].message
+    assert "metadata" not in front_.extra
+
+
+def test_plain_data_within_the_budget_is_kept():
+    data = {f"k{i}": list(range(9)) for i in range(900)}  # 9,001 values
+    plain = frontmatter._plain_data(
+        data, depth=0, stack=set(), budget=frontmatter._Budget(frontmatter.MAX_PLAIN_VALUES)
+    )
+    assert plain == data
+
+
+def test_deeply_nested_metadata_is_an_error_not_a_crash():
+    """3,000 nested '[' used to raise RecursionError in _describe's repr."""
+    skill = with_fields("metadata: " + "[" * 3000 + "]" * 3000)
+    diag = only(skill, "E-YAML")
+    assert_located(diag, PATH, 5)
+    assert "nested more than 32 levels" in diag.message
+
+
+def test_unclosed_deep_nesting_is_an_error():
+    skill = with_fields("metadata: " + "[" * 3000)
+    assert only(skill, "E-YAML").line == 5
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "metadata:\n" + "".join("  " * (i + 1) + f"k{i}:\n" for i in range(40)) + "  " * 41 + "x",
+        "metadata: " + "{a: " * 40 + "1" + "}" * 40,
+    ],
+)
+def test_deep_block_and_flow_mappings_are_refused(extra):
+    skill = with_fields(extra)
+    assert "nested more than" in only(skill, "E-YAML").message
+
+
+def test_nesting_at_the_limit_is_read():
+    depth = frontmatter.MAX_YAML_DEPTH - 1  # the frontmatter mapping itself is a level
+    skill = with_fields("license: " + "[" * depth + "]" * depth)
+    assert "E-YAML" not in codes(skill)
+    assert "E-INVALID-FIELD" in codes(skill)  # a list is not text; no recursion either
+
+
+def test_nesting_that_crashed_the_c_loader_is_refused(tmp_path):
+    """300,000 nested '[' (under 1 MiB) overflowed the C stack in PyYAML's C composer:
+    a segmentation fault of the whole application. Checked in a child process."""
+    script = tmp_path / "deep.py"
+    script.write_text(
+        "from pathlib import Path\n"
+        "from gibberish.skills.parser import parse_skill_text\n"
+        "n = 300_000\n"
+        "text = '---\\nname: demo\\nmetadata: ' + '[' * n + ']' * n + '\\n---\\n'\n"
+        "skill = parse_skill_text(text, path=Path('/s/demo/SKILL.md'))\n"
+        "print(sorted({d.code for d in skill.diagnostics}))\n"
+    )
+    root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "E-YAML" in done.stdout
+
+
+def test_recursion_error_in_pyyaml_is_an_e_yaml(monkeypatch):
+    """The pure-Python loader recurses once per level: RecursionError becomes E-YAML."""
+    monkeypatch.setattr(frontmatter, "_Loader", yaml.SafeLoader)
+    monkeypatch.setattr(frontmatter, "MAX_YAML_DEPTH", 10**9)
+    skill = with_fields("metadata: " + "[" * 5000 + "]" * 5000)
+    diag = only(skill, "E-YAML")
+    assert_located(diag, PATH, 2)
+    assert "nested too deeply" in diag.message
+
+
+def test_describe_is_bounded_for_deep_values():
+    value: list = []
+    for _ in range(5000):
+        value = [value]
+    text = frontmatter._describe(value)
+    assert text.startswith("list [[[") and len(text) <= 60
+
+
+# --- control characters in values (M7) ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("extra", "line", "char"),
+    [
+        ('author: "Ann\\e[8m hidden"', 5, "U+001B (ESC)"),
+        ('author: "Ann\\x9b8m"', 5, "U+009B (CSI)"),
+        ('author: "Ann\\u202eevil"', 5, "U+202E (RIGHT-TO-LEFT OVERRIDE)"),
+        ('author: "line\\rover"', 5, "U+000D (CARRIAGE RETURN)"),
+        ('author: "a\\N"', 5, "U+0085 (NEXT LINE)"),
+        ('license: MIT\nmetadata:\n  note: "\\u2066x"', 6, "U+2066 (LEFT-TO-RIGHT ISOLATE)"),
+        ('metadata:\n  "k\\u200f": x', 5, "U+200F (RIGHT-TO-LEFT MARK)"),
+        ('allowed-tools: ["a", "\\x7f"]', 5, "U+007F (DEL)"),
+    ],
+)
+def test_yaml_escapes_that_make_control_characters_are_errors(extra, line, char):
+    skill = with_fields(extra)
+    diag = only(skill, "E-CONTROL-CHARACTER")
+    assert_located(diag, PATH, line)
+    assert char in diag.message
+    assert not skill.ok
+    assert not any(c in (skill.author or "") for c in "\x1b\x9b\u202e\r\x85")
+
+
+def test_escaped_control_character_in_the_description_is_shown_escaped():
+    text = front().replace(
+        "description: A skill used in tests.", 'description: "Lists files.\\e[8m rm -rf ~"'
+    )
+    skill = parse(text + "\n" + HELLO_TOOL)
+    assert_located(only(skill, "E-CONTROL-CHARACTER"), PATH, 4)
+    assert skill.description == "Lists files.\\x1b[8m rm -rf ~"
+
+
+def test_newlines_and_tabs_in_values_are_fine():
+    skill = with_fields(
+        'author: "Ann\\tB"\nmetadata:\n  note: "two\\nlines"\n  more: |\n    a\n    b'
+    )
+    assert skill.diagnostics == ()
+    assert skill.author == "Ann\tB"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from pathlib import Path
@@ -264,14 +265,81 @@ def test_symlinked_skill_folder_is_followed(tmp_path):
     assert skill.source_path == root / "demo" / "SKILL.md"
 
 
-def test_huge_skill_tree_is_capped(tmp_path, monkeypatch):
+def test_huge_skill_tree_is_an_error(tmp_path, monkeypatch):
     monkeypatch.setattr(library_module, "MAX_TREE_ENTRIES", 5)
     write_skill(tmp_path, "demo")
+    write_skill(tmp_path, "small")
     for i in range(10):
         (tmp_path / "demo" / f"f{i}").write_text("")
     lib = make_library(tmp_path)
     lib.load()
-    assert "W-SKILL-TREE-LARGE" in codes(lib.get("demo"))
+    skill = lib.get("demo")
+    diag = only(skill, "E-SKILL-TREE-LARGE")
+    assert diag.is_error and not skill.ok
+    assert "more than 5 files" in diag.message
+    assert "should hold only the skill" in diag.message
+    assert diag.file == str(tmp_path / "demo")
+    assert lib.get("small").ok
+
+
+def test_escaping_link_past_the_entry_cap_never_loads(tmp_path, monkeypatch):
+    """M2: past the cap the walk used to stop with a warning, so a link deeper in the
+    tree was never looked at and the skill loaded."""
+    monkeypatch.setattr(library_module, "MAX_TREE_ENTRIES", 20)
+    write_skill(tmp_path / "skills", "demo")
+    deep = tmp_path / "skills" / "demo" / "data" / "deeper"
+    deep.mkdir(parents=True)
+    for i in range(30):
+        (tmp_path / "skills" / "demo" / "data" / f"f{i:02}").write_text("")
+    (tmp_path / "secret").write_text("key")
+    (deep / "zz-link").symlink_to(tmp_path / "secret")
+    lib = make_library(tmp_path / "skills")
+    lib.load()
+    skill = lib.get("demo")
+    assert not skill.ok
+    assert "E-SKILL-TREE-LARGE" in codes(skill)
+
+
+def test_tree_at_the_entry_cap_is_fine(tmp_path, monkeypatch):
+    monkeypatch.setattr(library_module, "MAX_TREE_ENTRIES", 5)
+    write_skill(tmp_path, "demo")
+    for i in range(4):  # with SKILL.md: exactly 5 entries
+        (tmp_path / "demo" / f"f{i}").write_text("")
+    lib = make_library(tmp_path)
+    lib.load()
+    assert lib.get("demo").diagnostics == ()
+
+
+def test_huge_folder_is_not_listed_in_full(tmp_path, monkeypatch):
+    monkeypatch.setattr(library_module, "MAX_TREE_ENTRIES", 5)
+    write_skill(tmp_path, "demo")
+    for i in range(50):
+        (tmp_path / "demo" / f"f{i}").write_text("")
+    seen = []
+    real = os.scandir
+
+    class Counting:
+        def __init__(self, path):
+            self.it = real(path)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.it.close()
+
+        def __iter__(self):
+            return self
+
+        def __next__(self):
+            entry = next(self.it)
+            seen.append(entry.name)
+            return entry
+
+    monkeypatch.setattr(library_module.os, "scandir", Counting)
+    tree = library_module._walk(str(tmp_path / "demo"))
+    assert tree.too_many
+    assert len(seen) == 6
 
 
 # --- refresh -------------------------------------------------------------------------------
@@ -424,3 +492,75 @@ def test_racy_but_unchanged_skills_are_not_parsed_again(tmp_path, parse_calls):
     assert not lib.refresh()
     assert not lib.refresh()
     assert parse_calls == []  # re-checked by content digest, not parsed
+
+
+# --- one skill never stops the others (security review M5) ----------------------------------
+
+
+def test_deeply_nested_frontmatter_does_not_stop_its_siblings(tmp_path):
+    write_skill(tmp_path, "alpha")
+    hostile = front("hostile", extra="metadata: " + "[" * 3000 + "]" * 3000) + "\n"
+    write_skill(tmp_path, "hostile", hostile + skill_text("hostile").split("---\n", 2)[2])
+    write_skill(tmp_path, "zulu")
+    lib = make_library(tmp_path)
+    lib.load()
+    assert [s.name for s in lib.skills()] == ["alpha", "hostile", "zulu"]
+    assert lib.get("alpha").ok and lib.get("zulu").ok
+    assert codes(lib.get("hostile")) == ["E-YAML"]
+
+
+def test_parser_exception_becomes_e_internal_on_that_skill(tmp_path, monkeypatch):
+    write_skill(tmp_path, "alpha")
+    write_skill(tmp_path, "boom")
+    real = library_module.parse_skill_bytes
+
+    def parse(data, problem=None, *, path, **kwargs):
+        if Path(path).parent.name == "boom":
+            raise RecursionError("maximum recursion depth exceeded while getting the repr")
+        return real(data, problem, path=path, **kwargs)
+
+    monkeypatch.setattr(library_module, "parse_skill_bytes", parse)
+    lib = make_library(tmp_path)
+    lib.load()
+    assert lib.get("alpha").ok
+    boom = lib.get("boom")
+    diag = only(boom, "E-INTERNAL")
+    assert diag.message == (
+        "gibberish could not read this skill: RecursionError: maximum recursion depth "
+        "exceeded while getting the repr; please report it."
+    )
+    assert diag.file == str(tmp_path / "boom" / "SKILL.md")
+    assert not boom.ok
+    monkeypatch.setattr(library_module, "parse_skill_bytes", real)
+    assert lib.load().changed == ("boom",)
+    assert lib.get("boom").ok
+
+
+def test_any_exception_for_one_skill_is_contained(tmp_path, monkeypatch):
+    write_skill(tmp_path, "alpha")
+    write_skill(tmp_path, "boom")
+    real = library_module._walk
+
+    def walk(folder):
+        if folder.endswith("boom"):
+            raise ValueError("bad walk")
+        return real(folder)
+
+    monkeypatch.setattr(library_module, "_walk", walk)
+    lib = make_library(tmp_path)
+    assert lib.load().added == ("alpha", "boom")
+    assert lib.get("alpha").ok
+    assert "ValueError: bad walk" in only(lib.get("boom"), "E-INTERNAL").message
+
+
+# --- source_sha256 (H1) ---------------------------------------------------------------------
+
+
+def test_loaded_skill_carries_the_sha256_of_its_file(tmp_path):
+    path = write_skill(tmp_path, "demo")
+    lib = make_library(tmp_path)
+    lib.load()
+    assert lib.get("demo").source_sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    path.write_bytes(path.read_bytes().replace(b"Say hello.", b"Say hi."))
+    lib.refresh()
+    assert lib.get("demo").source_sha256 == hashlib.sha256(path.read_bytes()).hexdigest()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from pathlib import Path
@@ -232,3 +233,101 @@ def test_any_yaml_like_frontmatter_never_raises(lines):
     skill = parse_skill_text(text, path=path)
     assert_wellformed(skill, path)
     assert skill == parse_skill_text(text, path=path)  # comparable: the library relies on it
+
+
+# --- source_sha256 (security review H1) ---------------------------------------------------
+
+
+def test_source_sha256_is_the_digest_of_the_exact_file_bytes(tmp_path):
+    raw = ("\ufeff" + skill_text()).replace("\n", "\r\n").encode("utf-8")
+    path = write_skill(tmp_path, "demo", raw)
+    skill = parse_skill_file(path)
+    assert skill.ok
+    assert skill.source_sha256 == hashlib.sha256(raw).hexdigest()
+    # Not the digest of the normalised text the parser worked on.
+    assert skill.source_sha256 != hashlib.sha256(skill_text().encode()).hexdigest()
+
+
+def test_source_sha256_of_parse_skill_bytes_and_text(tmp_path):
+    text = skill_text()
+    path = tmp_path / "demo" / "SKILL.md"
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    assert parser.parse_skill_bytes(text.encode(), path=path).source_sha256 == digest
+    assert parse_skill_text(text, path=path).source_sha256 == digest
+    edited = parse_skill_text(text + "\n", path=path)
+    assert edited.source_sha256 != digest
+    assert edited != parse_skill_text(text, path=path)
+
+
+@pytest.mark.parametrize(
+    "raw", [b"\xff\xfe---\n", b"---\nname: demo\x00\n", b"---\nname: d\xe9mo\n---\n"]
+)
+def test_source_sha256_is_set_for_files_that_do_not_decode(tmp_path, raw):
+    skill = parse_skill_file(write_skill(tmp_path, "demo", raw))
+    assert not skill.ok
+    assert skill.source_sha256 == hashlib.sha256(raw).hexdigest()
+
+
+def test_source_sha256_is_empty_when_nothing_was_read(tmp_path):
+    assert parse_skill_file(tmp_path / "demo" / "SKILL.md").source_sha256 == ""
+
+
+# --- a parser bug never escapes (M5) -------------------------------------------------------
+
+
+def test_an_exception_while_parsing_becomes_e_internal(tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(parser, "parse_body", broken)
+    path = write_skill(tmp_path, "demo")
+    skill = parse_skill_file(path)
+    diag = only(skill, "E-INTERNAL")
+    assert diag.message == (
+        "gibberish could not read this skill: RecursionError: maximum recursion depth "
+        "exceeded; please report it."
+    )
+    assert diag.file == str(path)
+    assert skill.name == "demo" and not skill.ok
+    assert skill.source_sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_deeply_nested_metadata_does_not_raise(tmp_path):
+    text = front(extra="metadata: " + "[" * 3000 + "]" * 3000) + "\n" + HELLO_TOOL
+    skill = parse_skill_file(write_skill(tmp_path, "demo", text))
+    assert codes(skill) == ["E-YAML"]
+
+
+# --- control characters (M7) ---------------------------------------------------------------
+
+
+def test_raw_escape_in_the_frontmatter_is_a_control_character_error(tmp_path):
+    text = front().replace("A skill used in tests.", "Lists files.\x1b[8m and more") + HELLO_TOOL
+    path = write_skill(tmp_path, "demo", text)
+    skill = parse_skill_file(path)
+    assert_located(only(skill, "E-CONTROL-CHARACTER"), path, 4)
+    assert not skill.ok
+
+
+def test_raw_bidi_override_in_the_description_is_an_error_and_shown_escaped(tmp_path):
+    text = front().replace("A skill used in tests.", "Safe \u202eelif eht eteled") + HELLO_TOOL
+    path = write_skill(tmp_path, "demo", text)
+    skill = parse_skill_file(path)
+    assert codes(skill) == ["E-CONTROL-CHARACTER"]
+    assert_located(skill.diagnostics[0], path, 4)
+    assert skill.description == "Safe \\u202eelif eht eteled"
+
+
+def test_control_character_in_a_crlf_file_is_on_the_editor_line(tmp_path):
+    text = (skill_text() + "\nMore\x9b prose.\n").replace("\n", "\r\n")
+    path = write_skill(tmp_path, "demo", text)
+    assert_located(only(parse_skill_file(path), "E-CONTROL-CHARACTER"), path, 21)
+
+
+def test_folder_name_with_control_characters_is_escaped(tmp_path):
+    path = write_skill(tmp_path, "demo\x1b[8m", skill_text("demo"))
+    skill = parse_skill_file(path)
+    assert skill.name == "demo\\x1b[8m"
+    assert "E-CONTROL-CHARACTER" in codes(skill) and not skill.ok
+    for d in skill.diagnostics:
+        assert "\x1b" not in d.message and "\x1b" not in (d.file or "")
