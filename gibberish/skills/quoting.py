@@ -159,8 +159,8 @@ class ShellScan:
         """True when a quote is never closed (then nothing else can be trusted)."""
         self.inert: list[tuple[int, int]] = []
         """Spans of quoted or escaped text: plain word content whatever the characters."""
-        self.braces: list[list[int]] = []
-        """Open ``{`` of the current word: [position, 1 once a `,` or `..` is seen]."""
+        self.word_begin = -1
+        """Where the current word starts (-1 between words); brace expansion is per word."""
         self.run()
 
     def structure_only(self) -> str:
@@ -192,7 +192,7 @@ class ShellScan:
             c = text[i]
             if c in " \t\n":
                 word_start = True
-                self.braces.clear()
+                self.end_word(i)
                 i += 1
             elif c == "\\":
                 if i + 1 >= n:
@@ -207,11 +207,13 @@ class ShellScan:
                 elif text[i + 1] == "\n":
                     i += 2  # line continuation: invisible, word_start unchanged
                 else:
+                    self.begin_word(i)
                     word_start = False
                     self.inert.append((i + 1, i + 2))
                     i += 2
             elif c in _OPERATOR_CHARS:
                 if c in "<>" and i + 1 < n and text[i + 1] == "(":
+                    self.begin_word(i)
                     end = skip_parens(text, i + 1)
                     self.add(
                         "E-SHELL-PROCESS-SUBSTITUTION",
@@ -223,7 +225,7 @@ class ShellScan:
                     i = end
                 else:  # structure: reported by bashlex
                     word_start = True
-                    self.braces.clear()
+                    self.end_word(i)
                     i += 1
             elif c == "#" and word_start:
                 end = text.find("\n", i)
@@ -237,8 +239,28 @@ class ShellScan:
                 )
                 i = end
             else:
+                self.begin_word(i)
                 word_start = False
                 i = self.word_char(i)
+        self.end_word(n)
+
+    def begin_word(self, i: int) -> None:
+        if self.word_begin == -1:
+            self.word_begin = i
+
+    def end_word(self, i: int) -> None:
+        """The word that started at ``word_begin`` ends at ``i``: look for brace expansion."""
+        begin, self.word_begin = self.word_begin, -1
+        if begin == -1 or "{" not in self.text[begin:i]:
+            return
+        for start, end in brace_expansions(self.text[begin:i]):
+            self.add(
+                "E-SHELL-BRACE",
+                begin + start,
+                begin + end,
+                "is brace expansion, which needs a shell. Write the arguments out one by "
+                "one, or quote the braces if they are meant literally.",
+            )
 
     def word_char(self, i: int) -> int:
         text, n = self.text, len(self.text)
@@ -266,8 +288,6 @@ class ShellScan:
                 f"match files, {SCRIPT_HINT}.",
             )
             return i + 1
-        if c in "{},.":
-            return self.brace(i)
         return i + 1
 
     def unbalanced_quote(self, i: int, quote: str) -> None:
@@ -387,28 +407,185 @@ class ShellScan:
         )
         return end
 
-    def brace(self, i: int) -> int:
-        """Track ``{``/``}`` of the current word; a pair holding an unquoted ``,`` or ``..``
-        at its own level is brace expansion. A lone ``{}`` (``find -exec``) is just text."""
-        text = self.text
+
+# ---------------------------------------------------------------------------------------
+# Brace expansion, exactly as bash decides it (braces.c: brace_expand, brace_gobbler,
+# expand_seqterm). Quoted and escaped characters never count; ``{`` opens an expansion
+# only when a matching ``}`` follows *after* an unquoted ``,`` or ``..`` at its own level
+# (so ``{a},b}`` expands to ``a}`` and ``b``, but ``a{b}c`` is text); a ``{`` that starts
+# the word and is followed by ``}`` is not an opening brace (``find -exec rm {} +``).
+
+_BLANK_OR_END = frozenset(" \t\n")
+_INTMAX = 2**63
+_DIGITS = "0123456789"
+
+
+def _gobble(text: str, i: int, satisfy: str) -> int:
+    """bash's ``brace_gobbler``: the index of the unquoted ``satisfy`` that ends the scan
+    from ``i`` at nesting level 0 (a ``}`` only once a ``,`` or ``..`` was seen), or -1."""
+    n = len(text)
+    level = 0
+    commas = 0 if satisfy == "}" else 1
+    quoted = ""
+    while i < n:
         c = text[i]
+        if c == "\\" and quoted != "'":
+            i += 2
+            continue
+        if c == "$" and quoted != "'" and text.startswith("{", i + 1):
+            i += 2  # ${ counts as an escaped, nested brace
+            if not quoted:
+                level += 1
+            continue
+        if quoted:
+            if c == quoted:
+                quoted = ""
+            i += 1
+            continue
+        if c in "\"'`":
+            quoted = c
+            i += 1
+            continue
+        if c in "$<>" and text.startswith("(", i + 1):
+            i = skip_parens(text, i + 1)
+            continue
+        if c == satisfy and level == 0 and commas:
+            if (
+                c == "{"
+                and (i == 0 or text[i - 1] in _BLANK_OR_END)
+                and (i + 1 >= n or text[i + 1] in _BLANK_OR_END or text[i + 1] == "}")
+            ):
+                i += 1
+                continue
+            return i
         if c == "{":
-            self.braces.append([i, 0])
-        elif not self.braces:
-            pass
-        elif c == "}":
-            start, expands = self.braces.pop()
-            if expands:  # one report for nested expansions: the outermost
-                self.problems = [
-                    p for p in self.problems if p.code != "E-SHELL-BRACE" or p.start < start
-                ]
-                self.add(
-                    "E-SHELL-BRACE",
-                    start,
-                    i + 1,
-                    "is brace expansion, which needs a shell. Write the arguments out one by "
-                    "one, or quote the braces if they are meant literally.",
-                )
-        elif c == "," or text.startswith("..", i):
-            self.braces[-1][1] = 1
-        return i + 1
+            level += 1
+        elif c == "}" and level:
+            level -= 1
+        elif (
+            satisfy == "}"
+            and level == 0
+            and (c == "," or (text.startswith("..", i) and text[i + 2 : i + 3] != "}"))
+        ):
+            commas += 1
+        i += 1
+    return -1
+
+
+def _has_separator(amble: str) -> bool:
+    """An unescaped ``,`` anywhere in the braces (quotes do not count here, as in bash)."""
+    i = 0
+    while i < len(amble):
+        if amble[i] == "\\":
+            i += 2
+        elif amble[i] == ",":
+            return True
+        else:
+            i += 1
+    return False
+
+
+_SEQ_INT_RE = re.compile(r"[ \t\n]*([+-]?[0-9]+)[ \t\n]*")
+_SEQ_RHS_INT_RE = re.compile(r"[+-]?[0-9]+")
+_SEQ_INCR_RE = re.compile(r"[ \t\n]*([+-]?[0-9]+)")
+
+
+def _in_range(digits: str) -> bool:
+    return -_INTMAX <= int(digits) < _INTMAX
+
+
+def _is_sequence(amble: str) -> bool:
+    """bash's ``expand_seqterm`` succeeds: ``{1..5}``, ``{a..e}``, ``{1..9..2}`` ..."""
+    at = amble.find("..")
+    if at == -1:
+        return False
+    lhs, rhs = amble[:at], amble[at + 2 :]
+    if not lhs or not rhs:
+        return False
+    m = _SEQ_INT_RE.fullmatch(lhs)
+    if m is not None and _in_range(m[1]):
+        lhs_kind = "int"
+    elif len(lhs) == 1 and lhs.isascii() and lhs.isalpha():
+        lhs_kind = "char"
+    else:
+        return False
+    if rhs[0] in _DIGITS or (rhs[0] in "+-" and rhs[1:2] in _DIGITS and len(rhs) > 1):
+        m = _SEQ_RHS_INT_RE.match(rhs)
+        if m is None or not _in_range(m[0]):
+            return False
+        rest = rhs[m.end() :]
+        if rest and rest[0] != ".":
+            return False
+        rhs_kind = "int"
+    elif rhs[0].isascii() and rhs[0].isalpha() and (len(rhs) == 1 or rhs[1] == "."):
+        rest = rhs[1:]
+        rhs_kind = "char"
+    else:
+        return False
+    if rest:  # only an increment may follow: ..N
+        if not rest.startswith("..") or len(rest) == 2:
+            return False
+        m = _SEQ_INCR_RE.fullmatch(rest[2:])
+        if m is None or not _in_range(m[1]):
+            return False
+    return lhs_kind == rhs_kind
+
+
+def _join_continuations(word: str) -> tuple[str, list[int]]:
+    """The word as bash's reader sees it (backslash-newline outside single quotes removed)
+    and, for each of its characters, the index in ``word``."""
+    if "\\\n" not in word:
+        return word, list(range(len(word)))
+    kept: list[int] = []
+    quoted = ""
+    i = 0
+    while i < len(word):
+        c = word[i]
+        if c == "\\" and quoted != "'":
+            if word.startswith("\n", i + 1):
+                i += 2
+                continue
+            kept.append(i)
+            if i + 1 < len(word):
+                kept.append(i + 1)
+            i += 2
+            continue
+        if c == quoted:
+            quoted = ""
+        elif not quoted and c in "'\"":
+            quoted = c
+        kept.append(i)
+        i += 1
+    return "".join(word[k] for k in kept), kept
+
+
+def brace_expansions(word: str) -> list[tuple[int, int]]:
+    """Spans ``(start, end)`` of the brace expansions bash would perform in ``word`` (the
+    raw text of one word, quotes included): the outermost of nested ones, left to right."""
+    text, where = _join_continuations(word)
+    found: list[tuple[int, int]] = []
+    base = 0
+    # bash rescans from every ``{`` that finds no partner, which is quadratic on input
+    # such as ``{a,{a,{a,...``; past this budget the word is reported as it stands.
+    budget = 32 * len(text) + 4096
+    while "," in text or ".." in text:  # without either, nothing can expand
+        i = 0
+        while True:
+            start = _gobble(text, i, "{")
+            if start == -1:
+                return [(where[s], where[e - 1] + 1) for s, e in found]
+            end = _gobble(text, start + 1, "}")
+            if end != -1:
+                break
+            budget -= len(text) - start
+            if budget < 0:
+                found.append((base + start, base + len(text)))
+                return [(where[s], where[e - 1] + 1) for s, e in found]
+            i = start + 1
+        amble = text[start + 1 : end]
+        if _has_separator(amble) or _is_sequence(amble):
+            found.append((base + start, base + end + 1))
+        # bash expands what follows the braces on its own (the postamble)
+        base += end + 1
+        text = text[end + 1 :]
+    return [(where[s], where[e - 1] + 1) for s, e in found]

@@ -16,8 +16,19 @@ Decisions where DESIGN §4 is silent:
 * An array with ``{{x:--tag}}`` repeats the flag per item (``--tag a --tag b``); with
   ``{{x:--tag=}}`` each item is one ``--tag=item`` argument.
 * The ``-`` guard covers text values (strings, array items) the caller sent; numbers
-  (``-5`` is a number, not an option) and the author's own defaults are exempt. It also
-  applies when a value starts a longer word (``{{name}}.txt``).
+  (``-5`` is a number, not an option) and the author's own defaults are exempt. In a
+  longer word it checks the word as assembled: when any caller value is in it and it
+  starts with ``-`` (``{{n}}{{s}}`` with -1 and ``rf`` gives ``-1rf``; ``{{v}}-x`` with an
+  empty value gives ``-x``), it is refused, unless the template word itself starts with
+  a literal ``-`` (``--name={{v}}``) or every caller value in it is a number and the word
+  is a number (``{{a}}{{b}}`` gives ``-12``). ``+`` and ``@`` are not guarded: ``+1``
+  is a common number and ``@file``/``+cmd`` are forms only some programs read (see
+  docs/skill-format.md).
+* Inside an ``http(s)://`` URL (anywhere in a word, as in ``--url=https://...``), values
+  after the first ``?`` or ``#`` are percent-encoded whole (``quote(v, safe="")``), values
+  in the path too, so that a value stays one path segment (``/`` becomes ``%2F``; a value
+  that is only dots becomes ``%2E``s), and a value in the host part is refused (the
+  template parser already rejects it).
 * ``~/`` at the start of a word written in the template means home even if the author
   quoted it: there is no shell here, so quoting it to keep a literal ``~`` is not a thing
   anyone means.
@@ -27,6 +38,7 @@ Decisions where DESIGN §4 is silent:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -34,6 +46,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from gibberish.skills.model import (
+    Literal,
     ParameterDefinition,
     ParameterType,
     Placeholder,
@@ -42,7 +55,7 @@ from gibberish.skills.model import (
     ToolDefinition,
 )
 
-__all__ = ["RenderError", "coerce_value", "render"]
+__all__ = ["RenderError", "coerce_value", "render", "url_parts"]
 
 
 class RenderError(ValueError):
@@ -300,8 +313,9 @@ class _Renderer:
         if ph is not None:
             return self.whole(ph, guarded)
         parts: list[str] = []
-        leading: tuple[ParameterDefinition, str] | None = None
-        seen_text = False
+        url = url_parts(word)
+        callers: list[tuple[ParameterDefinition, bool]] = []
+        """Caller values in the word: (parameter, whether the value was text)."""
         for index, frag in enumerate(word.fragments):
             if isinstance(frag, Placeholder):
                 param, value, caller = self.resolve(frag)
@@ -313,20 +327,84 @@ class _Renderer:
                         f"command of '{self.tool.name}'; the skill needs fixing.",
                         frag.name,
                     )
-                text = _text(value)
-                if frag.in_url_query:
-                    text = quote(text, safe="")
-                if not seen_text and text and caller and isinstance(value, str | list):
-                    leading = (param, text)
+                text = self.url_value(frag, _text(value), url[index] if url else "")
+                if caller:
+                    callers.append((param, isinstance(value, str | list)))
             else:
                 text = frag.text
                 if index == 0:
                     text = _expand_home(text, self.home, whole=len(word.fragments) == 1)
-            seen_text = seen_text or bool(text)
             parts.append(text)
-        if leading is not None:
-            self.guard(leading[0], leading[1], guarded)
-        return ["".join(parts)]
+        joined = "".join(parts)
+        if guarded and callers and joined.startswith("-"):
+            head = word.fragments[0]
+            written = isinstance(head, Literal) and head.text.startswith("-")
+            numeric = not any(is_text for _, is_text in callers) and _NUMBER_RE.fullmatch(joined)
+            if not written and not numeric:
+                names = ", ".join(dict.fromkeys(f"'{p.name}'" for p, _ in callers))
+                raise RenderError(
+                    f"The argument {_show(joined)}, made with the value of {names}, starts "
+                    "with '-', so the program could read it as an option; it was refused to "
+                    "prevent argument injection. If such values are legitimate, the skill "
+                    "author can put a literal `--` before it in the command (most programs "
+                    "treat everything after `--` as plain arguments).",
+                    callers[0][0].name,
+                )
+        return [joined]
+
+    def url_value(self, ph: Placeholder, text: str, part: str) -> str:
+        """A value placed inside an ``http(s)://`` word, encoded for where it sits."""
+        if ph.in_url_query or part == "query":
+            return quote(text, safe="")
+        if part == "path":
+            text = quote(text, safe="")
+            # a value may not step out of its path segment, not even as . or ..
+            return "%2E" * len(text) if text and not text.strip(".") else text
+        if part == "host":
+            raise RenderError(
+                f"The command of '{self.tool.name}' puts {{{{{ph.name}}}}} in the host part "
+                "of a URL, where a value could send the request to another host; the skill "
+                "needs fixing.",
+                ph.name,
+            )
+        return text
+
+
+_URL_START_RE = re.compile(r"https?://", re.IGNORECASE)
+_HOST_END_RE = re.compile(r"[/?#]")
+_PATH_END_RE = re.compile(r"[?#]")
+
+
+@functools.lru_cache(maxsize=2048)
+def url_parts(word: TemplateWord) -> tuple[str, ...] | None:
+    """Where each fragment of ``word`` sits in the ``http://`` or ``https://`` URL the word
+    contains: ``"host"`` (from ``://`` to the next ``/``, ``?`` or ``#``), ``"path"``,
+    ``"query"`` (from the first ``?`` or ``#`` on), or ``""`` (before the URL, and for
+    literal text). None when no literal of the word contains such a URL."""
+    if not any(isinstance(f, Literal) and "://" in f.text for f in word.fragments):
+        return None
+    parts: list[str] = []
+    state = ""
+    for frag in word.fragments:
+        if isinstance(frag, Placeholder):
+            parts.append(state)
+            continue
+        parts.append("")
+        text = frag.text
+        at = 0
+        if not state:
+            m = _URL_START_RE.search(text)
+            if m is None:
+                continue
+            state, at = "host", m.end()
+        if state == "host":
+            m = _HOST_END_RE.search(text, at)
+            if m is None:
+                continue
+            state, at = ("path" if m[0] == "/" else "query"), m.end()
+        if state == "path" and _PATH_END_RE.search(text, at):
+            state = "query"
+    return tuple(parts) if state else None
 
 
 def _expand_home(text: str, home: Path, *, whole: bool) -> str:

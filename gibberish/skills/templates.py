@@ -22,6 +22,11 @@ How a template is read:
    fast path would; a test runs both paths over generated templates to prove it.
 4. Each word's source text is unquoted by :func:`quoting.remove_quotes` and split into
    literals and placeholders (shared by both paths).
+5. The words are checked: the program (a literal, not a relative path), ``./``
+   arguments, URLs, and, when the program or some word names a program that runs code
+   (a shell, an interpreter, ``env``, ``sudo``, ``ssh``, ``awk`` ...), the command line
+   of each such program (:class:`_CommandScan`). Plain words remember whether they name
+   such a program, so the common template skips all of this.
 
 The diagnostic codes are stable; ``CODES`` lists every one with a one-line summary.
 
@@ -35,6 +40,16 @@ Decisions where DESIGN §4 is silent:
   arguments).
 * A ``#`` comment and a bare ``$`` are refused rather than silently dropped or kept.
 * Backslash-newlines and blank lines at the end of the block are ignored.
+* Values are never interpreted here, but programs interpret some of their arguments:
+  a placeholder where a program would run it as code is an error, as is one that would
+  choose the program (behind ``env``, ``sudo``, ``timeout`` ...) or an interpreter's
+  script; literal inline code is a warning. The analysis knows the options of each
+  program it covers, looks at every argument, and where an interpreter's option list
+  holds an option it does not know, keeps checking every later argument rather than
+  trusting where the options end. docs/skill-format.md lists the programs and the
+  known limits.
+* A sed script with a placeholder is an error (``s/x/{{y}}/e`` could run a command);
+  a literal sed script is not warned about, unlike awk programs and shell code.
 """
 
 from __future__ import annotations
@@ -58,7 +73,7 @@ from gibberish.skills.model import (
 )
 from gibberish.skills.quoting import SCRIPT_HINT, ShellScan, remove_quotes, show, skip_parens
 from gibberish.skills.quoting import Issue as _Problem
-from gibberish.skills.render import RenderError, coerce_value
+from gibberish.skills.render import RenderError, coerce_value, url_parts
 
 __all__ = ["CODES", "check_template", "parse_template"]
 
@@ -84,9 +99,22 @@ CODES: dict[str, str] = {
     "E-SHELL-COMMENT": "a `#` comment",
     "E-PLACEHOLDER-SYNTAX": "a malformed `{{...}}` placeholder",
     "E-PLACEHOLDER-PROGRAM": "a placeholder in the program word",
+    "E-PLACEHOLDER-COMMAND-POSITION": (
+        "a value could choose what runs: the program of a wrapper (`env`, `sudo`, "
+        "`timeout` ...), an interpreter's script or module, or the words before them"
+    ),
+    "E-RELATIVE-PROGRAM": "a program path relative to the working folder (`scripts/x.sh`)",
+    "W-RELATIVE-ARGUMENT": "a `./` argument: relative to the working folder, not the skill",
+    "E-PLACEHOLDER-IN-HOST": "a placeholder in the host part of an `http(s)://` URL",
     "E-FLAG-PLACEHOLDER-NOT-WORD": "a `{{x:--flag}}` / `{{x:--flag=}}` inside a longer word",
-    "E-PLACEHOLDER-IN-INLINE-CODE": "a placeholder inside code given to a shell/interpreter",
-    "W-INLINE-SHELL": "a shell or interpreter is given inline code (`sh -c`, `python -c` ...)",
+    "E-PLACEHOLDER-IN-INLINE-CODE": (
+        "a placeholder inside code a program runs: `sh -c`, `python -c`, an awk or sed "
+        "program, an ssh or watch command, `env -S`, ssh -o settings ..."
+    ),
+    "W-INLINE-SHELL": (
+        "a shell or interpreter is given inline code (`sh -c`, `python -c`, awk, "
+        "`ssh host cmd` ...)"
+    ),
     "E-UNKNOWN-PLACEHOLDER": "a placeholder names no declared parameter",
     "W-UNUSED-PARAMETER": "a declared parameter is not used by the command",
     "E-FLAG-EQUALS-BOOLEAN": "`{{x:--flag=}}` on a boolean parameter",
@@ -381,11 +409,43 @@ def _bashlex_words(marked: str, source: str) -> tuple[list[tuple[int, int]], lis
 # ---------------------------------------------------------------------------------------
 # Words and their checks (shared by both paths)
 
+_F_INTERPRETER = 1
+"""The word names a shell or interpreter: its code options are checked wherever it is."""
+_F_PROGRAM = 2
+"""The word names a program whose command line is analysed (wrappers, ssh, awk ...)."""
+_F_DOT = 4
+"""The word starts with ``./`` or ``../``: as an argument it is relative to the run's
+working folder, not to the skill."""
+_F_RELATIVE = 8
+"""The word holds a ``/`` but is not absolute, ``./`` or ``~/``: as the program it would be
+looked up in the run's working folder."""
+_DOT_OPTION_RE = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9_.-]*=\.\.?/")
 
-_LITERAL_WORDS: dict[str, tuple[TemplateWord, bool]] = {}
-"""Plain words seen before (``git``, ``--json`` ...) and whether each names an interpreter.
-Both are immutable facts about the raw text, so they are shared between templates."""
+_LITERAL_WORDS: dict[str, tuple[TemplateWord, int]] = {}
+"""Plain words seen before (``git``, ``--json`` ...) and their ``_F_*`` flags. Both are
+immutable facts about the raw text, so they are shared between templates."""
 _FLAG_KINDS = (PlaceholderKind.FLAG, PlaceholderKind.FLAG_EQUALS)
+
+
+def _dot_argument(text: str, *, complete: bool) -> bool:
+    """Whether an argument starting with ``text`` is a ``./`` or ``../`` path (alone or
+    after ``--option=``); ``complete``: text is the whole word (``./`` alone is fine)."""
+    if text.startswith(("./", "../")):
+        return not complete or text not in ("./", "../")
+    m = _DOT_OPTION_RE.match(text)
+    return m is not None and (not complete or m.end() < len(text))
+
+
+def _word_flags(text: str) -> int:
+    flags = 0
+    spec = _program_spec(text.rsplit("/", 1)[-1])
+    if spec is not None:
+        flags = _F_PROGRAM | (_F_INTERPRETER if spec.kind in ("interpreter", "pwsh") else 0)
+    if _dot_argument(text, complete=True):
+        flags |= _F_DOT
+    if "/" in text and not text.startswith(("/", "./", "~/")):
+        flags |= _F_RELATIVE
+    return flags
 
 
 @dataclass(slots=True)
@@ -393,17 +453,21 @@ class _Words:
     words: list[TemplateWord]
     flag_inside: list[int]
     """Indexes of words where a ``{{x:--flag}}`` sits inside a longer word."""
-    interpreter: bool
-    """Whether some literal word names a shell/interpreter (inline-code checks needed)."""
+    url_host: list[int]
+    """Indexes of words with a placeholder in the host part of an ``http(s)://`` URL."""
+    first: int
+    """``_F_*`` flags of the program word."""
+    later: int
+    """``_F_*`` flags of the other words, or-ed together."""
     suspicious: bool
     """Whether :func:`_word_problems` could find anything at all."""
 
 
-def _literal_word(raw: str) -> tuple[TemplateWord, bool]:
+def _literal_word(raw: str) -> tuple[TemplateWord, int]:
     entry = _LITERAL_WORDS.get(raw)
     if entry is None:
         text = remove_quotes(raw)
-        entry = (TemplateWord((Literal(text),)), _INTERPRETER_RE.fullmatch(text) is not None)
+        entry = (TemplateWord((Literal(text),)), _word_flags(text))
         if len(_LITERAL_WORDS) < 20_000:
             _LITERAL_WORDS[raw] = entry
     return entry
@@ -420,28 +484,32 @@ def _build_words(
     words: list[TemplateWord] = []
     append = words.append
     flag_inside: list[int] = []
-    interpreter = False
+    url_host: list[int] = []
+    flags: list[int] = []
+    add_flags = flags.append
     cache = _LITERAL_WORDS
     next_hole = 0
     for k, raw in enumerate(raws):
         entry = cache.get(raw)
         if entry is not None:
             append(entry[0])
-            interpreter = interpreter or entry[1]
+            add_flags(entry[1])
             continue
         if MARK not in raw:
             word, named = _literal_word(raw)
             append(word)
-            interpreter = interpreter or named
+            add_flags(named)
             continue
         if starts is not None:
             while holes[next_hole][0] < starts[k]:
                 next_hole += 1
         if raw[0] == MARK and not raw[1:].strip(PAD):  # the whole word is one placeholder
             append(holes[next_hole][2])
+            add_flags(0)
             next_hole += 1
             continue
-        pieces = remove_quotes(raw).replace(PAD, "").split(MARK)
+        text = remove_quotes(raw).replace(PAD, "")
+        pieces = text.split(MARK)
         fragments: list[Literal | Placeholder] = [Literal(pieces[0])] if pieces[0] else []
         for piece in pieces[1:]:
             placeholder = holes[next_hole][1]
@@ -451,100 +519,806 @@ def _build_words(
                 fragments.append(Literal(piece))
             if placeholder.kind in _FLAG_KINDS and (len(pieces) > 2 or pieces[0] or piece):
                 flag_inside.append(k)
-        append(TemplateWord(tuple(_mark_url_query(fragments))))
-    suspicious = interpreter or bool(flag_inside) or MARK in raws[0]
-    return _Words(words, flag_inside, interpreter, suspicious)
+        word = TemplateWord(tuple(fragments))
+        if "://" in text:
+            word, in_host = _mark_url(word)
+            if in_host:
+                url_host.append(k)
+        append(word)
+        head = pieces[0]
+        add_flags(_F_DOT if head[:1] in "-." and _dot_argument(head, complete=False) else 0)
+    later = 0
+    for f in flags[1:]:
+        later |= f
+    first = flags[0] if flags else 0
+    suspicious = bool(
+        (first & (_F_PROGRAM | _F_RELATIVE))
+        or (later & (_F_INTERPRETER | _F_DOT))
+        or flag_inside
+        or url_host
+        or MARK in raws[0]
+    )
+    return _Words(words, flag_inside, url_host, first, later, suspicious)
 
 
-def _mark_url_query(fragments: list[Literal | Placeholder]) -> list[Literal | Placeholder]:
-    """Flag placeholders after the first ``?`` of an ``http(s)://`` word (percent-encoded)."""
-    head = fragments[0]
-    if not isinstance(head, Literal) or not head.text[:8].lower().startswith(
-        ("http://", "https://")
-    ):
-        return fragments
-    in_query = False
-    out: list[Literal | Placeholder] = []
-    for f in fragments:
-        if isinstance(f, Literal):
-            in_query = in_query or "?" in f.text
-        elif in_query:
-            f = replace(f, in_url_query=True)
-        out.append(f)
-    return out
+def _mark_url(word: TemplateWord) -> tuple[TemplateWord, bool]:
+    """Mark the placeholders in the query part of the word's ``http(s)://`` URL (their
+    values are percent-encoded) and say whether one sits in the host part."""
+    parts = url_parts(word)
+    if parts is None:
+        return word, False
+    fragments = tuple(
+        replace(f, in_url_query=True) if part == "query" and isinstance(f, Placeholder) else f
+        for f, part in zip(word.fragments, parts, strict=True)
+    )
+    return TemplateWord(fragments), "host" in parts
 
 
-# A program (any directory, optional version suffix) that runs code given inline. Each
-# named group is a family; _INLINE_OPTIONS says which options take the code.
+# ---------------------------------------------------------------------------------------
+# Command lines of programs that run code (DESIGN §4: a value may never choose the
+# program or be parsed as code).
+#
+# Each known program has a spec: what kind of command line it has and the role of each
+# option. Roles:
+#   flag    no argument                    arg     takes an argument
+#   code    its argument is code           choose  its argument chooses code to run
+#   config  its argument is settings that can run commands (ssh -o)
+#   codepos (shells) -c: the first positional argument is the code
+#   digits  (perl -l, -0) optional digits attached; the cluster goes on
+#   stop    no command follows (sudo -l)   shell   the command goes to a shell (sudo -s)
+#   exec    the command follows as words, no shell (watch -x)
+#   execarg takes an argument, and the command follows as words (runuser -u USER)
+# An option written ``x?`` takes its argument attached only (``-i.bak``), never as the
+# next word.
+
+_TAKES_ARGUMENT = frozenset({"arg", "code", "choose", "config", "execarg"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    kind: str
+    """interpreter | wrapper | script (awk, sed) | remote (ssh) | shellwords (watch,
+    parallel) | su | plain (script) | find | pwsh"""
+    short: dict[str, tuple[str, bool]]
+    long: dict[str, tuple[str, bool]]
+    skip: int = 0
+    """Positional arguments before the command (timeout DURATION, flock FILE ...)."""
+    warn: bool = True
+    """Whether literal inline code is worth a warning (sed scripts are not)."""
+    plus: bool = False
+    """Whether ``+o``-style words are options too (shells)."""
+    assignments: bool = False
+    """Whether NAME=VALUE words may come before the command (env)."""
+
+
+def _spec(kind: str, options: str = "", **more: Any) -> _Spec:
+    """A spec from ``"c:code o:arg i?:arg abx --norc --rcfile:choose"``: bare letters and
+    long options are flags; ``NAME:ROLE`` gives a role."""
+    short: dict[str, tuple[str, bool]] = {}
+    long: dict[str, tuple[str, bool]] = {}
+    for token in options.split():
+        name, _, role = token.partition(":")
+        attached_only = name.endswith("?")
+        name = name.rstrip("?")
+        role = role or "flag"
+        entry = (role, role in _TAKES_ARGUMENT and not attached_only)
+        if name.startswith("--"):
+            long[name] = entry
+        elif role == "flag":
+            short.update(dict.fromkeys(name, entry))
+        else:
+            short[name] = entry
+    return _Spec(kind, short, long, **more)
+
+
+_SHELL = _spec(
+    "interpreter",
+    "c:codepos o:arg O:arg C:code abefhiklmnprstuvxBDEHILPTV --rcfile:choose "
+    "--init-file:choose --command:code --init-command:code",
+    plus=True,
+)
+_INTERPRETERS: dict[str, _Spec] = {
+    "shell": _SHELL,
+    "python": _spec(
+        "interpreter",
+        "c:code m:choose W:arg X:arg Q:arg bBdEhiIOPqRsSuvVx --check-hash-based-pycs:arg",
+    ),
+    "node": _spec(
+        "interpreter",
+        "e:code p:code r:choose C:arg chiv --eval:code --print:code --require:choose "
+        "--import:choose --loader:choose --experimental-loader:choose --env-file:config "
+        "--conditions:arg --title:arg",
+    ),
+    "perl": _spec(
+        "interpreter",
+        "e:code E:code M:choose m:choose I:arg d?:choose D?:arg i?:arg C?:arg x?:arg "
+        "F?:arg l:digits 0:digits acfnpsStTuUvwWXhV",
+    ),
+    "ruby": _spec(
+        "interpreter",
+        "e:code r:choose I:arg C:arg E:arg F?:arg x?:arg T?:arg W?:arg K?:arg 0:digits "
+        "acdhlnpsSvwyU",
+    ),
+    "php": _spec(
+        "interpreter",
+        "r:code B:code R:code E:code F:choose f:choose c:choose z:choose d:config t:arg "
+        "S:arg ahHilmnqsvwe",
+    ),
+    "lua": _spec("interpreter", "e:code l:choose j:arg O?:arg b ivEW"),
+    "osascript": _spec("interpreter", "e:code l:arg s:arg i"),
+    "r": _spec("interpreter", "e:code f:choose --file:choose"),
+    "pwsh": _Spec("pwsh", {}, {}),
+}
 _INTERPRETER_RE = re.compile(
-    r"(?:.*/)?(?:"
-    r"(?P<shell>(?:ba|z|da|k|mk|a|fi|c|tc|ya)?sh)"
+    r"(?P<shell>(?:ba|z|da|k|mk|a|fi|c|tc|ya|rba|pdk)?sh)"
     r"|(?P<python>(?:python|pypy)[0-9.]*)"
     r"|(?P<node>node(?:js)?|bun)"
     r"|(?P<perl>perl[0-9.]*)"
     r"|(?P<ruby>ruby[0-9.]*)"
     r"|(?P<php>php[0-9.]*)"
-    r"|(?P<eval>lua(?:jit)?[0-9.]*|osascript|Rscript|R)"
-    r"|(?P<pwsh>pwsh|powershell)"
-    r")"
+    r"|(?P<lua>lua(?:jit)?[0-9.]*)"
+    r"|(?P<osascript>osascript)"
+    r"|(?P<r>Rscript|R)"
+    r"|(?P<pwsh>pwsh|powershell(?:\.exe)?)"
 )
-_INLINE_OPTIONS: dict[str, tuple[str, tuple[str, ...]]] = {
-    # family: (short option letters whose argument is code, long options taking code)
-    "shell": ("c", ("--command",)),
-    "python": ("c", ()),
-    "node": ("ep", ("--eval", "--print")),
-    "perl": ("eE", ()),
-    "ruby": ("e", ()),
-    "php": ("r", ("--run",)),
-    "eval": ("e", ()),
-    "pwsh": ("c", ("-command", "-Command", "--command")),
+_AWK = _spec(
+    "script",
+    "e:code f:choose E:choose i:choose l:choose F:arg v:arg W:arg d?:arg D?:arg L?:arg "
+    "o?:arg p?:arg bcCghIkMnNOPrsStVy --source:code --file:choose --exec:choose "
+    "--include:choose --load:choose --field-separator:arg --assign:arg",
+)
+_SED = _spec(
+    "script",
+    "e:code f:choose l:arg i?:arg nrEsuzb --expression:code --file:choose "
+    "--line-length:arg --in-place?:arg",
+    warn=False,
+)
+_SU = _spec(
+    "su",
+    "c:code s:choose g:arg G:arg w:arg u:execarg lmpfP --command:code --session-command:code "
+    "--shell:choose --group:arg --supp-group:arg --whitelist-environment:arg --user:execarg",
+)
+_PROGRAMS: dict[str, _Spec] = {
+    "awk": _AWK,
+    "gawk": _AWK,
+    "mawk": _AWK,
+    "nawk": _AWK,
+    "sed": _SED,
+    "gsed": _SED,
+    "env": _spec(
+        "wrapper",
+        "u:arg C:arg S:code P:arg i0v --unset:arg --chdir:arg --split-string:code "
+        "--ignore-environment --null --debug --default-signal?:arg --ignore-signal?:arg "
+        "--block-signal?:arg --list-signal-handling",
+        assignments=True,
+    ),
+    "nice": _spec("wrapper", "n:arg --adjustment:arg"),
+    "nohup": _spec("wrapper"),
+    "timeout": _spec(
+        "wrapper",
+        "s:arg k:arg v --signal:arg --kill-after:arg --preserve-status --foreground --verbose",
+        skip=1,
+    ),
+    "stdbuf": _spec("wrapper", "i:arg o:arg e:arg --input:arg --output:arg --error:arg"),
+    "sudo": _spec(
+        "wrapper",
+        "u:arg g:arg C:arg D:arg h?:arg p:arg r:arg t:arg T:arg U:arg R:arg s:shell i:shell "
+        "e:stop l:stop v:stop K:stop V:stop AbBEHknNPS --user:arg --group:arg "
+        "--close-from:arg --chdir:arg --chroot:arg --host:arg --prompt:arg --role:arg "
+        "--type:arg --command-timeout:arg --other-user:arg --shell:shell --login:shell "
+        "--edit:stop --list:stop --validate:stop --remove-timestamp:stop --version:stop "
+        "--help:stop --preserve-env?:arg",
+    ),
+    "doas": _spec("wrapper", "u:arg C:stop s:shell nL"),
+    "flock": _spec(
+        "wrapper",
+        "w:arg E:arg c:code sxunoFv --wait:arg --timeout:arg --conflict-exit-code:arg "
+        "--command:code",
+        skip=1,
+    ),
+    "xargs": _spec(
+        "wrapper",
+        "a:arg d:arg E:arg I:arg L:arg n:arg P:arg s:arg e?:arg i?:arg l?:arg 0oprtx "
+        "--arg-file:arg --delimiter:arg --max-lines?:arg --max-args:arg --max-procs:arg "
+        "--max-chars:arg --process-slot-var:arg --eof?:arg --replace?:arg",
+    ),
+    "exec": _spec("wrapper", "a:arg cl"),
+    "command": _spec("wrapper", "v:stop V:stop p"),
+    "time": _spec("wrapper", "f:arg o:arg apqv --format:arg --output:arg"),
+    "setsid": _spec("wrapper", "cfw"),
+    "chroot": _spec("wrapper", "--userspec:arg --groups:arg", skip=1),
+    "ionice": _spec("wrapper", "c:arg n:arg p:stop P:stop u:stop t"),
+    "taskset": _spec("wrapper", "p:stop acV", skip=1),
+    "chrt": _spec("wrapper", "p:stop T:arg P:arg D:arg abdefiormRv", skip=1),
+    "pkexec": _spec("wrapper", "--user:arg"),
+    "unbuffer": _spec("wrapper", "p"),
+    "busybox": _spec("wrapper"),
+    "dbus-run-session": _spec("wrapper", "--config-file:arg --dbus-daemon:arg"),
+    "systemd-run": _spec(
+        "wrapper",
+        "u:arg p:arg E:arg H:arg M:arg S:stop dqGrtP --unit:arg --property:arg "
+        "--description:arg --slice:arg --setenv:arg --uid:arg --gid:arg --nice:arg "
+        "--working-directory:arg --on-active:arg --on-boot:arg --on-startup:arg "
+        "--on-unit-active:arg --on-unit-inactive:arg --on-calendar:arg "
+        "--timer-property:arg --path-property:arg --socket-property:arg --service-type:arg "
+        "--host:arg --machine:arg --json:arg --shell:stop",
+    ),
+    "ssh": _spec(
+        "remote",
+        "B:arg b:arg c:arg D:arg E:arg e:arg F:config I:arg i:arg J:arg L:arg l:arg m:arg "
+        "O:arg o:config p:arg Q:stop R:arg S:arg W:arg w:arg 46AaCfGgKkMNnqsTtVvXxYy",
+    ),
+    "watch": _spec(
+        "shellwords",
+        "n:arg q:arg d?:arg x:exec bcCeghprtvw --interval:arg --equexit:arg "
+        "--differences?:arg --exec:exec",
+    ),
+    "parallel": _spec(
+        "shellwords",
+        "j:arg a:arg d:arg E:arg I:arg L:arg N:arg n:arg S:arg s:arg C:arg P:arg l:arg "
+        "0kqvXumgt --jobs:arg --arg-file:arg --delimiter:arg --joblog:arg --results:arg "
+        "--sshlogin:arg --colsep:arg --tagstring:arg --workdir:arg --basefile:arg "
+        "--env:arg --timeout:arg --retries:arg --memfree:arg --load:arg --delay:arg "
+        "--halt:arg --tmpdir:arg --sshloginfile:arg --return:arg --max-args:arg "
+        "--max-replace-args:arg --max-lines:arg --replace:arg --max-procs:arg",
+    ),
+    "su": _SU,
+    "runuser": _SU,
+    "script": _spec(
+        "plain",
+        "c:code E:arg I:arg O:arg B:arg T:arg m:arg t?:arg aefqV --command:code --echo:arg "
+        "--log-in:arg --log-out:arg --log-io:arg --log-timing:arg --logging-format:arg "
+        "--output-limit:arg",
+    ),
+    "find": _Spec("find", {}, {}),
+}
+_PARALLEL_INPUTS = frozenset({":::", "::::", ":::+", "::::+"})
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_CODE_ENVIRONMENT_RE = re.compile(
+    r"LD_\w+|DYLD_\w+|BASH_ENV|ENV|BASH_FUNC_\S*|SHELLOPTS|PS4|PROMPT_COMMAND|PATH"
+    r"|PYTHON(?:PATH|STARTUP|HOME|INSPECT)|PERL5?(?:LIB|OPT|DB)|NODE_(?:OPTIONS|PATH)"
+    r"|RUBY(?:OPT|LIB)|GIT_\w+|GCONV_PATH|EDITOR|VISUAL|PAGER|BROWSER|TERMINAL|IFS"
+)
+"""Environment variables that make programs load or run code of the value's choosing."""
+_ASSIGN_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
+
+
+@functools.lru_cache(maxsize=1024)
+def _program_spec(name: str) -> _Spec | None:
+    """The spec of the program called ``name`` (no directory), if it is one we know."""
+    spec = _PROGRAMS.get(name)
+    if spec is not None:
+        return spec
+    m = _INTERPRETER_RE.fullmatch(name)
+    return None if m is None else _INTERPRETERS[m.lastgroup or "shell"]
+
+
+_Role = tuple[str, str, str | None, bool]
+"""(role, option as written, attached argument or None, whether the next word is its
+argument)."""
+
+
+def _long_role(spec: _Spec, shape: str) -> _Role:
+    name, eq, value = shape.partition("=")
+    if MARK in name:
+        return ("value", name, None, False)
+    entry = spec.long.get(name)
+    if entry is None and len(name) > 3:  # getopt_long takes any unambiguous prefix
+        roles = {v for k, v in spec.long.items() if k.startswith(name)}
+        entry = roles.pop() if len(roles) == 1 else None
+    if entry is None:
+        # Unknown long options of these programs are flags in practice: those that take
+        # a value want it after `=` (or are listed).
+        return ("flag", name, value if eq else None, False)
+    role, takes_next = entry
+    return (role, name, value, False) if eq else (role, name, None, takes_next)
+
+
+def _cluster_roles(spec: _Spec, shape: str) -> list[_Role]:
+    """The roles of a short option word (``-lc``, ``-oL``, ``-cCODE``)."""
+    roles: list[_Role] = []
+    k = 1
+    while k < len(shape):
+        letter = shape[k]
+        if letter == MARK:  # a value among the option letters
+            return [*roles, ("value", shape, None, False)]
+        role, takes_next = spec.short.get(letter, ("unknown", False))
+        rest = shape[k + 1 :]
+        if role == "digits":
+            k += 1
+            while k < len(shape) and shape[k] in "0123456789":
+                k += 1
+            continue
+        if role == "codepos" and rest:
+            # `bash -c'echo x'`: whatever the shell makes of it, the text is code
+            return [*roles, ("code", shape[: k + 1], rest, False)]
+        if role in _TAKES_ARGUMENT or (role == "stop" and rest):
+            attached = rest or None
+            return [*roles, (role, shape[: k + 1], attached, takes_next and not rest)]
+        roles.append((role, shape[: k + 1], None, False))
+        k += 1
+    return roles
+
+
+_PWSH_OPTIONS = {
+    "command": "code",
+    "encodedcommand": "code",
+    "ec": "code",
+    "file": "choose",
+    "executionpolicy": "arg",
+    "ep": "arg",
+    "workingdirectory": "arg",
+    "wd": "arg",
+    "configurationname": "arg",
+    "custompipename": "arg",
+    "inputformat": "arg",
+    "outputformat": "arg",
+    "settingsfile": "arg",
+    "windowstyle": "arg",
 }
 
 
-def _inline_code_words(words: Sequence[TemplateWord]) -> list[tuple[int, int]]:
-    """(interpreter word index, code word index) for each ``sh -c CODE``-like pair.
+def _pwsh_role(shape: str) -> _Role:
+    """PowerShell options are words, case-insensitive, and may be abbreviated."""
+    name = shape.lstrip("-").lower()
+    if MARK in name:
+        return ("value", shape, None, False)
+    head, colon, value = name.partition(":")
+    roles = {r for full, r in _PWSH_OPTIONS.items() if full.startswith(head)} if head else set()
+    if head in ("c", "e"):  # -c is -Command, -e -EncodedCommand
+        roles = {"code"}
+    role = roles.pop() if len(roles) == 1 else "unknown"
+    if colon:
+        return (role, shape, value, False)
+    return (role, shape, None, role in _TAKES_ARGUMENT)
 
-    Short option clusters count when the code letter is last (``-lc``, ``-ne``);
-    ``--eval=CODE`` carries the code in the option word itself.
-    """
-    found: list[tuple[int, int]] = []
-    for i, word in enumerate(words):
-        m = _INTERPRETER_RE.fullmatch(word.literal_text) if word.is_literal else None
-        if m is None:
-            continue
-        letters, longs = _INLINE_OPTIONS[m.lastgroup or "shell"]
+
+@dataclass(slots=True)
+class _Slot:
+    """A placeholder in front of the program a wrapper runs (or the script an interpreter
+    runs): safe only when its value is always exactly one word, which depends on the
+    parameter (see :func:`check_template`)."""
+
+    index: int
+    program: str
+    kind: str
+    """``flag`` ({{x:--flag}} on a flag), ``argument`` (an option's separate argument) or
+    ``positional`` (timeout's DURATION ...)."""
+    option: str = ""
+
+
+class _CommandScan:
+    """Walks the command line from the program through wrappers (``env``, ``sudo``,
+    ``timeout`` ..., ``find -exec``) and reports values that would choose the program
+    or be read as code by a program (shells and interpreters, ``awk``, ``sed``, ``ssh``,
+    ``watch`` ...). Then any shell or interpreter named anywhere else (``docker run img
+    bash -c ...``) has its code options checked too."""
+
+    def __init__(self, words: Sequence[TemplateWord]) -> None:
+        self.words = words
+        self.shapes = [_shape(w) for w in words]
+        self.problems: list[tuple[str, int, str, bool]] = []
+        """(code, word index, message, warning)"""
+        self.slots: list[_Slot] = []
+        self.covered: set[int] = set()
+        """Words already analysed: programs, code, remote commands."""
+
+    def run(self) -> _CommandScan:
+        self.program(0, len(self.words), None)
+        for k, shape in enumerate(self.shapes):
+            if k in self.covered or shape is None or MARK in shape:
+                continue
+            name = shape.rsplit("/", 1)[-1]
+            spec = _program_spec(name)
+            if spec is not None and spec.kind in ("interpreter", "pwsh"):
+                self.covered.add(k)
+                self.command_line(spec, name, k, len(self.words), sweep=True)
+        return self
+
+    # -- reporting -------------------------------------------------------------------
+
+    def text(self, k: int) -> str:
+        return self.words[k].literal_text
+
+    def add(self, code: str, k: int, message: str, *, warning: bool = False) -> None:
+        self.problems.append((code, k, message, warning))
+
+    def tainted(self, k: int) -> bool:
+        return k < len(self.words) and not self.words[k].is_literal
+
+    def code(self, k: int, name: str, how: str, spec: _Spec, attached: str | None = None) -> None:
+        """Word ``k`` (or the text attached to its option) is code run by ``name``."""
+        if k >= len(self.words) or k in self.covered:
+            return
+        self.covered.add(k)
+        bad = MARK in attached if attached is not None else self.tainted(k)
+        if bad:
+            self.add(
+                "E-PLACEHOLDER-IN-INLINE-CODE",
+                k,
+                f"`{self.text(k)}` is code that `{name}` runs ({how}) and contains a "
+                f"placeholder, so a value would be parsed as code (injection). {_hint(spec)}",
+            )
+        elif spec.warn:
+            self.add(
+                "W-INLINE-SHELL",
+                k,
+                f"`{name}` is given inline code (`{self.text(k)[:40]}`), which is hard to "
+                "review; consider a script under scripts/.",
+                warning=True,
+            )
+
+    def shell_words(self, start: int, end: int, name: str, how: str) -> None:
+        """Words ``start..end`` are joined and parsed by a shell (ssh, watch, parallel)."""
+        if start >= end:
+            return
+        self.covered.update(range(start, end))
+        bad = next((k for k in range(start, end) if self.tainted(k)), None)
+        shown = " ".join(self.text(k) for k in range(start, end))
+        if bad is not None:
+            self.add(
+                "E-PLACEHOLDER-IN-INLINE-CODE",
+                bad,
+                f"`{name}` {how}, which parses `{shown[:60]}` as shell code; a value there "
+                "would be parsed as code (injection). Move the command into a script "
+                "under scripts/ and pass the value to it as an argument.",
+            )
+        else:
+            self.add(
+                "W-INLINE-SHELL",
+                start,
+                f"`{name}` {how}, which parses `{shown[:40]}` as shell code; that is hard "
+                "to review, consider a script under scripts/.",
+                warning=True,
+            )
+
+    def chooses(self, k: int, name: str, what: str, attached: str | None = None) -> None:
+        """Word ``k`` (or its attached text) chooses the program or code ``name`` runs."""
+        bad = MARK in attached if attached is not None else self.tainted(k)
+        if bad:
+            self.covered.add(k)
+            self.add(
+                "E-PLACEHOLDER-COMMAND-POSITION",
+                k,
+                f"`{self.text(k)}` is {what} and contains a placeholder: a value may "
+                "never choose which program or code runs. Write it literally, or switch "
+                "on the value inside a script under scripts/.",
+            )
+
+    def flag_code(self, k: int, name: str, option: str) -> None:
+        self.covered.add(k)
+        self.add(
+            "E-PLACEHOLDER-IN-INLINE-CODE",
+            k,
+            f"`{self.text(k)}` gives `{name}` the option `{option}`, which makes a value "
+            f"or the next argument code that `{name}` runs (injection). Write the option "
+            "literally with its code, or move the code into a script under scripts/.",
+        )
+
+    # -- walking ---------------------------------------------------------------------
+
+    def program(self, i: int, stop: int, via: str | None) -> None:
+        """Word ``i`` is the program of a command that ends before ``stop``; ``via`` is
+        the wrapper that runs it (None for the template's own program)."""
+        if i >= stop:
+            return
+        shape = self.shapes[i]
+        if shape is None or MARK in shape:
+            if via is not None:
+                self.chooses(i, via, f"the program that `{via}` runs")
+            return
+        self.covered.add(i)
+        if via is not None and "/" in shape and not shape.startswith(("/", "~/", "./", "../")):
+            self.add(
+                "W-RELATIVE-ARGUMENT",
+                i,
+                f"`{shape}` is run by `{via}` from the run's working folder (the focused "
+                "repository), not from the skill. To run the skill's own file, make it the "
+                "program of the command (`./path`).",
+                warning=True,
+            )
+        name = shape.rsplit("/", 1)[-1]
+        spec = _program_spec(name)
+        if spec is None:
+            return
+        if spec.kind == "find":
+            self.find(i, stop)
+        else:
+            self.command_line(spec, name, i, stop, sweep=False)
+
+    def find(self, i: int, stop: int) -> None:
         j = i + 1
-        while j < len(words):
-            head = words[j].fragments[0]
-            opt = head.text if isinstance(head, Literal) else ""
-            if any(opt.startswith(long + "=") for long in longs):
-                found.append((i, j))
+        while j < stop:
+            if self.shapes[j] in _FIND_EXEC:
+                end = next((k for k in range(j + 1, stop) if self.shapes[k] in (";", "+")), stop)
+                self.program(j + 1, end, f"find {self.shapes[j]}")
+                j = end
+            j += 1
+
+    def roles(self, spec: _Spec, j: int) -> tuple[list[_Role], bool]:
+        """The option roles of word ``j`` and whether it is a {{x:--flag}} placeholder."""
+        shape = self.shapes[j]
+        if shape is None:  # {{x:--flag}} or {{x:--flag=}}: the modifier is the option
+            ph = self.words[j].fragments[0]
+            assert isinstance(ph, Placeholder)
+            option = ph.modifier or ""
+            if ph.kind is PlaceholderKind.FLAG_EQUALS:
+                option += MARK
+            shape = option
+            if spec.kind == "pwsh":
+                return [_pwsh_role(shape)], True
+            if shape.startswith("--"):
+                role = _long_role(spec, shape)
+                return [(role[0], role[1], role[2], False)], True
+            return [(r, o, a, False) for r, o, a, _ in _cluster_roles(spec, shape)], True
+        if spec.kind == "pwsh":
+            return [_pwsh_role(shape)], False
+        if shape.startswith("--"):
+            return [_long_role(spec, shape)], False
+        return _cluster_roles(spec, shape), False
+
+    def command_line(self, spec: _Spec, name: str, i: int, stop: int, *, sweep: bool) -> None:
+        """The arguments of ``name`` (word ``i``) up to ``stop``.
+
+        ``sweep``: the program was found somewhere in the arguments of another, so only
+        its code options are checked (``apt install python3 {{pkg}}`` is no script).
+        """
+        shapes = self.shapes
+        kind = spec.kind
+        options_open = True
+        positionals = 0
+        has_code = False  # the interpreter's code is given by an option (-c, -e, -m)
+        code_next = False  # shells after -c: the next positional is the code
+        operand_seen = False
+        certain = True  # every option before the operand is one we know
+        mode = ""
+        front = kind in ("wrapper", "interpreter", "pwsh") and not sweep
+        j = i + 1
+        while j < stop:
+            shape = shapes[j]
+            if options_open and shape == "-" and spec.assignments:  # env -: same as -i
                 j += 1
                 continue
-            if not words[j].is_literal or not opt.startswith("-") or opt == "--":
-                break
-            if opt in longs or (
-                not opt.startswith("--") and opt[1:].isalpha() and opt[-1] in letters
-            ):
-                if j + 1 < len(words):
-                    found.append((i, j + 1))
-                j += 2
-            else:
+            is_option = options_open and (
+                shape is None
+                or (len(shape) > 1 and (shape[0] == "-" or (spec.plus and shape[0] == "+")))
+            )
+            if is_option and shape == "--":
+                options_open = False
                 j += 1
-    return found
+                continue
+            if is_option:
+                roles, placeholder = self.roles(spec, j)
+                skip_next = False
+                for role, option, attached, takes_next in roles:
+                    pre = front and not operand_seen and not has_code
+                    if placeholder and (
+                        code_next or role in ("code", "codepos", "choose", "config")
+                    ):  # after `bash -c`, `{{v:--verbose}}` puts a value where the code goes
+                        self.flag_code(j, name, option.replace(MARK, ""))
+                        has_code = True
+                    elif role == "value":
+                        if _has_code_options(spec):
+                            code, what = (
+                                "E-PLACEHOLDER-IN-INLINE-CODE",
+                                "one that runs code included (injection)",
+                            )
+                        else:
+                            code, what = (
+                                "E-PLACEHOLDER-COMMAND-POSITION",
+                                "one that takes the next word included, which moves "
+                                "the program it runs",
+                            )
+                        self.add(
+                            code,
+                            j,
+                            f"`{self.text(j)}` puts a value among the options of `{name}`, "
+                            f"where it could become any option, {what}. Write the options "
+                            "literally.",
+                        )
+                    elif role == "code" and kind == "pwsh" and attached is None:
+                        how = f"runs the words after `{option}` as PowerShell code"
+                        self.shell_words(j + 1, stop, name, how)
+                        return
+                    elif role == "code":
+                        has_code = True
+                        where = j if attached is not None else j + 1
+                        skip_next = attached is None
+                        self.code(where, name, f"`{option}`", spec, attached)
+                    elif role == "codepos":
+                        has_code = code_next = True
+                    elif role in ("choose", "config"):
+                        where = j if attached is not None else j + 1
+                        skip_next = attached is None
+                        if where >= stop:
+                            continue
+                        if role == "config":
+                            self.config(where, name, option, attached)
+                        else:
+                            self.chooses(
+                                where,
+                                name,
+                                f"the code that `{name} {option}` runs",
+                                attached,
+                            )
+                        has_code = has_code or kind in ("interpreter", "script", "pwsh")
+                    elif role in ("arg", "execarg"):
+                        if role == "execarg":
+                            mode = "exec"
+                        if placeholder:
+                            if pre:  # {{b:-n}} on a boolean: -n would take the next word
+                                self.slots.append(_Slot(j, name, "flag-argument", option))
+                        elif takes_next:
+                            skip_next = True
+                            if pre and self.tainted(j + 1):
+                                self.slots.append(_Slot(j + 1, name, "argument", option))
+                    elif role == "exec":
+                        mode = "exec"
+                    elif role == "stop":
+                        mode = "stop"
+                    elif role == "shell":
+                        mode = "shell"
+                    else:  # flag or unknown
+                        if role == "unknown":
+                            certain = False
+                        if placeholder and pre:
+                            self.slots.append(_Slot(j, name, "flag", option))
+                j += 2 if skip_next else 1
+                continue
+            # a positional argument
+            if kind == "wrapper":
+                if mode == "stop" or has_code:
+                    return
+                if spec.assignments and shape is not None and _ASSIGN_RE.match(shape):
+                    self.assignment(j, name, shape)
+                    j += 1
+                    continue
+                if positionals < spec.skip:
+                    positionals += 1
+                    if not sweep and self.tainted(j):
+                        self.slots.append(_Slot(j, name, "positional"))
+                    j += 1
+                    continue
+                if mode == "shell":
+                    self.shell_words(j, stop, name, "hands its command to a shell")
+                else:
+                    self.program(j, stop, name)
+                return
+            if kind in ("interpreter", "pwsh"):
+                if code_next:
+                    code_next = False
+                    operand_seen = True
+                    self.code(j, name, "`-c`", spec)
+                elif not has_code and not operand_seen:
+                    operand_seen = True
+                    if not sweep:
+                        self.covered.add(j)
+                        self.chooses(j, name, f"the script that `{name}` runs")
+                if certain and (operand_seen or has_code):
+                    return
+                j += 1
+                continue
+            if kind == "script":
+                if not has_code and not operand_seen and not sweep:
+                    self.code(j, name, "its program text", spec)
+                operand_seen = True
+                j += 1
+                continue
+            if kind == "remote":
+                if positionals == 0:
+                    positionals = 1
+                    j += 1
+                    continue
+                self.shell_words(
+                    j, stop, name, "sends the words after the host to the remote shell"
+                )
+                return
+            if kind == "shellwords":
+                if mode == "exec":
+                    self.program(j, stop, name)
+                    return
+                end = stop
+                if name == "parallel":
+                    end = next((k for k in range(j, stop) if shapes[k] in _PARALLEL_INPUTS), stop)
+                self.shell_words(j, end, name, "runs its command through a shell")
+                return
+            if kind == "su":
+                if mode == "exec":
+                    self.program(j, stop, name)
+                    return
+                if positionals and not sweep:
+                    self.chooses(j, name, f"an argument that `{name}` passes to the user's shell")
+                positionals += 1
+            j += 1
+        return
+
+    def config(self, k: int, name: str, option: str, attached: str | None) -> None:
+        bad = MARK in attached if attached is not None else self.tainted(k)
+        if bad:
+            self.covered.add(k)
+            self.add(
+                "E-PLACEHOLDER-IN-INLINE-CODE",
+                k,
+                f"`{self.text(k)}` sets `{name} {option}`, and such settings can run "
+                "commands (ssh's ProxyCommand, for one), so a value there could run code "
+                "(injection). Write the setting literally.",
+            )
+
+    def assignment(self, k: int, name: str, shape: str) -> None:
+        m = _ASSIGN_RE.match(shape)
+        if m is not None and MARK in shape and _CODE_ENVIRONMENT_RE.fullmatch(m[1]):
+            self.add(
+                "E-PLACEHOLDER-IN-INLINE-CODE",
+                k,
+                f"`{self.text(k)}` lets a value set {m[1]} for the program `{name}` runs, "
+                "which makes programs load or run code of the value's choosing "
+                "(injection). Set it literally, or not at all.",
+            )
+
+
+def _hint(spec: _Spec) -> str:
+    """How to pass a value to code without putting it in the code."""
+    if spec is _SHELL:
+        way = "sh -c '... \"$1\"' sh {{value}}"
+    elif spec is _AWK:
+        way = "awk -v name={{value}} '... name ...'"
+    elif spec.kind == "interpreter":
+        way = "sys.argv, @ARGV, process.argv ..."
+    else:
+        return "Move the command into a script under scripts/ and pass the value to it."
+    return (
+        f"Pass the value as a separate argument and read it there ({way}), or move the "
+        "code into a script under scripts/."
+    )
+
+
+def _has_code_options(spec: _Spec) -> bool:
+    return spec.kind == "pwsh" or any(
+        role in ("code", "codepos", "choose", "config")
+        for role, _ in (*spec.short.values(), *spec.long.values())
+    )
+
+
+def _shape(word: TemplateWord) -> str | None:
+    """The word's text with each placeholder as MARK; None for a {{x:--flag}} word."""
+    ph = word.whole_placeholder
+    if ph is not None and ph.kind in _FLAG_KINDS:
+        return None
+    fragments = word.fragments
+    if len(fragments) == 1 and isinstance(fragments[0], Literal):
+        return fragments[0].text
+    return "".join(f.text if isinstance(f, Literal) else MARK for f in fragments)
+
+
+@functools.lru_cache(maxsize=1024)
+def _scan_command(words: tuple[TemplateWord, ...]) -> _CommandScan:
+    return _CommandScan(words).run()
 
 
 def _word_problems(built: _Words, starts: Sequence[int]) -> list[_Problem]:
     problems: list[_Problem] = []
     words = built.words
-    if not words[0].is_literal:
+    program = words[0]
+    if not program.is_literal:
         problems.append(
             _Problem(
                 "E-PLACEHOLDER-PROGRAM",
                 starts[0],
-                f"The program `{words[0].literal_text}` contains a placeholder: a value may "
+                f"The program `{program.literal_text}` contains a placeholder: a value may "
                 "never choose which program runs. Write the program literally and pass the "
                 "value as an argument (or switch on it inside a script under scripts/).",
+            )
+        )
+    elif built.first & _F_RELATIVE:
+        text = program.literal_text
+        fixed = "./scripts/..." if text.startswith("..") else "./" + text
+        problems.append(
+            _Problem(
+                "E-RELATIVE-PROGRAM",
+                starts[0],
+                f"The program `{text}` is a relative path, so it would be looked up in the "
+                "run's working folder (the focused repository), not in the skill. Write "
+                f"`{fixed}` to run the skill's own file, or give an absolute path.",
             )
         )
     for k in dict.fromkeys(built.flag_inside):
@@ -560,33 +1334,40 @@ def _word_problems(built: _Words, starts: Sequence[int]) -> list[_Problem]:
                         "Separate it with a space.",
                     )
                 )
-    if not built.interpreter:
-        return problems
-    for interp, code in _inline_code_words(words):
-        name = words[interp].literal_text
-        code_word = words[code]
-        if code_word.placeholders:
-            problems.append(
-                _Problem(
-                    "E-PLACEHOLDER-IN-INLINE-CODE",
-                    starts[code],
-                    f"`{code_word.literal_text}` is code run by `{name}` and contains a "
-                    "placeholder, so a value would be parsed as code (injection). Pass the "
-                    "value as a separate argument after the code and read it there (for sh: "
-                    "sh -c '... \"$1\"' sh {{value}}), or move the code into a script under "
-                    "scripts/.",
-                )
+    for k in built.url_host:
+        problems.append(
+            _Problem(
+                "E-PLACEHOLDER-IN-HOST",
+                starts[k],
+                f"`{words[k].literal_text}` has a placeholder in the host part of a URL "
+                "(between `://` and the next `/`), where a value could send the request "
+                "to another host (`@evil.example`, `evil.example#`). Write the host "
+                "literally and put values in the path or the query.",
             )
-        else:
+        )
+    if built.later & _F_DOT:
+        for k in range(1, len(words)):
+            head = words[k].fragments[0] if words[k].fragments else None
+            if not isinstance(head, Literal) or not _dot_argument(
+                head.text, complete=words[k].is_literal
+            ):
+                continue
             problems.append(
                 _Problem(
-                    "W-INLINE-SHELL",
-                    starts[interp],
-                    f"`{name}` is given inline code (`{code_word.literal_text[:40]}`), which "
-                    "is hard to review; consider a script under scripts/.",
+                    "W-RELATIVE-ARGUMENT",
+                    starts[k],
+                    f"`{words[k].literal_text}` is an argument, and arguments are not "
+                    "resolved against the skill folder: the program reads it relative to "
+                    "the run's working folder (the focused repository). To run a file of "
+                    "the skill, make it the program (`./scripts/x.py` with a `#!` line, "
+                    "executable); to mean the repository, drop the `./`.",
                     warning=True,
                 )
             )
+    if (built.first & _F_PROGRAM) or (built.later & _F_INTERPRETER):
+        scan = _scan_command(tuple(words))
+        for code, k, message, warning in scan.problems:
+            problems.append(_Problem(code, starts[k], message, warning=warning))
     return problems
 
 
@@ -730,7 +1511,9 @@ def check_template(
 
     Errors: a placeholder that names no parameter (``E-UNKNOWN-PLACEHOLDER``, once per
     name), ``{{x:--flag=}}`` on a boolean, a ``{{x:default}}`` whose default is not a
-    valid value of the type. Warnings: a parameter the command never uses, a default on a
+    valid value of the type, a value in front of the program a wrapper runs that could
+    move it (``E-PLACEHOLDER-COMMAND-POSITION``: optional without a default, a list, or
+    ``{{x:--flag}}`` that gives two words where one is expected). Warnings: a parameter the command never uses, a default on a
     required parameter, two defaults that disagree. ``line`` is the block's first line
     (default: the template's own); each diagnostic points at the placeholder's line.
     """
@@ -775,6 +1558,8 @@ def check_template(
             elif ph.kind is PlaceholderKind.DEFAULT:
                 for code, message in _default_problems(ph, param):
                     add(code, message, at)
+    for code, message, ph_name in _slot_problems(template, params):
+        add(code, message, where.get(ph_name, line))
     used = template.placeholder_names
     for p in parameters:
         if p.name not in used:
@@ -785,6 +1570,76 @@ def check_template(
                 p.line if p.line is not None else line,
             )
     return out
+
+
+def _slot_problems(
+    template: CommandTemplate, params: dict[str, ParameterDefinition]
+) -> list[tuple[str, str, str]]:
+    """(code, message, placeholder name) for values in front of the program a wrapper runs
+    (or the script an interpreter runs) that could move it: an optional value that is
+    left out removes its word, a list adds words, ``{{x:--flag}}`` gives two words unless
+    x is a boolean; then a later word, maybe a value, becomes the program."""
+    words = template.words
+    if not words or not (_literal_word_flags(words[0]) & _F_PROGRAM):
+        return []
+    out: list[tuple[str, str, str]] = []
+    for slot in _scan_command(words).slots:
+        word = words[slot.index]
+        for ph in word.placeholders:
+            param = params.get(ph.name)
+            if param is None:
+                continue
+            shown = word.literal_text
+            before = f"`{shown}` comes before what `{slot.program}` runs"
+            why = ""
+            if slot.kind == "flag":
+                if ph.kind is PlaceholderKind.FLAG and param.type is not ParameterType.BOOLEAN:
+                    why = (
+                        f"for a {param.type.value} it gives two words, `{ph.modifier} VALUE`, "
+                        f"and `{ph.modifier}` takes no value here, so VALUE would be read "
+                        f"as what runs. Make '{ph.name}' a boolean or write "
+                        f"`{ph.modifier}={{{{{ph.name}}}}}` if the option takes a value"
+                    )
+            elif slot.kind == "flag-argument":
+                if param.type is ParameterType.BOOLEAN:
+                    why = (
+                        f"for the boolean '{ph.name}' it gives `{ph.modifier}` alone, and "
+                        f"`{ph.modifier}` takes the next word as its value. Use it with a "
+                        "text or number parameter"
+                    )
+            elif param.type is ParameterType.ARRAY and word.whole_placeholder is not None:
+                why = (
+                    f"'{ph.name}' is a list, and each item becomes a word, so the words "
+                    "after it move. Use a text parameter"
+                )
+            elif (
+                not param.required
+                and param.default is None
+                and ph.kind is not PlaceholderKind.DEFAULT
+            ):
+                why = (
+                    f"'{ph.name}' is optional, and when it is left out its word goes and "
+                    "the words after it move. Make it required or give it a default"
+                )
+                if slot.option:
+                    joined = "=" if slot.option.startswith("--") else ""
+                    why += (
+                        f", or attach it to its option "
+                        f"(`{slot.option}{joined}{{{{{ph.name}}}}}`, gone as one when left out)"
+                    )
+            if why:
+                out.append(
+                    (
+                        "E-PLACEHOLDER-COMMAND-POSITION",
+                        f"{before}, and a value could move it: {why}.",
+                        ph.name,
+                    )
+                )
+    return out
+
+
+def _literal_word_flags(word: TemplateWord) -> int:
+    return _word_flags(word.literal_text) if word.is_literal else 0
 
 
 def _default_problems(ph: Placeholder, param: ParameterDefinition) -> list[tuple[str, str]]:

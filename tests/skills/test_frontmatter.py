@@ -566,7 +566,7 @@ def test_describe_is_bounded_for_deep_values():
         ('author: "line\\rover"', 5, "U+000D (CARRIAGE RETURN)"),
         ('author: "a\\N"', 5, "U+0085 (NEXT LINE)"),
         ('license: MIT\nmetadata:\n  note: "\\u2066x"', 6, "U+2066 (LEFT-TO-RIGHT ISOLATE)"),
-        ('metadata:\n  "k\\u200f": x', 5, "U+200F (RIGHT-TO-LEFT MARK)"),
+        ('metadata:\n  "k\\u2067": x', 5, "U+2067 (RIGHT-TO-LEFT ISOLATE)"),
         ('allowed-tools: ["a", "\\x7f"]', 5, "U+007F (DEL)"),
     ],
 )

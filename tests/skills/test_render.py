@@ -341,14 +341,56 @@ def test_url_query_encodes_reserved_characters_and_unicode() -> None:
     assert argv == ["open", "https://x.org/?q=a%26b%3Dc%2Fd%3F%C3%A9%23"]
 
 
-def test_url_path_part_is_not_encoded() -> None:
+def test_url_path_value_is_encoded_as_one_segment() -> None:
     argv = run(
         "open 'https://x.org/{{user}}/?q={{q}}'",
-        {"user": "a b", "q": "c d"},
+        {"user": "a b/../admin?x#y", "q": "c d"},
         P("user", T.STRING, True),
         P("q", T.STRING, True),
     )
-    assert argv == ["open", "https://x.org/a b/?q=c%20d"]
+    assert argv == ["open", "https://x.org/a%20b%2F..%2Fadmin%3Fx%23y/?q=c%20d"]
+
+
+@pytest.mark.parametrize(
+    ("value", "segment"), [("..", "%2E%2E"), (".", "%2E"), ("...", "%2E%2E%2E")]
+)
+def test_url_path_value_cannot_be_a_dot_segment(value: str, segment: str) -> None:
+    argv = run("curl 'https://x.org/api/{{v}}/x'", {"v": value}, P("v", T.STRING, True))
+    assert argv == ["curl", f"https://x.org/api/{segment}/x"]
+
+
+def test_url_path_value_with_dots_inside_is_kept() -> None:
+    argv = run("curl 'https://x.org/{{v}}.json'", {"v": "a.b"}, P("v", T.STRING, True))
+    assert argv == ["curl", "https://x.org/a.b.json"]
+
+
+def test_url_inside_a_longer_word_is_encoded() -> None:
+    argv = run(
+        "curl '--url=https://x.org/s/{{p}}?q={{q}}'",
+        {"p": "a/b", "q": "x&y=z"},
+        P("p", T.STRING, True),
+        P("q", T.STRING, True),
+    )
+    assert argv == ["curl", "--url=https://x.org/s/a%2Fb?q=x%26y%3Dz"]
+
+
+def test_url_fragment_is_encoded() -> None:
+    argv = run("open 'https://x.org/p#{{v}}'", {"v": "a b&c"}, P("v", T.STRING, True))
+    assert argv == ["open", "https://x.org/p#a%20b%26c"]
+
+
+def test_value_before_a_url_is_not_encoded() -> None:
+    argv = run("echo '{{v}} https://x.org/'", {"v": "a b"}, P("v", T.STRING, True))
+    assert argv == ["echo", "a b https://x.org/"]
+
+
+def test_url_host_placeholder_built_by_hand_is_refused() -> None:
+    word = TemplateWord((Literal("https://"), Placeholder("h"), Literal("/x")))
+    template = CommandTemplate("curl https://{{h}}/x", (TemplateWord((Literal("curl"),)), word))
+    t = ToolDefinition("t", "d", (P("h", T.STRING, True),), template)
+    with pytest.raises(RenderError) as info:
+        render(t, {"h": "evil.example#"}, skill_dir=SKILL)
+    assert info.value.parameter == "h" and "host" in info.value.message
 
 
 def test_url_query_array_joined_then_encoded() -> None:
@@ -406,6 +448,46 @@ def test_dash_inside_a_longer_word_is_fine() -> None:
 def test_negative_numbers_are_not_options() -> None:
     assert run("x {{n}}", {"n": -5}, P("n", T.INTEGER, True)) == ["x", "-5"]
     assert run("x {{n}}", {"n": "-0.5"}, P("n", T.NUMBER, True)) == ["x", "-0.5"]
+
+
+@pytest.mark.parametrize(
+    ("source", "args"),
+    [
+        ("rm {{n}}{{s}}", {"n": -1, "s": "rf"}),  # a number in front turned the check off
+        ("rm {{n}}{{s}}", {"n": -1}),  # with the author's default after it
+        ("rm {{n}}x", {"n": -1}),
+        ("rm {{s}}-rf", {"s": ""}),  # an empty value leaves the template's dash in front
+        ("rm {{s}}{{t}}", {"s": "", "t": "-rf"}),
+        ("rm {{s}}{{n}}", {"s": "-", "n": 1}),
+    ],
+)
+def test_leading_dash_of_the_assembled_word_is_refused(
+    source: str, args: dict[str, object]
+) -> None:
+    params = (
+        P("n", T.INTEGER, False),
+        P("s", T.STRING, False, default="rf"),
+        P("t", T.STRING, False),
+    )
+    error = refused(source, args, *params)
+    assert error.parameter in args and "'-'" in error.message
+
+
+def test_assembled_word_after_double_dash_is_allowed() -> None:
+    params = (P("n", T.INTEGER, True), P("s", T.STRING, True))
+    assert run("rm -- {{n}}{{s}}", {"n": -1, "s": "rf"}, *params) == ["rm", "--", "-1rf"]
+
+
+def test_assembled_word_of_numbers_only_may_be_negative() -> None:
+    params = (P("a", T.INTEGER, True), P("b", T.NUMBER, True))
+    assert run("x {{a}}{{b}}", {"a": -1, "b": 2}, *params) == ["x", "-12"]
+    assert run("x {{a}}.{{b}}", {"a": -1, "b": 5}, *params) == ["x", "-1.5"]
+
+
+def test_dash_written_by_the_author_starts_the_word() -> None:
+    params = (P("v", T.STRING, True),)
+    assert run("x -n{{v}}", {"v": "-1"}, *params) == ["x", "-n-1"]
+    assert run("x --name={{v}}", {"v": "-1"}, *params) == ["x", "--name=-1"]
 
 
 def test_defaults_written_by_the_author_are_trusted() -> None:

@@ -84,6 +84,39 @@ def test_url_query_value_round_trips(value: str) -> None:
     assert unquote(encoded) == value
 
 
+IN_PATH = make_tool("curl 'https://example.org/api/{{v}}/items?x=1'")
+NUMBER_THEN_TEXT = ToolDefinition(
+    "t",
+    "d",
+    (
+        ParameterDefinition("n", ParameterType.INTEGER, True),
+        ParameterDefinition("v", ParameterType.STRING, True),
+    ),
+    parse_template("prog {{n}}{{v}}")[0],
+)
+
+
+@given(texts)
+def test_url_path_value_stays_one_segment(value: str) -> None:
+    _, url = argv(IN_PATH, value)
+    prefix, suffix = "https://example.org/api/", "/items?x=1"
+    assert url.startswith(prefix) and url.endswith(suffix)
+    segment = url[len(prefix) : -len(suffix)]
+    assert all(c not in segment for c in " /?#@:")
+    assert segment not in (".", "..")
+    assert unquote(segment) == value
+
+
+@given(st.integers(), texts)
+def test_no_argument_assembled_from_a_text_value_starts_with_dash(n: int, value: str) -> None:
+    try:
+        out = render(NUMBER_THEN_TEXT, {"n": n, "v": value}, skill_dir=SKILL, home=HOME)
+    except RenderError as exc:
+        assert (str(n) + value).startswith("-") and exc.parameter in ("n", "v")
+    else:
+        assert out == ["prog", f"{n}{value}"] and not out[1].startswith("-")
+
+
 @given(st.integers(min_value=-(10**30), max_value=10**30))
 def test_integers_render_as_decimal(n: int) -> None:
     tool = make_tool("prog {{v}}", ParameterType.INTEGER)

@@ -128,6 +128,11 @@ def test_shell_construct_messages_say_what_to_do(source: str) -> None:
     assert any(hint in message for hint in ("scripts/", "quote", "Quote", "Drop", "Write"))
 
 
+def test_new_codes_are_listed() -> None:
+    new = {"E-RELATIVE-PROGRAM", "W-RELATIVE-ARGUMENT", "E-PLACEHOLDER-COMMAND-POSITION"}
+    assert new | {"E-PLACEHOLDER-IN-HOST"} <= CODES.keys()
+
+
 def test_several_constructs_are_all_reported() -> None:
     assert error_codes("cat a | grep b > out") == {"E-SHELL-PIPE", "E-SHELL-REDIRECT"}
 
@@ -342,9 +347,304 @@ def test_value_passed_after_inline_code_is_the_safe_pattern() -> None:
 
 
 @pytest.mark.parametrize(
-    "source", ["grep -c {{x}} file", "bash ./scripts/run.sh {{x}}", "python3 script.py -c {{x}}"]
+    "source",
+    [
+        "grep -c {{x}} file",
+        "bash /opt/tools/run.sh {{x}}",
+        "python3 script.py -c {{x}}",
+        "python3 -m http.server {{port}}",
+        "python3 -X utf8 /opt/x.py -c {{x}}",
+        "node server.js -p {{port}}",
+        "node --inspect server.js -p {{port}}",
+        "sed -n '1,5p' {{file}}",
+        "sed -i -e 's/a/b/' -- {{file}}",
+        "sudo -u root ls {{x}}",
+        "timeout 5 ls -- {{x}}",
+        "env LANG={{lang}} sort f",
+        "command -v {{x}}",
+        "sudo -l {{x}}",
+        "watch -x ls {{x}}",
+        "runuser -u bob -- ls {{x}}",
+        "find . -name {{n}} -exec rm {} +",
+        "apt-get install -y python3 {{pkg}}",
+        "kubectl get node {{name}} -o wide",
+        "ssh {{host}} -- /usr/bin/true",
+    ],
 )
 def test_not_inline_code(source: str) -> None:
+    diags = parse_template(source)[1]
+    assert [d.code for d in diags if d.code != "W-INLINE-SHELL"] == []
+    assert "ssh" in source or diags == []
+
+
+# Each of these loaded without any error before the scan was made robust (security
+# review H3): options with values, `--`, attached code, flag placeholders, wrappers,
+# and programs that were not known to take code.
+INLINE_CODE_BYPASSES = [
+    "bash -o pipefail -c 'grep {{x}} f'",
+    "bash --rcfile /dev/null -c 'echo {{x}}'",
+    "bash +o posix -c 'echo {{x}}'",
+    "bash -O extglob -c 'echo {{x}}'",
+    "python3 -X utf8 -c 'print(\"{{x}}\")'",
+    "python3 -W ignore -c '{{x}}'",
+    "perl -I lib -e 'print \"{{x}}\"'",
+    "bash -c -- 'echo {{x}}'",
+    "python3 -c{{x}}",
+    "perl -e{{x}}",
+    "perl -lne '{{x}}'",
+    "bash -c'echo {{x}}'",
+    "node --print={{x}}",
+    "bash {{c:-c}} 'echo {{x}}'",
+    "bash {{c:-c}} 'echo hi'",
+    "node {{e:--eval=}}",
+    "python3 {{c:-c}} ls",
+    "bash -{{opts}} 'echo hi'",
+    "python3 -Z unknown /opt/x.py -c '{{x}}'",
+    # through programs that run a program
+    "env -i FOO=1 bash -c 'echo {{x}}'",
+    "env - sh -c '{{x}}'",
+    "nice -n 5 sh -c '{{x}}'",
+    "nohup bash -c {{x}}",
+    "timeout -s KILL 5 bash -c 'x {{y}}'",
+    "stdbuf -oL python3 -c '{{x}}'",
+    "sudo -u root bash -c '{{x}}'",
+    "doas sh -c '{{x}}'",
+    "flock /tmp/lock sh -c '{{x}}'",
+    "xargs -I R sh -c 'echo R {{x}}'",
+    "busybox sh -c '{{x}}'",
+    "setsid -f sh -c '{{x}}'",
+    "/usr/bin/env bash -c '{{x}}'",
+    "find . -exec sh -c 'echo {{x}}' \\;",
+    "find . -execdir bash -c '{{x}}' {} +",
+    "docker run --rm img bash -c 'echo {{x}}'",
+    "kubectl exec pod -- sh -c 'cat {{x}}'",
+    # programs whose arguments are code
+    "awk '{print \"{{x}}\"}' file",
+    "gawk -F: -e '{{x}}' file",
+    "awk --source='{{x}}' file",
+    "sed 's/a/{{y}}/e' file",
+    "sed -n -e 's/a/{{y}}/' file",
+    "sed --expression='s/{{y}}//' file",
+    "watch -n 1 'echo {{x}}'",
+    "watch df -h {{x}}",
+    "ssh host 'cat {{f}}'",
+    "ssh -p 22 host ls {{dir}}",
+    "ssh -o {{option}} host",
+    "ssh -oProxyCommand={{x}} host",
+    "su -c 'echo {{x}}' root",
+    "runuser -c 'x {{y}}' bob",
+    "flock /tmp/lock -c 'echo {{x}}'",
+    "script -q -c 'echo {{x}}' /dev/null",
+    "env -S 'echo {{x}}'",
+    "env --split-string='a {{x}}'",
+    "env -S{{x}}",
+    "parallel echo {{x}} ::: a b",
+    "sudo -s echo {{x}}",
+    "pwsh -NoProfile -Command Get-Item {{x}}",
+    "php -d {{setting}} /opt/x.php",
+    "env LD_PRELOAD={{x}} ls",
+]
+
+
+@pytest.mark.parametrize("source", INLINE_CODE_BYPASSES)
+def test_code_given_to_a_program_may_not_hold_a_placeholder(source: str) -> None:
+    template, diags = parse_template(source)
+    assert template is None
+    assert {d.code for d in diags} == {"E-PLACEHOLDER-IN-INLINE-CODE"}, [d.format() for d in diags]
+    assert "injection" in diags[0].message
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "bash -o pipefail -c 'ls -la'",
+        "bash -c -- 'ls'",
+        "env -i bash -c 'ls'",
+        "timeout 5 sh -c ls",
+        "sudo bash -c ls",
+        "awk -F: '{print $1}' /etc/passwd",
+        "awk -v name={{x}} '{print name}' f",
+        "watch df -h",
+        "ssh host uptime",
+        "flock /tmp/lock -c 'ls'",
+        "find . -exec sh -c 'ls' \\;",
+        "su -c ls root",
+        "script -q -c ls /dev/null",
+        "env -S 'ls -l'",
+        "parallel echo ::: a b",
+        "pwsh -NoProfile -c Get-Date",
+        "docker run --rm img sh -c 'ls'",
+    ],
+)
+def test_literal_code_for_more_programs_is_a_warning(source: str) -> None:
+    template, diags = parse_template(source)
+    assert template is not None
+    assert [(d.code, d.severity) for d in diags] == [("W-INLINE-SHELL", Severity.WARNING)]
+
+
+def test_sed_scripts_written_out_are_not_warned_about() -> None:
+    assert parse_template("sed -n 's/a/b/p' file")[1] == []
+    assert parse_template("sed -e 's/a/b/' -e '/x/d' file")[1] == []
+
+
+# ---------------------------------------------------------------------------------------
+# A value may not choose what runs (security review L2, M1)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "env {{x}}",
+        "env -i FOO=1 {{x}} a",
+        "env - {{x}}",
+        "xargs {{x}}",
+        "xargs -0 -n 1 {{x}}",
+        "timeout 5 {{x}}",
+        "timeout --signal=KILL 5s {{x}} a",
+        "nice {{x}}",
+        "nice -n 10 {{x}}",
+        "nohup {{x}}",
+        "sudo {{x}}",
+        "sudo -u root -- {{x}}",
+        "doas {{x}}",
+        "stdbuf -oL {{x}}",
+        "flock /tmp/lock {{x}}",
+        "exec {{x}}",
+        "command {{x}}",
+        "nice time {{x}}",
+        "setsid {{x}}",
+        "chroot /srv {{x}}",
+        "busybox {{x}}",
+        "systemd-run --user {{x}}",
+        "watch -x {{x}}",
+        "runuser -u bob -- {{x}}",
+        "nohup ./{{x}}.sh",
+        "find . -exec {{x}} {} +",
+        "find . -name a -ok {{x}} \\;",
+        "timeout 5 nice {{x}}",
+        # an interpreter's script or module is what runs too
+        "python3 {{script}}",
+        "python3 -u -- {{script}}",
+        "bash -- {{script}}",
+        "bash -x /opt/{{name}}.sh",
+        "python3 -m {{module}}",
+        "node -r {{module}} app.js",
+        "node --import={{module}} app.js",
+        "perl -M{{module}} -e 1",
+        "ruby -r{{lib}} app.rb",
+        "awk -f {{file}} data",
+        "sed -f {{file}} data",
+        "su root {{x}}",
+        "su -s {{shell}} root",
+    ],
+)
+def test_placeholder_choosing_what_a_program_runs_is_an_error(source: str) -> None:
+    template, diags = parse_template(source)
+    assert template is None
+    assert "E-PLACEHOLDER-COMMAND-POSITION" in {d.code for d in diags}, [d.format() for d in diags]
+    assert {d.code for d in diags} <= {
+        "E-PLACEHOLDER-COMMAND-POSITION",
+        "W-INLINE-SHELL",
+        "W-RELATIVE-ARGUMENT",
+    }
+    message = next(d.message for d in diags if d.code == "E-PLACEHOLDER-COMMAND-POSITION")
+    assert "never choose" in message
+
+
+@pytest.mark.parametrize(
+    ("source", "params", "bad"),
+    [
+        ("sudo -u {{user}} ls {{x}}", [P("user", T.STRING, False), P("x", T.STRING, True)], "user"),
+        ("timeout {{secs}} ls", [P("secs", T.INTEGER, False)], "secs"),
+        ("timeout {{secs}} ls", [P("secs", T.ARRAY, True)], "secs"),
+        ("nice -n {{n}} ls", [P("n", T.INTEGER, False)], "n"),
+        ("timeout {{v:--verbose}} 5 ls", [P("v", T.STRING, False)], "v"),
+        ("timeout {{s:-s}} 5 ls", [P("s", T.BOOLEAN, False)], "s"),
+        (
+            "python3 -W {{w}} /opt/x.py {{a}}",
+            [P("w", T.STRING, False), P("a", T.STRING, True)],
+            "w",
+        ),
+    ],
+)
+def test_value_that_could_move_the_program_is_an_error(
+    source: str, params: list[ParameterDefinition], bad: str
+) -> None:
+    template, diags = parse_template(source)
+    assert template is not None and diags == []
+    found = check_template(template, params, file="f", line=3)
+    assert [(d.code, d.severity) for d in found] == [
+        ("E-PLACEHOLDER-COMMAND-POSITION", Severity.ERROR)
+    ]
+    assert f"'{bad}'" in found[0].message and found[0].line == 3
+
+
+@pytest.mark.parametrize(
+    ("source", "params"),
+    [
+        ("sudo -u {{user}} ls {{x}}", [P("user", T.STRING, True), P("x", T.STRING, True)]),
+        ("sudo --user={{user}} ls {{x}}", [P("user", T.STRING, False), P("x", T.STRING, True)]),
+        ("sudo -u{{user}} ls", [P("user", T.STRING, False)]),
+        ("timeout {{secs}} ls", [P("secs", T.INTEGER, True)]),
+        ("timeout {{secs}} ls", [P("secs", T.INTEGER, False, default=5)]),
+        ("timeout {{secs:5}} ls", [P("secs", T.INTEGER, False)]),
+        ("timeout {{v:--verbose}} 5 ls", [P("v", T.BOOLEAN, False)]),
+        ("timeout {{s:-s}} 5 ls", [P("s", T.STRING, False)]),
+        ("timeout {{s:--signal=}} 5 ls", [P("s", T.ARRAY, False)]),
+        ("python3 /opt/x.py -W {{w}}", [P("w", T.STRING, False)]),
+        ("ls -n {{n}} {{files}}", [P("n", T.INTEGER, False), P("files", T.ARRAY, False)]),
+    ],
+)
+def test_values_that_are_always_one_word_may_come_before_the_program(
+    source: str, params: list[ParameterDefinition]
+) -> None:
+    template, _ = parse_template(source)
+    assert template is not None
+    assert check_template(template, params) == []
+
+
+@pytest.mark.parametrize("source", ["scripts/tool.sh", "bin/x --help", "../x.sh", "~user/bin/x"])
+def test_relative_program_is_an_error(source: str) -> None:
+    template, diags = parse_template(source, line=4)
+    assert template is None
+    assert [(d.code, d.line) for d in diags] == [("E-RELATIVE-PROGRAM", 4)]
+    assert "working folder" in diags[0].message
+
+
+def test_relative_program_message_shows_the_fix() -> None:
+    _, diags = parse_template("scripts/tool.sh {{x}}")
+    assert "`./scripts/tool.sh`" in diags[0].message
+
+
+@pytest.mark.parametrize(
+    "source", ["./scripts/tool.sh", "/usr/bin/git", "~/bin/tool", "git status", "./tool"]
+)
+def test_programs_that_are_not_relative(source: str) -> None:
+    assert parse_template(source)[1] == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "python3 ./scripts/x.py",
+        "bash ./scripts/run.sh {{x}}",
+        "rg todo ./src",
+        "x ../notes.txt",
+        "x --config=./settings.toml",
+        "cat ./{{name}}.txt",
+        "x --out=./{{name}}",
+        "timeout 5 scripts/x.sh",
+    ],
+)
+def test_relative_argument_is_a_warning(source: str) -> None:
+    template, diags = parse_template(source)
+    assert template is not None
+    assert [(d.code, d.severity) for d in diags] == [("W-RELATIVE-ARGUMENT", Severity.WARNING)]
+    assert "working folder" in diags[0].message
+
+
+@pytest.mark.parametrize("source", ["find ./ -name x", "ls .", "x a/./b", "x ../", "x -- -./y"])
+def test_arguments_that_are_not_relative_paths(source: str) -> None:
     assert parse_template(source)[1] == []
 
 
@@ -365,11 +665,50 @@ def test_url_query_placeholders_are_marked() -> None:
         ("x 'ftp://a.b/?q={{v}}'", False),
         ("x 'see?{{v}}'", False),
         ("x {{v}}", False),
+        ("x '--url=https://a.b/?q={{v}}'", True),
+        ("x url=HTTPS://a.b/p#{{v}}", True),
+        ("x 'https://a.b/p/{{v}}'", False),
+        ("x 'https://a.b?{{v}}'", True),
     ],
 )
 def test_url_query_only_in_http_words(source: str, expected: bool) -> None:
     word = fragments(source)[1]
     assert [f.in_url_query for f in word if isinstance(f, Placeholder)] == [expected]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "curl 'https://{{host}}/x'",
+        "curl 'https://{{sub}}.example.com/'",
+        "curl 'https://api.example.com{{path}}'",
+        "curl 'https://api.example.com:{{port}}/'",
+        "curl 'https://user:{{password}}@api.example.com/'",
+        "curl '--url=https://{{host}}/x?q=1'",
+        "curl 'http://a.b{{x}}/?q=1'",
+        "x HTTPS://{{host}}",
+    ],
+)
+def test_placeholder_in_url_host_is_an_error(source: str) -> None:
+    template, diags = parse_template(source, line=2)
+    assert template is None
+    assert [(d.code, d.line) for d in diags] == [("E-PLACEHOLDER-IN-HOST", 2)]
+    assert "host" in diags[0].message
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "curl 'https://api.example.com/{{user}}/repos?q={{q}}'",
+        "curl 'https://api.example.com?q={{q}}'",
+        "curl 'https://api.example.com#{{anchor}}'",
+        "curl 'https://api.example.com/x' {{more}}",
+        "curl {{url}}",
+        "echo 'see {{x}} at https://a.b/'",
+    ],
+)
+def test_placeholders_outside_the_url_host_are_fine(source: str) -> None:
+    assert parse_template(source)[1] == []
 
 
 # ---------------------------------------------------------------------------------------
@@ -471,6 +810,11 @@ TYPICAL = [
     "x a{{v:--flag}}",
     'python3 -c "print({{x}})"',
     '"if" then',
+    "timeout 5 \\\n  bash -o pipefail -c 'grep {{x}} f'",
+    "sudo -u {{user}} \\\n  env -i {{prog}}",
+    "scripts/tool.sh \\\n  ./data {{x}}",
+    "curl \\\n  'https://{{host}}/a/{{b}}?q={{q}}'",
+    "ssh host \\\n  uptime {{x}}",
 ]
 
 
@@ -509,6 +853,14 @@ _ANY_CHARS = st.characters(blacklist_characters="\x00\ue000\ue001", blacklist_ca
 _NAMES = st.sampled_from(["a", "b", "query", "n_2"])
 
 
+_SPECIAL_PIECES = [
+    *["\\\n", "{}", "'{{a}}'", '"x{{b}}y"', "if", "time", "A=", "x#y", "--", "\\"],
+    # programs whose command lines are analysed, and paths and URLs
+    *["sh", "-c", "-oL", "env", "sudo", "-u", "ssh", "awk", "sed", "python3", "-e"],
+    *["https://a/", "'https://a.b/p?q='", "./x", "a/b", "-exec", ";"],
+]
+
+
 @st.composite
 def _template_piece(draw: st.DrawFn) -> str:
     kind = draw(st.integers(0, 9))
@@ -527,11 +879,7 @@ def _template_piece(draw: st.DrawFn) -> str:
         mod = draw(st.sampled_from([None, "dflt", "two words", "-f", "--flag", "--flag="]))
         return "{{" + name + ("" if mod is None else ":" + mod) + "}}"
     if kind == 8:
-        return draw(
-            st.sampled_from(
-                ["\\\n", "{}", "'{{a}}'", '"x{{b}}y"', "if", "time", "A=", "x#y", "--", "\\"]
-            )
-        )
+        return draw(st.sampled_from(_SPECIAL_PIECES))
     return draw(st.sampled_from(list("|&;<>()*?[]{}#!$`\n")))  # forces the slow path
 
 
@@ -610,9 +958,71 @@ def test_nested_brace_expansion_reported_once() -> None:
     assert [d.message.split("`")[1] for d in diags] == ["{a,{b,c}}", "{1,2}"]
 
 
-@pytest.mark.parametrize("source", ["echo {} {a, b} a{b}c '{a,b}' {a\\,b}", "x {"])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "echo {} {a, b} a{b}c '{a,b}' {a\\,b}",
+        "x {",
+        "x {a..b\\}",
+        "x {1..3..x} {aa..b} {1..a} {a...b} {..} {a..}",
+        "x {},x} {x}}",
+        "find . -exec rm {} +",
+    ],
+)
 def test_braces_that_do_not_expand_are_text(source: str) -> None:
     assert error_codes(source) == set()
+
+
+@pytest.mark.parametrize(
+    ("source", "snippet"),
+    [
+        ("echo {#},}", "{#},}"),
+        ("echo {a},b}", "{a},b}"),
+        ("echo x{},a}", "{},a}"),
+        ("echo {a..c},x}", "{a..c}"),
+        ('echo {"a,b"..c}', '{"a,b"..c}'),
+        ("echo a{,}", "{,}"),
+        ("echo {a{b,c}}", "{b,c}"),
+        ("echo {-1..1}", "{-1..1}"),
+        ("echo {a..e..2}", "{a..e..2}"),
+        ("echo {\\{,x}", "{\\{,x}"),
+        ("echo {'}',x}", "{'}',x}"),
+        ("echo {a,\\\nb}", "{a,"),
+    ],
+)
+def test_brace_expansion_bash_would_perform_is_refused(source: str, snippet: str) -> None:
+    _, diags = parse_template(source)
+    assert {d.code for d in diags} == {"E-SHELL-BRACE"}, [d.format() for d in diags]
+    assert snippet in diags[0].message
+
+
+_BRACE_PIECES = st.sampled_from(
+    ["{", "{", "}", "}", ",", "..", ".", "a", "b", "1", "-", "x", "'}'", '","', "\\,", "{}"]
+)
+
+
+@pytest.mark.skipif(_BASH is None, reason="bash is not installed")
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_BRACE_PIECES, min_size=1, max_size=9).map("".join))
+def test_brace_expansion_is_flagged_exactly_when_bash_expands(word: str) -> None:
+    """bash with and without brace expansion (`+B`) prints the same words exactly when
+    the template parser finds no brace expansion."""
+    source = "printf '<%s>' " + word
+    _, diags = parse_template(source)
+    codes = {d.code for d in diags}
+    assume(codes <= {"E-SHELL-BRACE"})
+
+    def run(*flags: str) -> bytes:
+        env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}
+        done = subprocess.run(
+            [_BASH, "--norc", "--noprofile", *flags, "-c", source],
+            capture_output=True,
+            env=env,
+            check=True,
+        )
+        return done.stdout
+
+    assert (run() != run("+B")) == ("E-SHELL-BRACE" in codes), word
 
 
 def test_trailing_continuation_is_ignored() -> None:
