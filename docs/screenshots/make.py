@@ -320,6 +320,42 @@ def make(out_dir: Path) -> list[Path]:
     pump(30)
     save(bar, "command-bar")
 
+    # The command bar while the local model thinks about a request in words (the busy
+    # state is what the controller shows between Enter and the model's answer).
+    bar.ask_hint = "Enter to ask functiongemma"
+    bar.popup("show me the last 5 commits")
+    bar.set_busy("Asking functiongemma…")
+    pump(400)  # a few spinner frames, so the ring is caught mid-turn
+    save(bar, "command-bar-asking")
+
+    # …and when the model server is not running: a real ``Engine.route`` against a port
+    # nothing listens on, shown as the controller shows it (the message, then the closest
+    # tools by fuzzy match).
+    import dataclasses
+    import socket
+
+    from gibberish.ui.routing import Choices, outcome_of
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    model = dataclasses.replace(
+        engine.settings.model, enabled=True, endpoint=f"http://127.0.0.1:{port}"
+    )
+    engine.update_settings(dataclasses.replace(engine.settings, model=model))
+    request = "show me the last 5 commits"
+    outcome = outcome_of(engine.route(request), model.model)
+    assert isinstance(outcome, Choices) and outcome.failed, outcome
+    bar.popup(request)
+    bar.show_choices(
+        outcome.message.replace(str(port), "11434"),  # the usual Ollama port, for the docs
+        outcome.refs,
+        failed=True,
+        settings_link=outcome.settings_link,
+    )
+    pump(30)
+    save(bar, "command-bar-no-server")
+
     controller.shutdown()
     return written
 

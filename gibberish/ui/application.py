@@ -20,11 +20,13 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import shiboken6
 from PySide6.QtCore import QSocketNotifier
 from PySide6.QtWidgets import QApplication
 
 from gibberish.ui import icons
 from gibberish.ui.errors import ErrorReporter
+from gibberish.ui.gui_gc import GuiGarbageCollector
 from gibberish.ui.single_instance import OPEN_COMMAND_BAR, SingleInstance
 
 if TYPE_CHECKING:
@@ -67,10 +69,20 @@ class _SignalWatcher:
         self._on_signal()
 
     def close(self) -> None:
+        """Restore the handlers and destroy the notifier *now*, on the GUI thread.
+
+        Left to the garbage collector, the notifier (in a reference cycle through its
+        ``activated`` connection) would be destroyed on whichever thread happens to run
+        the next collection — a runner or model worker thread. Qt then cannot unregister it
+        from the GUI thread's event dispatcher, which keeps polling a freed object on a
+        closed (and soon reused) descriptor: heap corruption and a crash much later.
+        """
         signal.set_wakeup_fd(self._previous_fd)
         for sig, handler in self._previous.items():
             signal.signal(sig, handler)
         self._notifier.setEnabled(False)
+        self._notifier.activated.disconnect(self._drain)
+        shiboken6.delete(self._notifier)
         os.close(self._read)
         os.close(self._write)
 
@@ -96,6 +108,7 @@ def run_application(
         return 0
     reporter = ErrorReporter()
     reporter.install()
+    collector = GuiGarbageCollector(app)  # Qt objects must die on the GUI thread
     try:
         # The Engine is built by the controller's EngineHost on a worker thread once the
         # tray shows; a factory that fails ends the app with a message (exit status 1).
@@ -113,5 +126,7 @@ def run_application(
             controller.shutdown()
             watcher.close()
     finally:
+        collector.stop()
+        collector.deleteLater()
         instance.close()
         reporter.uninstall()

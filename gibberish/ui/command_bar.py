@@ -4,11 +4,13 @@ Typing filters every tool offered in the current mode by name and description, r
 ``assistant.fuzzy.FuzzyIndex`` (the same ranker the model router falls back on). Up and
 Down move through the results, Enter opens the chosen tool's form, Esc closes.
 
-The seam for natural-language routing: when Enter is pressed and nothing matches (or
-with Ctrl+Enter, whatever matches), the bar emits ``text_submitted(text)`` instead of a
-tool. The controller hands that text to its ``TextRouter`` — today a fuzzy fallback,
-next the local function-calling model — which proposes a tool and arguments that then go
-through the parameter form and the approval dialog like any click.
+Free text — Enter when nothing matches, or Ctrl+Enter whatever matches — is emitted as
+``text_submitted(text)`` and the bar stays open. The controller then shows what happens
+to it here: with a local model configured, a spinner and "Asking functiongemma…" while
+the model thinks (Esc cancels; the late answer is ignored), then either the proposed
+tool's form (the bar hides) or *choices*: a line saying the model was unsure or could not
+be reached, and the closest tools to pick from. Without a model the choices are the fuzzy
+matches of the whole sentence, under "No model configured — Settings → Model".
 
 It is a ``Qt.Tool`` frameless window that hides when it loses focus, rather than a
 ``Qt.Popup``: a popup needs a parent window on Wayland, and the bar is usually opened
@@ -21,9 +23,18 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QFont, QFontMetrics, QGuiApplication, QKeyEvent, QPainter, QPalette
+from PySide6.QtGui import (
+    QFont,
+    QFontMetrics,
+    QGuiApplication,
+    QHideEvent,
+    QKeyEvent,
+    QPainter,
+    QPalette,
+)
 from PySide6.QtWidgets import (
     QFrame,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -35,6 +46,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gibberish.ui.spinner import Spinner
+
 if TYPE_CHECKING:
     from gibberish.app import ToolRef
     from gibberish.assistant.fuzzy import FuzzyIndex
@@ -43,6 +56,10 @@ REF_ROLE = Qt.ItemDataRole.UserRole
 DESCRIPTION_ROLE = Qt.ItemDataRole.UserRole + 1
 MAX_RESULTS = 12
 WIDTH = 600
+ERROR_COLOUR = "#c02626"
+HINT_CHOOSE = "↑↓ to choose · Enter to open · Esc to close"
+HINT_BUSY = "Esc to cancel"
+HINT_EDIT = "Edit the text and press Enter to try again · Esc to close"
 
 
 def tool_index(tools: Sequence[ToolRef]) -> FuzzyIndex[ToolRef]:
@@ -105,10 +122,18 @@ class _ResultDelegate(QStyledItemDelegate):
 
 
 class CommandBar(QFrame):
-    """Type to find a tool; Enter chooses it (``tool_chosen``) or hands the text on (``text_submitted``)."""
+    """Type to find a tool; Enter chooses it (``tool_chosen``) or hands the text on (``text_submitted``).
+
+    Three states: *filtering* (the default: the list follows the text), *busy* (a slow
+    router is thinking: a spinner and ``set_busy``'s text, the text read-only, Esc emits
+    ``cancel_requested``) and *choices* (``show_choices``: a line saying why, and the
+    tools the person may pick from; typing goes back to filtering).
+    """
 
     tool_chosen = Signal(str)
     text_submitted = Signal(str)
+    cancel_requested = Signal()
+    settings_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(
@@ -126,17 +151,22 @@ class CommandBar(QFrame):
         )
         self._index: FuzzyIndex[ToolRef] | None = None
         self._tools: list[ToolRef] = []
+        self._busy = False
+        self._choices: tuple[str, ...] | None = None
+        self.ask_hint = "Enter to ask in your own words"
+        """The hint's action for unmatched text (the controller names the model here)."""
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 10, 10, 10)
         layout.setSpacing(6)
         self.input = QLineEdit()
         self.input.setObjectName("command-input")
-        self.input.setPlaceholderText("Find a tool…")
+        self.input.setPlaceholderText("Find a tool, or say what you want to do…")
         self.input.setClearButtonEnabled(True)
         self.input.textChanged.connect(self._filter)
         self.input.installEventFilter(self)
         layout.addWidget(self.input)
+        layout.addWidget(self._status_row())
         self.results = QListWidget()
         self.results.setObjectName("command-results")
         self.results.setItemDelegate(_ResultDelegate(self.results))
@@ -146,21 +176,49 @@ class CommandBar(QFrame):
         self.results.itemActivated.connect(self._choose_item)
         self.results.itemClicked.connect(self._choose_item)
         layout.addWidget(self.results)
-        self.hint = QLabel("↑↓ to choose · Enter to open · Esc to close")
+        self.hint = QLabel(HINT_CHOOSE)
         self.hint.setObjectName("command-hint")
-        palette = self.hint.palette()
-        palette.setColor(
-            QPalette.ColorRole.WindowText, palette.color(QPalette.ColorRole.PlaceholderText)
-        )
-        self.hint.setPalette(palette)
+        _mute(self.hint)
         layout.addWidget(self.hint)
         self.setFixedWidth(WIDTH)
+
+    def _status_row(self) -> QWidget:
+        """Spinner + one line (busy, unsure, error) + an optional link to the settings."""
+        self.status = QWidget()
+        self.status.setObjectName("command-status")
+        row = QHBoxLayout(self.status)
+        row.setContentsMargins(10, 2, 8, 2)  # the spinner lines up with the typed text
+        row.setSpacing(8)
+        self.spinner = Spinner(18)
+        row.addWidget(self.spinner, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.status_label = QLabel()
+        self.status_label.setObjectName("command-status-text")
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)  # messages quote servers
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        row.addWidget(self.status_label, 1)
+        self.status_hint = QLabel(HINT_BUSY)
+        self.status_hint.setObjectName("command-status-hint")
+        _mute(self.status_hint)
+        row.addWidget(self.status_hint, 0, Qt.AlignmentFlag.AlignVCenter)
+        self.settings_link = QLabel('<a href="settings">Settings…</a>')
+        self.settings_link.setObjectName("command-settings-link")
+        self.settings_link.setTextFormat(Qt.TextFormat.RichText)
+        self.settings_link.linkActivated.connect(self._settings_clicked)
+        row.addWidget(self.settings_link, 0, Qt.AlignmentFlag.AlignTop)
+        self.status.hide()
+        return self.status
 
     # ------------------------------------------------------------------ content
     def set_tools(self, tools: Sequence[ToolRef]) -> None:
         self._tools = sorted(tools, key=lambda r: (r.tool.name, r.skill.name))
         self._index = tool_index(self._tools)
-        self._filter(self.input.text())
+        if self._busy:
+            return
+        if self._choices is not None:
+            self._show_refs(self._choices)
+        else:
+            self._filter(self.input.text())
 
     def ranked(self, text: str) -> list[ToolRef]:
         """The tools matching ``text``, best first (all tools, by name, when it is empty)."""
@@ -168,9 +226,20 @@ class CommandBar(QFrame):
             return list(self._tools[:MAX_RESULTS])
         return [m.item for m in self._index.rank(text, MAX_RESULTS)]
 
+    def refs(self) -> list[str]:
+        """The ``skill.tool`` refs listed now, top first."""
+        return [str(self.results.item(i).data(REF_ROLE)) for i in range(self.results.count())]
+
     def _filter(self, text: str) -> None:
+        if self._busy:
+            return
+        self._choices = None
+        self._set_status(None)
+        self._fill(self.ranked(text))
+
+    def _fill(self, refs: Sequence[ToolRef]) -> None:
         self.results.clear()
-        for ref in self.ranked(text):
+        for ref in refs:
             item = QListWidgetItem(f"{ref.tool.name}   ·   {ref.skill.name}")
             item.setData(REF_ROLE, ref.ref)
             item.setData(DESCRIPTION_ROLE, ref.tool.description)
@@ -181,22 +250,92 @@ class CommandBar(QFrame):
         self._fit()
 
     def _fit(self) -> None:
-        rows = self.results.count()
+        rows = 0 if self._busy else self.results.count()
         row_height = self.results.sizeHintForRow(0) if rows else 0
-        self.results.setFixedHeight(max(rows, 0) * row_height + (4 if rows else 0))
+        self.results.setFixedHeight(rows * row_height + (4 if rows else 0))
         self.results.setVisible(rows > 0)
-        self.hint.setText(
-            "↑↓ to choose · Enter to open · Esc to close"
-            if rows or not self.input.text().strip()
-            else "No tool matches · Enter to ask in your own words · Esc to close"
-        )
+        if self._busy:
+            hint = HINT_BUSY
+        elif self._choices is not None:
+            hint = HINT_CHOOSE if rows else HINT_EDIT
+        elif rows or not self.input.text().strip():
+            hint = HINT_CHOOSE
+        else:
+            hint = f"No tool matches · {self.ask_hint} · Esc to close"
+        self.hint.setText(hint)
+        self.hint.setVisible(not self._busy)  # busy: "Esc to cancel" sits in the status row
         self.adjustSize()
 
+    def _set_status(
+        self, text: str | None, *, spinning: bool = False, failed: bool = False, link: bool = False
+    ) -> None:
+        self.status.setVisible(text is not None)
+        self.status_label.setText(text or "")
+        self.status_label.setStyleSheet(f"color: {ERROR_COLOUR};" if failed else "")
+        self.status_label.setProperty("failed", failed)
+        self.spinner.setVisible(spinning)
+        self.status_hint.setVisible(spinning)
+        self.settings_link.setVisible(link)
+
+    # ------------------------------------------------------------------ states
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    @property
+    def status_text(self) -> str:
+        """The line under the input ("" when there is none)."""
+        return self.status_label.text() if self.status.isVisibleTo(self) else ""
+
+    def set_busy(self, text: str | None) -> None:
+        """``text`` (e.g. "Asking functiongemma…") with a spinner; None ends the busy state."""
+        self._busy = text is not None
+        self.input.setReadOnly(self._busy)
+        self.input.setClearButtonEnabled(not self._busy)
+        if self._busy:
+            self._choices = None
+            self._set_status(text, spinning=True)
+        else:
+            self._set_status(None)
+        self._fit()
+
+    def show_choices(
+        self,
+        message: str,
+        refs: Sequence[str] = (),
+        *,
+        failed: bool = False,
+        settings_link: bool = False,
+    ) -> None:
+        """Say ``message`` and list the tools ``refs`` (those still known) to pick from."""
+        self._busy = False
+        self.input.setReadOnly(False)
+        self.input.setClearButtonEnabled(True)
+        self._choices = tuple(refs)
+        self._set_status(message, failed=failed, link=settings_link)
+        self._show_refs(self._choices)
+
+    def _show_refs(self, refs: Sequence[str]) -> None:
+        known = {r.ref: r for r in self._tools}
+        self._fill([known[r] for r in refs if r in known])
+
+    def cancel(self) -> None:
+        """Stop waiting (Esc while busy): the answer, when it comes, is ignored."""
+        if not self._busy:
+            return
+        self.set_busy(None)
+        self._set_status("Cancelled. Press Enter to ask again.")
+        self.cancel_requested.emit()
+
     # ------------------------------------------------------------------ showing
-    def popup(self) -> None:
-        """Show centred near the top of the screen under the mouse, with the text cleared."""
-        self.input.clear()
-        self._filter("")
+    def popup(self, text: str = "") -> None:
+        """Show centred near the top of the screen under the mouse, holding ``text``."""
+        self._busy = False
+        self.input.setReadOnly(False)
+        self.input.setClearButtonEnabled(True)
+        self._choices = None
+        self.input.setText(text)
+        self._filter(text)
         screen = QGuiApplication.screenAt(self.cursor().pos()) or QGuiApplication.primaryScreen()
         if screen is not None:
             area = screen.availableGeometry()
@@ -219,11 +358,14 @@ class CommandBar(QFrame):
     def _key(self, event: QKeyEvent) -> bool:
         key = event.key()
         if key == Qt.Key.Key_Escape:
-            self.hide()
+            if self._busy:
+                self.cancel()
+            else:
+                self.hide()
             return True
         if key in (Qt.Key.Key_Down, Qt.Key.Key_Up, Qt.Key.Key_PageDown, Qt.Key.Key_PageUp):
             count = self.results.count()
-            if count:
+            if count and not self._busy:
                 step = {
                     Qt.Key.Key_Down: 1,
                     Qt.Key.Key_Up: -1,
@@ -239,20 +381,39 @@ class CommandBar(QFrame):
         return False
 
     def submit(self, *, free_text: bool = False) -> None:
-        """Enter: the selected tool, or the typed text when nothing matches (or Ctrl+Enter)."""
+        """Enter: the selected tool, or the typed text when nothing matches (or Ctrl+Enter).
+
+        Free text leaves the bar open: the controller shows the busy state, the choices,
+        or hides the bar when a proposal opens.
+        """
+        if self._busy:
+            return
         text = self.input.text().strip()
         item = self.results.currentItem()
         if item is not None and not free_text:
             self._choose_item(item)
         elif text:
-            self.hide()
             self.text_submitted.emit(text)
 
     def _choose_item(self, item: QListWidgetItem) -> None:
+        if self._busy:
+            return
         ref = item.data(REF_ROLE)
         self.hide()
         if ref:
             self.tool_chosen.emit(str(ref))
+
+    def _settings_clicked(self, _link: str) -> None:
+        self.hide()
+        self.settings_requested.emit()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        """Hidden while a router thinks (focus lost, quit): the question is cancelled, so
+        no form pops up later for a bar the person no longer sees."""
+        if self._busy:
+            self.set_busy(None)
+            self.cancel_requested.emit()
+        super().hideEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:
         if (
@@ -262,3 +423,11 @@ class CommandBar(QFrame):
         ):
             self.hide()
         super().changeEvent(event)
+
+
+def _mute(label: QLabel) -> None:
+    palette = label.palette()
+    palette.setColor(
+        QPalette.ColorRole.WindowText, palette.color(QPalette.ColorRole.PlaceholderText)
+    )
+    label.setPalette(palette)

@@ -10,6 +10,10 @@ they are given. The flow of ``launch``:
 4. ask → the approval dialog (``approval_prompter`` seam); refuse → the reason, no run;
 5. ``Engine.start`` with the ``RunBridge`` callbacks; the result window shows the run.
 
+Free text takes one step more (``route_text``): the router — the local model when one is
+configured — proposes a tool and arguments, and the proposal enters this same flow at
+step 2 with the form prefilled. A model never skips the form or the decision table.
+
 Runs never block the GUI thread: the runner works on its own thread, and its output and
 its end come back through ``RunEvents`` (queued signals, see ``runs.py``). Public entry
 points are wrapped in ``errors.guard``: a bug in one is logged and shown once, and the
@@ -31,12 +35,11 @@ from __future__ import annotations
 
 import itertools
 import logging
-import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import shiboken6
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 
 from gibberish import paths
@@ -61,10 +64,11 @@ if TYPE_CHECKING:
     from gibberish.skills.model import Mode
     from gibberish.trust.modes import ModeContext
     from gibberish.ui.approval import ApprovalPrompterProtocol
+    from gibberish.ui.asking import Asking
     from gibberish.ui.command_bar import CommandBar
     from gibberish.ui.launcher import LauncherWindow
     from gibberish.ui.result_window import ResultWindow
-    from gibberish.ui.routing import Proposal, TextRouter
+    from gibberish.ui.routing import Choices, Outcome, TextRouter
 
 log = logging.getLogger("gibberish.ui")
 
@@ -97,8 +101,6 @@ class RunSession:
 class Controller(QObject):
     """Glue between the Engine and the widgets; implements ``menu.MenuActions``."""
 
-    proposal_ready = Signal(object, str)
-
     def __init__(
         self,
         engine: EngineSource,
@@ -112,11 +114,13 @@ class Controller(QObject):
         self.host.failed.connect(self._engine_failed)
         self.reporter = reporter
         self._tray_available = tray_available
-        # Seams (tests and the model-routing follow-up replace these). The defaults of the
-        # first three are made on first use (see the properties below).
+        # Seams (tests replace these). The defaults of the first three are made on first
+        # use (see the properties below).
         self._form_prompter: Any = None
         self._approval_prompter: ApprovalPrompterProtocol | None = None
         self._router: TextRouter | None = None
+        self._auto_router: TextRouter | None = None
+        self._asking: Asking | None = None
         self.open_url: Callable[[QUrl], Any] = _open_url
         self.set_autostart: Callable[[bool], None] = _set_autostart
         self.show_fatal: Callable[[str, str], Any] = _critical
@@ -174,16 +178,36 @@ class Controller(QObject):
 
     @property
     def router(self) -> TextRouter:
-        """Turns free text into a proposed tool (default: fuzzy; next: the local model)."""
-        if self._router is None:
-            from gibberish.ui.routing import FuzzyRouter
+        """Turns free text into a proposal: the local model when ``[model] enabled`` is
+        true, else the fuzzy fallback. Read from the settings on every use, so saving the
+        settings dialog switches it; a router set here (tests) wins over both."""
+        if self._router is not None:
+            return self._router
+        from gibberish.ui.routing import FuzzyRouter, ModelRouter
 
-            self._router = FuzzyRouter()
-        return self._router
+        model = self.engine.settings.model
+        current = self._auto_router
+        if not model.enabled:
+            if not isinstance(current, FuzzyRouter):
+                current = FuzzyRouter()
+        elif not (isinstance(current, ModelRouter) and current.settings == model):
+            current = ModelRouter(self.engine, model)
+        self._auto_router = current
+        return current
 
     @router.setter
-    def router(self, value: TextRouter) -> None:
+    def router(self, value: TextRouter | None) -> None:
         self._router = value
+
+    @property
+    def asking(self) -> Asking:
+        """The one question a slow router is working on (made on first use)."""
+        if self._asking is None:
+            from gibberish.ui.asking import Asking
+
+            self._asking = Asking(self)
+            self._asking.answered.connect(self._answer)
+        return self._asking
 
     # ================================================================== start / stop
     @property
@@ -237,7 +261,7 @@ class Controller(QObject):
         self.show_notices()
 
     def _connect_events(self) -> None:
-        """Queued connections for events from other threads (runs, the model router).
+        """Queued connections for events from other threads (runs; ``Asking`` has its own).
 
         Made after the first paint: the first use of the ``Qt`` namespace costs ~17 ms.
         """
@@ -248,7 +272,6 @@ class Controller(QObject):
         queued = Qt.ConnectionType.QueuedConnection
         self.events.output_ready.connect(self._output_ready, queued)
         self.events.finished.connect(self._finished, queued)
-        self.proposal_ready.connect(self._open_proposal, queued)
         self._events_connected = True
 
     def _engine_failed(self, error: BaseException) -> None:
@@ -275,6 +298,8 @@ class Controller(QObject):
             return
         self._shut_down = True
         self.watcher.stop()
+        if self._asking is not None:
+            self._asking.cancel()
         if self.host.is_ready:
             engine = self.engine
             try:
@@ -352,15 +377,29 @@ class Controller(QObject):
 
     @guard
     def open_command_bar(self) -> None:
-        from gibberish.ui.command_bar import CommandBar
-
         context = self.capture_context()
+        bar = self._bar()
+        bar.set_tools(self.engine.tools(context.mode))
+        bar.popup()
+
+    def _bar(self) -> CommandBar:
+        """The command bar (made once), its hint naming what free text will be asked."""
         if self.command_bar is None:
+            from gibberish.ui.command_bar import CommandBar
+
             self.command_bar = CommandBar()
             self.command_bar.tool_chosen.connect(self.launch)
-            self.command_bar.text_submitted.connect(self.route_text)
-        self.command_bar.set_tools(self.engine.tools(context.mode))
-        self.command_bar.popup()
+            self.command_bar.text_submitted.connect(self._bar_submitted)
+            self.command_bar.cancel_requested.connect(self.cancel_asking)
+            self.command_bar.settings_requested.connect(self.open_settings)
+        router = self.router
+        name = getattr(router, "name", None)
+        if getattr(router, "instant", True) and self._router is None:
+            hint = "Enter for the closest tools"
+        else:
+            hint = f"Enter to ask {name}" if name else "Enter to ask in your own words"
+        self.command_bar.ask_hint = hint
+        return self.command_bar
 
     @guard
     def show_problem(self, name: str) -> None:
@@ -542,8 +581,20 @@ class Controller(QObject):
 
     # ================================================================== launching
     @guard
-    def launch(self, ref: str, prefilled: Mapping[str, Any] | None = None) -> RunSession | None:
-        """Form → prepare → decision → run. Returns the session, or None when nothing ran."""
+    def launch(
+        self,
+        ref: str,
+        prefilled: Mapping[str, Any] | None = None,
+        *,
+        note: str = "",
+        missing: Sequence[str] = (),
+    ) -> RunSession | None:
+        """Form → prepare → decision → run. Returns the session, or None when nothing ran.
+
+        ``prefilled``, ``note`` and ``missing`` come from a proposal (a model's call): the
+        form shows them, and the person confirms or corrects every value before the Engine
+        decides — a proposal is never a way around the form or the approval.
+        """
         from gibberish.app import EngineError
         from gibberish.skills.render import RenderError
 
@@ -568,6 +619,8 @@ class Controller(QObject):
                 lambda args, t=target: engine.render(t, args),
                 arguments,
                 None,
+                note=note,
+                missing=tuple(missing),
             )
             if values is None:
                 return None
@@ -704,36 +757,86 @@ class Controller(QObject):
 
     @guard
     def route_text(self, text: str) -> None:
-        """Free text from the command bar: ask the router for a proposal, then open it.
+        """Free text (the command bar, or ``ask TEXT`` from a second process) → the router.
 
-        The model-routing follow-up replaces ``self.router``; nothing else changes.
+        An instant router (the fuzzy fallback) answers here and now. A slow one (the local
+        model) is asked on a worker thread by ``asking``; meanwhile the command bar shows
+        the question with a spinner, and Esc cancels it. Either answer ends in ``_answer``.
         """
         text = text.strip()
         if not text:
             return
-        tools = self.engine.tools(self.context.mode)
+        self.cancel_asking()
+        mode = self.context.mode
+        tools = self.engine.tools(mode)
         router = self.router
         if getattr(router, "instant", True):
-            self._open_proposal(router.propose(text, tools), text)
+            self._answer(router.propose(text, tools, mode=mode), text)
             return
-
-        def work() -> None:
-            try:
-                proposal = router.propose(text, tools)
-            except Exception as exc:  # a model that fails is a message, not a crash
-                log.warning("router failed: %s", exc)
-                proposal = None
-            self.proposal_ready.emit(proposal, text)
-
-        self._connect_events()
-        threading.Thread(target=work, name="gibberish-router", daemon=True).start()
+        bar = self._bar()
+        if not bar.isVisible() or bar.input.text().strip() != text:
+            bar.set_tools(tools)
+            bar.popup(text)
+        bar.set_busy(getattr(router, "busy_text", "") or "Thinking…")
+        self.asking.ask(router, text, tools, mode)
 
     @guard
-    def _open_proposal(self, proposal: Proposal | None, text: str) -> None:
-        if proposal is None:
+    def _bar_submitted(self, text: str) -> None:
+        """Enter on free text in the bar: ask the model, or (none configured) say so and
+        list the closest tools for the whole sentence."""
+        from gibberish.ui.routing import FuzzyRouter
+
+        router = self.router
+        if isinstance(router, FuzzyRouter):
+            self._offer(router.choices(text, self.engine.tools(self.context.mode)), text)
+        else:
+            self.route_text(text)
+
+    @guard
+    def cancel_asking(self) -> None:
+        """Forget the question being asked (its answer, when it comes, is dropped)."""
+        if self._asking is not None and self._asking.cancel():
+            bar = self.command_bar
+            if bar is not None and bar.busy:
+                bar.cancel()
+
+    @guard
+    def _answer(self, outcome: Outcome, text: str) -> None:
+        """What the router said, on the GUI thread: open a proposal like a click, or show
+        the choices (unsure, error, nothing in this mode) in the command bar."""
+        from gibberish.ui.routing import Choices, Proposal
+
+        bar = self.command_bar
+        if bar is not None and bar.busy:
+            bar.set_busy(None)
+        if isinstance(outcome, Proposal):
+            if bar is not None:
+                bar.hide()
+            log.info("proposal for %r: %s %s", text[:200], outcome.ref, dict(outcome.arguments))
+            self.launch(
+                outcome.ref, dict(outcome.arguments), note=outcome.note, missing=outcome.missing
+            )
+        elif isinstance(outcome, Choices):
+            if outcome.failed:
+                log.warning("asking about %r failed: %s", text[:200], outcome.message)
+            self._offer(outcome, text)
+        elif bar is not None and bar.isVisible():
+            self._offer(Choices(f"No tool matches “{text}”."), text)
+        else:
             self.notify("No tool found", f"Nothing matches “{text}”.")
-            return
-        self.launch(proposal.ref, dict(proposal.arguments))
+
+    def _offer(self, choices: Choices, text: str) -> None:
+        """Show ``choices`` in the command bar under ``text`` (opening the bar if needed)."""
+        bar = self._bar()
+        if not bar.isVisible():
+            bar.set_tools(self.engine.tools(self.context.mode))
+            bar.popup(text)
+        bar.show_choices(
+            choices.message,
+            choices.refs,
+            failed=choices.failed,
+            settings_link=choices.settings_link,
+        )
 
 
 def _set_autostart(enabled: bool) -> None:

@@ -9,8 +9,10 @@ The preview under the fields is the exact argv that will run, rendered by the En
 every change (the same code the run uses), and a render error — a missing value, a value
 that would be read as an option — is shown right there, naming the field.
 
-``prefilled`` values (the command bar today, the model router next) override defaults,
-so a proposal from a model is something the person sees and can correct before it runs.
+``prefilled`` values (a typed request, a model's proposal) override defaults, so a
+proposal from a model is something the person sees and can correct before it runs. A
+proposal comes with a ``note`` (shown at the top: who proposed it, for which request) and
+the ``missing`` required fields the model did not fill, which stay marked until filled.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from gibberish.ui import icons
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
+    banner,
     code_box,
     fit_to_width,
     heading_label,
@@ -248,6 +251,8 @@ class ParameterForm(QDialog):
         render: Renderer,
         *,
         prefilled: Mapping[str, Any] | None = None,
+        note: str = "",
+        missing: Sequence[str] = (),
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -261,6 +266,8 @@ class ParameterForm(QDialog):
         self.prefill_problems: list[str] = []
         self.argv: list[str] | None = None
         self.error: str | None = None
+        self.attention = [n for n in missing if n in {p.name for p in tool.parameters}]
+        """Fields to mark until they are filled (what a model's proposal left out)."""
         self._ready = False  # fields emit changes while they are built
 
         layout = QVBoxLayout(self)
@@ -270,6 +277,11 @@ class ParameterForm(QDialog):
         title.setObjectName("form-title")
         layout.addWidget(title)
         layout.addWidget(help_label(f"{tool.description}\nFrom the skill “{skill.name}”."))
+        self.note: QLabel | None = None
+        if note:
+            self.note = banner(note, kind="info")
+            self.note.setObjectName("form-note")
+            layout.addWidget(self.note)
 
         form = QFormLayout()
         form.setSpacing(SPACING)
@@ -338,13 +350,15 @@ class ParameterForm(QDialog):
         if self.prefill_problems:
             notes = help_label("Not filled in: " + " ".join(self.prefill_problems))
             notes.setObjectName("form-prefill-problems")
-            layout.insertWidget(2, notes)
+            layout.insertWidget(3 if self.note is not None else 2, notes)
 
         self.setMinimumWidth(500)
         self._ready = True
         self._changed()
         fit_to_width(self, 560)
-        first = next(iter(self.fields.values()), None)
+        first = next(
+            (self.fields[n] for n in self.attention), next(iter(self.fields.values()), None)
+        )
         if first is not None:
             first.editor.setFocus()
 
@@ -380,8 +394,8 @@ class ParameterForm(QDialog):
         if not self._ready:
             return
         missing = self.missing()
-        for f in self.fields.values():
-            f.mark(False)
+        for name, f in self.fields.items():
+            f.mark(name in self.attention and not f.present())
         self.argv = None
         self.error = None
         try:
@@ -417,8 +431,13 @@ class FormPrompter:
         render: Renderer,
         prefilled: Mapping[str, Any] | None = None,
         parent: QWidget | None = None,
+        *,
+        note: str = "",
+        missing: Sequence[str] = (),
     ) -> dict[str, Any] | None:
-        form = ParameterForm(skill, tool, render, prefilled=prefilled, parent=parent)
+        form = ParameterForm(
+            skill, tool, render, prefilled=prefilled, note=note, missing=missing, parent=parent
+        )
         try:
             if form.exec() == QDialog.DialogCode.Accepted:
                 return form.values()

@@ -1,20 +1,27 @@
-"""The seam for asking in your own words: free text in, a proposed tool (and arguments) out.
+"""The seam for asking in your own words: free text in, a proposed tool (or a choice) out.
 
-The command bar hands text it cannot match to ``Controller.route_text``, which asks a
-``TextRouter`` for a ``Proposal``. Today that is ``FuzzyRouter`` (best fuzzy match over
-the whole request, no arguments). The local function-calling model plugs in here next:
-a router whose ``propose`` calls the model and returns the tool it chose with the
-arguments it filled in. Whatever the router says is only a *proposal*: the controller
-opens the parameter form prefilled with it and then asks the Engine for a decision, so a
-model's call goes through exactly the same form and approval as a click (DESIGN §8).
+Free text reaches ``Controller.route_text``, which asks a ``TextRouter``. The answer is
+one of:
 
-A router that may take long (an HTTP call to a model) sets ``instant = False``; the
-controller then runs ``propose`` on a worker thread and comes back to the GUI thread
-with a queued signal, so the tray never freezes while a model thinks.
+* a ``Proposal`` — a tool (``skill.tool``) and the arguments to prefill. It is only a
+  proposal: the controller opens the parameter form prefilled with it (missing fields
+  marked) and then asks the Engine for a decision, so a model's call goes through exactly
+  the same form and approval as a click (DESIGN §8);
+* ``Choices`` — the router could not or would not decide (the model was unsure, the model
+  server is down, nothing is offered in this mode): a line for the person and the tools
+  they might have meant, shown in the command bar to pick from;
+* ``None`` — nothing matches at all.
+
+Two routers exist. ``FuzzyRouter`` (no model configured) is instant: the best fuzzy match
+of the whole sentence. ``ModelRouter`` (``[model] enabled = true``) asks the local
+function-calling model through ``Engine.route``; it sets ``instant = False``, so the
+controller calls it on a worker thread with a cancel event and comes back to the GUI
+thread with a queued signal (``asking.py``) — the tray never freezes while a model thinks.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -22,7 +29,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from gibberish.ui.command_bar import tool_index
 
 if TYPE_CHECKING:
-    from gibberish.app import ToolRef
+    from gibberish.app import Engine, ToolRef
+    from gibberish.assistant import RouteResult
+    from gibberish.assistant.naming import ExposedTool
+    from gibberish.settings import ModelSettings
+    from gibberish.skills.model import Mode
+
+NO_MODEL = "No model configured — Settings → Model"
+MAX_CHOICES = 5
 
 
 @dataclass(frozen=True)
@@ -32,24 +46,138 @@ class Proposal:
     ref: str
     arguments: Mapping[str, Any] = field(default_factory=dict)
     note: str = ""
+    missing: tuple[str, ...] = ()
+    """Required parameters the router could not fill (the form marks them)."""
+
+
+@dataclass(frozen=True)
+class Choices:
+    """No proposal: ``message`` says why, ``refs`` are tools the person may pick from."""
+
+    message: str
+    refs: tuple[str, ...] = ()
+    failed: bool = False
+    """The router could not be asked (an error, shown as one); False when it was unsure."""
+    settings_link: bool = False
+    """Offer a link to the settings (no model configured, model server unreachable …)."""
+
+
+Outcome = Proposal | Choices | None
 
 
 class TextRouter(Protocol):
     instant: bool
+    """False: ``propose`` may take long; the controller calls it on a worker thread."""
+    busy_text: str
+    """What the command bar says while a slow router works ("Asking functiongemma…")."""
 
-    def propose(self, text: str, tools: Sequence[ToolRef]) -> Proposal | None: ...
+    def propose(
+        self,
+        text: str,
+        tools: Sequence[ToolRef],
+        *,
+        mode: Mode | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Outcome: ...
 
 
 class FuzzyRouter:
-    """The fallback router: the best fuzzy match of the whole request (function words skipped)."""
+    """The router without a model: the best fuzzy match of the whole request."""
 
     instant = True
+    busy_text = ""
 
     def __init__(self, min_score: float = 0.3) -> None:
         self.min_score = min_score
 
-    def propose(self, text: str, tools: Sequence[ToolRef]) -> Proposal | None:
+    def propose(
+        self,
+        text: str,
+        tools: Sequence[ToolRef],
+        *,
+        mode: Mode | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Outcome:
         matches = tool_index(tools).rank(text, 1, require_all=False)
         if not matches or matches[0].score < self.min_score:
             return None
         return Proposal(matches[0].item.ref, note=f"Best match for “{text}”")
+
+    def choices(self, text: str, tools: Sequence[ToolRef]) -> Choices:
+        """What the command bar offers for free text when no model is configured."""
+        matches = tool_index(tools).rank(text, MAX_CHOICES, require_all=False)
+        refs = tuple(m.item.ref for m in matches)
+        message = NO_MODEL if refs else f"{NO_MODEL}. Nothing is close to “{text}”."
+        return Choices(message, refs, settings_link=True)
+
+
+class ModelRouter:
+    """Asks the configured local model (``Engine.route``) and turns its answer into an outcome.
+
+    Built by the controller from ``settings.model`` while ``enabled`` is true; a new one is
+    made when those settings change. ``propose`` runs on a worker thread: it touches the
+    Engine only through ``route`` (thread-safe reads of the library) and no Qt object.
+    """
+
+    instant = False
+
+    def __init__(self, engine: Engine, settings: ModelSettings) -> None:
+        self.engine = engine
+        self.settings = settings
+
+    @property
+    def name(self) -> str:
+        return self.settings.model
+
+    @property
+    def busy_text(self) -> str:
+        return f"Asking {self.name}…"
+
+    def propose(
+        self,
+        text: str,
+        tools: Sequence[ToolRef],
+        *,
+        mode: Mode | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Outcome:
+        result = self.engine.route(text, mode=mode, cancel=cancel)
+        return outcome_of(result, self.name, mode)
+
+
+def _ref(tool: ExposedTool) -> str:
+    return f"{tool.skill.name}.{tool.tool.name}"
+
+
+def outcome_of(result: RouteResult, model: str, mode: Mode | None = None) -> Outcome:
+    """A router result (``assistant.router``) as what the UI does next.
+
+    ok / needs_arguments → a ``Proposal`` (the form shows it, marks what is missing);
+    ask_user → the fuzzy candidates, with the model's own guess first when it named a tool;
+    error → the error message and the fuzzy candidates; no_tools → a line saying so.
+    """
+    from gibberish.assistant import RouteStatus
+
+    status = result.status
+    call = result.call
+    if status in (RouteStatus.OK, RouteStatus.NEEDS_ARGUMENTS) and call and call.exposed:
+        missing = tuple(call.missing) if status is RouteStatus.NEEDS_ARGUMENTS else ()
+        note = f"Proposed by {model} for “{result.request}”. Check the values before you run it."
+        if missing:
+            note += f" It did not say: {', '.join(missing)}."
+        return Proposal(_ref(call.exposed), dict(call.arguments), note, missing)
+    refs = tuple(dict.fromkeys(_ref(m.item) for m in result.candidates))
+    if status is RouteStatus.ASK_USER:
+        guesses = [_ref(c.exposed) for c in result.calls if c.exposed is not None]
+        refs = tuple(dict.fromkeys([*guesses, *refs]))[:MAX_CHOICES]
+        if refs:
+            return Choices(f"{model} was not sure what you meant — pick a tool:", refs)
+        return Choices(f"{model} was not sure what you meant, and no tool is close.")
+    if status is RouteStatus.ERROR:
+        return Choices(result.message, refs, failed=True, settings_link=True)
+    if status is RouteStatus.NO_TOOLS:
+        where = f"{mode.value} mode" if mode is not None else "this mode"
+        return Choices(f"No tools are available in {where} — pick another mode in the tray menu.")
+    if status is RouteStatus.CANCELLED:
+        return Choices("Cancelled.")
+    return Choices(result.message or f"{model} gave no usable answer.", refs)

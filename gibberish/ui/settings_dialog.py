@@ -3,8 +3,10 @@
 It edits a copy and returns it (``result_settings``); the controller persists it with
 ``Engine.update_settings`` (``config.toml``, written atomically) and applies the side
 effects — the autostart entry, a reload when the skills folders changed. The model
-section only stores ``ModelSettings`` for now: routing through a local model is the
-next step, and having the endpoint configured ahead of it costs nothing.
+section edits every field of ``ModelSettings`` (``[model]`` in config.toml); the
+controller reads them on each request, so ticking *enabled* switches the command bar to
+the local model as soon as the dialog is saved. Its fields stay editable but dimmed
+while routing is off, so an endpoint can be set up before it is switched on.
 """
 
 from __future__ import annotations
@@ -26,15 +28,24 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QPushButton,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
 from gibberish import paths
-from gibberish.settings import MODEL_APIS, Settings
+from gibberish.settings import (
+    DEFAULT_MODEL_ENDPOINT,
+    DEFAULT_MODEL_NAME,
+    MODEL_APIS,
+    ModelSettings,
+    Settings,
+)
 from gibberish.ui import icons
-from gibberish.ui.widgets import MARGIN, SPACING, help_label
+from gibberish.ui.widgets import MARGIN, SPACING, fit_to_width, help_label
 
+TIMEOUT_RANGE = (1.0, 600.0)
+BUDGET_RANGE = (64, 131072)
 API_LABELS = {
     "ollama-generate": "Ollama (raw prompt, /api/generate)",
     "ollama-chat": "Ollama chat (/api/chat)",
@@ -108,28 +119,7 @@ class SettingsDialog(QDialog):
         form.addRow("Login", self.start_at_login)
         layout.addWidget(general)
 
-        model = QGroupBox("Local model (for asking in your own words)")
-        model_form = QFormLayout(model)
-        model_form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
-        self.model_enabled = QCheckBox("Route typed requests through a local model")
-        self.model_enabled.setObjectName("settings-model-enabled")
-        self.model_enabled.setChecked(settings.model.enabled)
-        model_form.addRow("", self.model_enabled)
-        self.endpoint = QLineEdit(settings.model.endpoint)
-        self.endpoint.setObjectName("settings-model-endpoint")
-        self.endpoint.setPlaceholderText("http://127.0.0.1:11434")
-        model_form.addRow("Endpoint", self.endpoint)
-        self.model_name = QLineEdit(settings.model.model)
-        self.model_name.setObjectName("settings-model-name")
-        model_form.addRow("Model", self.model_name)
-        self.api = QComboBox()
-        self.api.setObjectName("settings-model-api")
-        for api in MODEL_APIS:
-            self.api.addItem(API_LABELS.get(api, api), api)
-        index = self.api.findData(settings.model.api)
-        self.api.setCurrentIndex(max(index, 0))
-        model_form.addRow("API", self.api)
-        layout.addWidget(model)
+        layout.addWidget(self._model_box(settings.model))
 
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
@@ -140,6 +130,75 @@ class SettingsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
         self.setMinimumWidth(520)
+        fit_to_width(self, 520)
+
+    def _model_box(self, current: ModelSettings) -> QGroupBox:
+        box = QGroupBox("Local model (for asking in your own words)")
+        box.setObjectName("settings-model")
+        column = QVBoxLayout(box)
+        self.model_enabled = QCheckBox("Route typed requests through a local model")
+        self.model_enabled.setObjectName("settings-model-enabled")
+        self.model_enabled.setChecked(current.enabled)
+        self.model_enabled.toggled.connect(self._model_toggled)
+        column.addWidget(self.model_enabled)
+        column.addWidget(
+            help_label(
+                "With Ollama: run `ollama pull functiongemma` once, then tick the box. "
+                "What the model proposes still opens the form, and asks before it runs."
+            )
+        )
+        form = QFormLayout()
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        column.addLayout(form)
+        self.endpoint = QLineEdit(current.endpoint)
+        self.endpoint.setObjectName("settings-model-endpoint")
+        self.endpoint.setPlaceholderText(DEFAULT_MODEL_ENDPOINT)
+        form.addRow("Endpoint", self.endpoint)
+        self.model_name = QLineEdit(current.model)
+        self.model_name.setObjectName("settings-model-name")
+        self.model_name.setPlaceholderText(DEFAULT_MODEL_NAME)
+        form.addRow("Model", self.model_name)
+        self.api = QComboBox()
+        self.api.setObjectName("settings-model-api")
+        for api in MODEL_APIS:
+            self.api.addItem(API_LABELS.get(api, api), api)
+        self.api.setCurrentIndex(max(self.api.findData(current.api), 0))
+        form.addRow("API", self.api)
+        self.model_timeout = QDoubleSpinBox()
+        self.model_timeout.setObjectName("settings-model-timeout")
+        self.model_timeout.setRange(*TIMEOUT_RANGE)
+        self.model_timeout.setDecimals(1)
+        self.model_timeout.setSuffix(" s")
+        self.model_timeout.setValue(current.timeout)
+        self.model_timeout.setToolTip(
+            "How long to wait for the model server (connecting, and the whole answer). "
+            "A model that is still loading can take a while the first time."
+        )
+        form.addRow("Timeout", self.model_timeout)
+        self.model_budget = QSpinBox()
+        self.model_budget.setObjectName("settings-model-budget")
+        self.model_budget.setRange(*BUDGET_RANGE)
+        self.model_budget.setSingleStep(256)
+        self.model_budget.setSuffix(" tokens")
+        self.model_budget.setValue(current.budget)
+        self.model_budget.setToolTip(
+            "Roughly how much of the prompt tool descriptions may take. With many skills, "
+            "the tools that fit the request best are sent first."
+        )
+        form.addRow("Prompt budget", self.model_budget)
+        self._model_fields = (
+            self.endpoint,
+            self.model_name,
+            self.api,
+            self.model_timeout,
+            self.model_budget,
+        )
+        self._model_toggled(current.enabled)
+        return box
+
+    def _model_toggled(self, enabled: bool) -> None:
+        for widget in self._model_fields:
+            widget.setEnabled(enabled)
 
     def choose_folder(self) -> str:
         """Ask for a folder (tests replace this method)."""
@@ -168,6 +227,8 @@ class SettingsDialog(QDialog):
             endpoint=self.endpoint.text().strip() or self.original.model.endpoint,
             model=self.model_name.text().strip() or self.original.model.model,
             api=str(self.api.currentData()),
+            timeout=float(self.model_timeout.value()),
+            budget=int(self.model_budget.value()),
         )
         return replace(
             self.original,

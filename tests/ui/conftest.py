@@ -7,6 +7,7 @@ answer what a test says; nothing needs a real tray (``tray_available`` is inject
 
 from __future__ import annotations
 
+import gc
 import stat
 import textwrap
 import time
@@ -136,21 +137,45 @@ class FakeApprovals:
 
 
 class FakeForms:
-    """Answers the parameter form with ``values`` (or cancels with None); records the calls."""
+    """Answers the parameter form with ``values`` (or cancels with None); records the calls.
+
+    ``calls`` holds (``skill.tool``, prefilled arguments); ``extras`` the ``note`` and
+    ``missing`` fields a proposal came with, in the same order.
+    """
 
     def __init__(self, values: dict[str, Any] | None = None, *, cancel: bool = False) -> None:
         self.values = values
         self.cancel = cancel
         self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.extras: list[dict[str, Any]] = []
 
-    def ask(self, skill, tool, render, prefilled=None, parent=None):
+    def ask(self, skill, tool, render, prefilled=None, parent=None, *, note="", missing=()):
         self.calls.append((f"{skill.name}.{tool.name}", dict(prefilled or {})))
+        self.extras.append({"note": note, "missing": tuple(missing)})
         if self.cancel:
             return None
         values = dict(prefilled or {})
         values.update(self.values or {})
         render(values)  # the form never accepts what does not render
         return values
+
+
+@pytest.fixture(autouse=True)
+def collect_qt_garbage_on_the_gui_thread() -> Iterator[None]:
+    """Collect each test's cyclic garbage here, on the GUI thread, then freeze the rest.
+
+    Tests leave Qt objects behind that only the cyclic garbage collector frees (a
+    Controller whose signals are connected to its own methods …). Left alone, the next
+    collection may run on any thread that allocates — a runner, the fake model server, a
+    model worker — and a QObject destroyed there cannot unregister its socket notifiers
+    from the GUI thread's event dispatcher: heap corruption, and a crash in some later
+    test. ``gc.freeze`` moves what survives out of the collector's sight, so the next
+    test's collection is cheap and never reaches back. (The app itself collects on the GUI
+    thread only: ``gui_gc.py``.)
+    """
+    yield
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture

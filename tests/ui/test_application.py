@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 
@@ -10,6 +11,7 @@ from PySide6.QtWidgets import QApplication
 
 from gibberish.ui.application import run_application
 from gibberish.ui.errors import log_path
+from gibberish.ui.gui_gc import GuiGarbageCollector
 from gibberish.ui.launcher import LauncherWindow
 
 
@@ -27,11 +29,13 @@ def test_launcher_mode_runs_until_quit(qtbot, engine) -> None:
         launcher = _launcher()
         assert launcher is not None
         seen.append(launcher.names())
+        seen.append(gc.isenabled())  # collection runs on the GUI thread only (gui_gc.py)
         launcher.trigger("quit")
 
     QTimer.singleShot(300, press_quit)
     assert run_application(lambda: engine, no_tray=False, tray_available=False) == 0
     assert "tool:hello.say_hello" in seen[0]
+    assert seen[1] is False and gc.isenabled()
     assert "gibberish started (launcher)" in log_path().read_text()
     assert _launcher() is None
 
@@ -54,3 +58,28 @@ def test_engine_that_cannot_start_is_a_message_not_a_traceback(qtbot, monkeypatc
     assert run_application(broken) == 1
     assert "skills folder is not readable" in shown[0]
     assert "PermissionError" in log_path().read_text()
+
+
+def test_the_gui_thread_collector_frees_cycles_by_the_thresholds(qtbot) -> None:
+    import weakref
+
+    class Node:
+        pass
+
+    collector = GuiGarbageCollector(interval_ms=10_000)
+    try:
+        collector.threshold = (10**9, 0, 0)
+        assert collector.check() is None  # nothing due: nothing collected
+        assert not gc.isenabled()
+        collector.threshold = (0, 10**9, 10**9)  # anything allocated makes gen 0 due
+        node = Node()
+        node.me = node  # a cycle: only the cyclic collector frees it
+        ref = weakref.ref(node)
+        del node
+        assert ref() is not None
+        assert collector.check() == 0  # the young generation, where the cycle is
+        assert ref() is None
+    finally:
+        collector.stop()
+        collector.deleteLater()
+    assert gc.isenabled()

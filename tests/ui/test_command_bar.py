@@ -83,8 +83,9 @@ def test_command_bar_enter_opens_the_form_and_runs(qtbot, controller) -> None:
 def test_free_text_uses_the_router_and_prefills_the_form(qtbot, controller) -> None:
     class ModelLike:
         instant = False  # runs on a worker thread, like a model would
+        busy_text = "Thinking…"
 
-        def propose(self, text, tools):
+        def propose(self, text, tools, *, mode=None, cancel=None):
             assert {t.ref for t in tools} >= {"hello.echo_text"}
             return Proposal("hello.echo_text", {"text": text.upper()})
 

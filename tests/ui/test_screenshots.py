@@ -23,7 +23,11 @@ EXPECTED = {
     "result-failure",
     "result-truncated",
     "command-bar",
+    "command-bar-asking",
+    "command-bar-no-server",
 }
+SHORT = {"command-bar-asking"}
+"""Pictures that are one line high on purpose (the bar while the model thinks)."""
 
 
 @pytest.mark.slow
@@ -41,4 +45,4 @@ def test_screenshot_script_makes_every_picture(tmp_path: Path) -> None:
     assert made == EXPECTED
     for name in EXPECTED:
         image = QImage(str(tmp_path / f"{name}.png"))
-        assert image.width() >= 150 and image.height() >= 100, name
+        assert image.width() >= 150 and image.height() >= (60 if name in SHORT else 100), name

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from gibberish import desktop, paths
 from gibberish.app import Engine, EngineOptions
-from gibberish.settings import load_settings
+from gibberish.settings import ModelSettings, load_settings
 from gibberish.ui.controller import Controller
 from gibberish.ui.settings_dialog import SettingsDialog
 from tests.conftest import REPO_ROOT
@@ -26,6 +26,8 @@ def test_dialog_edits_a_copy_of_the_settings(qtbot, engine: Engine, tmp_path: Pa
     dialog.endpoint.setText("http://localhost:8080")
     dialog.model_name.setText("gemma-tools")
     dialog.api.setCurrentIndex(dialog.api.findData("openai"))
+    dialog.model_timeout.setValue(12.5)
+    dialog.model_budget.setValue(1024)
     new = dialog.result_settings()
     assert new.extra_skills_dirs == (str(tmp_path / "more"),)
     assert (new.auto_mode, new.grace_period, new.start_at_login) == (False, 2.5, True)
@@ -35,6 +37,7 @@ def test_dialog_edits_a_copy_of_the_settings(qtbot, engine: Engine, tmp_path: Pa
         "gemma-tools",
         "openai",
     )
+    assert (new.model.timeout, new.model.budget) == (12.5, 1024)
     assert engine.settings.grace_period == 5.0  # untouched until saved
     dialog.folders.setCurrentRow(0)
     dialog.remove_selected()
@@ -64,6 +67,40 @@ def test_saving_persists_and_applies_start_at_login(qtbot, controller: Controlle
     dialog.accept()
     assert not entry.exists()
     assert load_settings().settings.start_at_login is False
+
+
+def test_model_settings_are_saved_to_the_model_table(qtbot, controller: Controller) -> None:
+    controller.open_settings()
+    dialog = controller.dialogs["settings"]
+    assert [dialog.api.itemData(i) for i in range(dialog.api.count())] == [
+        "ollama-generate",
+        "ollama-chat",
+        "openai",
+    ]
+    dialog.model_enabled.setChecked(True)
+    dialog.endpoint.setText("http://127.0.0.1:8080/v1")
+    dialog.model_name.setText("qwen-tools")
+    dialog.api.setCurrentIndex(dialog.api.findData("openai"))
+    dialog.model_timeout.setValue(45)
+    dialog.model_budget.setValue(4096)
+    dialog.findChild(object, "settings-save").click()
+    model = load_settings().settings.model
+    assert model == ModelSettings(
+        enabled=True,
+        endpoint="http://127.0.0.1:8080/v1",
+        model="qwen-tools",
+        api="openai",
+        timeout=45.0,
+        budget=4096,
+    )
+    assert "[model]" in paths.config_file().read_text()
+    routed = controller.engine.model_settings()
+    assert (routed.endpoint, routed.model, routed.api.value) == (
+        "http://127.0.0.1:8080/v1",
+        "qwen-tools",
+        "openai",
+    )
+    assert (routed.timeout, routed.budget) == (45.0, 4096)
 
 
 def test_adding_a_skills_folder_reloads_the_menu(
