@@ -337,15 +337,19 @@ class _HttpClient:
             line = line.strip()
             if not line:
                 continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                raise self.bad_json() from None
-            if not isinstance(obj, dict):
-                raise self.bad_json()
-            if "error" in obj:
-                raise self.server_error(obj["error"])
-            yield obj
+            yield self.decode_object(line)
+
+    def decode_object(self, text: str) -> dict[str, Any]:
+        """One streamed JSON object; a reply that is not one, or says ``error``, raises."""
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            raise self.bad_json() from None
+        if not isinstance(obj, dict):
+            raise self.bad_json()
+        if "error" in obj:
+            raise self.server_error(obj["error"])
+        return obj
 
     def options(self) -> dict[str, Any]:
         opts: dict[str, Any] = {}
@@ -502,14 +506,7 @@ class OpenAIChatClient(_HttpClient):
             payload = line[5:].strip()
             if payload == "[DONE]":
                 break
-            try:
-                chunk = json.loads(payload)
-            except ValueError:
-                raise self.bad_json() from None
-            if not isinstance(chunk, dict):
-                raise self.bad_json()
-            if "error" in chunk:
-                raise self.server_error(chunk["error"])
+            chunk = self.decode_object(payload)
             delta = _first_choice(chunk).get("delta") or {}
             piece = delta.get("content") or ""
             if piece:

@@ -12,14 +12,13 @@ Engine like any click, which says so when the skill is gone. Qt-free.
 
 from __future__ import annotations
 
-import contextlib
 import marshal
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gibberish import paths
+from gibberish.fileio import atomic_write_bytes
 
 if TYPE_CHECKING:
     from gibberish.app import Engine
@@ -130,19 +129,9 @@ def save(engine: Engine, context: Any, path: Path | None = None) -> bool:
     blob = _encode(snapshot(engine, context))
     if _last_written.get(path) == blob and path.is_file():
         return False
-    import tempfile
-
-    tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".menu-", suffix=".cache", dir=path.parent)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(blob)
-        os.replace(tmp, path)
+        atomic_write_bytes(path, blob)
     except OSError:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
         return False
     _last_written[path] = blob
     return True
