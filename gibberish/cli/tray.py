@@ -9,10 +9,14 @@ import sys
 
 import click
 
-from gibberish.cli.common import CliState, pass_state
+from gibberish.cli.common import CliState, fail, pass_state
+from gibberish.cli.display import display_problem
 
 
 def start_tray(state: CliState, *, no_tray: bool) -> None:
+    problem = display_problem()
+    if problem:
+        fail(problem, 1)
     from gibberish.ui.application import run_application
 
     sys.exit(run_application(state.build_engine, no_tray=no_tray))
