@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import json
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,7 @@ from gibberish.runner import (
     start,
     working_directory,
 )
-from gibberish.settings import LoadedSettings, Settings, load_settings, save_settings
+from gibberish.settings import Settings, load_settings, save_settings
 from gibberish.skills.library import LibraryChanges, SkillLibrary, SkillSource
 from gibberish.skills.model import (
     Diagnostic,
@@ -147,12 +148,6 @@ class Engine:
             self.library = SkillLibrary(self._sources())
             self._loaded = False
 
-    def reload_settings(self) -> LoadedSettings:
-        loaded = load_settings(self.options.settings_path)
-        self._settings = loaded.settings
-        self._notices.extend(loaded.notices)
-        return loaded
-
     def notices(self) -> list[str]:
         """One-time messages for the user (broken settings, tampered approvals ...), drained."""
         out, self._notices = self._notices, []
@@ -250,8 +245,6 @@ class Engine:
 
     def set_mode(self, mode: Mode | None) -> None:
         """``None`` switches to automatic detection; a mode pins it."""
-        from dataclasses import replace
-
         if mode is None:
             self.update_settings(replace(self._settings, auto_mode=True))
         else:
@@ -534,8 +527,6 @@ def parse_cli_arguments(
     For an array parameter every ``--arg`` adds one item, so ``--arg path=a --arg path=b``
     is ``["a", "b"]`` and a single ``--arg path=a`` is ``["a"]``; values are never split.
     """
-    import json
-
     out: dict[str, Any] = {}
     if args_json:
         try:

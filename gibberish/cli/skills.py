@@ -75,6 +75,12 @@ def list_command(state: CliState, as_json: bool, mode: str | None) -> None:
         click.echo(f"\n{len(broken)} skill(s) failed to load; see `gibberish skills check`.")
 
 
+def _library_only(diagnostics: list[Diagnostic], skills: list[SkillDefinition]) -> list[Diagnostic]:
+    """Diagnostics about the folders themselves (overrides, unreadable folders ...)."""
+    own = {d for s in skills for d in s.diagnostics}
+    return [d for d in diagnostics if d not in own]
+
+
 def _check_targets(
     paths: tuple[Path, ...], profile: Profile
 ) -> tuple[list[SkillDefinition], list[Diagnostic]]:
@@ -88,12 +94,9 @@ def _check_targets(
         elif path.is_dir():
             library = SkillLibrary([SkillSource(path, Trust.USER)], profile=profile)
             library.load()
-            skills.extend(library.skills())
-            extra.extend(
-                d
-                for d in library.diagnostics()
-                if d not in {x for s in library.skills() for x in s.diagnostics}
-            )
+            found = library.skills()
+            skills.extend(found)
+            extra.extend(_library_only(library.diagnostics(), found))
         else:
             fail(f"{path}: no such file or folder.")
     return skills, extra
@@ -120,8 +123,7 @@ def check_command(state: CliState, paths: tuple[Path, ...], profile: str, as_jso
     else:
         engine = state.engine()
         skills = engine.skills()
-        own = {d for s in skills for d in s.diagnostics}
-        extra = [d for d in engine.diagnostics() if d not in own]
+        extra = _library_only(engine.diagnostics(), skills)
     diagnostics = extra + [d for s in skills for d in s.diagnostics]
     errors = sum(d.is_error for d in diagnostics)
     warnings = len(diagnostics) - errors

@@ -28,7 +28,7 @@ from typing import Any
 
 from gibberish.skills import fields as F
 from gibberish.skills.body import parse_body
-from gibberish.skills.frontmatter import parse_frontmatter
+from gibberish.skills.frontmatter import Frontmatter, parse_frontmatter
 from gibberish.skills.model import (
     Diagnostic,
     ParameterDefinition,
@@ -458,38 +458,27 @@ def _parse_text(
         diags.extend(body_diags)
         body = body.strip("\n")
     diags.sort(key=lambda d: d.line or 0)
-    if front is None:
-        skill = SkillDefinition(
-            name=name,
-            source_path=path,
-            tools=tools,
-            body=body,
-            trust=trust,
-            profile=profile,
-            source_sha256=sha256,
-            diagnostics=tuple(diags),
-        )
-    else:
-        skill = SkillDefinition(
-            name=front.name or name,
-            source_path=path,
-            version=front.version,
-            description=front.description,
-            author=front.author,
-            modes=front.modes,
-            read_only=front.read_only,
-            always_ask=front.always_ask,
-            timeout_secs=front.timeout_secs,
-            network=front.network,
-            secrets=front.secrets,
-            tools=tools,
-            body=body,
-            extra=front.extra,
-            trust=trust,
-            profile=profile,
-            source_sha256=sha256,
-            diagnostics=tuple(diags),
-        )
+    front = front or Frontmatter()  # broken frontmatter: every field at its default
+    skill = SkillDefinition(
+        name=front.name or name,
+        source_path=path,
+        version=front.version,
+        description=front.description,
+        author=front.author,
+        modes=front.modes,
+        read_only=front.read_only,
+        always_ask=front.always_ask,
+        timeout_secs=front.timeout_secs,
+        network=front.network,
+        secrets=front.secrets,
+        tools=tools,
+        body=body,
+        extra=front.extra,
+        trust=trust,
+        profile=profile,
+        source_sha256=sha256,
+        diagnostics=tuple(diags),
+    )
     if any(d.code == F.E_CONTROL_CHARACTER for d in diags):
         skill = _defang(skill)
     return skill
