@@ -1,4 +1,4 @@
-"""Project-wide rules: lint, formatting, and the layering of DESIGN.md §2."""
+"""Project-wide rules: lint, formatting, and the layering of docs/adr/0001-layers.md."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Knows nothing of skills or approval: it gets a :class:`RunSpec` (argv, cwd, environment,
 limits) and returns a :class:`RunResult` whose :class:`Envelope` is the JSON the rest of
-gibberish shows or hands to a model (DESIGN §5).
+gibberish shows or hands to a model (docs/adr/0008-running-a-tool.md).
 
 Modules, one job each: ``spec`` (what to run), ``env`` (the child environment),
 ``workdir`` (where), ``program`` (finding the program, launch errors), ``process``
@@ -10,7 +10,7 @@ Modules, one job each: ``spec`` (what to run), ``env`` (the child environment),
 group and run-id sweep), ``supervise`` (one run's life), ``workers`` (threads),
 ``handle`` (the public start/run/RunHandle), ``envelope`` (the result).
 
-Decisions (where DESIGN §5 left a choice):
+Decisions beyond docs/adr/0008-running-a-tool.md:
 
 * **Cancel** reports exit code 130 (the shell's "interrupted", 128 + SIGINT) and error
   ``Cancelled``, whatever signal ended the process; cancelled before the process started:

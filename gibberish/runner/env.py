@@ -33,7 +33,7 @@ ALLOWED_NAMES: Final = frozenset(
         "XAUTHORITY",
     }
 )
-#: The POSIX locale categories (``LC_*`` in DESIGN §5): only these, since ssh forwards
+#: The POSIX locale categories (``LC_*`` in docs/adr/0008-running-a-tool.md): only these, since ssh forwards
 #: any ``LC_`` name a client sets.
 LOCALE_NAMES: Final = frozenset(
     {

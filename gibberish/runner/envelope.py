@@ -1,4 +1,4 @@
-"""The result of a run, as the UI, the CLI and a model see it (DESIGN §5).
+"""The result of a run, as the UI, the CLI and a model see it (docs/adr/0008-running-a-tool.md).
 
 The envelope is deliberately small and JSON-shaped: ``success, exit_code, output,
 truncated, duration_ms`` always, ``error`` only on failure, ``parsed`` only when the
@@ -79,7 +79,7 @@ class Envelope:
         return self.parsed is not ABSENT
 
     def to_dict(self) -> dict[str, Any]:
-        """Exactly the DESIGN §5 keys; ``error`` on failure, ``parsed`` when present."""
+        """Exactly the docs/adr/0008-running-a-tool.md keys; ``error`` on failure, ``parsed`` when present."""
         data: dict[str, Any] = {
             "success": self.success,
             "exit_code": self.exit_code,

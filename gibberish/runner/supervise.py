@@ -1,6 +1,6 @@
 """One started process, from spawn to reaped: read, wait, time out, cancel, clean up.
 
-Everything here runs on the run's own thread. The rules it implements (DESIGN §5):
+Everything here runs on the run's own thread. The rules it implements (docs/adr/0009-what-a-run-leaves-behind.md):
 
 * Output is read as it arrives, in large non-blocking reads, and handed to a sink.
 * Timeout or cancel: SIGTERM to the process group *and*, in the same instant, to every

@@ -1,4 +1,4 @@
-"""SKILL.md frontmatter: find it, load its YAML, type-check every field (DESIGN §3).
+"""SKILL.md frontmatter: find it, load its YAML, type-check every field (docs/adr/0002-skill-md-parsing.md).
 
 Works on the file's text with LF line ends and no BOM, so that every diagnostic can
 carry the real SKILL.md line number. The YAML is loaded with the C safe

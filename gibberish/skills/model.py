@@ -21,7 +21,7 @@ class Severity(StrEnum):
 
 
 class Trust(StrEnum):
-    """Where a skill came from, which decides how much it is trusted (DESIGN §6)."""
+    """Where a skill came from, which decides how much it is trusted (docs/adr/0010-trust-table.md)."""
 
     BUNDLED = "bundled"
     USER = "user"
@@ -36,7 +36,7 @@ class Mode(StrEnum):
 
 
 class Profile(StrEnum):
-    """Which rules a SKILL.md is checked against (DESIGN §3)."""
+    """Which rules a SKILL.md is checked against (docs/adr/0002-skill-md-parsing.md)."""
 
     GIBBERISH = "gibberish"
     AGENTSKILLS = "agentskills"

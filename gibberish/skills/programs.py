@@ -1,4 +1,4 @@
-"""Which programs run code, and where a template's values would reach it (DESIGN §4).
+"""Which programs run code, and where a template's values would reach it (docs/adr/0006-code-running-programs.md).
 
 A template is never run by a shell, but the programs it names interpret some of their
 arguments: ``sh -c CODE``, ``python SCRIPT``, ``env PROGRAM``, ``sudo -s``, an awk or
@@ -19,7 +19,7 @@ Public surface:
   a scan, so the common template never starts one.
 * :data:`MARK` stands for a placeholder inside a word's text.
 
-Decisions where DESIGN §4 is silent:
+Decisions beyond docs/adr/0006-code-running-programs.md:
 
 * Values are never interpreted by gibberish, but programs interpret some of their
   arguments: a placeholder where a program would run it as code is an error, as is one
@@ -62,7 +62,7 @@ _FLAG_KINDS = (PlaceholderKind.FLAG, PlaceholderKind.FLAG_EQUALS)
 
 
 # ---------------------------------------------------------------------------------------
-# What each program's command line looks like (DESIGN §4: a value may never choose the
+# What each program's command line looks like (docs/adr/0006-code-running-programs.md: a value may never choose the
 # program or be parsed as code).
 #
 # Each known program has a spec: what kind of command line it has and the role of each

@@ -1,4 +1,4 @@
-"""Bash's lexical rules, the parts a command template needs (DESIGN §4).
+"""Bash's lexical rules, the parts a command template needs (docs/adr/0004-own-quote-removal.md).
 
 Two jobs, both about how bash reads characters inside words:
 
@@ -10,7 +10,7 @@ Two jobs, both about how bash reads characters inside words:
 Quote removal:
 
 bashlex's ``WordNode.word`` flattens mixed quoting such as ``a"b c"'d'`` inconsistently,
-and ``shlex`` follows POSIX rules that differ from bash in corners (and DESIGN §4 rules it
+and ``shlex`` follows POSIX rules that differ from bash in corners (and docs/adr/0004-own-quote-removal.md rules it
 out), so each word's *source span* is unquoted here with bash's rules:
 
 * ``'...'``: everything literal, backslashes included.

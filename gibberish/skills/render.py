@@ -1,4 +1,4 @@
-"""Turn a tool's template and a set of arguments into an argv (DESIGN §4).
+"""Turn a tool's template and a set of arguments into an argv (docs/adr/0007-placeholders-and-values.md).
 
 Pure: no process is started and the filesystem is not read. Values are substituted
 *after* the template was split into words, so a value is always exactly one argument
@@ -9,7 +9,7 @@ Every problem a caller can cause is a :class:`RenderError` whose message names t
 parameter and says what was expected, because it ends up in front of a person (or a
 model that has to correct its call).
 
-Decisions where DESIGN §4 is silent:
+Decisions beyond docs/adr/0007-placeholders-and-values.md:
 
 * A value of ``None`` means "not given". The caller's value wins over the Parameters
   table default, which wins over a ``{{x:default}}``.

@@ -1,4 +1,4 @@
-"""Parse and check a tool's ``#### Command`` block (DESIGN §4).
+"""Parse and check a tool's ``#### Command`` block (docs/adr/0003-no-shell-ever.md).
 
 A template is exactly one simple command made of words: the program, then arguments,
 with ``{{placeholders}}`` inside words. It is never run by a shell, so anything a shell
@@ -31,7 +31,7 @@ How a template is read:
 
 The diagnostic codes are stable; ``CODES`` lists every one with a one-line summary.
 
-Decisions where DESIGN §4 is silent:
+Decisions beyond docs/adr/0003-no-shell-ever.md:
 
 * Placeholder names are ``[A-Za-z_][A-Za-z0-9_]*`` (blanks inside the braces are allowed)
   and are recognised inside quotes too. A modifier starting with ``-`` is a flag, so

@@ -1,7 +1,7 @@
 """What the user is doing right now, from the desktop: the focused app and the microphone.
 
 These probes feed mode detection (``modes.py``) and give the Engine the focused app's
-working folder (runs start in its git root, DESIGN §5). Each one is small, has no
+working folder (runs start in its git root, docs/adr/0008-running-a-tool.md). Each one is small, has no
 dependency beyond psutil and an optional command-line tool, and answers ``None`` when it
 cannot tell — no exception, no output — so a desktop without X11 or PulseAudio simply
 falls back to Global / manual mode.

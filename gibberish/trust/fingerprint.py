@@ -1,7 +1,7 @@
 """The fingerprint of a skill: one SHA-256 that changes when any file in its folder changes.
 
 Approvals are given to a fingerprint, not to a name, so editing SKILL.md *or* a script
-the skill runs means asking again (DESIGN §6). The digest is SHA-256 over the sorted list
+the skill runs means asking again (docs/adr/0010-trust-table.md). The digest is SHA-256 over the sorted list
 of ``(relative path, SHA-256 of the entry)`` pairs; the per-file map is kept too, so the
 approval dialog can say *which* files changed.
 

@@ -1,6 +1,6 @@
 """Modes (Global, Dev, Meeting, Writer): which skills are offered, chosen by hand or guessed.
 
-DESIGN §7: a skill is offered when its ``modes`` contain Global or the current mode. The
+docs/adr/0012-modes-and-context.md: a skill is offered when its ``modes`` contain Global or the current mode. The
 current mode is the user's manual choice (kept in the integrator's config) or, when the
 tray is on "Automatic", detected from the desktop:
 

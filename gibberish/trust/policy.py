@@ -1,4 +1,4 @@
-"""The decision table of DESIGN §6: given what a tool is and what the user approved, run or ask.
+"""The decision table of docs/adr/0010-trust-table.md: given what a tool is and what the user approved, run or ask.
 
 This is the one place the rule lives. The Engine builds a ``ToolPolicy`` from the loaded
 skill, asks the ``ApprovalStore`` for an ``ApprovalState`` of the skill's current

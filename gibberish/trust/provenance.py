@@ -1,7 +1,7 @@
 """Where an imported skill came from: ``.gibberish-source.json`` in its folder.
 
 Importers (git, zip, URL, folder) write this file when they copy a skill in; its mere
-presence makes the skill ``untrusted`` (DESIGN §6), so every run asks with a warning
+presence makes the skill ``untrusted`` (docs/adr/0010-trust-table.md), so every run asks with a warning
 banner. The file is excluded from the fingerprint (it records the fingerprint at import
 time, so it cannot be part of it). Format::
 

@@ -1,4 +1,4 @@
-"""The desktop front end (PySide6). The only package that imports Qt (DESIGN §2).
+"""The desktop front end (PySide6). The only package that imports Qt (docs/adr/0001-layers.md).
 
 Everything here talks to the application through ``gibberish.app.Engine``; no widget
 parses a skill, renders a command or starts a process itself. ``application.run_application``

@@ -1,6 +1,6 @@
 """The approval / confirm dialog, driven entirely by the Engine's ``Decision``.
 
-What a person must see before something runs on their computer (DESIGN §6): the skill
+What a person must see before something runs on their computer (docs/adr/0010-trust-table.md): the skill
 and its trust level (with the warning banner for untrusted skills), the tool and what it
 says it does, the exact argv, the working folder, the timeout, whether it uses the
 network, and — after a change — which files changed since the last approval.

@@ -1,6 +1,6 @@
 """The "Approvals…" dialog: which skills may run without asking, and a way to take that back.
 
-An approval belongs to one exact fingerprint of a skill (DESIGN §6), so the list shows
+An approval belongs to one exact fingerprint of a skill (docs/adr/0010-trust-table.md), so the list shows
 when it was given and from which folder; "Revoke" forgets it and the next run asks again.
 """
 

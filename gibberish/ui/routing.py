@@ -6,7 +6,7 @@ one of:
 * a ``Proposal`` — a tool (``skill.tool``) and the arguments to prefill. It is only a
   proposal: the controller opens the parameter form prefilled with it (missing fields
   marked) and then asks the Engine for a decision, so a model's call goes through exactly
-  the same form and approval as a click (DESIGN §8);
+  the same form and approval as a click (docs/adr/0013-model-feed.md);
 * ``Choices`` — the router could not or would not decide (the model was unsure, the model
   server is down, nothing is offered in this mode): a line for the person and the tools
   they might have meant, shown in the command bar to pick from;

@@ -402,7 +402,7 @@ def test_body_is_kept():
     assert skill.body.startswith("### hello")
 
 
-# --- control characters (security review M7) ---------------------------------------------
+# --- control characters ---------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -397,7 +397,7 @@ def test_metadata_that_is_not_plain_data(bad):
     assert "metadata" not in skill.extra
 
 
-# --- hostile YAML (security review M5, M6) -------------------------------------------------
+# --- hostile YAML (aliases, anchors, deep nesting) -------------------------------------------------
 
 
 def _alias_bomb(levels: int = 8, fanout: int = 10) -> str:
@@ -554,7 +554,7 @@ def test_describe_is_bounded_for_deep_values():
     assert text.startswith("list [[[") and len(text) <= 60
 
 
-# --- control characters in values (M7) ---------------------------------------------------
+# --- control characters in values ---------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -494,7 +494,7 @@ def test_racy_but_unchanged_skills_are_not_parsed_again(tmp_path, parse_calls):
     assert parse_calls == []  # re-checked by content digest, not parsed
 
 
-# --- one skill never stops the others (security review M5) ----------------------------------
+# --- one skill never stops the others ----------------------------------
 
 
 def test_deeply_nested_frontmatter_does_not_stop_its_siblings(tmp_path):
@@ -553,7 +553,7 @@ def test_any_exception_for_one_skill_is_contained(tmp_path, monkeypatch):
     assert "ValueError: bad walk" in only(lib.get("boom"), "E-INTERNAL").message
 
 
-# --- source_sha256 (H1) ---------------------------------------------------------------------
+# --- source_sha256 ---------------------------------------------------------------------
 
 
 def test_loaded_skill_carries_the_sha256_of_its_file(tmp_path):

@@ -235,7 +235,7 @@ def test_any_yaml_like_frontmatter_never_raises(lines):
     assert skill == parse_skill_text(text, path=path)  # comparable: the library relies on it
 
 
-# --- source_sha256 (security review H1) ---------------------------------------------------
+# --- source_sha256  ---------------------------------------------------
 
 
 def test_source_sha256_is_the_digest_of_the_exact_file_bytes(tmp_path):
@@ -272,7 +272,7 @@ def test_source_sha256_is_empty_when_nothing_was_read(tmp_path):
     assert parse_skill_file(tmp_path / "demo" / "SKILL.md").source_sha256 == ""
 
 
-# --- a parser bug never escapes (M5) -------------------------------------------------------
+# --- a parser bug never escapes -------------------------------------------------------
 
 
 def test_an_exception_while_parsing_becomes_e_internal(tmp_path, monkeypatch):
@@ -298,7 +298,7 @@ def test_deeply_nested_metadata_does_not_raise(tmp_path):
     assert codes(skill) == ["E-YAML"]
 
 
-# --- control characters (M7) ---------------------------------------------------------------
+# --- control characters ---------------------------------------------------------------
 
 
 def test_raw_escape_in_the_frontmatter_is_a_control_character_error(tmp_path):

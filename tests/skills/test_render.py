@@ -1,4 +1,4 @@
-"""Rendering a template with arguments into an argv (DESIGN §4): each placeholder form
+"""Rendering a template with arguments into an argv (docs/adr/0007-placeholders-and-values.md): each placeholder form
 for each type, absent values, defaults, type errors, URL encoding, the injection guard,
 NUL bytes, ``./`` programs and ``~/``."""
 

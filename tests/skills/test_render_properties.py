@@ -1,4 +1,4 @@
-"""Properties of rendering that must hold for *any* value (DESIGN §4): a value is exactly
+"""Properties of rendering that must hold for *any* value (docs/adr/0007-placeholders-and-values.md): a value is exactly
 one argument, unchanged, whatever characters it holds; an array gives one argument per
 item; the injection guard refuses exactly the values that start with ``-``."""
 

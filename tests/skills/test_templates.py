@@ -1,4 +1,4 @@
-"""Template parsing (DESIGN §4): accepted shapes, every rejected construct, quote removal,
+"""Template parsing (docs/adr/0003-no-shell-ever.md): accepted shapes, every rejected construct, quote removal,
 placeholders, inline code, URL queries, the cross-check against parameters, and the fast
 path giving exactly what the bashlex path gives."""
 
@@ -377,8 +377,7 @@ def test_not_inline_code(source: str) -> None:
     assert "ssh" in source or diags == []
 
 
-# Each of these loaded without any error before the scan was made robust (security
-# review H3): options with values, `--`, attached code, flag placeholders, wrappers,
+# Each of these once loaded without any error: options with values, `--`, attached code, flag placeholders, wrappers,
 # and programs that were not known to take code.
 INLINE_CODE_BYPASSES = [
     "bash -o pipefail -c 'grep {{x}} f'",
@@ -488,7 +487,7 @@ def test_sed_scripts_written_out_are_not_warned_about() -> None:
 
 
 # ---------------------------------------------------------------------------------------
-# A value may not choose what runs (security review L2, M1)
+# A value may not choose what runs
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The decision table of DESIGN §6, cell by cell."""
+"""The decision table of docs/adr/0010-trust-table.md, cell by cell."""
 
 from __future__ import annotations
 
