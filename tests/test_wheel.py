@@ -50,7 +50,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _gibberish(target: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(target)}
     return subprocess.run(
-        [sys.executable, "-m", "gibberish", *args],
+        [str(target / "bin" / "gibberish"), *args],  # the console script the wheel installs
         cwd=target.parent, env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
 
