@@ -13,7 +13,8 @@ from typing import NoReturn
 
 import click
 
-from gibberish.app import Engine, EngineError, PreparedRun, parse_cli_arguments
+from gibberish.app import MAX_TIMEOUT, Engine, EngineError, PreparedRun
+from gibberish.cli.arguments import parse_cli_arguments
 from gibberish.cli.common import CliState, pass_state, print_json, printable
 from gibberish.runner import Envelope
 from gibberish.skills.render import RenderError
@@ -114,7 +115,9 @@ def execute(engine: Engine, prepared: PreparedRun, *, yes: bool, compact: bool) 
     "--cwd", type=click.Path(path_type=Path), help="Run here instead of the git root / home."
 )
 @click.option(
-    "--timeout", type=float, help="Seconds before the run is stopped (overrides the skill)."
+    "--timeout",
+    type=click.FloatRange(min=0, max=MAX_TIMEOUT, min_open=True),
+    help=f"Seconds before the run is stopped (overrides the skill; at most {MAX_TIMEOUT:g}).",
 )
 @click.option("--json", "compact", is_flag=True, help="Print the envelope as one JSON line.")
 @click.option("--yes", "-y", is_flag=True, help="Approve this one run without asking.")
