@@ -1,0 +1,174 @@
+"""``gibberish sync``: plans, writes, second runs, and never touching what is not ours."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gibberish import paths
+from gibberish.cli import cli
+from gibberish.interop import agents
+from gibberish.interop.sync import Action
+from gibberish.interop.sync_all import apply_sync, plan_sync
+from gibberish.skills.parser import parse_skill_file
+from tests.interop.conftest import ART_FILES, INSTRUCTION_SKILL, write_skill
+
+
+def _sync(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, ["--no-bundled", "sync", *args])
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def home() -> Path:
+    return Path(os.environ["HOME"])
+
+
+@pytest.fixture
+def art(home: Path) -> Path:
+    return write_skill(paths.user_skills_dir(), "art", INSTRUCTION_SKILL, ART_FILES)
+
+
+def test_dry_run_then_sync_then_nothing_to_do(home: Path, art: Path) -> None:
+    (home / ".claude").mkdir()
+    code, out = _sync("--dry-run")
+    assert code == 0, out
+    assert "claude-code  create  ~/.claude/skills/art/SKILL.md" in out
+    assert "Dry run" in out and not (home / ".claude" / "skills").exists()
+
+    code, out = _sync()
+    assert code == 0, out
+    copied = home / ".claude" / "skills" / "art"
+    assert (copied / "SKILL.md").read_bytes() == (art / "SKILL.md").read_bytes()
+    assert (copied / "docs" / "colors.txt").read_text() == "teal, coral\n"
+
+    code, out = _sync()
+    assert code == 0 and "nothing to do" in out, out
+
+
+def test_detects_installed_agents_only(home: Path, art: Path) -> None:
+    (home / ".gemini").mkdir()
+    (home / ".cursor").mkdir()
+    code, out = _sync("--dry-run")
+    assert code == 0, out
+    assert "~/.gemini/skills/art/SKILL.md" in out and "~/.cursor/skills/art/SKILL.md" in out
+    assert ".claude" not in out and ".agents" not in out
+
+
+def test_every_target_gets_its_folder(home: Path, art: Path, tmp_path: Path) -> None:
+    code, out = _sync(*agents.TARGET_NAMES)
+    assert code == 0, out
+    for name in agents.TARGET_NAMES:
+        folder = agents.target(name).skills_dir(home, None)
+        if folder is None:
+            assert "opencode: has no user-level skills folder" in out
+            continue
+        assert (folder / "art" / "SKILL.md").is_file(), name
+    project = tmp_path / "proj"
+    project.mkdir()
+    code, out = _sync("--project", str(project), *agents.TARGET_NAMES)
+    assert code == 0, out
+    for rel in (".claude", ".agents", ".gemini", ".cursor", ".github", ".devin", ".opencode"):
+        assert (project / rel / "skills" / "art" / "SKILL.md").is_file(), rel
+
+
+def test_an_edited_file_survives_and_is_reported(home: Path, art: Path) -> None:
+    _sync("claude-code")
+    copied = home / ".claude" / "skills" / "art" / "SKILL.md"
+    copied.write_text(copied.read_text() + "\nMy own note.\n")
+    (art / "SKILL.md").write_text(INSTRUCTION_SKILL.replace("1.0.0", "1.1.0"))
+    code, out = _sync("claude-code")
+    assert code == 0, out
+    assert "skip-edited" in out and "~/.claude/skills/art/SKILL.md" in out
+    assert copied.read_text().endswith("My own note.\n")
+    assert "1.0.0" in copied.read_text()
+
+
+def test_unedited_files_follow_the_skill_and_removals_spare_foreign_files(
+    home: Path, art: Path
+) -> None:
+    _sync("claude-code")
+    target = home / ".claude" / "skills" / "art"
+    (art / "SKILL.md").write_text(INSTRUCTION_SKILL.replace("1.0.0", "2.0.0"))
+    (art / "unused.txt").unlink()
+    code, out = _sync("claude-code")
+    assert "update" in out and "remove" in out, out
+    assert "2.0.0" in (target / "SKILL.md").read_text()
+    assert not (target / "unused.txt").exists()
+
+    (target / "mine.txt").write_text("a person's file\n")
+    (art / "SKILL.md").unlink()  # the skill goes away
+    code, out = _sync("claude-code")
+    assert code == 0, out
+    assert (target / "mine.txt").read_text() == "a person's file\n"
+    assert not (target / "SKILL.md").exists() and not (target / "code.js").exists()
+    assert target.is_dir()  # not empty: the folder stays
+
+
+def test_removing_a_skill_removes_the_folders_it_created(home: Path, art: Path) -> None:
+    _sync("gemini-cli")
+    assert (home / ".gemini" / "skills" / "art" / "docs").is_dir()
+    for path in sorted(art.rglob("*"), reverse=True):
+        path.unlink() if path.is_file() else path.rmdir()
+    art.rmdir()
+    code, out = _sync("gemini-cli")
+    assert code == 0, out
+    assert not (home / ".gemini" / "skills" / "art").exists()
+    assert (home / ".gemini" / "skills").is_dir()
+
+
+def test_a_foreign_skill_folder_is_never_touched(home: Path, art: Path) -> None:
+    foreign = home / ".claude" / "skills" / "art"
+    foreign.mkdir(parents=True)
+    (foreign / "SKILL.md").write_text("someone else's\n")
+    code, out = _sync("claude-code")
+    assert code == 0, out
+    assert "skip-foreign" in out and "not written by gibberish" in out
+    assert (foreign / "SKILL.md").read_text() == "someone else's\n"
+
+
+def test_invalid_for_agents_is_skipped_with_the_reason(home: Path) -> None:
+    skills = paths.user_skills_dir()
+    write_skill(skills, "Bad_Name", INSTRUCTION_SKILL.replace("name: art", "name: Bad_Name"))
+    skill = parse_skill_file(skills / "Bad_Name" / "SKILL.md")
+    plan = plan_sync([skill], [agents.target("claude-code")], home=home)
+    [step] = plan.folders[0].steps
+    assert step.action is Action.SKIP_INVALID
+    assert "E-" in step.reason and "SKILL.md" in step.reason
+    apply_sync(plan)
+    assert not (home / ".claude" / "skills" / "Bad_Name").exists()
+
+
+def test_link_mode_links_and_unlinks(home: Path, art: Path) -> None:
+    code, out = _sync("cursor", "--link")
+    assert code == 0, out
+    link = home / ".cursor" / "skills" / "art"
+    assert link.is_symlink() and link.resolve() == art.resolve()
+    assert "nothing to do" in _sync("cursor", "--link")[1]
+    code, out = _sync("cursor")  # back to copies
+    assert code == 0, out
+    assert not link.is_symlink() and (link / "SKILL.md").is_file()
+
+
+def test_shared_folders_are_planned_once(home: Path, art: Path) -> None:
+    code, out = _sync("codex", "agents", "--dry-run")
+    assert "codex, agents  create  ~/.agents/skills/art/SKILL.md" in out, out
+
+
+def test_unknown_target_and_no_agent_are_clear_errors(art: Path) -> None:
+    code, out = _sync("emacs")
+    assert code == 2 and "unknown agent 'emacs'" in out
+    code, out = _sync()
+    assert code == 2 and "no coding agent found" in out
+
+
+def test_ownership_record_is_plain_json_with_hashes(home: Path, art: Path) -> None:
+    _sync("claude-code")
+    [record] = (paths.state_dir() / "sync").glob("skills-*.json")
+    data = json.loads(record.read_text())
+    assert data["destination"] == str(home / ".claude" / "skills")
+    assert len(data["files"]["art/SKILL.md"]) == 64
