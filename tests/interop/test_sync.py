@@ -155,7 +155,7 @@ def test_link_mode_links_and_unlinks(home: Path, art: Path) -> None:
 
 
 def test_shared_folders_are_planned_once(home: Path, art: Path) -> None:
-    code, out = _sync("codex", "agents", "--dry-run")
+    _code, out = _sync("codex", "agents", "--dry-run")
     assert "codex, agents  create  ~/.agents/skills/art/SKILL.md" in out, out
 
 
