@@ -211,4 +211,25 @@ def compile_command(
         click.echo(f"Install: cp {written} ~/.gemini/commands/")
 
 
-COMMANDS = [sync_command, compile_command]
+@click.command("web")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Loopback only.")
+@pass_state
+def web_command(state: CliState, port: int, host: str) -> None:
+    """Serve the compile page (upload a skill, preview, download a zip) on 127.0.0.1."""
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        fail(f"--host {host}: the page serves your skills and is for this computer only")
+    import uvicorn
+
+    from gibberish.interop.web.app import create_app
+
+    engine = state.engine()
+    app = create_app(engine.skills)
+    click.echo(f"Compile page: http://127.0.0.1:{port}/  (API docs: /docs; Ctrl+C stops)")
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc}")
+
+
+COMMANDS = [sync_command, compile_command, web_command]
