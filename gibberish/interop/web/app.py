@@ -69,6 +69,10 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+def _size(count: int) -> str:
+    return f"{count // (1024 * 1024)} MiB" if count >= 1024 * 1024 else f"{count // 1024} KiB"
+
+
 async def _save_upload(upload: UploadFile, folder: Path, limit: int) -> Path:
     suffix = "".join(Path(upload.filename or "skill.zip").suffixes[-2:]) or ".zip"
     target = folder / f"upload{suffix.lower()}"
@@ -78,7 +82,7 @@ async def _save_upload(upload: UploadFile, folder: Path, limit: int) -> Path:
             size += len(chunk)
             if size > limit:
                 raise ServiceError(
-                    f"The upload is larger than {limit // (1024 * 1024)} MiB.",
+                    f"The upload is larger than {_size(limit)}.",
                     "Send a smaller archive: one skill folder, without build output.",
                     413,
                 )

@@ -26,7 +26,14 @@ from pathlib import Path
 
 from gibberish.interop import agents
 from gibberish.interop.compile import CompileError, command_name, compile_skill, readme
-from gibberish.interop.fetch import FetchError, Limits, SourceError, fetch, parse_source
+from gibberish.interop.fetch import (
+    FetchError,
+    Limits,
+    Source,
+    SourceError,
+    fetch,
+    parse_source,
+)
 from gibberish.interop.sync import agentskills_problem, skill_files
 from gibberish.skills.model import SkillDefinition, Trust
 from gibberish.skills.parser import parse_skill_file
@@ -119,25 +126,34 @@ def _pick(candidates: list[Path], root: Path, wanted: str) -> Path:
     )
 
 
-@contextlib.contextmanager
-def fetched_skill(
-    *, upload: Path | None = None, url: str = "", pick: str = "", limits: Limits | None = None
-) -> Iterator[SkillDefinition]:
-    """The skill inside an uploaded archive or at a remote URL; temp files go at exit."""
-    if upload is not None:
-        source = parse_source(str(upload))
-    else:
+def _remote_source(url: str) -> Source:
+    """A remote source, or an error — checked before parsing, so a local path is never
+    looked at (not even whether it exists)."""
+    url = url.strip()
+    remote = url.startswith((*_REMOTE_SCHEMES, "github:")) or url.startswith(
+        tuple("git+" + s for s in _REMOTE_SCHEMES)
+    )
+    if remote:
         try:
             source = parse_source(url)
         except SourceError as exc:
             raise ServiceError(
                 str(exc), "Paste an https:// link to a .zip or a git repository."
             ) from None
-        if source.kind not in ("url", "git") or not source.location.startswith(_REMOTE_SCHEMES):
-            raise ServiceError(
-                f"“{url}” is not a remote URL.",
-                "Paste an https:// link; to use a skill on this computer, pick it from the list.",
-            )
+        if source.kind in ("url", "git") and source.location.startswith(_REMOTE_SCHEMES):
+            return source
+    raise ServiceError(
+        f"“{url}” is not a remote URL.",
+        "Paste an https:// link; to use a skill on this computer, pick it from the list.",
+    )
+
+
+@contextlib.contextmanager
+def fetched_skill(
+    *, upload: Path | None = None, url: str = "", pick: str = "", limits: Limits | None = None
+) -> Iterator[SkillDefinition]:
+    """The skill inside an uploaded archive or at a remote URL; temp files go at exit."""
+    source = parse_source(str(upload)) if upload is not None else _remote_source(url)
     with tempfile.TemporaryDirectory(prefix="gibberish-web-") as work:
         try:
             with fetch(source, limits=limits, workdir=Path(work)) as staged:
