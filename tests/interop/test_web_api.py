@@ -141,3 +141,46 @@ def test_openapi_documents_the_compile_endpoint(client: TestClient) -> None:
     assert "application/zip" in post["responses"]["200"]["content"]
     assert "413" in post["responses"]
     assert client.get("/docs").status_code == 200
+
+
+def test_gibberish_web_serves_on_loopback(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    from tests.interop.builders import free_port
+
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gibberish", "web", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                page = httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
+                break
+            except httpx.TransportError:
+                assert process.poll() is None, process.stdout.read() if process.stdout else ""
+                assert time.monotonic() < deadline, "gibberish web did not start"
+                time.sleep(0.05)  # polling the condition: the port answers
+        assert page.status_code == 200 and "Compile a skill" in page.text
+        skills = httpx.get(f"http://127.0.0.1:{port}/api/v1/skills", timeout=5).json()
+        assert "notes" in [s["name"] for s in skills]
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def test_gibberish_web_refuses_other_hosts() -> None:
+    from click.testing import CliRunner
+
+    from gibberish.cli import cli
+
+    result = CliRunner().invoke(cli, ["web", "--host", "0.0.0.0"])
+    assert result.exit_code == 2 and "for this computer only" in result.output

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import FastAPI, File, Form, Request, UploadFile
+from fastapi import APIRouter, Depends, FastAPI, File, Form, Request, UploadFile
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
@@ -32,7 +33,7 @@ from gibberish.interop.web.service import (
     fetched_skill,
     installed_skill,
 )
-from gibberish.skills.model import SkillDefinition, Trust
+from gibberish.skills.model import SkillDefinition
 
 STATIC = Path(__file__).with_name("static")
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "testserver"})
@@ -90,6 +91,110 @@ async def _save_upload(upload: UploadFile, folder: Path, limit: int) -> Path:
     return target
 
 
+@dataclass
+class CompileForm:
+    """The form both POST endpoints take (``multipart/form-data``)."""
+
+    target: Annotated[str, Form(description="`gemini-toml` or `agent-skills`.")] = "gemini-toml"
+    output_name: Annotated[str, Form(description="Command name, like `art` or `/art`.")] = ""
+    agent: Annotated[
+        str, Form(description="For `agent-skills`: " + ", ".join(agents.TARGET_NAMES))
+    ] = "claude-code"
+    skill_url: Annotated[str, Form(description="https:// link to a .zip or a git repository.")] = ""
+    installed_skill_name: Annotated[str, Form(description="Name of an installed skill.")] = ""
+    skill_in_archive: Annotated[
+        str, Form(description="Folder name when the source holds several skills.")
+    ] = ""
+    skill_zip_file: Annotated[
+        UploadFile | None, File(description="A .zip of the skill folder.")
+    ] = None
+
+
+async def _produce(request: Request, form: CompileForm) -> Result:
+    """One source → the target's files; temporary files are gone when this returns."""
+    upload = form.skill_zip_file if form.skill_zip_file and form.skill_zip_file.filename else None
+    given = (form.skill_url.strip(), form.installed_skill_name, upload)
+    if sum(bool(x) for x in given) != 1:
+        raise ServiceError(
+            "Give exactly one source.",
+            "Upload a .zip, paste a git URL, or pick an installed skill.",
+        )
+    options = {"name": form.output_name, "agent": form.agent}
+    if form.installed_skill_name:
+        skill = installed_skill(form.installed_skill_name, request.app.state.skills)
+        return await run_in_threadpool(build, skill, form.target, **options)
+
+    def from_source(path: Path | None) -> Result:
+        with fetched_skill(upload=path, url=form.skill_url, pick=form.skill_in_archive) as skill:
+            return build(skill, form.target, **options)
+
+    with tempfile.TemporaryDirectory(prefix="gibberish-upload-") as folder:
+        path = None
+        if upload is not None:
+            path = await _save_upload(upload, Path(folder), request.app.state.max_upload)
+        return await run_in_threadpool(from_source, path)
+
+
+router = APIRouter()
+ZIP_RESPONSE: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"application/zip": {}}, "description": "A zip: the result and a README.md."}
+}
+
+
+@router.post("/api/v1/compile", response_class=Response, responses={**ZIP_RESPONSE, **ERRORS})
+async def compile_zip(request: Request, form: Annotated[CompileForm, Depends()]) -> Response:
+    """Compile one skill; the answer is a zip with the result and a README."""
+    result = await _produce(request, form)
+    headers = {"Content-Disposition": f'attachment; filename="{result.zip_name}"'}
+    return Response(result.zip_bytes(), media_type="application/zip", headers=headers)
+
+
+@router.post("/api/v1/preview", response_model=Preview, responses=ERRORS)
+async def preview(request: Request, form: Annotated[CompileForm, Depends()]) -> Preview:
+    """The files ``/api/v1/compile`` would zip, as text, for the page to show."""
+    result = await _produce(request, form)
+    files = [PreviewFile(path=f.path, content=f.text, size=len(f.data)) for f in result.files]
+    return Preview(name=result.name, target=result.target, zip_name=result.zip_name, files=files)
+
+
+@router.get("/api/v1/skills", response_model=list[InstalledSkill])
+def list_skills(request: Request) -> list[InstalledSkill]:
+    """Installed skills that can be picked instead of an upload."""
+    return [
+        InstalledSkill(name=s.name, description=s.description, trust=s.trust.value)
+        for s in request.app.state.skills()
+    ]
+
+
+@router.get("/api/v1/targets")
+def list_targets() -> dict[str, Any]:
+    """What the page can produce, and the agents an Agent Skills folder can be for."""
+    return {
+        "targets": [
+            {"id": "gemini-toml", "title": "Gemini CLI command (.toml)"},
+            {"id": "agent-skills", "title": "Agent Skills folder"},
+        ],
+        "agents": [{"id": a.name, "title": a.title} for a in agents.TARGETS],
+    }
+
+
+@router.get("/", include_in_schema=False)
+def index() -> FileResponse:
+    return FileResponse(STATIC / "index.html", media_type="text/html")
+
+
+async def _loopback_only(request: Request, call_next):  # type: ignore[no-untyped-def]
+    host = (request.headers.get("host") or "").rsplit(":", 1)[0]
+    if host not in LOOPBACK_HOSTS:
+        return JSONResponse({"error": "Only local requests are served."}, status_code=403)
+    return await call_next(request)
+
+
+async def _service_error(_request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, ServiceError)
+    return JSONResponse({"error": exc.message, "hint": exc.hint}, status_code=exc.status)
+
+
 def create_app(
     skills: Callable[[], Sequence[SkillDefinition]], *, max_upload: int = MAX_UPLOAD_BYTES
 ) -> FastAPI:
@@ -99,138 +204,10 @@ def create_app(
         version="1",
         description="Turn a skill into a Gemini CLI command or an Agent Skills folder.",
     )
-
-    @app.middleware("http")
-    async def loopback_only(request: Request, call_next):  # type: ignore[no-untyped-def]
-        host = (request.headers.get("host") or "").rsplit(":", 1)[0]
-        if host not in LOOPBACK_HOSTS:
-            return JSONResponse({"error": "Only local requests are served."}, status_code=403)
-        return await call_next(request)
-
-    @app.exception_handler(ServiceError)
-    async def service_error(_request: Request, exc: ServiceError) -> JSONResponse:
-        return JSONResponse({"error": exc.message, "hint": exc.hint}, status_code=exc.status)
-
-    async def produce(
-        target: str,
-        output_name: str,
-        agent: str,
-        skill_url: str,
-        installed: str,
-        pick: str,
-        upload: UploadFile | None,
-    ) -> Result:
-        sources = sum(bool(x) for x in (skill_url.strip(), installed, upload and upload.filename))
-        if sources != 1:
-            raise ServiceError(
-                "Give exactly one source.",
-                "Upload a .zip, paste a git URL, or pick an installed skill.",
-            )
-        if installed:
-            skill = installed_skill(installed, skills)
-            return await run_in_threadpool(build, skill, target, name=output_name, agent=agent)
-
-        def from_source(path: Path | None) -> Result:
-            with fetched_skill(upload=path, url=skill_url, pick=pick) as skill:
-                return build(skill, target, name=output_name, agent=agent)
-
-        with tempfile.TemporaryDirectory(prefix="gibberish-upload-") as folder:
-            path = None
-            if upload is not None and upload.filename:
-                path = await _save_upload(upload, Path(folder), max_upload)
-            return await run_in_threadpool(from_source, path)
-
-    @app.post(
-        "/api/v1/compile",
-        response_class=Response,
-        responses={
-            200: {
-                "content": {"application/zip": {}},
-                "description": "A zip: the result and a README.md.",
-            },
-            **ERRORS,
-        },
-    )
-    async def compile_zip(
-        target: Annotated[
-            str, Form(description="`gemini-toml` or `agent-skills`.")
-        ] = "gemini-toml",
-        output_name: Annotated[str, Form(description="Command name, like `art` or `/art`.")] = "",
-        agent: Annotated[
-            str, Form(description="For `agent-skills`: " + ", ".join(agents.TARGET_NAMES))
-        ] = "claude-code",
-        skill_url: Annotated[
-            str, Form(description="https:// link to a .zip or a git repository.")
-        ] = "",
-        installed_skill_name: Annotated[str, Form(description="Name of an installed skill.")] = "",
-        skill_in_archive: Annotated[
-            str, Form(description="Folder name when the source holds several skills.")
-        ] = "",
-        skill_zip_file: Annotated[
-            UploadFile | None, File(description="A .zip of the skill folder.")
-        ] = None,
-    ) -> Response:
-        """Compile one skill; the answer is a zip with the result and a README."""
-        result = await produce(
-            target,
-            output_name,
-            agent,
-            skill_url,
-            installed_skill_name,
-            skill_in_archive,
-            skill_zip_file,
-        )
-        headers = {"Content-Disposition": f'attachment; filename="{result.zip_name}"'}
-        return Response(result.zip_bytes(), media_type="application/zip", headers=headers)
-
-    @app.post("/api/v1/preview", response_model=Preview, responses=ERRORS)
-    async def preview(
-        target: Annotated[str, Form()] = "gemini-toml",
-        output_name: Annotated[str, Form()] = "",
-        agent: Annotated[str, Form()] = "claude-code",
-        skill_url: Annotated[str, Form()] = "",
-        installed_skill_name: Annotated[str, Form()] = "",
-        skill_in_archive: Annotated[str, Form()] = "",
-        skill_zip_file: Annotated[UploadFile | None, File()] = None,
-    ) -> Preview:
-        """The files ``/api/v1/compile`` would zip, as text, for the page to show."""
-        result = await produce(
-            target,
-            output_name,
-            agent,
-            skill_url,
-            installed_skill_name,
-            skill_in_archive,
-            skill_zip_file,
-        )
-        files = [PreviewFile(path=f.path, content=f.text, size=len(f.data)) for f in result.files]
-        return Preview(
-            name=result.name, target=result.target, zip_name=result.zip_name, files=files
-        )
-
-    @app.get("/api/v1/skills", response_model=list[InstalledSkill])
-    def list_skills() -> list[InstalledSkill]:
-        """Installed skills that can be picked instead of an upload."""
-        return [
-            InstalledSkill(name=s.name, description=s.description, trust=s.trust.value)
-            for s in skills()
-            if s.trust is not Trust.UNTRUSTED or s.ok
-        ]
-
-    @app.get("/api/v1/targets")
-    def list_targets() -> dict[str, Any]:
-        """What the page can produce, and the agents an Agent Skills folder can be for."""
-        return {
-            "targets": [
-                {"id": "gemini-toml", "title": "Gemini CLI command (.toml)"},
-                {"id": "agent-skills", "title": "Agent Skills folder"},
-            ],
-            "agents": [{"id": a.name, "title": a.title} for a in agents.TARGETS],
-        }
-
-    @app.get("/", include_in_schema=False)
-    def index() -> FileResponse:
-        return FileResponse(STATIC / "index.html", media_type="text/html")
-
+    app.state.skills = skills
+    app.state.max_upload = max_upload
+    app.middleware("http")(_loopback_only)
+    app.add_exception_handler(ServiceError, _service_error)
+    app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     return app
