@@ -173,3 +173,18 @@ def test_gemini_cli_lists_synced_skills(art: Path, gemini_cli: GeminiCli) -> Non
     listing = gemini_cli.skills_list(home)
     assert "art [Enabled]" in listing
     assert f"{home}/.gemini/skills/art/SKILL.md" in listing
+
+
+def test_refine_from_the_command_line_uses_the_configured_model(art: Path, model_server) -> None:
+    from gibberish import paths
+    from tests.assistant.fakeserver import Text
+
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[model]\nendpoint = "{model_server.url}"\napi = "ollama-chat"\n')
+    model_server.queue(Text("You draw generative art, starting from code.js."))
+    out = _compile(str(art), "--refine", "--stdout")
+    assert "You draw generative art, starting from code.js." in tomllib.loads(out)["prompt"]
+    model_server.queue(Text("x" * 10_000))
+    result = CliRunner().invoke(cli, ["compile", str(art), "--refine", "--stdout"])
+    assert result.exit_code == 2 and "far longer than the instructions" in result.output

@@ -172,3 +172,29 @@ def test_ownership_record_is_plain_json_with_hashes(home: Path, art: Path) -> No
     data = json.loads(record.read_text())
     assert data["destination"] == str(home / ".claude" / "skills")
     assert len(data["files"]["art/SKILL.md"]) == 64
+
+
+def test_a_skill_with_a_link_leading_outside_is_never_exported(home: Path, art: Path) -> None:
+    secret = home / "secret.txt"
+    secret.write_text("private\n")
+    (art / "leak.txt").symlink_to(secret)
+    (home / ".claude").mkdir()
+    code, out = _sync()
+    assert code == 0, out
+    assert not (home / ".claude" / "skills" / "art").exists()
+    assert "private" not in "".join(
+        p.read_text() for p in (home / ".claude").rglob("*") if p.is_file()
+    )
+
+
+def test_settings_mcp_servers_must_be_tables() -> None:
+    from gibberish.settings import load_settings
+
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('mcp_servers = ["x"]\n')
+    loaded = load_settings()
+    assert loaded.settings.mcp_servers == {}
+    assert any("[mcp_servers] must map names to tables" in n for n in loaded.notices)
+    config.write_text('[mcp_servers.x]\ncommand = "x-mcp"\n')
+    assert load_settings().settings.mcp_servers == {"x": {"command": "x-mcp"}}
