@@ -62,6 +62,9 @@ class SyncStep:
     data: bytes | None = field(default=None, repr=False)
     executable: bool = False
     link_to: Path | None = None
+    seen: str | None = None
+    """SHA-256 of the file when the plan was made (None: absent); a file that changed
+    between planning and writing is left alone."""
 
 
 @dataclass
@@ -159,9 +162,13 @@ def _plan_copy(
             steps.append(SyncStep(Action.CREATE, path, rel, **step_args))
         elif on_disk == wanted:
             if owned != wanted:  # identical content: adopt it silently
-                steps.append(SyncStep(Action.UPDATE, path, rel, "already identical", **step_args))
+                steps.append(
+                    SyncStep(
+                        Action.UPDATE, path, rel, "already identical", seen=on_disk, **step_args
+                    )
+                )
         elif owned is not None and on_disk == owned:
-            steps.append(SyncStep(Action.UPDATE, path, rel, **step_args))
+            steps.append(SyncStep(Action.UPDATE, path, rel, seen=on_disk, **step_args))
         elif owned is not None:
             steps.append(SyncStep(Action.SKIP_EDITED, path, rel, "edited since gibberish wrote it"))
         else:
@@ -197,7 +204,7 @@ def _plan_removals(folder: Path, wanted: set[str], record: OwnershipRecord) -> l
         if on_disk is None:
             continue
         if on_disk == owned:
-            steps.append(SyncStep(Action.REMOVE, path, rel, "no longer in the skill"))
+            steps.append(SyncStep(Action.REMOVE, path, rel, "no longer in the skill", seen=owned))
         else:
             steps.append(SyncStep(Action.SKIP_EDITED, path, rel, "edited; kept although unused"))
     for name, target in sorted(record.links.items()):
@@ -270,7 +277,23 @@ def _remove_empty_dirs(folder: Path, record: OwnershipRecord) -> None:
             record.dirs.discard(sub)
 
 
+def _changed_since_planned(step: SyncStep) -> bool:
+    """True when someone wrote the file between the plan and now (never overwrite that)."""
+    if step.path.is_symlink():
+        return False
+    now = _file_sha(step.path)
+    if step.action is Action.CREATE:
+        return step.path.exists() and now != sha256_bytes(step.data or b"")
+    if step.action is Action.UPDATE:
+        return now != step.seen
+    if step.action is Action.REMOVE:
+        return now is not None and now != step.seen
+    return False
+
+
 def _apply_step(folder: Path, step: SyncStep, record: OwnershipRecord) -> None:
+    if _changed_since_planned(step):
+        raise OSError(f"{step.path} changed while syncing; left alone (sync again)")
     if step.action is Action.REMOVE:
         if step.path.is_symlink():
             step.path.unlink()
@@ -294,15 +317,21 @@ def _apply_step(folder: Path, step: SyncStep, record: OwnershipRecord) -> None:
         record.files[step.rel] = sha256_bytes(step.data)
 
 
-def apply_folder(plan: FolderPlan) -> None:
-    """Carry out a plan: removals first, then links and files; the record is saved last."""
+def apply_folder(plan: FolderPlan) -> list[str]:
+    """Carry out a plan: removals first, then links and files; the record is saved last.
+    Returns one message per step that could not be carried out (the rest still are)."""
     order = sorted(plan.changes, key=lambda s: s.action is not Action.REMOVE)
+    problems: list[str] = []
     try:
         for step in order:
-            _apply_step(plan.folder, step, plan.record)
+            try:
+                _apply_step(plan.folder, step, plan.record)
+            except OSError as exc:
+                problems.append(str(exc))
         _remove_empty_dirs(plan.folder, plan.record)
     finally:
         plan.record.save()
+    return problems
 
 
 def folders_for(

@@ -100,7 +100,7 @@ def apply_sync(plan: SyncPlan) -> list[str]:
         if not folder_plan.changes:
             continue
         try:
-            apply_folder(folder_plan)
+            errors.extend(apply_folder(folder_plan))
         except OSError as exc:
             errors.append(f"{folder_plan.folder}: {exc}")
     for mcp in plan.mcp:

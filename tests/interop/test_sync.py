@@ -198,3 +198,16 @@ def test_settings_mcp_servers_must_be_tables() -> None:
     assert any("[mcp_servers] must map names to tables" in n for n in loaded.notices)
     config.write_text('[mcp_servers.x]\ncommand = "x-mcp"\n')
     assert load_settings().settings.mcp_servers == {"x": {"command": "x-mcp"}}
+
+
+def test_a_file_edited_between_plan_and_write_is_left_alone(home: Path, art: Path) -> None:
+    target = agents.target("claude-code")
+    skill = parse_skill_file(art / "SKILL.md")
+    apply_sync(plan_sync([skill], [target], home=home))
+    (art / "SKILL.md").write_text(INSTRUCTION_SKILL.replace("1.0.0", "3.0.0"))
+    plan = plan_sync([parse_skill_file(art / "SKILL.md")], [target], home=home)
+    copied = home / ".claude" / "skills" / "art" / "SKILL.md"
+    copied.write_text("edited just now\n")  # after the plan, before the write
+    errors = apply_sync(plan)
+    assert errors == [f"{copied} changed while syncing; left alone (sync again)"]
+    assert copied.read_text() == "edited just now\n"
