@@ -17,7 +17,6 @@ reported and left untouched). The first change to a file copies it to
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from collections.abc import Mapping, Sequence
@@ -248,22 +247,30 @@ def _backup(path: Path) -> str:
     return str(target)
 
 
-def apply_mcp(plan: McpPlan) -> None:
-    """Write the planned entries; back the file up before gibberish first changes it."""
+def apply_mcp(plan: McpPlan) -> list[str]:
+    """Write the planned entries; back the file up before gibberish first changes it.
+    An entry someone changed since the plan is left alone and reported."""
     record = OwnershipRecord.load("mcp", plan.file)
     config, problem = _read(plan.file, plan.spec)
     if config is None:
         raise OSError(problem)
     table = config.table(create=True)
+    problems: list[str] = []
     rewrite = False
     for step in plan.changes:
-        if step.action is Action.REMOVE:
-            del table[step.name]
-            record.files.pop(step.name, None)
-            rewrite = True
+        current = config.plain(table[step.name]) if step.name in table else None
+        wanted = None if step.action is Action.REMOVE else plan.servers[step.name].entry(plan.spec)
+        ours = current is None or current == wanted
+        if not ours and sha256_value(current) != record.files.get(step.name):
+            problems.append(f"{plan.file}: {step.name} changed while syncing; left alone")
             continue
-        wanted = plan.servers[step.name].entry(plan.spec)
-        if config.plain(table.get(step.name)) != wanted:
+        if wanted is None:
+            if current is not None:
+                del table[step.name]
+                rewrite = True
+            record.files.pop(step.name, None)
+            continue
+        if current != wanted:
             config.set(step.name, wanted)
             rewrite = True
         record.files[step.name] = sha256_value(wanted)
@@ -271,6 +278,6 @@ def apply_mcp(plan: McpPlan) -> None:
         if config.exists and record.backup is None:
             record.backup = _backup(plan.file)
         mode = plan.file.stat().st_mode & 0o777 if config.exists else 0o644
-        os.makedirs(plan.file.parent, exist_ok=True)
         atomic_write_bytes(plan.file, config.dumps().encode("utf-8"), mode=mode)
     record.save()
+    return problems

@@ -107,7 +107,7 @@ def apply_sync(plan: SyncPlan) -> list[str]:
         if mcp.problem or not mcp.changes:
             continue
         try:
-            apply_mcp(mcp)
+            errors.extend(apply_mcp(mcp))
         except OSError as exc:
             errors.append(f"{mcp.file}: {exc}")
     return errors

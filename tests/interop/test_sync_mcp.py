@@ -142,3 +142,15 @@ def test_servers_from_a_skill_dependencies_field(home: Path) -> None:
     apply_sync(plan)
     data = json.loads((home / ".cursor" / "mcp.json").read_text())
     assert data == {"mcpServers": {"canvas": {"command": "canvas-mcp", "args": ["--port", "0"]}}}
+
+
+def test_an_entry_edited_between_plan_and_write_is_left_alone(home: Path) -> None:
+
+    cursor = agents.target("cursor")
+    apply_sync(plan_sync([], [cursor], home=home, settings_servers={"search": {"command": "a"}}))
+    plan = plan_sync([], [cursor], home=home, settings_servers={"search": {"command": "b"}})
+    mcp = home / ".cursor" / "mcp.json"
+    mcp.write_text('{"mcpServers": {"search": {"command": "mine"}}}')
+    errors = apply_sync(plan)
+    assert errors == [f"{mcp}: search changed while syncing; left alone"]
+    assert json.loads(mcp.read_text())["mcpServers"]["search"] == {"command": "mine"}
