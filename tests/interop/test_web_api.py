@@ -184,3 +184,18 @@ def test_gibberish_web_refuses_other_hosts() -> None:
 
     result = CliRunner().invoke(cli, ["web", "--host", "0.0.0.0"])
     assert result.exit_code == 2 and "for this computer only" in result.output
+
+
+def test_oversized_or_unsized_bodies_are_refused_before_reading(client: TestClient) -> None:
+    response = _post(client, "/api/v1/compile", {}, b"\0" * (1024 * 1024))
+    assert response.status_code == 413 and "larger than 256 KiB" in response.json()["error"]
+
+    def chunks():
+        yield b"--x\r\n"
+
+    response = client.post(
+        "/api/v1/compile",
+        content=chunks(),
+        headers={"Content-Type": "multipart/form-data; boundary=x"},
+    )
+    assert response.status_code == 411 and response.json()["hint"]

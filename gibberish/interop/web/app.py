@@ -5,9 +5,10 @@ Routes: ``GET /`` the page, ``GET /api/v1/skills`` installed skills, ``GET
 ``POST /api/v1/compile`` the same files as a zip with a README (OpenAPI at ``/docs``).
 
 Local only: the server binds 127.0.0.1, and requests whose ``Host`` is not a loopback
-name are refused, so a web site cannot reach it through DNS rebinding. Uploads are
-read in chunks and refused past ``max_upload`` bytes; every temporary file is removed
-when the request ends, whatever happened.
+name are refused, so a web site cannot reach it through DNS rebinding. A body whose
+Content-Length is over the cap is refused before it is read; an upload is then read in
+chunks and refused past ``max_upload`` bytes; every temporary file is removed when the
+request ends, whatever happened.
 """
 
 from __future__ import annotations
@@ -183,10 +184,29 @@ def index() -> FileResponse:
     return FileResponse(STATIC / "index.html", media_type="text/html")
 
 
-async def _loopback_only(request: Request, call_next):  # type: ignore[no-untyped-def]
+FORM_OVERHEAD = 64 * 1024
+"""Room for the form fields and multipart framing around an upload."""
+
+
+async def _guard(request: Request, call_next):  # type: ignore[no-untyped-def]
+    """Loopback hosts only; and a body larger than the upload cap is refused from its
+    Content-Length, before anything is read or spooled to disk."""
     host = (request.headers.get("host") or "").rsplit(":", 1)[0]
     if host not in LOOPBACK_HOSTS:
         return JSONResponse({"error": "Only local requests are served."}, status_code=403)
+    if request.method == "POST":
+        limit = request.app.state.max_upload + FORM_OVERHEAD
+        length = request.headers.get("content-length", "")
+        if not length.isdigit():
+            hint = "Send the form with a Content-Length (browsers and curl do)."
+            return JSONResponse({"error": "Length required.", "hint": hint}, status_code=411)
+        if int(length) > limit:
+            error = ServiceError(
+                f"The upload is larger than {_size(request.app.state.max_upload)}.",
+                "Send a smaller archive: one skill folder, without build output.",
+                413,
+            )
+            return await _service_error(request, error)
     return await call_next(request)
 
 
@@ -206,7 +226,7 @@ def create_app(
     )
     app.state.skills = skills
     app.state.max_upload = max_upload
-    app.middleware("http")(_loopback_only)
+    app.middleware("http")(_guard)
     app.add_exception_handler(ServiceError, _service_error)
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
