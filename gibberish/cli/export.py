@@ -224,7 +224,12 @@ def web_command(state: CliState, port: int, host: str) -> None:
     from gibberish.interop.web.app import create_app
 
     engine = state.engine()
-    app = create_app(engine.skills)
+
+    def current_skills() -> list[SkillDefinition]:
+        engine.reload()  # cheap: only changed skills are read again
+        return engine.skills()
+
+    app = create_app(current_skills)
     click.echo(f"Compile page: http://127.0.0.1:{port}/  (API docs: /docs; Ctrl+C stops)")
     try:
         uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -24,7 +24,11 @@ def _sync(*args: str) -> tuple[int, str]:
 
 
 @pytest.fixture
-def home() -> Path:
+def home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """The test's home; PATH holds no agent program, so detection sees only folders."""
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
     return Path(os.environ["HOME"])
 
 
@@ -211,3 +215,12 @@ def test_a_file_edited_between_plan_and_write_is_left_alone(home: Path, art: Pat
     errors = apply_sync(plan)
     assert errors == [f"{copied} changed while syncing; left alone (sync again)"]
     assert copied.read_text() == "edited just now\n"
+
+
+def test_a_program_on_path_counts_as_installed(home: Path, art: Path) -> None:
+    program = Path(os.environ["PATH"]) / "opencode"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    assert [t.name for t in agents.detect_installed(home)] == ["opencode"]
+    code, out = _sync("--project", str(home))
+    assert code == 0 and "~/.opencode/skills/art/SKILL.md" in out, out
