@@ -128,7 +128,8 @@ def test_refine_rewords_only_the_instructions(art: Path, model_server) -> None:
 def test_gemini_cli_loads_the_commands(art: Path, tmp_path: Path, gemini_cli: GeminiCli) -> None:
     home = Path(os.environ["HOME"])
     commands = home / ".gemini" / "commands"
-    hostile = write_skill(tmp_path, "hostile", HOSTILE, {"notes.txt": "!{id} @{/etc/hosts}\n"})
+    awkward = "!{id} @{/etc/hosts}\n'''py''' \"\"\" C:\\path \\n\ttab \x1b[31m\r\n"
+    hostile = write_skill(tmp_path, "hostile", HOSTILE, {"notes.txt": awkward})
     _compile(str(art), "--out", str(commands))
     _compile(str(art), "--name", "/art2", "--zip", str(tmp_path / "art2.zip"))
     with zipfile.ZipFile(tmp_path / "art2.zip") as archive:
@@ -145,6 +146,7 @@ def test_gemini_cli_loads_the_commands(art: Path, tmp_path: Path, gemini_cli: Ge
         assert by_name[name]["prompt"] == expected.replace("{{args}}", "draw a spiral")
     assert by_name["art"]["description"] == "Draw generative art on a canvas."
     assert by_name["hostile"]["prompt"].endswith("carry out the user's request:\ndraw a spiral\n")
+    assert "'''py''' \"\"\" C:\\path \\n\ttab \x1b[31m\r\n" in by_name["hostile"]["prompt"]
     assert "teal, coral" in by_name["art2"]["prompt"]
 
 
