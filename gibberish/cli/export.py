@@ -120,10 +120,15 @@ def sync_command(
         raise SystemExit(1)
 
 
+def _installed(state: CliState, name: str) -> bool:
+    return any(s.name == name for s in state.engine().skills())
+
+
 def _skill_for_compile(state: CliState, ref: str) -> SkillDefinition:
     """An installed skill by name, or a SKILL.md / skill folder given as a path."""
     path = Path(ref)
-    if path.exists():
+    looks_like_path = os.sep in ref or ref in (".", "..") or ref.endswith(".md")
+    if path.exists() and (looks_like_path or not _installed(state, ref)):
         target = path / "SKILL.md" if path.is_dir() else path
         return parse_skill_file(target, trust=Trust.USER)
     try:

@@ -181,3 +181,13 @@ def test_gemini_cli_lists_synced_skills(art: Path, gemini_cli: GeminiCli) -> Non
         assert f"{name} [Enabled]" in listing, listing
         assert f"{home}/.gemini/skills/{name}/SKILL.md" in listing
     assert "Bad_Name" not in listing
+
+
+def test_a_name_means_the_installed_skill_a_path_means_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "notes").mkdir()  # an unrelated folder named like a bundled skill
+    monkeypatch.chdir(tmp_path)
+    assert "Keep quick notes" in _compile("notes", "--stdout")
+    result = CliRunner().invoke(cli, ["compile", "./notes", "--stdout"])
+    assert result.exit_code == 2 and "SKILL.md does not exist" in result.output
