@@ -12,6 +12,8 @@ import collections
 import hashlib
 import json
 import os
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -29,6 +31,9 @@ from gibberish.runner import (
     start,
     working_directory,
 )
+from gibberish.runner import sandbox as runner_sandbox
+from gibberish.runner.logs import RunLogs
+from gibberish.runner.sandbox import Sandbox, SandboxStatus
 from gibberish.settings import Settings, load_settings, save_settings
 from gibberish.skills.library import LibraryChanges, SkillLibrary, SkillSource
 from gibberish.skills.model import (
@@ -41,7 +46,15 @@ from gibberish.skills.model import (
 from gibberish.skills.render import coerce_value, render
 from gibberish.trust.approvals import ApprovalStore
 from gibberish.trust.decision import Decision
-from gibberish.trust.fingerprint import Fingerprint, FingerprintError, covers, fingerprint
+from gibberish.trust.fingerprint import (
+    Fingerprint,
+    FingerprintError,
+    OutsideProgram,
+    covers,
+    outside_programs,
+    skill_fingerprint,
+    snapshot_folder,
+)
 from gibberish.trust.modes import AppLists, ModeContext, ModeDetector, resolve_mode
 from gibberish.trust.policy import ToolPolicy, decide
 from gibberish.trust.secrets import MissingSecretError, SecretStore
@@ -88,6 +101,10 @@ class PreparedRun:
     decision: Decision
     fingerprint: Fingerprint
     mode: Mode
+    programs: tuple[OutsideProgram, ...] = ()
+    """Programs the skill's tools run from outside its folder (home ones are fingerprinted)."""
+    secrets: tuple[str, ...] = ()
+    """Names of the secrets this run receives (bound to this skill's folder)."""
 
     @property
     def ref(self) -> str:
@@ -131,6 +148,7 @@ class Engine:
         self._detector = detector
         self._lock = threading.Lock()
         self._state = _State()
+        self._run_logs = RunLogs(paths.state_dir() / "runs")
         self.library = SkillLibrary(self._sources())
         self._loaded = False
 
@@ -152,7 +170,15 @@ class Engine:
         """One-time messages for the user (broken settings, tampered approvals ...), drained."""
         out, self._notices = self._notices, []
         out.extend(self.approvals.notices())
+        sandbox_notice = runner_sandbox.take_notice()
+        if sandbox_notice:
+            out.append(sandbox_notice)
         return out
+
+    @staticmethod
+    def sandbox_status() -> SandboxStatus:
+        """Whether runs are sandboxed here (bubblewrap), and a sentence saying so or why not."""
+        return runner_sandbox.status()
 
     def _sources(self) -> list[SkillSource]:
         extra = tuple(self.options.extra_skills_dirs) + self._settings.extra_skill_paths
@@ -306,12 +332,16 @@ class Engine:
     def decide(self, skill: SkillDefinition, tool: ToolDefinition) -> tuple[Decision, Fingerprint]:
         fp = self._fingerprint(skill)
         state = self.approvals.state_for(skill.name, fp)
-        return decide(ToolPolicy.for_tool(skill, tool), state), fp
+        policy = replace(
+            ToolPolicy.for_tool(skill, tool), read_only_enforced=runner_sandbox.status().active
+        )
+        return decide(policy, state), fp
 
     @staticmethod
-    def _fingerprint(skill: SkillDefinition) -> Fingerprint:
+    def _fingerprint(skill: SkillDefinition, folder: Path | None = None) -> Fingerprint:
+        """The skill folder (or its snapshot ``folder``) plus the home programs it runs."""
         try:
-            return fingerprint(skill.directory)
+            return skill_fingerprint(skill, folder=folder)
         except FingerprintError as exc:
             raise EngineError(f"Skill {skill.name!r}: {exc}") from None
         except OSError as exc:
@@ -415,6 +445,8 @@ class Engine:
             decision=decision,
             fingerprint=fp,
             mode=mode,
+            programs=outside_programs(ref.skill),
+            secrets=self.secrets.receives(ref.skill),
         )
 
     def approve(self, prepared: PreparedRun) -> None:
@@ -440,15 +472,11 @@ class Engine:
             raise EngineError(decision.reason)
         if decision.asks and not confirmed:
             raise EngineError(f"{prepared.ref} needs your approval first: {decision.reason}")
-        if self._fingerprint(prepared.skill).digest != prepared.fingerprint.digest:
-            raise EngineError(
-                f"Skill {prepared.skill.name!r} changed on disk after it was checked; "
-                "ask again to see what changed."
-            )
         try:
             secret_values = self.secrets.resolve(prepared.skill)
         except MissingSecretError as exc:
             raise EngineError(str(exc)) from None
+        sandbox = self._verified_sandbox(prepared)
         run_id = new_run_id()
         try:
             env = build_environment(
@@ -461,9 +489,8 @@ class Engine:
                 pycache_prefix=paths.cache_dir() / "pycache",
             )
         except ValueError as exc:
+            runner_sandbox.remove_snapshot(sandbox)
             raise EngineError(f"{prepared.ref}: {exc}.") from None
-        log_dir = paths.state_dir() / "runs"
-        log_dir.mkdir(parents=True, exist_ok=True)
         spec = RunSpec(
             argv=prepared.argv,
             cwd=prepared.cwd,
@@ -471,14 +498,53 @@ class Engine:
             env=env,
             grace=self._settings.grace_period,
             run_id=run_id,
-            log_path=log_dir / f"{run_id}.log",
+            log_path=self._run_logs.path_for(run_id),
             log_limit=FULL_LOG_LIMIT,
+            sandbox=sandbox,
         )
         handle = start(spec, on_output=on_output)
         with self._lock:
             self._state.handles.add(handle)
         handle.add_done_callback(lambda result: self._finished(prepared, handle, result))
         return handle
+
+    def _verified_sandbox(self, prepared: PreparedRun) -> Sandbox:
+        """The run's sandbox, with a private snapshot of the skill folder when sandboxed.
+
+        The snapshot (or, unsandboxed, the folder itself) must match the fingerprint the
+        person saw: if it changed since, the run is refused rather than running something
+        they did not see. Sandboxed, the run executes the verified copy, so a file swapped
+        in the original after this check is never what runs.
+        """
+        skill = prepared.skill
+        snapshot = None
+        if runner_sandbox.status().active:
+            parent = paths.cache_dir() / "snapshots"
+            parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            snapshot = Path(tempfile.mkdtemp(prefix="run-", dir=parent))
+            try:
+                snapshot_folder(skill.directory, snapshot)
+                current = self._fingerprint(skill, folder=snapshot)
+            except (OSError, EngineError) as exc:
+                shutil.rmtree(snapshot, ignore_errors=True)
+                raise EngineError(
+                    f"Skill {skill.name!r} could not be copied for its run: {exc}"
+                ) from None
+        else:
+            current = self._fingerprint(skill)
+        if current.digest != prepared.fingerprint.digest:
+            if snapshot is not None:
+                shutil.rmtree(snapshot, ignore_errors=True)
+            raise EngineError(
+                f"Skill {skill.name!r} changed on disk after it was checked; "
+                "ask again to see what changed."
+            )
+        return Sandbox(
+            read_only=skill.read_only,
+            network=skill.network,
+            skill_dir=skill.directory,
+            snapshot=snapshot,
+        )
 
     def run(
         self,
