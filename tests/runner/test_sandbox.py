@@ -6,6 +6,7 @@ the tool could and could not do. They skip, saying why, where bwrap does not wor
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -66,19 +67,26 @@ def test_read_only_makes_every_write_fail_with_erofs(make_spec, tmp_path: Path) 
     assert not (home / "probe").exists()
 
 
-def test_read_only_gets_a_private_tmp_and_still_reads_its_inputs(
-    make_spec, tmp_path: Path
-) -> None:
+def test_read_only_gets_a_private_tmp_and_still_reads_its_inputs(make_spec, tmp_path: Path) -> None:
     data = tmp_path / "input.txt"
     data.write_text("the input\n")
+    outside = Path(f"/tmp/gibberish-outside-{uuid.uuid4().hex}")
+    outside.write_text("outside")
+    scratch = Path(f"/tmp/gibberish-scratch-{uuid.uuid4().hex}")
     code = """
     import os, sys
-    open("/tmp/scratch", "w").write("scratch")
-    print(open(sys.argv[1]).read().strip(), os.listdir("/tmp") == ["scratch"] or os.listdir("/tmp"))
-    """
-    spec = make_spec(PY, "-c", textwrap.dedent(code), data, sandbox=Sandbox(read_only=True))
-    assert output_of(spec).strip() == "the input True"
-    assert not Path("/tmp/scratch").exists()
+    open(sys.argv[2], "w").write("scratch")
+    print(open(sys.argv[1]).read().strip(), os.path.exists(OUTSIDE))
+    """.replace("OUTSIDE", repr(str(outside)))
+    try:
+        spec = make_spec(
+            PY, "-c", textwrap.dedent(code), data, scratch, sandbox=Sandbox(read_only=True)
+        )
+        assert output_of(spec).strip() == "the input False"
+        assert not scratch.exists()
+    finally:
+        outside.unlink()
+        scratch.unlink(missing_ok=True)
 
 
 def test_a_write_run_can_write(make_spec, tmp_path: Path) -> None:
@@ -112,7 +120,9 @@ def loopback_server():
 
 
 def test_network_false_cannot_reach_a_loopback_server_outside(make_spec, loopback_server) -> None:
-    offline = make_spec(PY, "-c", CONNECT_PROBE, str(loopback_server), sandbox=Sandbox(network=False))
+    offline = make_spec(
+        PY, "-c", CONNECT_PROBE, str(loopback_server), sandbox=Sandbox(network=False)
+    )
     online = make_spec(PY, "-c", CONNECT_PROBE, str(loopback_server), sandbox=Sandbox(network=True))
     assert output_of(offline).strip() == "ConnectionRefusedError"
     assert output_of(online).strip() == "CONNECTED"
@@ -169,9 +179,9 @@ def _marked(marker: str) -> list[psutil.Process]:
     found = []
     for proc in psutil.process_iter(["cmdline"]):
         try:
-            if any(marker in part for part in proc.info["cmdline"] or ()):
-                if proc.status() != psutil.STATUS_ZOMBIE:
-                    found.append(proc)
+            mine = any(marker in part for part in proc.info["cmdline"] or ())
+            if mine and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
         except psutil.Error:
             continue
     return found
@@ -184,14 +194,23 @@ def _wait_none_marked(marker: str, timeout: float) -> list[psutil.Process]:
     return left
 
 
+def _kill_marked(marker: str) -> None:
+    """Cleanup after a failure: stop, then kill, until no marked process is left."""
+    for _ in range(20):
+        procs = _marked(marker)
+        if not procs:
+            return
+        for signum in (19, 9):  # SIGSTOP first, so a re-fork loop cannot outpace us
+            for proc in procs:
+                with contextlib.suppress(psutil.Error):
+                    proc.send_signal(signum)
+        time.sleep(0.05)
+
+
 def _escaping_tree(marker: str) -> str:
     """setsid + env -i (drops the run id), and a setsid re-fork loop, then exit at once."""
     loop = f"while :; do setsid env -i sh -c 'sleep {marker}' & sleep 0.01; done"
-    return (
-        f"setsid env -i sleep {marker} & "
-        f"setsid env -i sh -c \"{loop}\" & "
-        "sleep 0.3; echo started"
-    )
+    return f'setsid env -i sleep {marker} & setsid env -i sh -c "{loop}" & sleep 0.3; echo started'
 
 
 @pytest.mark.parametrize("read_only", [True, False])
@@ -203,8 +222,7 @@ def test_zero_survivors_of_an_adversarial_tree(make_spec, read_only: bool) -> No
         assert result.envelope.output.strip() == "started"
         assert _wait_none_marked(marker, timeout=spec.grace) == []
     finally:
-        for proc in _marked(marker):
-            proc.kill()
+        _kill_marked(marker)
 
 
 def test_zero_survivors_after_a_timeout_with_a_refork_loop(make_spec) -> None:
@@ -216,8 +234,7 @@ def test_zero_survivors_after_a_timeout_with_a_refork_loop(make_spec) -> None:
         assert result.envelope.exit_code == 124
         assert _wait_none_marked(marker, timeout=spec.grace) == []
     finally:
-        for proc in _marked(marker):
-            proc.kill()
+        _kill_marked(marker)
 
 
 def test_timeout_still_gives_the_tool_its_grace(make_spec) -> None:
@@ -286,7 +303,7 @@ def test_the_snapshot_is_what_runs_and_is_removed(make_spec, tmp_path: Path) -> 
     snapshot = tmp_path / "snapshot"
     (snapshot / "scripts").mkdir(parents=True)
     copy = snapshot / "scripts" / "hello.sh"
-    copy.write_text("#!/bin/sh\necho snapshot; touch \"$0.written\" 2>&1\n")
+    copy.write_text('#!/bin/sh\necho snapshot; touch "$0.written" 2>&1\n')
     copy.chmod(0o755)
     box = Sandbox(read_only=False, skill_dir=skill_dir, snapshot=snapshot)
     result = run(make_spec(script, sandbox=box))
