@@ -7,7 +7,7 @@ import click
 from gibberish.app import EngineError
 from gibberish.cli.common import CliState, fail, pass_state, print_json, table
 from gibberish.skills.model import Mode
-from gibberish.trust.fingerprint import fingerprint
+from gibberish.trust.fingerprint import skill_fingerprint
 
 
 @click.group("approvals")
@@ -29,7 +29,7 @@ def approvals_list(state: CliState, as_json: bool) -> None:
             status = "skill not found"
         else:
             try:
-                same = fingerprint(skill.directory).digest == record.digest
+                same = skill_fingerprint(skill).digest == record.digest
             except OSError:
                 same = False
             status = "approved" if same else "changed since approval"
@@ -66,7 +66,7 @@ def approvals_approve(state: CliState, skill_name: str) -> None:
     except EngineError as exc:
         fail(str(exc), 1)
     try:
-        fp = fingerprint(skill.directory)
+        fp = skill_fingerprint(skill)
     except OSError as exc:
         fail(f"Cannot approve {skill.name}: {exc}", 1)
     engine.approvals.approve(skill.name, fp, skill_dir=skill.directory)
@@ -117,12 +117,16 @@ def _declared(state: CliState, skill_name: str, name: str | None = None):
 @pass_state
 def secrets_set(state: CliState, skill_name: str, name: str) -> None:
     """Store a secret's value (asked without echo; piped stdin works too)."""
-    _declared(state, skill_name, name)
+    skill = _declared(state, skill_name, name)
     value = click.prompt(f"Value for {name}", hide_input=True, err=True)
     if not value:
         fail("An empty value was not stored.", 1)
-    state.engine().secrets.set(skill_name, name, value)
-    click.echo(f"Stored {name} for {skill_name}.")
+    store = state.engine().secrets
+    store.set(skill, name, value)  # bound to this skill's folder, not to its name
+    click.echo(f"Stored {name} for {skill_name} (the skill in {skill.directory}).")
+    warning = store.plaintext_warning()
+    if warning:
+        click.secho(f"warning: {warning}", err=True, fg="yellow")
 
 
 @secrets_group.command("list")
@@ -131,7 +135,7 @@ def secrets_set(state: CliState, skill_name: str, name: str) -> None:
 def secrets_list(state: CliState, skill_name: str) -> None:
     """Which of a skill's secrets are set (names only, never values)."""
     skill = _declared(state, skill_name)
-    stored = set(state.engine().secrets.names(skill_name))
+    stored = set(state.engine().secrets.names(skill))
     names = sorted(set(skill.secrets) | stored)
     if not names:
         click.echo(f"{skill_name} declares no secrets.")
@@ -152,7 +156,9 @@ def secrets_list(state: CliState, skill_name: str) -> None:
 @click.argument("name")
 @pass_state
 def secrets_delete(state: CliState, skill_name: str, name: str) -> None:
-    if state.engine().secrets.delete(skill_name, name):
+    skill = _declared(state, skill_name)
+    store = state.engine().secrets
+    if store.delete(skill, name) | store.delete(skill_name, name):
         click.echo(f"Deleted {name} for {skill_name}.")
     else:
         fail(f"{skill_name} has no stored secret {name!r}.", 1)
