@@ -205,3 +205,29 @@ def test_with_bwrap_an_approved_read_only_skill_runs_without_asking(
     make_skill(root)
     engine.approve(engine.prepare("swap.hello"))
     assert engine.prepare("swap.hello").decision.runs
+
+
+def test_a_bwrap_that_cannot_create_namespaces_means_no_sandbox(
+    engine: Engine, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As with user namespaces disabled: the probe fails, runs go unwrapped, one notice."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "bwrap"
+    fake.write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n"
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    sandbox.reset()
+    try:
+        make_skill(root, read_only=False)
+        status = engine.sandbox_status()
+        assert not status.active and "No permissions" in status.detail
+        result = engine.run(engine.prepare("swap.hello"), confirmed=True)
+        assert result.envelope.output == "approved\n"
+        notices = engine.notices()
+        assert any("bubblewrap" in n and "No permissions" in n for n in notices)
+    finally:
+        monkeypatch.undo()
+        sandbox.reset()

@@ -100,11 +100,16 @@ def reset() -> None:
 
 
 def take_notice() -> str | None:
-    """The one-time message for a process that runs tools unsandboxed; None otherwise."""
+    """The one-time message for a process that runs tools unsandboxed; None otherwise.
+
+    Cheap: it never starts bwrap itself. Before the first run has probed, only what can
+    be seen without starting anything counts (no bwrap, not Linux, turned off); a probe
+    that fails later makes the next call return the notice.
+    """
     global _notice_given
-    current = status()
     with _lock:
-        if current.active or _notice_given:
+        current = _status if _status is not None else _static_status()
+        if current is None or current.active or _notice_given:
             return None
         _notice_given = True
     return (
@@ -114,14 +119,22 @@ def take_notice() -> str | None:
     )
 
 
-def _probe() -> SandboxStatus:
+def _static_status() -> SandboxStatus | None:
+    """Why there can be no sandbox, seen without starting anything; None if there may be."""
     if os.environ.get(SWITCH_VAR, "").lower() in {"off", "0", "no", "false"}:
         return SandboxStatus(False, None, "", f"the sandbox is turned off ({SWITCH_VAR}=off).")
     if not sys.platform.startswith("linux"):
         return SandboxStatus(False, None, "", f"bubblewrap needs Linux (this is {sys.platform}).")
-    bwrap = shutil.which("bwrap")
-    if bwrap is None:
+    if shutil.which("bwrap") is None:
         return SandboxStatus(False, None, "", "bwrap was not found on PATH.")
+    return None
+
+
+def _probe() -> SandboxStatus:
+    unavailable = _static_status()
+    if unavailable is not None:
+        return unavailable
+    bwrap = shutil.which("bwrap") or "bwrap"
     probe = [bwrap, "--unshare-pid", "--unshare-net", "--die-with-parent"]
     probe += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "true"]
     try:
