@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import stat
+import subprocess
+import sys
 import threading
+import uuid
 from pathlib import Path
 
 import pytest
@@ -230,3 +234,37 @@ def test_a_bwrap_that_cannot_create_namespaces_means_no_sandbox(
         assert any("bubblewrap" in n and "No permissions" in n for n in notices)
     finally:
         sandbox.reset()  # probed again, with the real PATH, by the next test that asks
+
+
+TRAY = """
+import json, os, sys
+from gibberish.app import Engine, EngineOptions
+engine = Engine(EngineOptions(include_user=False))
+path = f"/proc/{os.getpid()}/environ"
+prepared = engine.prepare("files.read_file", {"path": path, "lines": 5})
+assert prepared.decision.runs, prepared.decision.reason
+print(json.dumps(engine.run(prepared).envelope.output))
+"""
+
+
+def _read_own_environ_through_files(canary: str, **extra: str) -> str:
+    env = dict(os.environ, GITHUB_TOKEN=canary, **extra)
+    done = subprocess.run(
+        [sys.executable, "-c", TRAY],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@requires_bwrap
+def test_files_read_file_cannot_read_the_trays_environment() -> None:
+    """The approval-free bundled tool, pointed at /proc/<tray pid>/environ."""
+    canary = f"ghp_{uuid.uuid4().hex}"
+    leaked = _read_own_environ_through_files(canary, **{sandbox.SWITCH_VAR: "off"})
+    assert canary in leaked  # what it did before the sandbox
+    assert canary not in _read_own_environ_through_files(canary)
