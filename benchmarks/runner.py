@@ -253,6 +253,18 @@ def bench_kill(
 # -- 4. the sandbox --------------------------------------------------------------------
 
 
+def bare_bwrap(argv: list[str], env: dict[str, str]) -> None:
+    """bwrap as the runner starts it (own session, output into a pipe), without the runner."""
+    subprocess.run(
+        argv,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
 def bench_sandbox(rounds: int, cwd: Path) -> None:
     status = sandboxing.status()
     print(f"4. the sandbox, /bin/true, median of {rounds} interleaved runs each")
@@ -263,7 +275,7 @@ def bench_sandbox(rounds: int, cwd: Path) -> None:
         "read_only, network: false": Sandbox(read_only=True, network=False),
         "write, network": Sandbox(read_only=False, network=True),
     }
-    env = spec_for(("/bin/true",), cwd).env
+    env = dict(spec_for(("/bin/true",), cwd).env)
     bare = {
         name: sandboxing.wrap(
             status.bwrap, box, argv=("/bin/true",), executable="/bin/true", cwd=cwd, env=env
@@ -285,7 +297,7 @@ def bench_sandbox(rounds: int, cwd: Path) -> None:
         samples["runner"].append(timed(lambda: run(spec_for(("/bin/true",), cwd))))
         for name, box in boxes.items():
             argv = bare[name]
-            samples[f"bwrap {name}"].append(timed(lambda argv=argv: subprocess.run(argv, env=env)))
+            samples[f"bwrap {name}"].append(timed(lambda argv=argv: bare_bwrap(argv, env)))
             spec = spec_for(("/bin/true",), cwd, sandbox=box)
             samples[f"runner {name}"].append(timed(lambda spec=spec: run(spec)))
     med = {key: statistics.median(values[10:]) * 1e3 for key, values in samples.items()}
