@@ -149,6 +149,7 @@ class Engine:
         self._lock = threading.Lock()
         self._state = _State()
         self._run_logs = RunLogs(paths.state_dir() / "runs")
+        self._snapshots_pruned = False
         self.library = SkillLibrary(self._sources())
         self._loaded = False
 
@@ -521,6 +522,9 @@ class Engine:
         if runner_sandbox.status().active:
             parent = paths.cache_dir() / "snapshots"
             parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if not self._snapshots_pruned:  # leftovers of a process that crashed mid-run
+                self._snapshots_pruned = True
+                runner_sandbox.prune_snapshots(parent)
             snapshot = Path(tempfile.mkdtemp(prefix="run-", dir=parent))
             try:
                 snapshot_folder(skill.directory, snapshot)

@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -238,3 +239,27 @@ def remove_snapshot(sandbox: Sandbox | None) -> None:
     """Delete a run's private snapshot, if it has one (its folders stay owner-writable)."""
     if sandbox is not None and sandbox.snapshot is not None:
         shutil.rmtree(sandbox.snapshot, ignore_errors=True)
+
+
+#: A snapshot older than this belongs to a run that cannot still be going (the longest
+#: timeout is minutes): a process that crashed mid-run left it behind.
+STALE_SNAPSHOT_AGE = 24 * 3600.0
+
+
+def prune_snapshots(parent: Path, *, max_age: float = STALE_SNAPSHOT_AGE) -> int:
+    """Delete run snapshots (``run-*`` folders) in ``parent`` older than ``max_age`` seconds."""
+    removed = 0
+    now = time.time()
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return 0
+    for entry in entries:
+        try:
+            old = now - entry.stat(follow_symlinks=False).st_mtime > max_age
+        except OSError:
+            continue
+        if entry.name.startswith("run-") and entry.is_dir(follow_symlinks=False) and old:
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed += 1
+    return removed

@@ -310,3 +310,13 @@ def test_the_snapshot_is_what_runs_and_is_removed(make_spec, tmp_path: Path) -> 
     assert result.envelope.output.splitlines()[0] == "snapshot"
     assert "Read-only file system" in result.envelope.output
     assert not snapshot.exists()
+
+
+def test_stale_snapshots_of_a_crashed_process_are_pruned(tmp_path: Path) -> None:
+    stale, fresh, other = tmp_path / "run-old", tmp_path / "run-new", tmp_path / "keep"
+    for folder in (stale, fresh, other):
+        (folder / "scripts").mkdir(parents=True)
+    os.utime(stale, (1, 1))
+    os.utime(other, (1, 1))
+    assert sandbox.prune_snapshots(tmp_path) == 1
+    assert not stale.exists() and fresh.exists() and other.exists()
