@@ -101,10 +101,16 @@ def secrets_set(state: CliState, skill_name: str, name: str) -> None:
     try:
         engine.check_secret(skill_name, name)  # before the prompt, not after
         value = click.prompt(f"Value for {name}", hide_input=True, err=True)
-        engine.store_secret(skill_name, name, value)
+        skill = engine.store_secret(skill_name, name, value)
     except EngineError as exc:
         fail(str(exc), 1)
-    click.echo(f"Stored {printable(name)} for {printable(skill_name)}.")
+    click.echo(
+        f"Stored {printable(name)} for {printable(skill_name)}. "
+        f"Only the skill in {printable(str(skill.directory))} receives it."
+    )
+    warning = engine.secret_storage_warning()
+    if warning:
+        click.secho(f"warning: {printable(warning)}", err=True, fg="yellow")
 
 
 @secrets_group.command("list")

@@ -21,6 +21,7 @@ import pytest
 
 from gibberish.app import Engine, EngineOptions
 from gibberish.ui.approval import ApprovalAnswer
+from tests.helpers.processes import host_pids
 
 PARAMS_NONE = "None."
 
@@ -255,6 +256,6 @@ def read_pids(path: Path, timeout: float = 5.0) -> list[int]:
         if path.is_file():
             text = path.read_text().split()
             if len(text) >= 2:
-                return [int(t) for t in text]
+                return host_pids([int(t) for t in text])  # sandboxed: namespace pids
         time.sleep(0.02)
     raise AssertionError(f"{path} was not written")
