@@ -62,16 +62,6 @@ HINT_BUSY = "Esc to cancel"
 HINT_EDIT = "Edit the text and press Enter to try again · Esc to close"
 
 
-def tool_index(tools: Sequence[ToolRef]) -> FuzzyIndex[ToolRef]:
-    """Index tools by their name; the description also covers the skill's name and description."""
-    from gibberish.assistant.fuzzy import FuzzyIndex  # the model feed loads only when used
-
-    return FuzzyIndex(
-        (ref, ref.tool.name, f"{ref.tool.description} {ref.skill.name} {ref.skill.description}")
-        for ref in tools
-    )
-
-
 class _ResultDelegate(QStyledItemDelegate):
     """Two lines per result: ``tool`` + skill in bold, the description muted below."""
 
@@ -212,7 +202,9 @@ class CommandBar(QFrame):
     # ------------------------------------------------------------------ content
     def set_tools(self, tools: Sequence[ToolRef]) -> None:
         self._tools = sorted(tools, key=lambda r: (r.tool.name, r.skill.name))
-        self._index = tool_index(self._tools)
+        from gibberish.assistant.fuzzy import FuzzyIndex  # the model feed loads only when used
+
+        self._index = FuzzyIndex.for_tools(self._tools)
         if self._busy:
             return
         if self._choices is not None:
