@@ -46,7 +46,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gibberish.ui.formatting import plain_tooltip
 from gibberish.ui.spinner import Spinner
+from gibberish.ui.widgets import PlainLabel
 
 if TYPE_CHECKING:
     from gibberish.app import ToolRef
@@ -166,7 +168,7 @@ class CommandBar(QFrame):
         self.results.itemActivated.connect(self._choose_item)
         self.results.itemClicked.connect(self._choose_item)
         layout.addWidget(self.results)
-        self.hint = QLabel(HINT_CHOOSE)
+        self.hint = PlainLabel(HINT_CHOOSE)
         self.hint.setObjectName("command-hint")
         _mute(self.hint)
         layout.addWidget(self.hint)
@@ -187,7 +189,7 @@ class CommandBar(QFrame):
         self.status_label.setWordWrap(True)
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row.addWidget(self.status_label, 1)
-        self.status_hint = QLabel(HINT_BUSY)
+        self.status_hint = PlainLabel(HINT_BUSY)
         self.status_hint.setObjectName("command-status-hint")
         _mute(self.status_hint)
         row.addWidget(self.status_hint, 0, Qt.AlignmentFlag.AlignVCenter)
@@ -235,7 +237,7 @@ class CommandBar(QFrame):
             item = QListWidgetItem(f"{ref.tool.name}   ·   {ref.skill.name}")
             item.setData(REF_ROLE, ref.ref)
             item.setData(DESCRIPTION_ROLE, ref.tool.description)
-            item.setToolTip(ref.tool.description)
+            item.setToolTip(plain_tooltip(ref.tool.description))
             self.results.addItem(item)
         if self.results.count():
             self.results.setCurrentRow(0)
