@@ -43,6 +43,21 @@ class CliState:
 pass_state = click.make_pass_decorator(CliState, ensure=True)
 
 
+class FullHelpGroup(click.Group):
+    """A command group whose ``--help`` lists each command with its whole first sentence,
+    wrapped to the terminal, instead of Click's default of cutting it to ``...``."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=10_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
 _INVISIBLE = {
     **{c: f"\\x{c:02x}" for c in range(0x20) if c != 0x09},
     0x7F: "\\x7f",

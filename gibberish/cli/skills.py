@@ -9,7 +9,15 @@ import click
 
 from gibberish.app import EngineError
 from gibberish.cli.arguments import parse_cli_arguments
-from gibberish.cli.common import CliState, fail, pass_state, print_json, printable, table
+from gibberish.cli.common import (
+    CliState,
+    FullHelpGroup,
+    fail,
+    pass_state,
+    print_json,
+    printable,
+    table,
+)
 from gibberish.skills.library import SkillLibrary, SkillSource
 from gibberish.skills.model import Diagnostic, Mode, Profile, SkillDefinition, Trust
 from gibberish.skills.parser import parse_skill_file
@@ -52,7 +60,7 @@ def _row(skill: SkillDefinition) -> list[str]:
     ]
 
 
-@click.group("skills")
+@click.group("skills", cls=FullHelpGroup)
 def skills_group() -> None:
     """List, check, show and render skills."""
 
@@ -157,7 +165,7 @@ def check_command(state: CliState, paths: tuple[Path, ...], profile: str, as_jso
 
 @skills_group.command("show")
 @click.argument("name")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the skill as JSON (as `list --json`).")
 @pass_state
 def show_command(state: CliState, name: str, as_json: bool) -> None:
     """Everything about one skill: fields, tools, parameters, commands, problems."""
