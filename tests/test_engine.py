@@ -182,3 +182,24 @@ def test_a_program_outside_the_fingerprint_is_refused(engine: Engine, root: Path
     hidden.chmod(0o755)
     with pytest.raises(EngineError, match="not covered"):
         engine.prepare("eng.go")
+
+
+def test_the_engine_never_names_a_command_line_flag(engine: Engine, root: Path) -> None:
+    """Flags belong to the CLI (cli/arguments.py); the Engine's messages fit every front end."""
+    import ast
+    import re
+
+    import gibberish.app
+
+    source = Path(gibberish.app.__file__).read_text(encoding="utf-8")
+    flags = [
+        node.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and re.search(r"(^|\s)--[a-z]", node.value)
+    ]
+    assert flags == []
+    make_skill(root)
+    with pytest.raises(EngineError, match=r"timeout must be more than 0 and at most 300 seconds"):
+        engine.prepare("eng.go", timeout=0)
