@@ -377,12 +377,24 @@ _PATH_END_RE = re.compile(r"[?#]")
 
 @functools.lru_cache(maxsize=2048)
 def url_parts(word: TemplateWord) -> tuple[str, ...] | None:
-    """Where each fragment of ``word`` sits in the ``http://`` or ``https://`` URL the word
-    contains: ``"host"`` (from ``://`` to the next ``/``, ``?`` or ``#``), ``"path"``,
-    ``"query"`` (from the first ``?`` or ``#`` on), or ``""`` (before the URL, and for
-    literal text). None when no literal of the word contains such a URL."""
+    """Where each fragment of ``word`` sits in the URL the word contains: ``"host"``
+    (from ``://`` to the next ``/``, ``?`` or ``#`` of an ``http(s)://`` URL, and any
+    placeholder before a ``://`` that no blank separates from it: ``{{scheme}}://host``
+    lets a value write the whole URL), ``"path"``, ``"query"`` (from the first ``?`` or
+    ``#`` on), or ``""`` (before the URL, and for literal text). None when no literal of
+    the word contains ``://``."""
     if not any(isinstance(f, Literal) and "://" in f.text for f in word.fragments):
         return None
+    parts = _http_parts(word)
+    before = _before_scheme(word)
+    if not before:
+        return parts
+    return tuple(
+        "host" if k in before else (parts[k] if parts else "") for k in range(len(word.fragments))
+    )
+
+
+def _http_parts(word: TemplateWord) -> tuple[str, ...] | None:
     parts: list[str] = []
     state = ""
     for frag in word.fragments:
@@ -405,6 +417,24 @@ def url_parts(word: TemplateWord) -> tuple[str, ...] | None:
         if state == "path" and _PATH_END_RE.search(text, at):
             state = "query"
     return tuple(parts) if state else None
+
+
+def _before_scheme(word: TemplateWord) -> set[int]:
+    """Placeholders that come before the word's first ``://`` with no blank between."""
+    found: set[int] = set()
+    pending: list[int] = []
+    for k, frag in enumerate(word.fragments):
+        if isinstance(frag, Placeholder):
+            pending.append(k)
+            continue
+        at = frag.text.find("://")
+        head = frag.text if at == -1 else frag.text[:at]
+        if any(c.isspace() for c in head):
+            pending.clear()
+        if at != -1:
+            found.update(pending)
+            return found
+    return found
 
 
 def _expand_home(text: str, home: Path, *, whole: bool) -> str:

@@ -690,6 +690,11 @@ def test_url_query_only_in_http_words(source: str, expected: bool) -> None:
         "curl '--url=https://{{host}}/x?q=1'",
         "curl 'http://a.b{{x}}/?q=1'",
         "x HTTPS://{{host}}",
+        # before `://`, a value writes the whole URL (`http://127.0.0.1:18500/?`)
+        "curl -s {{scheme}}://api.example.com/items/{{item}}",
+        "curl '--url={{scheme}}://api.example.com/'",
+        "x {{a}}s://b.c/",
+        "git clone {{proto}}://host/repo",
     ],
 )
 def test_placeholder_in_url_host_is_an_error(source: str) -> None:
@@ -708,6 +713,7 @@ def test_placeholder_in_url_host_is_an_error(source: str) -> None:
         "curl 'https://api.example.com/x' {{more}}",
         "curl {{url}}",
         "echo 'see {{x}} at https://a.b/'",
+        "echo '{{x}} at ftp://a.b/'",
     ],
 )
 def test_placeholders_outside_the_url_host_are_fine(source: str) -> None:
