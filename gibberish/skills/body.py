@@ -145,81 +145,126 @@ _MAYBE_STRUCTURAL = frozenset(" #`~")
 _FENCE_CHARS = frozenset("`~")
 
 
-def _scan(text: str, first_line: int) -> tuple[list[_ToolBlock], list[_Fence]]:
-    """One pass over the body: tool blocks, plus a fence left open at the end."""
-    lines = text.split("\n")
-    tools: list[_ToolBlock] = []
-    current: _ToolBlock | None = None
-    section: _Section | None = None
-    fence: _Fence | None = None
-    fence_char, fence_len, fence_body = "", 0, 0
-    pending = 0  # index of the first line not yet handed to a section
+class _BodyScan:
+    """One pass over the body's lines: tool blocks, their sections and fences.
 
-    def flush(end: int) -> None:
+    ``keep_prose``: every ``###`` heading is a tool (gibberish profile); otherwise a
+    ``###`` section without ``#### Parameters`` or ``#### Command`` is prose and dropped
+    as soon as the next one starts, so memory follows the tools, not the headings. The
+    scan stops at the first tool over ``limit`` (``overflow`` is its line)."""
+
+    def __init__(self, text: str, first_line: int, *, keep_prose: bool, limit: int) -> None:
+        self.lines = text.split("\n")
+        self.first_line = first_line
+        self.keep_prose = keep_prose
+        self.limit = limit
+        self.tools: list[_ToolBlock] = []
+        self.current: _ToolBlock | None = None
+        self.section: _Section | None = None
+        self.fence: _Fence | None = None
+        self.fence_char, self.fence_len, self.fence_body = "", 0, 0
+        self.pending = 0
+        """Index of the first line not yet handed to a section."""
+        self.overflow: int | None = None
+
+    def run(self) -> tuple[list[_ToolBlock], list[_Fence]]:
+        """The tool blocks, plus a fence left open at the end."""
+        lines = self.lines
+        for index, line in enumerate(lines):
+            if not line or line[0] not in _MAYBE_STRUCTURAL:
+                continue
+            if self.fence is not None:
+                self.inside_fence(line, index)
+                continue
+            lead = line.lstrip(" ")[:1]
+            opened = _fence_open(line) if lead in _FENCE_CHARS else None
+            if opened is not None:
+                self.open_fence(opened, index)
+                continue
+            heading = _heading(line) if lead == "#" else None
+            if heading is not None and not self.heading(*heading, index):
+                break
+        if self.fence is not None:
+            self.fence.source = "\n".join(lines[self.fence_body :])
+            return self.finish(), [self.fence]
+        if self.overflow is None:
+            self.flush(len(lines))
+        return self.finish(), []
+
+    def finish(self) -> list[_ToolBlock]:
+        if self.tools and not self.keep_prose and not _is_tool(self.tools[-1]):
+            self.tools.pop()
+        return self.tools
+
+    def flush(self, end: int) -> None:
+        current, pending = self.current, self.pending
         if current is None or end <= pending:
             return
-        if section is not None:
-            section.chunks.append((first_line + pending, lines[pending:end]))
+        if self.section is not None:
+            self.section.chunks.append((self.first_line + pending, self.lines[pending:end]))
         elif not current.description_done:
-            _take_description(current, lines[pending:end])
+            _take_description(current, self.lines[pending:end])
 
-    for index, line in enumerate(lines):
-        if not line or line[0] not in _MAYBE_STRUCTURAL:
-            continue
-        if fence is not None:
-            if _fence_closes(line, fence_char, fence_len):
-                fence.source = "\n".join(lines[fence_body:index])
-                fence.closed = True
-                fence = None
-                pending = index + 1
-            continue
-        number = first_line + index
-        lead = line.lstrip(" ")[:1]
-        opened = _fence_open(line) if lead in _FENCE_CHARS else None
-        if opened is not None:
-            flush(index)
-            fence_char, fence_len, info = opened
-            fence = _Fence(info, number)
-            fence_body = index + 1
-            if section is not None:
-                section.fences.append(fence)
-            elif current is not None:
-                current.description_done = True
-            continue
-        heading = _heading(line) if lead == "#" else None
-        if heading is None:
-            continue
-        level, title = heading
-        if level >= 5 and (current is None or section is not None):
-            continue  # plain text of the current section
-        flush(index)
-        pending = index + 1
+    def inside_fence(self, line: str, index: int) -> None:
+        if self.fence is not None and _fence_closes(line, self.fence_char, self.fence_len):
+            self.fence.source = "\n".join(self.lines[self.fence_body : index])
+            self.fence.closed = True
+            self.fence = None
+            self.pending = index + 1
+
+    def open_fence(self, opened: tuple[str, int, str], index: int) -> None:
+        self.flush(index)
+        self.fence_char, self.fence_len, info = opened
+        self.fence = _Fence(info, self.first_line + index)
+        self.fence_body = index + 1
+        if self.section is not None:
+            self.section.fences.append(self.fence)
+        elif self.current is not None:
+            self.current.description_done = True
+
+    def heading(self, level: int, title: str, index: int) -> bool:
+        """Take a heading line; False when the scan must stop (too many tools)."""
+        current = self.current
+        if level >= 5 and (current is None or self.section is not None):
+            return True  # plain text of the current section
+        self.flush(index)
+        self.pending = index + 1
+        number = self.first_line + index
         if level <= 2:
-            current, section = None, None
+            self.current, self.section = None, None
         elif level == 3:
-            current = _ToolBlock(_unwrap(title), number)
-            section = None
-            tools.append(current)
+            return self.new_tool(_unwrap(title), number)
         elif current is None:
-            continue
+            return True
         elif level == 4:
             current.description_done = True
+            self.section = _Section(number)
             kind = title.rstrip(":").strip().lower()
-            section = _Section(number)
             if kind in ("parameters", "command"):
                 existing: _Section | None = getattr(current, kind)
-                if existing is not None:
-                    # Collected, then ignored.
+                if existing is not None:  # collected, then ignored
                     current.duplicate_sections.append((kind, existing.line, number))
                 else:
-                    setattr(current, kind, section)
+                    setattr(current, kind, self.section)
         else:
             current.description_done = True
-    if fence is not None:
-        fence.source = "\n".join(lines[fence_body:])
-        return tools, [fence]
-    flush(len(lines))
-    return tools, []
+        return True
+
+    def new_tool(self, name: str, number: int) -> bool:
+        tools = self.tools
+        if tools and not self.keep_prose and not _is_tool(tools[-1]):
+            tools.pop()
+        if len(tools) >= self.limit:
+            self.overflow = number
+            return False
+        self.current = _ToolBlock(name, number)
+        self.section = None
+        tools.append(self.current)
+        return True
+
+
+def _is_tool(block: _ToolBlock) -> bool:
+    return block.parameters is not None or block.command is not None
 
 
 def _split_row(line: str) -> list[str]:
@@ -465,46 +510,37 @@ def parse_body(
     file: str | None,
     profile: Profile = Profile.GIBBERISH,
 ) -> tuple[tuple[ToolDefinition, ...], list[Diagnostic]]:
-    """Tools defined in the body ``text`` (LF line ends) whose first line is ``first_line``."""
-    blocks, open_fences = _scan(text, first_line)
-    diags: list[Diagnostic] = []
-    for fence in open_fences:
+    """Tools defined in the body ``text`` (LF line ends) whose first line is ``first_line``.
+
+    Linear in the text, and at most :data:`fields.MAX_TOOLS` tools are read: the first
+    one over the limit is an error (``E-TOO-MANY-TOOLS``) and the rest is not looked at."""
+    scan = _BodyScan(
+        text,
+        first_line,
+        keep_prose=profile is Profile.GIBBERISH,
+        limit=F.MAX_TOOLS,
+    )
+    blocks, open_fences = scan.run()
+    diags = [_unterminated(fence, file) for fence in open_fences]
+    if scan.overflow is not None:
         diags.append(
             F.error(
-                F.E_UNTERMINATED_FENCE,
-                f"the code block opened on line {fence.open_line} is never closed, so it "
-                "swallows the rest of the file; close it with the same fence characters.",
+                F.E_TOO_MANY_TOOLS,
+                f"this '###' heading starts tool number {F.MAX_TOOLS + 1}; a skill holds at "
+                f"most {F.MAX_TOOLS} tools, and nothing after this line was read. Split the "
+                "skill into several skills.",
                 file,
-                fence.open_line,
+                scan.overflow,
             )
         )
-    if profile is Profile.AGENTSKILLS:
-        blocks = [b for b in blocks if b.parameters is not None or b.command is not None]
     tools: list[ToolDefinition] = []
     seen: dict[str, int] = {}
     for block in blocks:
         tool, tool_diags = _build_tool(block, file)
         diags.extend(tool_diags)
-        if not F.is_valid_tool_name(block.name):
-            diags.append(
-                F.error(
-                    F.E_INVALID_TOOL_NAME,
-                    f"invalid tool name {block.name!r}: use 1-32 lowercase letters, digits and "
-                    "'_' (e.g. git_status).",
-                    file,
-                    block.line,
-                )
-            )
-        elif block.name in seen:
-            diags.append(
-                F.error(
-                    F.E_DUP_TOOL,
-                    f"tool '{block.name}' is already defined on line {seen[block.name]}; "
-                    "rename or remove one of them.",
-                    file,
-                    block.line,
-                )
-            )
+        problem = _tool_name_problem(block, seen, file)
+        if problem is not None:
+            diags.append(problem)
         else:
             seen[block.name] = block.line
             tools.append(tool)
@@ -519,6 +555,39 @@ def parse_body(
             )
         )
     return tuple(tools), diags
+
+
+def _unterminated(fence: _Fence, file: str | None) -> Diagnostic:
+    return F.error(
+        F.E_UNTERMINATED_FENCE,
+        f"the code block opened on line {fence.open_line} is never closed, so it "
+        "swallows the rest of the file; close it with the same fence characters.",
+        file,
+        fence.open_line,
+    )
+
+
+def _tool_name_problem(
+    block: _ToolBlock, seen: dict[str, int], file: str | None
+) -> Diagnostic | None:
+    """Why the tool is left out: an invalid or repeated name."""
+    if not F.is_valid_tool_name(block.name):
+        return F.error(
+            F.E_INVALID_TOOL_NAME,
+            f"invalid tool name {block.name!r}: use 1-32 lowercase letters, digits and "
+            "'_' (e.g. git_status).",
+            file,
+            block.line,
+        )
+    if block.name in seen:
+        return F.error(
+            F.E_DUP_TOOL,
+            f"tool '{block.name}' is already defined on line {seen[block.name]}; "
+            "rename or remove one of them.",
+            file,
+            block.line,
+        )
+    return None
 
 
 def _build_tool(block: _ToolBlock, file: str | None) -> tuple[ToolDefinition, list[Diagnostic]]:

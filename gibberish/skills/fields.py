@@ -17,6 +17,10 @@ from gibberish.skills.model import Diagnostic, Severity
 MAX_SKILL_FILE_BYTES = 1024 * 1024
 """A SKILL.md larger than this is refused unread: nobody writes 1 MiB of tool docs."""
 
+MAX_TOOLS = 500
+"""Tools per skill: the menu, the command bar and a model's tool list all show every
+one, and a file of nothing but ``###`` lines must not cost minutes to refuse."""
+
 MAX_NAME_LENGTH = 64
 MAX_TOOL_NAME_LENGTH = 32
 MAX_PARAM_NAME_LENGTH = 64
@@ -170,6 +174,7 @@ E_NO_TOOLS = "E-NO-TOOLS"
 E_INVALID_TOOL_NAME = "E-INVALID-TOOL-NAME"
 E_DUP_TOOL = "E-DUP-TOOL"
 E_DUP_SECTION = "E-DUP-SECTION"
+E_TOO_MANY_TOOLS = "E-TOO-MANY-TOOLS"
 W_NO_TOOL_DESCRIPTION = "W-NO-TOOL-DESCRIPTION"
 W_NO_PARAMETERS = "W-NO-PARAMETERS"
 W_PARAMETERS_UNRECOGNIZED = "W-PARAMETERS-UNRECOGNIZED"

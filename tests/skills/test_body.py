@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from gibberish.skills import fields as F
 from gibberish.skills.body import parse_body
 from gibberish.skills.model import ParameterType, PlaceholderKind, Profile, SkillDefinition
 from gibberish.skills.parser import parse_skill_text
@@ -501,3 +502,29 @@ def test_many_lines_with_control_characters_are_summarised():
     found = [d for d in skill.diagnostics if d.code == "E-CONTROL-CHARACTER"]
     assert len(found) == 21
     assert "10 more lines" in found[-1].message
+
+
+def test_too_many_tools_is_one_error_at_the_first_tool_over_the_limit() -> None:
+    body = "".join(tool(f"t{i}") for i in range(F.MAX_TOOLS + 3))
+    skill = parse(body)
+    over = only(skill, "E-TOO-MANY-TOOLS")
+    first_over = BODY_LINE + body.split("\n").index(f"### t{F.MAX_TOOLS}")
+    assert_located(over, PATH, first_over)
+    assert str(F.MAX_TOOLS) in over.message and "Split" in over.message
+    assert len(skill.tools) == F.MAX_TOOLS
+
+
+def test_a_megabyte_of_headings_is_refused_without_reading_it_all() -> None:
+    # 1 MiB of `###` lines once made `skills list` take 25 s and 1.9 GB: one tool per
+    # line, four diagnostics each. Now the scan stops at the limit.
+    body = "###\n" * (F.MAX_SKILL_FILE_BYTES // 4 - 100)
+    skill = parse(body)
+    assert "E-TOO-MANY-TOOLS" in codes(skill)
+    assert len(skill.diagnostics) <= 4 * F.MAX_TOOLS + 5
+
+
+def test_prose_headings_of_an_instruction_skill_are_not_counted_as_tools() -> None:
+    body = "### A heading\n\nSome prose.\n\n" * (F.MAX_TOOLS + 50) + tool("real")
+    skill = parse(body, Profile.AGENTSKILLS)
+    assert "E-TOO-MANY-TOOLS" not in codes(skill)
+    assert [t.name for t in skill.tools] == ["real"]
