@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from gibberish.skills.model import Diagnostic, Severity
+from gibberish.skills.model import DEFAULT_TIMEOUT_SECS, Diagnostic, Severity
 
 # --- limits -------------------------------------------------------------------------
 
@@ -29,7 +29,7 @@ AGENTSKILLS_DESCRIPTION_MAX = 1024
 COMPATIBILITY_MAX = 500
 TIMEOUT_MIN = 1
 TIMEOUT_MAX = 300
-TIMEOUT_DEFAULT = 30
+TIMEOUT_DEFAULT = DEFAULT_TIMEOUT_SECS
 
 SKILL_FILE_NAME = "SKILL.md"
 PROVENANCE_FILE_NAME = ".gibberish-source.json"

@@ -201,6 +201,12 @@ class ToolDefinition:
         return None
 
 
+DEFAULT_TIMEOUT_SECS = 30
+"""A skill's timeout when its frontmatter sets none (the one definition of it)."""
+DEFAULT_MODES: tuple[Mode, ...] = (Mode.GLOBAL,)
+"""A skill's modes when its frontmatter sets none."""
+
+
 @dataclass(frozen=True, slots=True)
 class SkillDefinition:
     """A loaded skill. A broken one is still a value: ``ok`` is False and ``diagnostics`` say why."""
@@ -211,10 +217,10 @@ class SkillDefinition:
     version: str = ""
     description: str = ""
     author: str | None = None
-    modes: tuple[Mode, ...] = (Mode.GLOBAL,)
+    modes: tuple[Mode, ...] = DEFAULT_MODES
     read_only: bool = False
     always_ask: bool = False
-    timeout_secs: int = 30
+    timeout_secs: int = DEFAULT_TIMEOUT_SECS
     network: bool = False
     secrets: tuple[str, ...] = ()
     tools: tuple[ToolDefinition, ...] = ()
