@@ -33,11 +33,13 @@ Structure rules (where the spec is silent, the choice is written here):
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NamedTuple
 
 from gibberish.skills import fields as F
 from gibberish.skills.model import (
+    CommandTemplate,
     Diagnostic,
     ParameterDefinition,
     ParameterType,
@@ -342,7 +344,23 @@ class _ParamReader:
         if table is None:
             return []
         first, lines = table
-        header_line = first
+        index = self._columns(first, lines)
+        if index is None:
+            return []
+        width = len(_split_row(lines[0]))
+        params: list[ParameterDefinition] = []
+        seen: dict[str, int] = {}
+        for offset in range(2, len(lines)):
+            cells = _split_row(lines[offset])
+            if len(cells) < width:
+                cells.extend([""] * (width - len(cells)))
+            param = self._row(cells, index, first + offset, seen)
+            if param is not None:
+                params.append(param)
+        return params
+
+    def _columns(self, header_line: int, lines: list[str]) -> _Columns | None:
+        """Where the columns are, from the header row (and a delimiter row under it)."""
         if len(lines) < 2 or not _is_delimiter_row(_split_row(lines[1])):
             self.err(
                 F.E_PARAM_TABLE,
@@ -350,10 +368,9 @@ class _ParamReader:
                 "line like |---|---|---|---| right under the header.",
                 header_line,
             )
-            return []
-        header = _split_row(lines[0])
+            return None
         columns: dict[str, int] = {}
-        for i, cell in enumerate(header):
+        for i, cell in enumerate(_split_row(lines[0])):
             columns.setdefault(cell.strip("*_ ").lower(), i)
         missing = [c for c in _REQUIRED_COLUMNS if c not in columns]
         if missing:
@@ -366,25 +383,14 @@ class _ParamReader:
                 "(and optionally | Default |).",
                 header_line,
             )
-            return []
-        index = (
+            return None
+        return _Columns(
             columns["name"],
             columns["type"],
             columns["required"],
             columns["description"],
             columns.get("default"),
         )
-        width = len(header)
-        params: list[ParameterDefinition] = []
-        seen: dict[str, int] = {}
-        for offset in range(2, len(lines)):
-            cells = _split_row(lines[offset])
-            if len(cells) < width:
-                cells.extend([""] * (width - len(cells)))
-            param = self._row(cells, index, first + offset, seen)
-            if param is not None:
-                params.append(param)
-        return params
 
     def _find_table(self, section: _Section) -> tuple[int, list[str]] | None:
         """``(line of the header, table lines)``: the first run of lines holding ``|``.
@@ -415,15 +421,34 @@ class _ParamReader:
         return None
 
     def _row(
-        self,
-        cells: list[str],
-        index: tuple[int, int, int, int, int | None],
-        line: int,
-        seen: dict[str, int],
+        self, cells: list[str], index: _Columns, line: int, seen: dict[str, int]
     ) -> ParameterDefinition | None:
-        i_name, i_type, i_required, i_description, i_default = index
-        name = _unwrap(cells[i_name])
-        ok = True
+        name = _unwrap(cells[index.name])
+        name_ok = self._name_ok(name, line, seen)
+        ptype = self._type(name, _unwrap(cells[index.type]).lower(), line)
+        required = self._required(name, cells[index.required], line)
+        if not name_ok or ptype is None or required is None:
+            return None
+        description = cells[index.description]
+        column = "" if index.default is None else _unwrap(cells[index.default])
+        probe = ParameterDefinition(name, ptype, required, description, None, line)
+        chosen = self._chosen_default(probe, column)
+        if not chosen:
+            return probe
+        value = _unquote_default(chosen)
+        try:
+            default = coerce_value(probe, _default_value(ptype, value))
+        except RenderError as exc:
+            self.err(
+                F.E_INVALID_DEFAULT,
+                f"the default {value!r} of parameter '{name}' in tool '{self.tool}' is not "
+                f"a valid {ptype.value}: {exc.message}",
+                line,
+            )
+            return None
+        return dataclasses.replace(probe, default=default)
+
+    def _name_ok(self, name: str, line: int, seen: dict[str, int]) -> bool:
         if not F.is_valid_param_name(name):
             self.err(
                 F.E_INVALID_PARAM_NAME,
@@ -431,18 +456,19 @@ class _ParamReader:
                 "and '_', starting with a letter or '_' (at most 64).",
                 line,
             )
-            ok = False
-        elif name in seen:
+            return False
+        if name in seen:
             self.err(
                 F.E_DUP_PARAM,
                 f"parameter '{name}' of tool '{self.tool}' is already defined on line "
                 f"{seen[name]}; remove one of the rows.",
                 line,
             )
-            ok = False
-        else:
-            seen[name] = line
-        type_text = _unwrap(cells[i_type]).lower()
+            return False
+        seen[name] = line
+        return True
+
+    def _type(self, name: str, type_text: str, line: int) -> ParameterType | None:
         ptype = _TYPES.get(type_text)
         if ptype is None:
             self.err(
@@ -451,56 +477,53 @@ class _ParamReader:
                 "use string, integer, number, boolean or array.",
                 line,
             )
-            ok = False
-        required = _REQUIRED_WORDS.get(cells[i_required].strip("*_ ").lower())
+        return ptype
+
+    def _required(self, name: str, cell: str, line: int) -> bool | None:
+        required = _REQUIRED_WORDS.get(cell.strip("*_ ").lower())
         if required is None:
             self.err(
                 F.E_INVALID_REQUIRED,
-                f"parameter '{name}' of tool '{self.tool}' has Required "
-                f"{cells[i_required]!r}; write yes or no.",
+                f"parameter '{name}' of tool '{self.tool}' has Required {cell!r}; write yes or no.",
                 line,
             )
-            ok = False
-        if not ok or ptype is None or required is None:
-            return None
-        description = cells[i_description]
-        raw_default = "" if i_default is None else _unwrap(cells[i_default])
-        if raw_default in _NO_DEFAULT:
-            raw_default = ""
+        return required
+
+    def _chosen_default(self, param: ParameterDefinition, column: str) -> str | None:
+        """The default as written: the Default column, else ``(default: X)`` at the end
+        of the description (a warning when both are given and differ)."""
+        if column in _NO_DEFAULT:
+            column = ""
+        description = param.description
         described = (
             _default_in_description(description) if description.endswith((")", ".")) else None
         )
         if (
-            raw_default
+            column
             and described is not None
-            and _unquote_default(described) != _unquote_default(raw_default)
+            and _unquote_default(described) != _unquote_default(column)
         ):
             self.diagnostics.append(
                 F.warning(
                     F.W_DEFAULT_CONFLICT,
-                    f"parameter '{name}' of tool '{self.tool}' has default {raw_default!r} in "
-                    f"the Default column but {described!r} in its description; the column "
-                    "wins. Make them agree.",
+                    f"parameter '{param.name}' of tool '{self.tool}' has default "
+                    f"{column!r} in the Default column but {described!r} in its "
+                    "description; the column wins. Make them agree.",
                     self.file,
-                    line,
+                    param.line,
                 )
             )
-        chosen = raw_default or described
-        default: Any = None
-        if chosen:
-            value = _unquote_default(chosen)
-            probe = ParameterDefinition(name, ptype, required, description, None, line)
-            try:
-                default = coerce_value(probe, _default_value(ptype, value))
-            except RenderError as exc:
-                self.err(
-                    F.E_INVALID_DEFAULT,
-                    f"the default {value!r} of parameter '{name}' in tool '{self.tool}' is not "
-                    f"a valid {ptype.value}: {exc.message}",
-                    line,
-                )
-                return None
-        return ParameterDefinition(name, ptype, required, description, default, line)
+        return column or described
+
+
+class _Columns(NamedTuple):
+    """Column index of each field of the parameter table."""
+
+    name: int
+    type: int
+    required: int
+    description: int
+    default: int | None
 
 
 def parse_body(
@@ -591,18 +614,18 @@ def _tool_name_problem(
 
 
 def _build_tool(block: _ToolBlock, file: str | None) -> tuple[ToolDefinition, list[Diagnostic]]:
-    diags: list[Diagnostic] = []
+    """The tool of one ``###`` block, and everything wrong with it."""
     name = block.name
-    for kind, first, again in block.duplicate_sections:
-        diags.append(
-            F.error(
-                F.E_DUP_SECTION,
-                f"tool '{name}' has a second '#### {kind.capitalize()}' section (the first is "
-                f"on line {first}); keep only one.",
-                file,
-                again,
-            )
+    diags = [
+        F.error(
+            F.E_DUP_SECTION,
+            f"tool '{name}' has a second '#### {kind.capitalize()}' section (the first is "
+            f"on line {first}); keep only one.",
+            file,
+            again,
         )
+        for kind, first, again in block.duplicate_sections
+    ]
     description = " ".join(block.description)
     if not description:
         diags.append(
@@ -630,8 +653,20 @@ def _build_tool(block: _ToolBlock, file: str | None) -> tuple[ToolDefinition, li
         params = reader.read(block.parameters)
         diags.extend(reader.diagnostics)
         params_broken = reader.broken
-    command = None
-    section = block.command
+    command = _command(block, None if params_broken else params, file, diags)
+    return ToolDefinition(name, description, tuple(params), command, block.line), diags
+
+
+def _command(
+    block: _ToolBlock,
+    checked_against: list[ParameterDefinition] | None,
+    file: str | None,
+    diags: list[Diagnostic],
+) -> CommandTemplate | None:
+    """The tool's command template (None when missing or broken); its problems go to
+    ``diags``. ``checked_against``: the parameters to cross-check it with (None when the
+    table itself is broken: that would only repeat the table's errors)."""
+    name, section = block.name, block.command
     if section is None or not section.fences:
         where = "has no '#### Command' section" if section is None else "has no code block"
         diags.append(
@@ -643,34 +678,34 @@ def _build_tool(block: _ToolBlock, file: str | None) -> tuple[ToolDefinition, li
                 block.line if section is None else section.line,
             )
         )
-    else:
-        fence = section.fences[0]
-        language = fence.info.split(maxsplit=1)[0].lower() if fence.info else ""
-        if language not in _COMMAND_LANGUAGES:
-            diags.append(
-                F.warning(
-                    F.W_COMMAND_LANGUAGE,
-                    f"the command block of tool '{name}' is marked {language!r}; commands are "
-                    "run as program + arguments, mark the block 'bash' or leave it unmarked.",
-                    file,
-                    fence.open_line,
-                )
+        return None
+    fence = section.fences[0]
+    language = fence.info.split(maxsplit=1)[0].lower() if fence.info else ""
+    if language not in _COMMAND_LANGUAGES:
+        diags.append(
+            F.warning(
+                F.W_COMMAND_LANGUAGE,
+                f"the command block of tool '{name}' is marked {language!r}; commands are "
+                "run as program + arguments, mark the block 'bash' or leave it unmarked.",
+                file,
+                fence.open_line,
             )
-        for extra in section.fences[1:]:
-            diags.append(
-                F.warning(
-                    F.W_EXTRA_COMMAND,
-                    f"tool '{name}' has more than one code block under '#### Command'; only "
-                    f"the first (line {fence.open_line}) is used.",
-                    file,
-                    extra.open_line,
-                )
-            )
-        if fence.closed:
-            source = fence.source
-            line = fence.open_line + 1
-            command, template_diags = parse_template(source, file=file, line=line)
-            diags.extend(template_diags)
-            if command is not None and not params_broken:
-                diags.extend(check_template(command, params, file=file, line=line))
-    return ToolDefinition(name, description, tuple(params), command, block.line), diags
+        )
+    diags.extend(
+        F.warning(
+            F.W_EXTRA_COMMAND,
+            f"tool '{name}' has more than one code block under '#### Command'; only "
+            f"the first (line {fence.open_line}) is used.",
+            file,
+            extra.open_line,
+        )
+        for extra in section.fences[1:]
+    )
+    if not fence.closed:
+        return None
+    line = fence.open_line + 1
+    command, template_diags = parse_template(fence.source, file=file, line=line)
+    diags.extend(template_diags)
+    if command is not None and checked_against is not None:
+        diags.extend(check_template(command, checked_against, file=file, line=line))
+    return command
