@@ -47,7 +47,8 @@ from gibberish.skills.model import (
     ToolDefinition,
 )
 from gibberish.skills.render import RenderError, coerce_value
-from gibberish.skills.templates import check_template, parse_template
+from gibberish.skills.template_params import check_template
+from gibberish.skills.templates import parse_template
 
 _COMMAND_LANGUAGES = frozenset({"", "bash", "sh", "shell"})
 _REQUIRED_WORDS = {"yes": True, "true": True, "no": False, "false": False}

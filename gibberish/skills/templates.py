@@ -57,8 +57,6 @@ from gibberish.skills.model import (
     CommandTemplate,
     Diagnostic,
     Literal,
-    ParameterDefinition,
-    ParameterType,
     Placeholder,
     PlaceholderKind,
     Severity,
@@ -67,9 +65,9 @@ from gibberish.skills.model import (
 from gibberish.skills.programs import MARK, is_interpreter, knows_program, scan_command
 from gibberish.skills.quoting import SCRIPT_HINT, ShellScan, remove_quotes, show, skip_parens
 from gibberish.skills.quoting import Issue as _Problem
-from gibberish.skills.render import RenderError, coerce_value, url_parts
+from gibberish.skills.render import url_parts
 
-__all__ = ["CODES", "check_template", "parse_template"]
+__all__ = ["CODES", "PLACEHOLDER_RE", "parse_template"]
 
 CODES: dict[str, str] = {
     "E-TEMPLATE-SYNTAX": "the command cannot be parsed (unbalanced quote, stray token ...)",
@@ -127,7 +125,7 @@ PAD = "\ue001"
 # ---------------------------------------------------------------------------------------
 # Placeholders
 
-_PLACEHOLDER_RE = re.compile(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::([^{}\n]*))?\}\}")
+PLACEHOLDER_RE = re.compile(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::([^{}\n]*))?\}\}")
 _FLAG_RE = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9_.:+-]*=?")
 
 
@@ -188,7 +186,7 @@ def _find_placeholders(source: str) -> tuple[str, list[_Hole], list[_Problem]]:
         n = m.end() - m.start()
         return _MASKS[n] if n < len(_MASKS) else MARK + PAD * (n - 1)
 
-    marked = _PLACEHOLDER_RE.sub(mask, source)
+    marked = PLACEHOLDER_RE.sub(mask, source)
     reported = {p.start for p in problems}
     at = marked.find("{{")
     while at != -1 and len(problems) < _MAX_PLACEHOLDER_PROBLEMS:
@@ -767,197 +765,3 @@ def parse_template(
     words, problems = _analyse_cached(source)
     template = None if words is None else CommandTemplate(source, words, line)
     return template, _diagnostics(problems, file, line) if problems else []
-
-
-# ---------------------------------------------------------------------------------------
-# Cross-check against the parameter table
-
-
-def _placeholder_lines(template: CommandTemplate, line: int | None) -> dict[str, int | None]:
-    """First line of each placeholder name in the template source."""
-    found: dict[str, int | None] = {}
-    for m in _PLACEHOLDER_RE.finditer(template.source):
-        if m.group(1) not in found:
-            found[m.group(1)] = (
-                None if line is None else line + template.source.count("\n", 0, m.start())
-            )
-    return found
-
-
-def check_template(
-    template: CommandTemplate,
-    parameters: Sequence[ParameterDefinition],
-    *,
-    file: str | None = None,
-    line: int | None = None,
-) -> list[Diagnostic]:
-    """Cross-check a parsed template against the tool's parameter table.
-
-    Errors: a placeholder that names no parameter (``E-UNKNOWN-PLACEHOLDER``, once per
-    name), ``{{x:--flag=}}`` on a boolean, a ``{{x:default}}`` whose default is not a
-    valid value of the type, a value in front of the program a wrapper runs that could
-    move it (``E-PLACEHOLDER-COMMAND-POSITION``: optional without a default, a list, or
-    ``{{x:--flag}}`` that gives two words where one is expected). Warnings: a parameter the command never uses, a default on a
-    required parameter, two defaults that disagree. ``line`` is the block's first line
-    (default: the template's own); each diagnostic points at the placeholder's line.
-    """
-    if line is None:
-        line = template.line
-    where = _placeholder_lines(template, line)
-    params = {p.name: p for p in parameters}
-    out: list[Diagnostic] = []
-
-    def add(code: str, message: str, at: int | None) -> None:
-        severity = Severity.WARNING if code.startswith("W-") else Severity.ERROR
-        out.append(Diagnostic(severity, code, message, file, at))
-
-    seen: set[tuple[str, PlaceholderKind, str | None]] = set()
-    unknown: set[str] = set()
-    for word in template.words:
-        for ph in word.placeholders:
-            if (ph.name, ph.kind, ph.modifier) in seen:
-                continue
-            seen.add((ph.name, ph.kind, ph.modifier))
-            at = where.get(ph.name, line)
-            param = params.get(ph.name)
-            if param is None:
-                if ph.name not in unknown:
-                    unknown.add(ph.name)
-                    declared = ", ".join(sorted(params)) or "none"
-                    add(
-                        "E-UNKNOWN-PLACEHOLDER",
-                        f"{{{{{ph.name}}}}} is not a parameter of this tool (declared: "
-                        f"{declared}). Add it to the Parameters table or fix the spelling.",
-                        at,
-                    )
-            elif ph.kind is PlaceholderKind.FLAG_EQUALS and param.type is ParameterType.BOOLEAN:
-                flag = (ph.modifier or "").rstrip("=")
-                add(
-                    "E-FLAG-EQUALS-BOOLEAN",
-                    f"`{{{{{ph.name}:{ph.modifier}}}}}` gives a value after `=`, but "
-                    f"'{ph.name}' is a boolean. Write {{{{{ph.name}:{flag}}}}} to pass "
-                    f"`{flag}` only when it is true, or {{{{{ph.name}}}}} for true/false text.",
-                    at,
-                )
-            elif ph.kind is PlaceholderKind.DEFAULT:
-                for code, message in _default_problems(ph, param):
-                    add(code, message, at)
-    for code, message, ph_name in _slot_problems(template, params):
-        add(code, message, where.get(ph_name, line))
-    used = template.placeholder_names
-    for p in parameters:
-        if p.name not in used:
-            add(
-                "W-UNUSED-PARAMETER",
-                f"Parameter '{p.name}' is declared but the command never uses it; add "
-                f"{{{{{p.name}}}}} to the command or remove it from the table.",
-                p.line if p.line is not None else line,
-            )
-    return out
-
-
-def _slot_problems(
-    template: CommandTemplate, params: dict[str, ParameterDefinition]
-) -> list[tuple[str, str, str]]:
-    """(code, message, placeholder name) for values in front of the program a wrapper runs
-    (or the script an interpreter runs) that could move it: an optional value that is
-    left out removes its word, a list adds words, ``{{x:--flag}}`` gives two words unless
-    x is a boolean; then a later word, maybe a value, becomes the program."""
-    words = template.words
-    if not words or not (_literal_word_flags(words[0]) & _F_PROGRAM):
-        return []
-    out: list[tuple[str, str, str]] = []
-    for slot in scan_command(words).slots:
-        word = words[slot.index]
-        for ph in word.placeholders:
-            param = params.get(ph.name)
-            if param is None:
-                continue
-            shown = word.literal_text
-            before = f"`{shown}` comes before what `{slot.program}` runs"
-            why = ""
-            if slot.kind == "flag":
-                if ph.kind is PlaceholderKind.FLAG and param.type is not ParameterType.BOOLEAN:
-                    why = (
-                        f"for a {param.type.value} it gives two words, `{ph.modifier} VALUE`, "
-                        f"and `{ph.modifier}` takes no value here, so VALUE would be read "
-                        f"as what runs. Make '{ph.name}' a boolean or write "
-                        f"`{ph.modifier}={{{{{ph.name}}}}}` if the option takes a value"
-                    )
-            elif slot.kind == "flag-argument":
-                if param.type is ParameterType.BOOLEAN:
-                    why = (
-                        f"for the boolean '{ph.name}' it gives `{ph.modifier}` alone, and "
-                        f"`{ph.modifier}` takes the next word as its value. Use it with a "
-                        "text or number parameter"
-                    )
-            elif param.type is ParameterType.ARRAY and word.whole_placeholder is not None:
-                why = (
-                    f"'{ph.name}' is a list, and each item becomes a word, so the words "
-                    "after it move. Use a text parameter"
-                )
-            elif (
-                not param.required
-                and param.default is None
-                and ph.kind is not PlaceholderKind.DEFAULT
-            ):
-                why = (
-                    f"'{ph.name}' is optional, and when it is left out its word goes and "
-                    "the words after it move. Make it required or give it a default"
-                )
-                if slot.option:
-                    joined = "=" if slot.option.startswith("--") else ""
-                    why += (
-                        f", or attach it to its option "
-                        f"(`{slot.option}{joined}{{{{{ph.name}}}}}`, gone as one when left out)"
-                    )
-            if why:
-                out.append(
-                    (
-                        "E-PLACEHOLDER-COMMAND-POSITION",
-                        f"{before}, and a value could move it: {why}.",
-                        ph.name,
-                    )
-                )
-    return out
-
-
-def _literal_word_flags(word: TemplateWord) -> int:
-    return _word_flags(word.literal_text) if word.is_literal else 0
-
-
-def _default_problems(ph: Placeholder, param: ParameterDefinition) -> list[tuple[str, str]]:
-    """(code, message) for a ``{{x:default}}`` that cannot or will not be used as written."""
-    text = ph.modifier or ""
-    shown = f"`{{{{{ph.name}:{text}}}}}`"
-    try:
-        value = coerce_value(param, [text] if param.type is ParameterType.ARRAY else text)
-    except RenderError as exc:
-        return [
-            (
-                "E-BAD-PLACEHOLDER-DEFAULT",
-                f"The default in {shown} is not a valid {param.type.value}: {exc.message}",
-            )
-        ]
-    if param.required:
-        return [
-            (
-                "W-DEFAULT-ON-REQUIRED",
-                f"'{ph.name}' is required, so the default in {shown} is never used. Make the "
-                "parameter optional or drop the default.",
-            )
-        ]
-    if param.default is not None:
-        try:
-            table = coerce_value(param, param.default)
-        except RenderError:
-            table = param.default
-        if table != value:
-            return [
-                (
-                    "W-CONFLICTING-DEFAULT",
-                    f"'{ph.name}' has the default {param.default!r} in the Parameters table "
-                    f"and {text!r} in the command; the table's wins. Keep only one.",
-                )
-            ]
-    return []

@@ -22,7 +22,8 @@ from gibberish.skills.model import (
     Severity,
 )
 from gibberish.skills.quoting import remove_quotes
-from gibberish.skills.templates import CODES, check_template, parse_template
+from gibberish.skills.template_params import check_template
+from gibberish.skills.templates import CODES, parse_template
 
 P = ParameterDefinition
 T = ParameterType
