@@ -652,15 +652,16 @@ def _analyse(
         return None, [refused]
     marked, holes, problems = _find_placeholders(source)
     raws = _fast_words(marked) if allow_fast and not problems else None
+    built: _Words | None = None
+    starts: list[int] = []
     if raws:
         built = _build_words(raws, None, holes)
         if not built.suspicious:  # the common case: nothing more to check
             return tuple(built.words), []
-    starts: list[int] | None = None
-    if raws is None:  # the slow path
-        spans = _slow_words(marked, source, problems)
-        raws = [marked[s:e] for s, e in spans]
-        starts = [s for s, _ in spans]
+        starts = [m.start() for m in _WORD_RE.finditer(marked)]
+    elif raws is None:  # the slow path
+        raws, starts = _slow_words(marked, source, problems)
+    words: tuple[TemplateWord, ...] | None = None
     if not raws and not problems:
         problems.append(
             _Problem(
@@ -670,18 +671,17 @@ def _analyse(
                 "`git status --short`.",
             )
         )
-    words: tuple[TemplateWord, ...] | None = None
-    if raws and not any(p.code == "E-PLACEHOLDER-SYNTAX" for p in problems):
-        if starts is not None:
+    elif raws and not any(p.code == "E-PLACEHOLDER-SYNTAX" for p in problems):
+        if built is None:
             built = _build_words(raws, starts, holes)
-        else:  # fast path with something to report: find where the words start
-            starts = [m.start() for m in _WORD_RE.finditer(marked)]
         problems.extend(_word_problems(built, starts))
         words = tuple(built.words)
-    if any(not p.warning for p in problems):
-        words = None
     problems.sort(key=lambda p: p.start)
-    return words, problems
+    return (None if _has_error(problems) else words), problems
+
+
+def _has_error(problems: list[_Problem]) -> bool:
+    return any(not p.warning for p in problems)
 
 
 def _refuse_unreadable(source: str) -> _Problem | None:
@@ -700,20 +700,20 @@ def _refuse_unreadable(source: str) -> _Problem | None:
     return _Problem("E-TEMPLATE-SYNTAX", bad.start(), message)
 
 
-def _slow_words(marked: str, source: str, problems: list[_Problem]) -> list[tuple[int, int]]:
-    """Word spans by the lexer (:class:`quoting.ShellScan`) and bashlex; their problems
-    are added to ``problems``."""
+def _slow_words(marked: str, source: str, problems: list[_Problem]) -> tuple[list[str], list[int]]:
+    """Raw words and where they start, by the lexer (:class:`quoting.ShellScan`) and
+    bashlex; their problems are added to ``problems``."""
     lexer = ShellScan(marked, source)
     problems.extend(lexer.problems)
     trimmed = _without_trailing_continuations(lexer.structure_only())
     if lexer.unbalanced or not trimmed.strip():
-        return []
+        return [], []
     spans, structural, failed = _bashlex_words(trimmed, source)
     # When bashlex chokes on something the lexer already explained (``$((``, ``$'``),
     # its own complaint would only repeat it less clearly.
     if not (failed and lexer.problems):
         problems.extend(structural)
-    return spans
+    return [marked[s:e] for s, e in spans], [s for s, _ in spans]
 
 
 @functools.lru_cache(maxsize=4096)
