@@ -316,47 +316,53 @@ def load_yaml(
         original = exc
     except RecursionError:
         return None, False, [_too_deep(file, first_line)]
+    lenient = _load_lenient(yaml_text, file=file, first_line=first_line)
+    if lenient is not None:
+        return lenient
+    return None, False, [_yaml_error(original, yaml_text, file=file, first_line=first_line)]
+
+
+def _load_lenient(
+    yaml_text: str, *, file: str | None, first_line: int
+) -> tuple[Any, bool, list[Diagnostic]] | None:
+    """The retry with values holding ``': '`` quoted; None when it does not help."""
     rewritten, fixed = _lenient_rewrite(yaml_text, first_line)
-    if fixed:
-        try:
-            data = _load(rewritten)
-        except _Refused as refused:
-            # The rewrite keeps every line where it was, so the index maps back.
-            line = _index_line(rewritten, refused.index, first_line)
-            return None, False, [F.error(refused.code, refused.message, file, line)]
-        except (yaml.YAMLError, RecursionError):
-            pass
-        else:
-            return (
-                data,
-                True,
-                [
-                    F.warning(
-                        F.W_YAML_LENIENT,
-                        f"the value of '{key}' contains ': ', which is not valid YAML "
-                        "unquoted; it was read as text. Put the value in quotes.",
-                        file,
-                        line,
-                    )
-                    for line, key in fixed
-                ],
-            )
-    line, column = _yaml_error_line(original, yaml_text, first_line)
-    problem = getattr(original, "problem", None) or str(original).split("\n")[0]
-    context = getattr(original, "context", None)
+    if not fixed:
+        return None
+    try:
+        data = _load(rewritten)
+    except _Refused as refused:
+        # The rewrite keeps every line where it was, so the index maps back.
+        line = _index_line(rewritten, refused.index, first_line)
+        return None, False, [F.error(refused.code, refused.message, file, line)]
+    except (yaml.YAMLError, RecursionError):
+        return None
+    warnings = [
+        F.warning(
+            F.W_YAML_LENIENT,
+            f"the value of '{key}' contains ': ', which is not valid YAML "
+            "unquoted; it was read as text. Put the value in quotes.",
+            file,
+            line,
+        )
+        for line, key in fixed
+    ]
+    return data, True, warnings
+
+
+def _yaml_error(
+    error: yaml.YAMLError, yaml_text: str, *, file: str | None, first_line: int
+) -> Diagnostic:
+    line, column = _yaml_error_line(error, yaml_text, first_line)
+    problem = getattr(error, "problem", None) or str(error).split("\n")[0]
+    context = getattr(error, "context", None)
     detail = f"{problem} ({context})" if context else problem
-    return (
-        None,
-        False,
-        [
-            F.error(
-                F.E_YAML,
-                f"invalid YAML in the frontmatter: {detail}{column}. Fix the syntax on this "
-                "line; quote values that contain ': ' or start with a special character.",
-                file,
-                line,
-            )
-        ],
+    return F.error(
+        F.E_YAML,
+        f"invalid YAML in the frontmatter: {detail}{column}. Fix the syntax on this "
+        "line; quote values that contain ': ' or start with a special character.",
+        file,
+        line,
     )
 
 
@@ -763,31 +769,41 @@ def _plain_data(value: Any, *, depth: int, stack: set[int], budget: _Budget) -> 
         return value
     if isinstance(value, datetime.date):
         return value.isoformat()
-    if depth >= _MAX_DEPTH or id(value) in stack:
+    if depth >= _MAX_DEPTH or id(value) in stack or not isinstance(value, list | dict):
         return None
-    if isinstance(value, list | dict):
-        stack.add(id(value))
-        try:
-            if isinstance(value, list):
-                items = []
-                for v in value:
-                    item = _plain_data(v, depth=depth + 1, stack=stack, budget=budget)
-                    if item is None and (v is not None or budget.left < 0):
-                        return None
-                    items.append(item)
-                return items
-            out: dict[str, Any] = {}
-            for k, v in value.items():
-                item = _plain_data(v, depth=depth + 1, stack=stack, budget=budget)
-                if not isinstance(k, str | int | float | bool) or (
-                    item is None and (v is not None or budget.left < 0)
-                ):
-                    return None
-                out[str(k)] = item
-            return out
-        finally:
-            stack.discard(id(value))
-    return None
+    stack.add(id(value))
+    try:
+        if isinstance(value, list):
+            return _plain_list(value, depth=depth, stack=stack, budget=budget)
+        return _plain_mapping(value, depth=depth, stack=stack, budget=budget)
+    finally:
+        stack.discard(id(value))
+
+
+def _plain_item(v: Any, *, depth: int, stack: set[int], budget: _Budget) -> tuple[bool, Any]:
+    """(whether ``v`` is plain data, its plain form)."""
+    item = _plain_data(v, depth=depth + 1, stack=stack, budget=budget)
+    return not (item is None and (v is not None or budget.left < 0)), item
+
+
+def _plain_list(value: list[Any], *, depth: int, stack: set[int], budget: _Budget) -> Any:
+    items = []
+    for v in value:
+        ok, item = _plain_item(v, depth=depth, stack=stack, budget=budget)
+        if not ok:
+            return None
+        items.append(item)
+    return items
+
+
+def _plain_mapping(value: dict[Any, Any], *, depth: int, stack: set[int], budget: _Budget) -> Any:
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        ok, item = _plain_item(v, depth=depth, stack=stack, budget=budget)
+        if not ok or not isinstance(k, str | int | float | bool):
+            return None
+        out[str(k)] = item
+    return out
 
 
 def _unsafe_in(value: Any) -> str | None:
