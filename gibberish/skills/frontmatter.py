@@ -27,6 +27,7 @@ import yaml
 
 from gibberish.skills import fields as F
 from gibberish.skills.model import DEFAULT_MODES, DEFAULT_TIMEOUT_SECS, Diagnostic, Mode, Profile
+from gibberish.skills.serialize import json_key
 
 try:
     _Loader: type = yaml.CSafeLoader
@@ -800,9 +801,9 @@ def _plain_mapping(value: dict[Any, Any], *, depth: int, stack: set[int], budget
     out: dict[str, Any] = {}
     for k, v in value.items():
         ok, item = _plain_item(v, depth=depth, stack=stack, budget=budget)
-        if not ok or not isinstance(k, str | int | float | bool):
+        if not ok or not isinstance(k, str | int | float | bool | datetime.date | None):
             return None
-        out[str(k)] = item
+        out[json_key(k)] = item
     return out
 
 
