@@ -545,7 +545,11 @@ def parse_body(
         limit=F.MAX_TOOLS,
     )
     blocks, open_fences = scan.run()
-    diags = [_unterminated(fence, file) for fence in open_fences]
+    tool_fences = {id(f) for b in blocks for s in (b.parameters, b.command) if s for f in s.fences}
+    diags = [
+        _unterminated(fence, file, in_prose=id(fence) not in tool_fences and not scan.keep_prose)
+        for fence in open_fences
+    ]
     if scan.overflow is not None:
         diags.append(
             F.error(
@@ -581,14 +585,16 @@ def parse_body(
     return tuple(tools), diags
 
 
-def _unterminated(fence: _Fence, file: str | None) -> Diagnostic:
-    return F.error(
-        F.E_UNTERMINATED_FENCE,
+def _unterminated(fence: _Fence, file: str | None, *, in_prose: bool) -> Diagnostic:
+    """A code block never closed: an error where it swallows tools, a warning in the prose
+    of an instruction skill (the agentskills profile reads no tools from prose)."""
+    message = (
         f"the code block opened on line {fence.open_line} is never closed, so it "
-        "swallows the rest of the file; close it with the same fence characters.",
-        file,
-        fence.open_line,
+        "swallows the rest of the file; close it with the same fence characters."
     )
+    if in_prose:
+        return F.warning(F.W_UNTERMINATED_FENCE, message, file, fence.open_line)
+    return F.error(F.E_UNTERMINATED_FENCE, message, file, fence.open_line)
 
 
 def _tool_name_problem(

@@ -106,9 +106,26 @@ _SEMVER_RE = re.compile(
 )
 
 
-def is_valid_skill_name(name: str) -> bool:
-    """``[a-z0-9-]{1,64}`` without a leading, trailing or doubled hyphen."""
-    return len(name) <= MAX_NAME_LENGTH and _SKILL_NAME_RE.fullmatch(name) is not None
+def is_valid_skill_name(name: str, *, unicode: bool = False) -> bool:
+    """``[a-z0-9-]{1,64}`` without a leading, trailing or doubled hyphen. ``unicode``
+    (the agentskills profile, as the Agent Skills reference validator): lowercase letters
+    and digits of any script too, judged in NFKC form as that validator does."""
+    if len(name) > MAX_NAME_LENGTH:
+        return False
+    if _SKILL_NAME_RE.fullmatch(name) is not None:
+        return True
+    return unicode and _is_unicode_skill_name(unicodedata.normalize("NFKC", name))
+
+
+def _is_unicode_skill_name(name: str) -> bool:
+    return (
+        bool(name)
+        and name == name.lower()
+        and all(c.isalnum() or c == "-" for c in name)
+        and not name.startswith("-")
+        and not name.endswith("-")
+        and "--" not in name
+    )
 
 
 def is_valid_tool_name(name: str) -> bool:
@@ -188,6 +205,7 @@ E_INVALID_DEFAULT = "E-INVALID-DEFAULT"
 W_DEFAULT_CONFLICT = "W-DEFAULT-CONFLICT"
 E_MISSING_COMMAND = "E-MISSING-COMMAND"
 E_UNTERMINATED_FENCE = "E-UNTERMINATED-FENCE"
+W_UNTERMINATED_FENCE = "W-UNTERMINATED-FENCE"
 W_COMMAND_LANGUAGE = "W-COMMAND-LANGUAGE"
 W_EXTRA_COMMAND = "W-EXTRA-COMMAND"
 # Library

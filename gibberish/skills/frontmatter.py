@@ -447,7 +447,7 @@ _Check = Callable[["_Checker", str, Any], Any]
 def _check_name(c: _Checker, key: str, raw: Any) -> Any:
     if not isinstance(raw, str):
         c.err(F.E_INVALID_NAME, key, f"'name' must be a string, got {_describe(raw)}.")
-    elif not F.is_valid_skill_name(raw):
+    elif not F.is_valid_skill_name(raw, unicode=c.profile is Profile.AGENTSKILLS):
         c.err(
             F.E_INVALID_NAME,
             key,
