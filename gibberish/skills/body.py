@@ -43,6 +43,7 @@ from gibberish.skills.model import (
     Diagnostic,
     ParameterDefinition,
     ParameterType,
+    PlaceholderKind,
     Profile,
     ToolDefinition,
 )
@@ -335,6 +336,8 @@ class _ParamReader:
         self.tool = tool
         self.diagnostics: list[Diagnostic] = []
         self.broken = False
+        self.prose_defaults: set[str] = set()
+        """Parameters whose default comes from ``(default: X)`` in the description."""
 
     def err(self, code: str, message: str, line: int) -> None:
         self.broken = True
@@ -440,6 +443,8 @@ class _ParamReader:
         try:
             default = coerce_value(probe, _default_value(ptype, value))
         except RenderError as exc:
+            if not column or column in _NO_DEFAULT:
+                return probe  # `(default: all)` for an integer is prose, not a default
             self.err(
                 F.E_INVALID_DEFAULT,
                 f"the default {value!r} of parameter '{name}' in tool '{self.tool}' is not "
@@ -447,6 +452,8 @@ class _ParamReader:
                 line,
             )
             return None
+        if not column or column in _NO_DEFAULT:
+            self.prose_defaults.add(name)
         return dataclasses.replace(probe, default=default)
 
     def _name_ok(self, name: str, line: int, seen: dict[str, int]) -> bool:
@@ -646,6 +653,7 @@ def _build_tool(block: _ToolBlock, file: str | None) -> tuple[ToolDefinition, li
         )
     params: list[ParameterDefinition] = []
     params_broken = False
+    prose: set[str] = set()
     if block.parameters is None:
         diags.append(
             F.warning(
@@ -660,19 +668,43 @@ def _build_tool(block: _ToolBlock, file: str | None) -> tuple[ToolDefinition, li
         params = reader.read(block.parameters)
         diags.extend(reader.diagnostics)
         params_broken = reader.broken
-    command = _command(block, None if params_broken else params, file, diags)
+        prose = reader.prose_defaults
+    command = _command(block, file, diags)
+    if command is not None and not params_broken:
+        params = _prefer_template_defaults(command, params, prose)
+        line = command.line
+        diags.extend(check_template(command, params, file=file, line=line))
     return ToolDefinition(name, description, tuple(params), command, block.line), diags
 
 
+def _prefer_template_defaults(
+    command: CommandTemplate, params: list[ParameterDefinition], prose: set[str]
+) -> list[ParameterDefinition]:
+    """Where a ``(default: X)`` in a description and the command's ``{{x:default}}``
+    disagree, the command's wins: it is what the tool was written to run with
+    (``(default: current)`` next to ``{{path:.}}`` means the current folder, ``.``)."""
+    written: dict[str, object] = {}
+    by_name = {p.name: p for p in params}
+    for ph in (ph for word in command.words for ph in word.placeholders):
+        param = by_name.get(ph.name)
+        if ph.kind is not PlaceholderKind.DEFAULT or ph.name not in prose or param is None:
+            continue
+        text = ph.modifier or ""
+        try:
+            value = [text] if param.type is ParameterType.ARRAY else text
+            written.setdefault(ph.name, coerce_value(param, value))
+        except RenderError:
+            continue  # reported by check_template
+    return [
+        dataclasses.replace(p, default=written[p.name]) if p.name in written else p for p in params
+    ]
+
+
 def _command(
-    block: _ToolBlock,
-    checked_against: list[ParameterDefinition] | None,
-    file: str | None,
-    diags: list[Diagnostic],
+    block: _ToolBlock, file: str | None, diags: list[Diagnostic]
 ) -> CommandTemplate | None:
     """The tool's command template (None when missing or broken); its problems go to
-    ``diags``. ``checked_against``: the parameters to cross-check it with (None when the
-    table itself is broken: that would only repeat the table's errors)."""
+    ``diags``."""
     name, section = block.name, block.command
     if section is None or not section.fences:
         where = "has no '#### Command' section" if section is None else "has no code block"
@@ -710,9 +742,6 @@ def _command(
     )
     if not fence.closed:
         return None
-    line = fence.open_line + 1
-    command, template_diags = parse_template(fence.source, file=file, line=line)
+    command, template_diags = parse_template(fence.source, file=file, line=fence.open_line + 1)
     diags.extend(template_diags)
-    if command is not None and checked_against is not None:
-        diags.extend(check_template(command, checked_against, file=file, line=line))
     return command

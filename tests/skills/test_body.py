@@ -277,12 +277,25 @@ def test_defaults_are_coerced(ptype, text, expected):
 @pytest.mark.parametrize(
     ("ptype", "text"), [("integer", "ten"), ("boolean", "maybe"), ("number", "x")]
 )
-def test_bad_default(ptype, text):
-    skill, params = params_of(TABLE + f"| a | {ptype} | no | x (default: {text}) |")
+def test_bad_default_in_the_default_column(ptype, text):
+    table = "| Name | Type | Required | Description | Default |\n|---|---|---|---|---|\n"
+    skill, params = params_of(table + f"| a | {ptype} | no | x | {text} |")
     diag = only(skill, "E-INVALID-DEFAULT")
     assert_located(diag, PATH, BODY_LINE + 8)
     assert text in diag.message
     assert params == ()
+
+
+@pytest.mark.parametrize(
+    ("ptype", "text"), [("integer", "all"), ("boolean", "maybe"), ("number", "unlimited")]
+)
+def test_a_prose_default_that_is_no_value_of_the_type_is_prose(ptype, text):
+    # `| lines | integer | no | Number of lines to read (default: all) |` once made every
+    # tool of the skill unavailable (E-INVALID-DEFAULT)
+    command = "echo {{a:--a}}" if ptype == "boolean" else "echo {{a}}"
+    skill, params = params_of(TABLE + f"| a | {ptype} | no | x (default: {text}) |", command)
+    assert skill.diagnostics == ()
+    assert params[0].default is None
 
 
 def test_conflicting_defaults_column_wins():
@@ -528,3 +541,74 @@ def test_prose_headings_of_an_instruction_skill_are_not_counted_as_tools() -> No
     skill = parse(body, Profile.AGENTSKILLS)
     assert "E-TOO-MANY-TOOLS" not in codes(skill)
     assert [t.name for t in skill.tools] == ["real"]
+
+
+def test_the_command_default_wins_over_a_prose_default() -> None:
+    # `(default: current)` beside `{{path:.}}` once ran `ls -la current`
+    skill, params = params_of(
+        TABLE + "| path | string | no | Directory to list (default: current) |",
+        "ls -la {{path:.}}",
+    )
+    assert skill.diagnostics == ()
+    assert params[0].default == "."
+
+
+def test_the_default_column_still_wins_over_the_command_default_with_a_warning() -> None:
+    table = "| Name | Type | Required | Description | Default |\n|---|---|---|---|---|\n"
+    skill, params = params_of(table + "| path | string | no | x | src |", "ls {{path:.}}")
+    assert codes(skill) == ["W-CONFLICTING-DEFAULT"]
+    assert params[0].default == "src"
+
+
+FILES_SKILL = """\
+### read_file
+
+Read a text file.
+
+#### Parameters
+
+| Name | Type | Required | Description |
+|------|------|----------|-------------|
+| path | string | yes | File to read |
+| lines | integer | no | Number of lines to read (default: all) |
+
+#### Command
+
+```bash
+head -n {{lines:1000000}} -- {{path}}
+```
+
+### list_directory
+
+List a folder.
+
+#### Parameters
+
+| Name | Type | Required | Description |
+|------|------|----------|-------------|
+| path | string | no | Directory to list (default: current) |
+
+#### Command
+
+```bash
+ls -la {{path:.}}
+```
+"""
+
+
+def test_a_skill_written_like_the_specifications_files_skill_loads_and_renders() -> None:
+    from gibberish.skills.render import render
+
+    skill = parse(FILES_SKILL)
+    assert skill.ok and skill.diagnostics == (), [d.format() for d in skill.diagnostics]
+    read_file, list_directory = skill.tools
+    assert read_file.parameters[1].default is None
+    folder = Path("/skills/demo")
+    assert render(read_file, {"path": "a.txt"}, skill_dir=folder) == [
+        "head",
+        "-n",
+        "1000000",
+        "--",
+        "a.txt",
+    ]
+    assert render(list_directory, {}, skill_dir=folder) == ["ls", "-la", "."]
