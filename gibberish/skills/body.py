@@ -568,6 +568,8 @@ def parse_body(
                 scan.overflow,
             )
         )
+    if profile is Profile.GIBBERISH and _reads_as_instructions(blocks):
+        blocks = []  # one E-NO-TOOLS with a hint, not three errors per heading
     tools: list[ToolDefinition] = []
     seen: dict[str, int] = {}
     for block in blocks:
@@ -584,12 +586,23 @@ def parse_body(
             F.error(
                 F.E_NO_TOOLS,
                 "the skill defines no tools: add a '### tool_name' section with a "
-                "'#### Parameters' table (or 'None.') and a '#### Command' code block.",
+                "'#### Parameters' table (or 'None.') and a '#### Command' code block. If it "
+                "is an instruction skill (Agent Skills format: prose for a model, its '###' "
+                "headings are not tools), check it with '--profile agentskills'.",
                 file,
                 first_line,
             )
         )
     return tuple(tools), diags
+
+
+def _reads_as_instructions(blocks: list[_ToolBlock]) -> bool:
+    """No ``###`` section has a Parameters or Command section, and there are several of
+    them or one is no tool name (``### When to use``): an instruction skill, not tools
+    that lack their sections."""
+    if not blocks or any(_is_tool(b) for b in blocks):
+        return False
+    return len(blocks) > 1 or not F.is_valid_tool_name(blocks[0].name)
 
 
 def _unterminated(fence: _Fence, file: str | None, *, in_prose: bool) -> Diagnostic:

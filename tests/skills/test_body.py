@@ -502,7 +502,7 @@ def test_text_of_a_skill_with_control_characters_is_shown_escaped():
 
 
 def test_names_in_messages_are_escaped():
-    skill = parse("### Bad\x1b[8mName\n\nDoes it.\n")
+    skill = parse("### Bad\x1b[8mName\n\nDoes it.\n\n#### Command\n\n```\nls\n```\n")
     assert len(skill.diagnostics) >= 3
     for d in skill.diagnostics:
         assert "\x1b" not in d.message, d.message
@@ -612,3 +612,33 @@ def test_a_skill_written_like_the_specifications_files_skill_loads_and_renders()
         "a.txt",
     ]
     assert render(list_directory, {}, skill_dir=folder) == ["ls", "-la", "."]
+
+
+INSTRUCTIONS = """\
+# PDF handling
+
+### When to use
+
+When the user hands you a PDF.
+
+### Steps
+
+1. Read it.
+2. Summarise it.
+
+### Notes
+
+Be brief.
+"""
+
+
+def test_an_instruction_skill_under_the_gibberish_profile_is_one_error_with_a_hint():
+    skill = parse(INSTRUCTIONS)
+    assert codes(skill) == ["E-NO-TOOLS"]
+    assert "--profile agentskills" in only(skill, "E-NO-TOOLS").message
+    assert parse(INSTRUCTIONS, Profile.AGENTSKILLS).diagnostics == ()
+
+
+def test_a_single_tool_missing_its_sections_still_says_what_is_missing():
+    skill = parse("### git_status\n\nShow the status.\n")
+    assert "E-MISSING-COMMAND" in codes(skill) and "E-NO-TOOLS" not in codes(skill)
