@@ -359,6 +359,23 @@ class SkillLibrary:
             self._snapshot = snapshot
         return LibraryChanges(tuple(added), tuple(changed), tuple(removed))
 
+    def load_folder(self, folder: Path, *, trust: Trust = Trust.USER) -> SkillDefinition:
+        """One skill folder (holding SKILL.md), read exactly as :meth:`load` reads each
+        skill of a source: the same walk (symlinks leading out, loops, the entry limit),
+        the same SKILL.md checks (a FIFO, a device, a link to itself or out of the
+        folder) and the same parse. ``gibberish skills check DIR`` goes through here, so
+        it never reports fewer problems than the library then refuses a skill for."""
+        path = os.path.abspath(folder)
+        skill_md = os.path.join(path, F.SKILL_FILE_NAME)
+        source = SkillSource(Path(os.path.dirname(path)), trust)
+        candidate = _Candidate(
+            os.path.basename(path), path, skill_md, _stat_sig(self._stat, skill_md), source
+        )
+        try:
+            return self._entry_for(candidate, None, time.time_ns()).skill
+        except Exception as exc:  # a bug; the skill is reported, never raised
+            return _failed_skill(candidate, trust, self._profile, exc)
+
     def _candidates(self, source: SkillSource, diags: list[Diagnostic]) -> list[_Candidate]:
         """Skill folders of one source, sorted by name; missing sources are just empty."""
         root = str(source.path)
