@@ -34,6 +34,7 @@ Structure rules (where the spec is silent, the choice is written here):
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -429,13 +430,14 @@ class _ParamReader:
     ) -> ParameterDefinition | None:
         name = _unwrap(cells[index.name])
         name_ok = self._name_ok(name, line, seen)
-        ptype = self._type(name, _unwrap(cells[index.type]).lower(), line)
+        typed = self._type(name, _unwrap(cells[index.type]).lower(), line)
         required = self._required(name, cells[index.required], line)
-        if not name_ok or ptype is None or required is None:
+        if not name_ok or typed is None or required is None:
             return None
+        ptype, low, high = typed
         description = cells[index.description]
         column = "" if index.default is None else _unwrap(cells[index.default])
-        probe = ParameterDefinition(name, ptype, required, description, None, line)
+        probe = ParameterDefinition(name, ptype, required, description, None, line, low, high)
         chosen = self._chosen_default(probe, column)
         if not chosen:
             return probe
@@ -476,8 +478,10 @@ class _ParamReader:
         seen[name] = line
         return True
 
-    def _type(self, name: str, type_text: str, line: int) -> ParameterType | None:
-        ptype = _TYPES.get(type_text)
+    def _type(self, name: str, type_text: str, line: int) -> _Typed | None:
+        """The type, and for a number the range written after it (``integer 1..100``)."""
+        word, _, bounds = type_text.partition(" ")
+        ptype = _TYPES.get(word)
         if ptype is None:
             self.err(
                 F.E_INVALID_PARAM_TYPE,
@@ -485,7 +489,20 @@ class _ParamReader:
                 "use string, integer, number, boolean or array.",
                 line,
             )
-        return ptype
+            return None
+        if not bounds.strip():
+            return ptype, None, None
+        limits = _range(ptype, bounds.strip())
+        if limits is None:
+            self.err(
+                F.E_INVALID_PARAM_TYPE,
+                f"parameter '{name}' of tool '{self.tool}' has the type {type_text!r}; a "
+                "range follows integer or number only, written LOW..HIGH with LOW <= HIGH "
+                "(either may be left out): integer 1..1000, number 0..1, integer 0..",
+                line,
+            )
+            return None
+        return ptype, *limits
 
     def _required(self, name: str, cell: str, line: int) -> bool | None:
         required = _REQUIRED_WORDS.get(cell.strip("*_ ").lower())
@@ -522,6 +539,29 @@ class _ParamReader:
                 )
             )
         return column or described
+
+
+_Typed = tuple[ParameterType, int | float | None, int | float | None]
+"""A parameter's type, minimum and maximum."""
+_RANGE_RE = re.compile(r"([+-]?[0-9]+(?:\.[0-9]+)?)?\s*\.\.\s*([+-]?[0-9]+(?:\.[0-9]+)?)?")
+
+
+def _range(ptype: ParameterType, text: str) -> tuple[int | float | None, int | float | None] | None:
+    """``LOW..HIGH`` (either may be missing) for an integer or number, or None."""
+    m = _RANGE_RE.fullmatch(text)
+    if m is None or ptype not in (ParameterType.INTEGER, ParameterType.NUMBER):
+        return None
+    if m[1] is None and m[2] is None:
+        return None
+    integer = ptype is ParameterType.INTEGER
+    if integer and any(b is not None and "." in b for b in m.groups()):
+        return None
+    convert = int if integer else float
+    low = None if m[1] is None else convert(m[1])
+    high = None if m[2] is None else convert(m[2])
+    if low is not None and high is not None and low > high:
+        return None
+    return low, high
 
 
 class _Columns(NamedTuple):

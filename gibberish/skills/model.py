@@ -92,15 +92,24 @@ class ParameterDefinition:
     default: Any = field(default=None, hash=False)
     """Already coerced to ``type`` (an int for integer, a list of str for array...)."""
     line: int | None = None
+    minimum: int | float | None = None
+    """The smallest value an integer or number takes (``integer 1..100``), if limited."""
+    maximum: int | float | None = None
+    """The largest value an integer or number takes, if limited."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        shape: dict[str, Any] = {
             "name": self.name,
             "type": self.type.value,
             "required": self.required,
             "default": self.default,
             "description": self.description,
         }
+        if self.minimum is not None:
+            shape["minimum"] = self.minimum
+        if self.maximum is not None:
+            shape["maximum"] = self.maximum
+        return shape
 
 
 class PlaceholderKind(StrEnum):

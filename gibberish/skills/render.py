@@ -94,7 +94,27 @@ def coerce_value(param: ParameterDefinition, value: object) -> object:
     integer -> int, number -> int or float, boolean -> bool, array -> list[str],
     string -> str. Raises :class:`RenderError` naming the parameter otherwise.
     """
-    return _COERCE.get(param.type, _to_string)(param, value)
+    value = _COERCE.get(param.type, _to_string)(param, value)
+    if param.minimum is not None or param.maximum is not None:
+        _check_range(param, value)
+    return value
+
+
+def _check_range(param: ParameterDefinition, value: object) -> None:
+    """``integer 1..100``: a number outside the range is refused (``git log -n -5`` would
+    print every commit)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return
+    low, high = param.minimum, param.maximum
+    if (low is None or value >= low) and (high is None or value <= high):
+        return
+    if low is not None and high is not None:
+        allowed = f"between {low} and {high}"
+    else:
+        allowed = f"at least {low}" if low is not None else f"at most {high}"
+    raise RenderError(
+        f"Parameter '{param.name}' must be {allowed}, got {_show(value)}.", param.name
+    )
 
 
 def _exact_int(text: str) -> int | None:

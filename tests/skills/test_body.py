@@ -642,3 +642,48 @@ def test_an_instruction_skill_under_the_gibberish_profile_is_one_error_with_a_hi
 def test_a_single_tool_missing_its_sections_still_says_what_is_missing():
     skill = parse("### git_status\n\nShow the status.\n")
     assert "E-MISSING-COMMAND" in codes(skill) and "E-NO-TOOLS" not in codes(skill)
+
+
+@pytest.mark.parametrize(
+    ("written", "low", "high"),
+    [
+        ("integer 1..1000", 1, 1000),
+        ("integer 0..", 0, None),
+        ("integer ..-1", None, -1),
+        ("number 0..1", 0.0, 1.0),
+        ("number -2.5..2.5", -2.5, 2.5),
+        ("integer", None, None),
+    ],
+)
+def test_a_numeric_type_may_say_its_range(written, low, high):
+    skill, params = params_of(TABLE + f"| a | {written} | no | x |")
+    assert skill.diagnostics == ()
+    assert (params[0].minimum, params[0].maximum) == (low, high)
+
+
+@pytest.mark.parametrize(
+    "written", ["string 1..3", "integer 5..1", "integer 1.5..3", "integer ..", "integer 1-3"]
+)
+def test_a_range_that_cannot_be_is_an_error(written):
+    skill, params = params_of(TABLE + f"| a | {written} | no | x |")
+    diag = only(skill, "E-INVALID-PARAM-TYPE")
+    assert "LOW..HIGH" in diag.message
+    assert params == ()
+
+
+def test_values_and_defaults_outside_the_range_are_refused():
+    from gibberish.skills.render import RenderError, render
+
+    skill, params = params_of(TABLE + "| n | integer 1..1000 | no | x (default: 10) |", "x {{n}}")
+    assert params[0].to_dict()["minimum"] == 1 and params[0].to_dict()["maximum"] == 1000
+    tool = skill.tools[0]
+    folder = Path("/skills/demo")
+    assert render(tool, {}, skill_dir=folder) == ["x", "10"]
+    assert render(tool, {"n": "1000"}, skill_dir=folder) == ["x", "1000"]
+    with pytest.raises(RenderError, match="between 1 and 1000, got -5"):
+        render(tool, {"n": -5}, skill_dir=folder)
+    table = "| Name | Type | Required | Description | Default |\n|---|---|---|---|---|\n"
+    skill, _ = params_of(table + "| n | integer 1..9 | no | x | 0 |", "x {{n}}")
+    assert "E-INVALID-DEFAULT" in codes(skill)
+    skill, _ = params_of(TABLE + "| n | integer 1..9 | no | x |", "x {{n:0}}")
+    assert "E-BAD-PLACEHOLDER-DEFAULT" in codes(skill)
