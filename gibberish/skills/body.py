@@ -352,7 +352,7 @@ class _ParamReader:
         index = self._columns(first, lines)
         if index is None:
             return []
-        width = len(_split_row(lines[0]))
+        width = index.width
         params: list[ParameterDefinition] = []
         seen: dict[str, int] = {}
         for offset in range(2, len(lines)):
@@ -375,7 +375,8 @@ class _ParamReader:
             )
             return None
         columns: dict[str, int] = {}
-        for i, cell in enumerate(_split_row(lines[0])):
+        header = _split_row(lines[0])
+        for i, cell in enumerate(header):
             columns.setdefault(cell.strip("*_ ").lower(), i)
         missing = [c for c in _REQUIRED_COLUMNS if c not in columns]
         if missing:
@@ -395,6 +396,7 @@ class _ParamReader:
             columns["required"],
             columns["description"],
             columns.get("default"),
+            len(header),
         )
 
     def _find_table(self, section: _Section) -> tuple[int, list[str]] | None:
@@ -572,6 +574,8 @@ class _Columns(NamedTuple):
     required: int
     description: int
     default: int | None
+    width: int
+    """Cells in the header row."""
 
 
 def parse_body(
@@ -736,6 +740,8 @@ def _prefer_template_defaults(
     """Where a ``(default: X)`` in a description and the command's ``{{x:default}}``
     disagree, the command's wins: it is what the tool was written to run with
     (``(default: current)`` next to ``{{path:.}}`` means the current folder, ``.``)."""
+    if not prose:
+        return params
     written: dict[str, object] = {}
     by_name = {p.name: p for p in params}
     for ph in (ph for word in command.words for ph in word.placeholders):
