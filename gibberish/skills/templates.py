@@ -29,7 +29,9 @@ How a template is read:
    Plain words remember whether they name such a program, so the common template skips
    all of this.
 
-The diagnostic codes are stable; ``CODES`` lists every one with a one-line summary.
+The cross-check against the tool's parameter table (``check_template``) lives in
+:mod:`gibberish.skills.template_params`. The diagnostic codes of both are stable;
+``CODES`` lists every one with a one-line summary.
 
 Decisions beyond docs/adr/0003-no-shell-ever.md:
 
