@@ -104,11 +104,16 @@ def _check_targets(
 ) -> tuple[list[SkillDefinition], list[Diagnostic]]:
     skills: list[SkillDefinition] = []
     extra: list[Diagnostic] = []
+    checker = SkillLibrary([], profile=profile)
     for path in paths:
-        if path.is_file():
+        if path.name == "SKILL.md" and os.path.lexists(path):
+            # a skill folder's own SKILL.md: read exactly as the library reads it
+            skills.append(checker.load_folder(path.parent))
+        elif path.is_file():
             skills.append(parse_skill_file(path, profile=profile, trust=Trust.USER))
-        elif (path / "SKILL.md").is_file():
-            skills.append(parse_skill_file(path / "SKILL.md", profile=profile, trust=Trust.USER))
+        elif os.path.lexists(path / "SKILL.md"):
+            # one code path decides what loads: links out, loops, FIFOs, the entry limit
+            skills.append(checker.load_folder(path))
         elif path.is_dir():
             library = SkillLibrary([SkillSource(path, Trust.USER)], profile=profile)
             library.load()
