@@ -48,6 +48,7 @@ from gibberish.trust.secrets import MissingSecretError, SecretStore
 
 if TYPE_CHECKING:  # the model feed pulls in httpx; only ``catalog``/``route`` need it
     from gibberish.assistant import ModelClient, ModelSettings, RouteResult, ToolCatalog
+    from gibberish.interop.install import Installer
 
 RECENT_RUNS = 20
 FULL_LOG_LIMIT = 16 * 1024 * 1024
@@ -161,6 +162,17 @@ class Engine:
             include_user=self.options.include_user,
             include_bundled=self.options.include_bundled,
         )
+
+    def installer(self, project: Path | None = None) -> Installer:
+        """The installer for the user's skills folder, or for ``project``'s (gibberish.interop)."""
+        from gibberish.interop.install import Installer, InstallTarget
+
+        self.ensure_loaded()
+        target = InstallTarget.for_project(project) if project else InstallTarget.user()
+        bundled_dir = paths.bundled_skills_dir()
+        bundled = {p.name for p in bundled_dir.iterdir()} if bundled_dir.is_dir() else set()
+        available = {s.name for s in self.library.skills()}
+        return Installer(target, available=available, bundled=bundled, base=Path.cwd())
 
     # ------------------------------------------------------------------ skills
     def ensure_loaded(self) -> None:
