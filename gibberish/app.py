@@ -44,6 +44,7 @@ from gibberish.trust.decision import Decision
 from gibberish.trust.fingerprint import Fingerprint, FingerprintError, covers, fingerprint
 from gibberish.trust.modes import AppLists, ModeContext, ModeDetector, resolve_mode
 from gibberish.trust.policy import ToolPolicy, decide
+from gibberish.trust.provenance import read_provenance
 from gibberish.trust.secrets import MissingSecretError, SecretStore
 
 if TYPE_CHECKING:  # the model feed pulls in httpx; only ``catalog``/``route`` need it
@@ -318,7 +319,11 @@ class Engine:
     def decide(self, skill: SkillDefinition, tool: ToolDefinition) -> tuple[Decision, Fingerprint]:
         fp = self._fingerprint(skill)
         state = self.approvals.state_for(skill.name, fp)
-        return decide(ToolPolicy.for_tool(skill, tool), state), fp
+        decision = decide(ToolPolicy.for_tool(skill, tool), state)
+        origin = read_provenance(skill.directory) if decision.banner else None
+        if origin is not None:  # an installed skill: say where it came from
+            decision = replace(decision, banner=f"{decision.banner} Source: {origin.source}")
+        return decision, fp
 
     @staticmethod
     def _fingerprint(skill: SkillDefinition) -> Fingerprint:

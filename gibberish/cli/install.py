@@ -73,6 +73,8 @@ def install_command(
             _record_project(installer, installed)
     except InstallError as exc:
         fail(str(exc), 1)
+    except OSError as exc:
+        fail(f"the install failed and was rolled back; nothing changed ({exc}).", 1)
 
 
 def _install_one(
@@ -231,7 +233,7 @@ def uninstall_command(
         if installer.target.project:
             record_in_manifest(installer.target.project, {}, removed)
             write_lock(installer.target.project, installer.state, installer.target.skills_dir)
-    except InstallError as exc:
+    except (InstallError, OSError) as exc:
         fail(str(exc), 1)
     click.echo(f"Removed {', '.join(removed)}.")
     left = [o for o in orphans if o not in removed]
@@ -263,6 +265,8 @@ def update_command(state: CliState, name: str | None, project: Path | None, yes:
             write_lock(installer.target.project, installer.state, installer.target.skills_dir)
     except InstallError as exc:
         fail(str(exc), 1)
+    except OSError as exc:
+        fail(f"the update failed and was rolled back ({exc}).", 1)
 
 
 def _update_one(installer: Installer, name: str, *, yes: bool) -> None:

@@ -116,23 +116,23 @@ class InstallState:
         return sorted(n for n, s in self.skills.items() if name in s.get("dependencies", []))
 
     def orphans_after_removing(self, name: str) -> list[str]:
-        """Dependencies of ``name`` installed for it alone that nothing else needs."""
-        entry = self.skills.get(name, {})
-        out = []
-        for dep in entry.get("dependencies", []):
-            dep_entry = self.skills.get(dep)
-            if dep_entry is None or dep_entry.get("installed_by") == "user":
+        """Dependencies installed for ``name`` alone (transitively) that nothing else needs."""
+        gone = {name}
+        pending = list(self.skills.get(name, {}).get("dependencies", []))
+        while pending:
+            dep = pending.pop()
+            entry = self.skills.get(dep)
+            if dep in gone or entry is None or entry.get("installed_by") == "user":
                 continue
-            others = [d for d in self.dependents(dep) if d != name]
-            if not others:
-                out.append(dep)
-        return sorted(out)
+            if all(d in gone for d in self.dependents(dep)):
+                gone.add(dep)
+                pending.extend(entry.get("dependencies", []))
+        return sorted(gone - {name})
 
     def forget(self, name: str) -> None:
         self.skills.pop(name, None)
-        for entry in self.skills.values():
-            for key in ("dependencies", "depended_by"):
-                if name in entry.get(key, []):
-                    entry[key] = [n for n in entry[key] if n != name]
+        for entry in self.skills.values():  # what others declare they need stays recorded
+            if name in entry.get("depended_by", []):
+                entry["depended_by"] = [n for n in entry["depended_by"] if n != name]
         for server in [m for m, v in self.mcp.items() if v.get("installed_by_skill") == name]:
             del self.mcp[server]
