@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import tomllib
 from pathlib import Path
 
@@ -67,6 +68,9 @@ def test_project_manifest_and_lock_round_trip(tmp_path, gib) -> None:
     clone.mkdir()
     for name in ("gibberish.toml", "gibberish.lock"):
         (clone / name).write_bytes((project / name).read_bytes())
+    started = int(time.time())
+    while int(time.time()) == started:  # a later second, so time stamps would differ
+        time.sleep(0.02)
     result = gib("install", "--project", str(clone))
     assert result.exit_code == 0, result.output
     assert _everything(clone / ".gibberish" / "skills") == installed  # byte-identical, provenance too
