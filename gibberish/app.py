@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gibberish import paths
+from gibberish.interop.projectdir import find_project, project_skills_dir
 from gibberish.runner import (
     Envelope,
     RunHandle,
@@ -37,6 +38,7 @@ from gibberish.skills.model import (
     ParameterType,
     SkillDefinition,
     ToolDefinition,
+    Trust,
 )
 from gibberish.skills.render import coerce_value, render
 from gibberish.trust.approvals import ApprovalStore
@@ -133,6 +135,7 @@ class Engine:
         self._detector = detector
         self._lock = threading.Lock()
         self._state = _State()
+        self._project_skills: Path | None = None
         self.library = SkillLibrary(self._sources())
         self._loaded = False
 
@@ -158,11 +161,28 @@ class Engine:
 
     def _sources(self) -> list[SkillSource]:
         extra = tuple(self.options.extra_skills_dirs) + self._settings.extra_skill_paths
-        return SkillLibrary.default_sources(
+        sources = SkillLibrary.default_sources(
             extra_dirs=extra,
             include_user=self.options.include_user,
             include_bundled=self.options.include_bundled,
         )
+        if self._project_skills is not None:  # the project's own skills come first
+            sources.insert(0, SkillSource(self._project_skills, Trust.USER))
+        return sources
+
+    def use_project_of(self, folder: Path | None) -> bool:
+        """Also load the skills installed in the project holding ``folder`` (gibberish.toml).
+
+        Called with the focused app's working folder; True when the skill sources changed.
+        """
+        project = find_project(folder) if folder is not None else None
+        skills = project_skills_dir(project) if project is not None else None
+        if skills == self._project_skills:
+            return False
+        self._project_skills = skills
+        self.library = SkillLibrary(self._sources())
+        self._loaded = False
+        return True
 
     def installer(self, project: Path | None = None) -> Installer:
         """The installer for the user's skills folder, or for ``project``'s (gibberish.interop)."""
@@ -245,7 +265,10 @@ class Engine:
                 apps=AppLists.from_mapping(self._settings.apps)
             )
             self._detector = detector
-        return resolve_mode(manual, detector)
+        context = resolve_mode(manual, detector)
+        if context.focus is not None and context.focus.cwd is not None:
+            self.use_project_of(context.focus.cwd)
+        return context
 
     def _app_lists(self) -> AppLists:
         try:

@@ -16,12 +16,12 @@ from gibberish.cli.common import CliState, fail, pass_state, printable, table
 from gibberish.interop.discover import Found, InstallError, show_warnings
 from gibberish.interop.install import Installer, Plan
 from gibberish.interop.project import (
-    find_project,
     install_locked,
     read_manifest,
     record_in_manifest,
     write_lock,
 )
+from gibberish.interop.projectdir import find_project
 from gibberish.interop.update import stage_update, update_available
 
 _EXISTING = {

@@ -29,6 +29,7 @@ from gibberish import paths
 from gibberish.interop.dependencies import E_DEPENDENCY_CYCLE, McpServer
 from gibberish.interop.discover import Found, InstallError, discover
 from gibberish.interop.fetch import FetchError, Limits, Staged, fetch
+from gibberish.interop.projectdir import project_skills_dir
 from gibberish.interop.record import write_record
 from gibberish.interop.sources import Source, SourceError, parse_source
 from gibberish.interop.state import InstallState
@@ -52,8 +53,7 @@ class InstallTarget:
     @classmethod
     def for_project(cls, project: Path) -> InstallTarget:
         project = project.resolve()
-        base = project / ".gibberish"
-        return cls(base / "skills", base / "state.json", project)
+        return cls(project_skills_dir(project), project / ".gibberish" / "state.json", project)
 
 
 @dataclass

@@ -25,23 +25,14 @@ import tomli_w
 from gibberish.fileio import atomic_write_bytes
 from gibberish.interop.discover import Found, InstallError
 from gibberish.interop.install import Installer
+from gibberish.interop.projectdir import MANIFEST
 from gibberish.interop.sources import parse_source
 from gibberish.interop.state import InstallState
 from gibberish.trust.fingerprint import fingerprint
 
-MANIFEST = "gibberish.toml"
 LOCK = "gibberish.lock"
 LOCK_FORMAT = 1
 _LOCK_HEADER = b"# Written by `gibberish install`; commit it. Do not edit by hand.\n"
-
-
-def find_project(start: Path) -> Path | None:
-    """The nearest folder at or above ``start`` holding a gibberish.toml."""
-    start = start.resolve()
-    for folder in (start, *start.parents):
-        if (folder / MANIFEST).is_file():
-            return folder
-    return None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

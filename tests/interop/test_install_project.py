@@ -13,7 +13,11 @@ from tests.interop.builders import commit_files, files_under, git, git_repo, ski
 
 def _everything(root: Path) -> dict[str, bytes]:
     """Every file, hidden ones included (provenance too), for byte-for-byte comparison."""
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_update_shows_changes_and_needs_approval_again(tmp_path, gib, user_skills) -> None:
@@ -24,7 +28,11 @@ def test_update_shows_changes_and_needs_approval_again(tmp_path, gib, user_skill
     engine.approve(prepared)
     assert "up to date" in gib("update", "pdf", "--yes").output
     assert "no" in gib("installed", "--check").output.splitlines()[1]
-    commit_files(repo, {"pdf/SKILL.md": skill_text("pdf", command="echo v2"), "pdf/new.sh": "#!/bin/sh\n"}, "v2")
+    commit_files(
+        repo,
+        {"pdf/SKILL.md": skill_text("pdf", command="echo v2"), "pdf/new.sh": "#!/bin/sh\n"},
+        "v2",
+    )
     assert "yes" in gib("installed", "--check").output.splitlines()[1]
     result = gib("update", "pdf", input="n\n")
     assert "~ SKILL.md" in result.output and "+ new.sh" in result.output
@@ -45,7 +53,11 @@ def test_project_manifest_and_lock_round_trip(tmp_path, gib) -> None:
     repo = git_repo(
         tmp_path / "repo",
         {
-            "skills/pdf/SKILL.md": skill_text("pdf", extra="dependencies:\n  skills:\n    - source: " + f"file://{tmp_path}/repo#main:skills/csv\n      name: csv\n"),
+            "skills/pdf/SKILL.md": skill_text(
+                "pdf",
+                extra="dependencies:\n  skills:\n    - source: "
+                + f"file://{tmp_path}/repo#main:skills/csv\n      name: csv\n",
+            ),
             "skills/csv/SKILL.md": skill_text("csv"),
         },
     )
@@ -73,11 +85,17 @@ def test_project_manifest_and_lock_round_trip(tmp_path, gib) -> None:
         time.sleep(0.02)
     result = gib("install", "--project", str(clone))
     assert result.exit_code == 0, result.output
-    assert _everything(clone / ".gibberish" / "skills") == installed  # byte-identical, provenance too
+    assert (
+        _everything(clone / ".gibberish" / "skills") == installed
+    )  # byte-identical, provenance too
     assert "Up to date" in gib("install", "--project", str(clone)).output
 
     # a lock whose pinned content no longer matches is refused, nothing half-installed
-    lock_text = (clone / "gibberish.lock").read_text().replace(lock["skills"]["pdf"]["fingerprint"], "0" * 64)
+    lock_text = (
+        (clone / "gibberish.lock")
+        .read_text()
+        .replace(lock["skills"]["pdf"]["fingerprint"], "0" * 64)
+    )
     other = tmp_path / "other"
     other.mkdir()
     (other / "gibberish.toml").write_bytes((project / "gibberish.toml").read_bytes())
@@ -91,8 +109,27 @@ def test_project_uninstall_updates_manifest_and_lock(tmp_path, gib) -> None:
     repo = git_repo(tmp_path / "repo", {"a/SKILL.md": skill_text("a")})
     project = tmp_path / "p"
     project.mkdir()
-    assert gib("install", f"file://{repo}#main:a", "--project", str(project), "--yes").exit_code == 0
+    assert (
+        gib("install", f"file://{repo}#main:a", "--project", str(project), "--yes").exit_code == 0
+    )
     assert gib("uninstall", "a", "--project", str(project)).exit_code == 0
     assert tomllib.loads((project / "gibberish.toml").read_text())["skills"] == {}
     assert tomllib.loads((project / "gibberish.lock").read_text())["skills"] == {}
     assert files_under(project / ".gibberish" / "skills") == {}
+
+
+def test_project_skills_load_when_the_context_folder_is_inside_the_project(tmp_path, gib) -> None:
+    repo = git_repo(tmp_path / "repo", {"a/SKILL.md": skill_text("projonly")})
+    project = tmp_path / "p"
+    (project / "src" / "deep").mkdir(parents=True)
+    assert (
+        gib("install", f"file://{repo}#main:a", "--project", str(project), "--yes").exit_code == 0
+    )
+    engine = Engine(EngineOptions(include_bundled=False))
+    assert "projonly" not in {s.name for s in engine.skills()}
+    assert engine.use_project_of(project / "src" / "deep") is True
+    skill = engine.skill("projonly")
+    assert skill.trust.value == "untrusted"
+    assert engine.use_project_of(project / "src") is False  # same project: nothing reloads
+    assert engine.use_project_of(tmp_path) is True
+    assert "projonly" not in {s.name for s in engine.skills()}
