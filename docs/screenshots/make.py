@@ -285,7 +285,7 @@ def make(out_dir: Path) -> list[Path]:
 
     # Approvals: a confirm for a bundled tool that changes things, a changed user
     # skill, an untrusted import.
-    confirm = engine.prepare("notes.add_note", {"text": "Call the plumber on Monday"})
+    confirm = engine.prepare("take-note.add_note", {"text": "Call the plumber on Monday"})
     save(ApprovalDialog(confirm), "approval-confirm")
     first = engine.prepare("photos.list_large")
     engine.approve(first)
