@@ -23,6 +23,7 @@ from typing import Any
 
 import yaml
 
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C one when built
 E_DEPENDENCY_INVALID = "E-DEPENDENCY-INVALID"
 E_DEPENDENCY_CYCLE = "E-DEPENDENCY-CYCLE"
 
@@ -66,7 +67,7 @@ def frontmatter(text: str) -> dict[str, Any]:
     for end, line in enumerate(lines[1:], start=1):
         if line.strip() == "---":
             try:
-                data = yaml.safe_load("\n".join(lines[1:end]))
+                data = yaml.load("\n".join(lines[1:end]), Loader=_SAFE_LOADER)
             except yaml.YAMLError:
                 return {}
             return data if isinstance(data, dict) else {}

@@ -204,8 +204,9 @@ class Installer:
         moved: list[tuple[Path, Path | None]] = []
         backups = Path(tempfile.mkdtemp(prefix="old-", dir=self._workdir()))
         try:
-            for item in plan.skills:
-                record = self._record(item, stamp, installed_by, source_text)
+            records = [self._record(item, stamp, installed_by, source_text) for item in plan.skills]
+            os.sync()  # every staged file on disk before any folder is renamed into place
+            for item, record in zip(plan.skills, records, strict=True):
                 moved.append(self._move_into_place(item, backups))
                 self._remember(item, record, plan)
             for server, needed_by in plan.mcp:
@@ -235,6 +236,7 @@ class Installer:
             version=item.found.skill.version,
             installed_at=stamp,
             installed_by=installed_by or item.required_by,
+            durable=False,
         )
 
     def _move_into_place(self, item: Planned, backups: Path) -> tuple[Path, Path | None]:

@@ -27,6 +27,7 @@ def write_record(
     version: str,
     installed_at: str,
     installed_by: str,
+    durable: bool = True,
 ) -> dict[str, Any]:
     record = {
         "source": source,
@@ -40,7 +41,13 @@ def write_record(
         "installed_by": installed_by,
     }
     text = json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    atomic_write_bytes(skill_dir / PROVENANCE_FILE, text.encode("utf-8"), mode=0o644)
+    if durable:
+        atomic_write_bytes(skill_dir / PROVENANCE_FILE, text.encode("utf-8"), mode=0o644)
+    else:  # a staged folder nobody sees yet: the installer syncs once before moving it in
+        target = skill_dir / PROVENANCE_FILE
+        with open(target, "x", encoding="utf-8") as handle:
+            handle.write(text)
+        target.chmod(0o644)
     return record
 
 

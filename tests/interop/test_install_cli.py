@@ -156,14 +156,14 @@ def test_a_failed_install_leaves_nothing_and_keeps_the_previous_version(
         write_skill(tmp_path / "v2", name, command="echo v2")
     assert gib("install", str(tmp_path / "v1"), "--yes").exit_code == 0
     before, state_before = _tree(user_skills), state_file.read_bytes()
-    real_write = install_module.write_record
+    real_move = install_module.Installer._move_into_place
 
-    def failing(folder, **kwargs):
-        if folder.name == "beta":
+    def failing(self, item, backups):
+        if item.name == "beta":  # alpha is already in place by now
             raise OSError(28, "No space left on device")
-        return real_write(folder, **kwargs)
+        return real_move(self, item, backups)
 
-    monkeypatch.setattr(install_module, "write_record", failing)
+    monkeypatch.setattr(install_module.Installer, "_move_into_place", failing)
     result = gib("install", str(tmp_path / "v2"), "--yes", "--replace")
     assert result.exit_code != 0 and "No space left" in result.output
     assert _tree(user_skills) == before  # alpha (already moved) rolled back to v1
