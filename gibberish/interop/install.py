@@ -81,6 +81,27 @@ class Plan:
     def conflicts(self) -> list[Planned]:
         return [p for p in self.skills if p.existing]
 
+    def only(self, names: Collection[str]) -> Plan:
+        """The part of the plan that ``names`` (top-level skills) need, dependencies included."""
+        keep: set[str] = set()
+        pending = [n for n in names if n in {p.name for p in self.skills}]
+        while pending:
+            name = pending.pop()
+            if name not in keep:
+                keep.add(name)
+                pending.extend(self.links.get(name, []))
+        return Plan(
+            offered=self.offered,
+            skills=[p for p in self.skills if p.name in keep],
+            satisfied={
+                d: [n for n in by if n in keep]
+                for d, by in self.satisfied.items()
+                if set(by) & keep
+            },
+            mcp=[(server, by) for server, by in self.mcp if by in keep],
+            links={n: deps for n, deps in self.links.items() if n in keep},
+        )
+
 
 class Installer:
     def __init__(
