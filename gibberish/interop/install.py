@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from filelock import FileLock
+
 from gibberish import paths
 from gibberish.interop.dependencies import E_DEPENDENCY_CYCLE, McpServer
 from gibberish.interop.discover import Found, InstallError, discover
@@ -220,6 +222,24 @@ class Installer:
         refused = [p.name for p in plan.conflicts() if p.name not in replace]
         if refused:
             raise InstallError(_conflict_message(plan, refused))
+        with self._exclusive():
+            return self._commit(plan, installed_at, installed_by, source_text)
+
+    @contextlib.contextmanager
+    def _exclusive(self) -> Iterator[None]:
+        """One installer at a time per target; the state is read again under the lock."""
+        self.target.state_file.parent.mkdir(parents=True, exist_ok=True)
+        with FileLock(str(self.target.state_file) + ".lock", timeout=60):
+            self.state = InstallState.load(self.target.state_file, self.target.skills_dir)
+            yield
+
+    def _commit(
+        self,
+        plan: Plan,
+        installed_at: str | None,
+        installed_by: str | None,
+        source_text: str | None,
+    ) -> list[str]:
         stamp = installed_at or datetime.now(UTC).isoformat(timespec="seconds")
         snapshot = self.state.snapshot()
         moved: list[tuple[Path, Path | None]] = []
@@ -310,6 +330,10 @@ class Installer:
 
     def uninstall(self, name: str, *, force: bool = False, orphans: bool = False) -> list[str]:
         """Remove ``name`` (and, with ``orphans``, what only it needed); return what went."""
+        with self._exclusive():
+            return self._uninstall(name, force=force, orphans=orphans)
+
+    def _uninstall(self, name: str, *, force: bool, orphans: bool) -> list[str]:
         if name not in self.state.skills:
             where = self.target.skills_dir / name
             hint = (

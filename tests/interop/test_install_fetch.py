@@ -426,3 +426,17 @@ def test_a_repository_with_a_git_folder_inside_its_tree_is_not_copied(tmp_path: 
     with fetch(f"file://{repo}#evil") as staged:
         assert files_under(staged.root) == {"SKILL.md": skill_text("demo").encode()}
         assert staged.skipped == [".git"]
+
+
+def test_the_bomb_cap_holds_while_writing_not_after(tmp_path: Path) -> None:
+    from gibberish.interop.archive import extract_archive
+    from gibberish.interop.tree import CHUNK, StagingTree
+
+    zipped = zip_with(tmp_path / "big.zip", [("zeros", b"\0" * (64 << 20), 0)])
+    root = tmp_path / "root"
+    root.mkdir()
+    tree = StagingTree(root, Limits(max_total_bytes=1 << 20, max_ratio=10**9), origin="big.zip")
+    with pytest.raises(FetchError, match="more than 1 MiB"):
+        extract_archive(zipped, tree)
+    assert tree.written <= (1 << 20) + CHUNK  # stopped at the cap, 63 MiB never written
+    assert (root / "zeros").stat().st_size <= (1 << 20) + CHUNK

@@ -133,3 +133,34 @@ def test_project_skills_load_when_the_context_folder_is_inside_the_project(tmp_p
     assert engine.use_project_of(project / "src") is False  # same project: nothing reloads
     assert engine.use_project_of(tmp_path) is True
     assert "projonly" not in {s.name for s in engine.skills()}
+
+
+def test_the_focused_apps_folder_brings_in_the_project_skills(tmp_path, gib) -> None:
+    from gibberish.trust.context import FocusInfo
+    from gibberish.trust.modes import ModeDetector
+
+    repo = git_repo(tmp_path / "repo", {"a/SKILL.md": skill_text("projonly")})
+    project = tmp_path / "p"
+    (project / "src").mkdir(parents=True)
+    assert (
+        gib("install", f"file://{repo}#main:a", "--project", str(project), "--yes").exit_code == 0
+    )
+
+    class Focus:
+        cwd = project / "src"
+
+        def focused(self) -> FocusInfo:
+            return FocusInfo(pid=1, app="kitty", cwd=self.cwd)
+
+    class Quiet:
+        def in_use(self) -> bool:
+            return False
+
+    focus = Focus()
+    detector = ModeDetector(focus=focus, microphone=Quiet(), process_names=set)
+    engine = Engine(EngineOptions(include_bundled=False), detector=detector)
+    engine.mode_context()
+    assert "projonly" in {s.name for s in engine.skills()}
+    focus.cwd = tmp_path
+    engine.mode_context()
+    assert "projonly" not in {s.name for s in engine.skills()}
