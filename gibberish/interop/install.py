@@ -20,6 +20,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -30,13 +31,14 @@ from filelock import FileLock
 from gibberish import paths
 from gibberish.interop.dependencies import E_DEPENDENCY_CYCLE, McpServer
 from gibberish.interop.discover import Found, InstallError, discover
-from gibberish.interop.fetch import FetchError, Limits, Staged, fetch
+from gibberish.interop.fetch import FetchError, Limits, Staged, fetch, remove_tree
 from gibberish.interop.projectdir import project_skills_dir
 from gibberish.interop.record import write_record
 from gibberish.interop.sources import Source, SourceError, parse_source
 from gibberish.interop.state import InstallState
 
 STAGING = ".gibberish-staging"
+STALE_AFTER = 24 * 3600  # seconds
 Chooser = Callable[[list[Found]], list[str]]
 
 
@@ -202,9 +204,15 @@ class Installer:
         return ""
 
     def _workdir(self) -> Path:
+        """The hidden staging folder; what a killed install left there a day ago goes."""
         self.target.skills_dir.mkdir(parents=True, exist_ok=True)
         workdir = self.target.skills_dir / STAGING
         workdir.mkdir(mode=0o700, exist_ok=True)
+        cutoff = time.time() - STALE_AFTER
+        for entry in workdir.iterdir():
+            with contextlib.suppress(OSError):
+                if entry.lstat().st_mtime < cutoff:
+                    remove_tree(entry)
         return workdir
 
     # -- committing ------------------------------------------------------------------------

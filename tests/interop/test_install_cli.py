@@ -4,6 +4,8 @@ provenance and trust, conflicts, hostile skills, and all-or-nothing installs."""
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from tests.interop.builders import (
     files_under,
     git_repo,
     loopback,
+    needs_git,
     skill_text,
     tar_with,
     write_skill,
@@ -70,6 +73,7 @@ def test_installed_skill_is_untrusted_asks_with_its_source_and_runs(
     assert '"trust": "untrusted"' in listing.output
 
 
+@needs_git
 def test_archive_url_and_git_sources(tmp_path, gib, user_skills) -> None:
     tarred = tar_with(tmp_path / "t.tar.gz", [("tarred/SKILL.md", skill_text("tarred").encode())])
     repo = git_repo(tmp_path / "repo", {"skills/fromgit/SKILL.md": skill_text("fromgit")})
@@ -271,3 +275,15 @@ def test_a_corrupted_state_file_is_kept_aside_and_rebuilt(
     state = json.loads(state_file.read_text())
     assert state["skills"]["lib"]["depended_by"] == ["app"]
     assert gib("uninstall", "lib").exit_code == 1  # the rebuilt state still knows app needs it
+
+
+def test_what_a_killed_install_left_behind_is_cleaned_up_later(tmp_path, gib, user_skills) -> None:
+    stale = user_skills / ".gibberish-staging" / "gibberish-fetch-old"
+    fresh = user_skills / ".gibberish-staging" / "gibberish-fetch-new"
+    for folder in (stale, fresh):
+        (folder / "staged").mkdir(parents=True)
+    day_ago = time.time() - 2 * 24 * 3600
+    os.utime(stale, (day_ago, day_ago))
+    write_skill(tmp_path / "src", "alpha")
+    assert gib("install", str(tmp_path / "src" / "alpha"), "--yes").exit_code == 0
+    assert not stale.exists() and fresh.exists()  # a running install's folder is left alone

@@ -20,6 +20,7 @@ from tests.interop.builders import (
     git_repo,
     loopback,
     mode_of,
+    needs_git,
     skill_text,
     tar_info,
     tar_with,
@@ -356,6 +357,7 @@ def test_an_interrupted_download_is_not_a_file(tmp_path: Path) -> None:
 # -- git -----------------------------------------------------------------------------------
 
 
+@needs_git
 def test_git_ref_and_subfolder(tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo", {"skills/demo/SKILL.md": skill_text("demo"), "README": "x"})
     first = git(repo, "rev-parse", "HEAD")
@@ -374,6 +376,7 @@ def test_git_ref_and_subfolder(tmp_path: Path) -> None:
     refused(tmp_path, f"file://{repo}#main:no/such", "no folder")
 
 
+@needs_git
 def test_git_hooks_filters_and_submodules_run_nothing(tmp_path: Path, monkeypatch) -> None:
     marker = tmp_path / "ran"
     evil = f"#!/bin/sh\ntouch {marker}\n"
@@ -409,6 +412,7 @@ def test_git_hooks_filters_and_submodules_run_nothing(tmp_path: Path, monkeypatc
     assert not marker.exists()
 
 
+@needs_git
 def test_a_repository_with_a_git_folder_inside_its_tree_is_not_copied(tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo", {"SKILL.md": skill_text("demo")})
     # Plant a tree entry named ".git" with plumbing (porcelain refuses to).

@@ -8,7 +8,9 @@ import tomllib
 from pathlib import Path
 
 from gibberish.app import Engine, EngineOptions
-from tests.interop.builders import commit_files, files_under, git, git_repo, skill_text
+from tests.interop.builders import commit_files, files_under, git, git_repo, needs_git, skill_text
+
+pytestmark = needs_git
 
 
 def _everything(root: Path) -> dict[str, bytes]:
