@@ -444,3 +444,13 @@ def test_the_bomb_cap_holds_while_writing_not_after(tmp_path: Path) -> None:
         extract_archive(zipped, tree)
     assert tree.written <= (1 << 20) + CHUNK  # stopped at the cap, 63 MiB never written
     assert (root / "zeros").stat().st_size <= (1 << 20) + CHUNK
+
+
+@needs_git
+def test_a_repository_larger_than_the_cap_is_stopped(tmp_path: Path) -> None:
+    repo = git_repo(
+        tmp_path / "repo", {"SKILL.md": skill_text("demo"), "blob.bin": os.urandom(3 << 20)}
+    )
+    refused(
+        tmp_path, f"file://{repo}#main", "larger than 1 MiB", Limits(max_download_bytes=1 << 20)
+    )
