@@ -52,6 +52,7 @@ for _module in (
     "gibberish.cli.assistant",
     "gibberish.cli.tray",
     "gibberish.cli.install",
+    "gibberish.cli.export",
 ):
     try:
         _mod = __import__(_module, fromlist=["COMMANDS"])

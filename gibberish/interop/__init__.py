@@ -1,6 +1,11 @@
-"""Bringing skills in from outside: fetching sources safely, installing, tracking them.
+"""Moving skills between gibberish and the outside: bringing them in, sending them out.
 
 Nothing here imports Qt; the Engine, the CLI and the tray all call into this package.
 ``fetch`` turns a source string (folder, archive, URL, git repository) into a private
 staging folder; ``install`` validates, records and moves skills into place.
+
+Export: ``agents`` is the table of other coding agents and their folders, ``sync`` copies
+skills into those folders and ``mcp_sync`` merges MCP server entries into their
+configuration (``ownership`` records what gibberish wrote), ``compile`` turns one skill
+into a Gemini CLI command file, ``webapp`` serves the local compile page.
 """
