@@ -134,12 +134,8 @@ class ApprovalDialog(QDialog):
             value_label(f"{skill.name}{version}  ·  {trust_text}", wrap=False),
             "approval-skill",
         )
-        tool_text = f"<b>{tool.name}</b>"
-        if tool.description:
-            tool_text += f" — {_escape(tool.description)}"
-        tool_label = value_label(tool_text)
-        tool_label.setTextFormat(Qt.TextFormat.RichText)
-        add("Tool", tool_label, "approval-tool")
+        tool_text = f"{tool.name} — {tool.description}" if tool.description else tool.name
+        add("Tool", value_label(tool_text), "approval-tool")
         command = code_box(shlex.join(prepared.argv), max_lines=5)
         command.setToolTip(
             "The exact arguments, shell-quoted only for reading: gibberish runs the "
@@ -217,10 +213,6 @@ class ApprovalDialog(QDialog):
     def reject(self) -> None:
         self.answer = ApprovalAnswer.CANCEL
         super().reject()
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class ApprovalPrompterProtocol(Protocol):

@@ -46,7 +46,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gibberish.ui.formatting import plain_tooltip
 from gibberish.ui.spinner import Spinner
+from gibberish.ui.widgets import PlainLabel
 
 if TYPE_CHECKING:
     from gibberish.app import ToolRef
@@ -60,16 +62,6 @@ ERROR_COLOUR = "#c02626"
 HINT_CHOOSE = "↑↓ to choose · Enter to open · Esc to close"
 HINT_BUSY = "Esc to cancel"
 HINT_EDIT = "Edit the text and press Enter to try again · Esc to close"
-
-
-def tool_index(tools: Sequence[ToolRef]) -> FuzzyIndex[ToolRef]:
-    """Index tools by their name; the description also covers the skill's name and description."""
-    from gibberish.assistant.fuzzy import FuzzyIndex  # the model feed loads only when used
-
-    return FuzzyIndex(
-        (ref, ref.tool.name, f"{ref.tool.description} {ref.skill.name} {ref.skill.description}")
-        for ref in tools
-    )
 
 
 class _ResultDelegate(QStyledItemDelegate):
@@ -176,7 +168,7 @@ class CommandBar(QFrame):
         self.results.itemActivated.connect(self._choose_item)
         self.results.itemClicked.connect(self._choose_item)
         layout.addWidget(self.results)
-        self.hint = QLabel(HINT_CHOOSE)
+        self.hint = PlainLabel(HINT_CHOOSE)
         self.hint.setObjectName("command-hint")
         _mute(self.hint)
         layout.addWidget(self.hint)
@@ -197,7 +189,7 @@ class CommandBar(QFrame):
         self.status_label.setWordWrap(True)
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row.addWidget(self.status_label, 1)
-        self.status_hint = QLabel(HINT_BUSY)
+        self.status_hint = PlainLabel(HINT_BUSY)
         self.status_hint.setObjectName("command-status-hint")
         _mute(self.status_hint)
         row.addWidget(self.status_hint, 0, Qt.AlignmentFlag.AlignVCenter)
@@ -212,7 +204,9 @@ class CommandBar(QFrame):
     # ------------------------------------------------------------------ content
     def set_tools(self, tools: Sequence[ToolRef]) -> None:
         self._tools = sorted(tools, key=lambda r: (r.tool.name, r.skill.name))
-        self._index = tool_index(self._tools)
+        from gibberish.assistant.fuzzy import FuzzyIndex  # the model feed loads only when used
+
+        self._index = FuzzyIndex.for_tools(self._tools)
         if self._busy:
             return
         if self._choices is not None:
@@ -243,7 +237,7 @@ class CommandBar(QFrame):
             item = QListWidgetItem(f"{ref.tool.name}   ·   {ref.skill.name}")
             item.setData(REF_ROLE, ref.ref)
             item.setData(DESCRIPTION_ROLE, ref.tool.description)
-            item.setToolTip(ref.tool.description)
+            item.setToolTip(plain_tooltip(ref.tool.description))
             self.results.addItem(item)
         if self.results.count():
             self.results.setCurrentRow(0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -42,3 +43,17 @@ def summary_line(result: RunResult) -> str:
     if not envelope.success:
         return envelope.error or first_line(envelope.output) or "The tool failed."
     return first_line(envelope.output) or "Finished with no output."
+
+
+def plain_tooltip(text: str) -> str:
+    """``text`` as a tooltip that shows it literally.
+
+    Qt guesses rich text in tooltips as in labels, so a skill description such as
+    ``<h2 style='color:green'>✔ verified</h2>`` would draw as a heading: escape it, keep
+    its line breaks, and mark the whole as rich text so nothing is guessed. Text without
+    a ``<`` is never taken for rich text and is returned as it is.
+    """
+    if "<" not in text:
+        return text
+    escaped = html.escape(text).replace("\n", "<br>")
+    return f"<qt style='white-space:pre-wrap'>{escaped}</qt>"

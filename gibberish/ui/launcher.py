@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from gibberish.ui import icons
+from gibberish.ui.formatting import plain_tooltip
 from gibberish.ui.menu import Kind, MenuItem
 from gibberish.ui.widgets import MARGIN, SPACING, banner, help_label
 
@@ -143,7 +144,7 @@ class LauncherWindow(QWidget):
         node = QTreeWidgetItem(parent, [item.text])
         node.setData(0, NAME_ROLE, item.name)
         if item.tooltip:
-            node.setToolTip(0, item.tooltip)
+            node.setToolTip(0, plain_tooltip(item.tooltip))
         if item.icon is not None:
             node.setIcon(0, item.icon)
         if not item.enabled:
@@ -164,7 +165,7 @@ class LauncherWindow(QWidget):
     def _add_button(self, item: MenuItem) -> None:
         button = QPushButton(item.text)
         button.setObjectName(item.name)
-        button.setToolTip(item.tooltip)
+        button.setToolTip(plain_tooltip(item.tooltip))
         button.setEnabled(item.enabled)
         button.setAutoDefault(False)
         if item.trigger is not None:
@@ -235,8 +236,7 @@ class LauncherWindow(QWidget):
 
     def show_status(self, title: str, body: str, *, failed: bool = False) -> None:
         """Where the tray would show a notification."""
-        self.status.setText(f"<b>{_escape(title)}</b> — {_escape(body)}")
-        self.status.setTextFormat(Qt.TextFormat.RichText)
+        self.status.setText(f"{title} — {body}")
         self.status.setStyleSheet("color: #c02626;" if failed else "")
         self.status.show()
 
@@ -254,10 +254,6 @@ class LauncherWindow(QWidget):
     def closeEvent(self, event: QCloseEvent) -> None:
         event.accept()
         self.closed.emit()
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def dropped_source(mime: QMimeData) -> str:

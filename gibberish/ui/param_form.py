@@ -46,9 +46,11 @@ from gibberish.skills.model import (
     ToolDefinition,
 )
 from gibberish.ui import icons
+from gibberish.ui.formatting import plain_tooltip
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
+    PlainLabel,
     banner,
     code_box,
     fit_to_width,
@@ -152,7 +154,7 @@ class _Field:
             self.editor = line
         self.editor.setObjectName(f"param-{param.name}")
         if param.description:
-            self.editor.setToolTip(param.description)
+            self.editor.setToolTip(plain_tooltip(param.description))
 
         if optional_number:
             self.include = QCheckBox()
@@ -291,11 +293,13 @@ class ParameterForm(QDialog):
         for param in tool.parameters:
             f = _Field(param, self._changed)
             self.fields[param.name] = f
-            label = QLabel(self._label_text(param))
+            label = PlainLabel(f"{param.name} *" if param.required else param.name)
             label.setObjectName(f"label-{param.name}")
-            label.setTextFormat(Qt.TextFormat.RichText)
             label.setBuddy(f.editor)
             if param.required:
+                bold = label.font()
+                bold.setBold(True)
+                label.setFont(bold)
                 label.setToolTip("Required")
             box = QWidget()
             box.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
@@ -312,7 +316,7 @@ class ParameterForm(QDialog):
         if any(p.required for p in tool.parameters):
             layout.addWidget(help_label("Fields marked * are required."))
 
-        self.preview_label = QLabel("Will run:")
+        self.preview_label = PlainLabel("Will run:")
         layout.addWidget(self.preview_label)
         self.preview = code_box("", max_lines=5)
         self.preview.setObjectName("form-preview")
@@ -320,7 +324,7 @@ class ParameterForm(QDialog):
             "The exact arguments, shell-quoted only for reading; no shell is involved."
         )
         layout.addWidget(self.preview)
-        self.error_label = QLabel()
+        self.error_label = PlainLabel()
         self.error_label.setObjectName("form-error")
         self.error_label.setWordWrap(True)
         self.error_label.setStyleSheet("color: #c02626;")
@@ -361,13 +365,6 @@ class ParameterForm(QDialog):
         )
         if first is not None:
             first.editor.setFocus()
-
-    @staticmethod
-    def _label_text(param: ParameterDefinition) -> str:
-        name = param.name.replace("<", "&lt;")
-        if param.required:
-            return f"<b>{name}</b>&nbsp;<span style='color:#c02626'>*</span>"
-        return name
 
     @staticmethod
     def _hint(param: ParameterDefinition) -> str:
