@@ -299,7 +299,7 @@ def _update_one(installer: Installer, name: str, *, yes: bool) -> None:
 @click.option(
     "--check", is_flag=True, help="Fetch each source to see whether an update is available."
 )
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
 @pass_state
 def installed_command(state: CliState, project: Path | None, check: bool, as_json: bool) -> None:
     """What gibberish installed: source, version, pinned commit or hash, update available."""
