@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gibberish import paths
+from gibberish.interop.projectdir import find_project, project_skills_dir
 from gibberish.runner import (
     Envelope,
     RunHandle,
@@ -40,6 +41,7 @@ from gibberish.skills.model import (
     Mode,
     SkillDefinition,
     ToolDefinition,
+    Trust,
 )
 from gibberish.skills.render import coerce_value, render
 from gibberish.trust.approvals import ApprovalRecord, ApprovalStore
@@ -55,10 +57,12 @@ from gibberish.trust.fingerprint import (
 )
 from gibberish.trust.modes import AppLists, ModeContext, ModeDetector, resolve_mode
 from gibberish.trust.policy import ToolPolicy, decide
+from gibberish.trust.provenance import read_provenance
 from gibberish.trust.secrets import MissingSecretError, SecretStore
 
 if TYPE_CHECKING:  # the model feed pulls in httpx; only ``catalog``/``route`` need it
     from gibberish.assistant import ModelClient, ModelSettings, RouteResult, ToolCatalog
+    from gibberish.interop.install import Installer
 
 RECENT_RUNS = 20
 FULL_LOG_LIMIT = 16 * 1024 * 1024
@@ -164,6 +168,7 @@ class Engine:
         self._detector = detector
         self._lock = threading.Lock()
         self._state = _State()
+        self._project_skills: Path | None = None
         self._run_logs = RunLogs(paths.state_dir() / "runs")
         self._snapshots_pruned = False
         self.library = SkillLibrary(self._sources())
@@ -199,11 +204,39 @@ class Engine:
 
     def _sources(self) -> list[SkillSource]:
         extra = tuple(self.options.extra_skills_dirs) + self._settings.extra_skill_paths
-        return SkillLibrary.default_sources(
+        sources = SkillLibrary.default_sources(
             extra_dirs=extra,
             include_user=self.options.include_user,
             include_bundled=self.options.include_bundled,
         )
+        if self._project_skills is not None:  # the project's own skills come first
+            sources.insert(0, SkillSource(self._project_skills, Trust.USER))
+        return sources
+
+    def use_project_of(self, folder: Path | None) -> bool:
+        """Also load the skills installed in the project holding ``folder`` (gibberish.toml).
+
+        Called with the focused app's working folder; True when the skill sources changed.
+        """
+        project = find_project(folder) if folder is not None else None
+        skills = project_skills_dir(project) if project is not None else None
+        if skills == self._project_skills:
+            return False
+        self._project_skills = skills
+        self.library = SkillLibrary(self._sources())
+        self._loaded = False
+        return True
+
+    def installer(self, project: Path | None = None) -> Installer:
+        """The installer for the user's skills folder, or for ``project``'s (gibberish.interop)."""
+        from gibberish.interop.install import Installer, InstallTarget
+
+        self.ensure_loaded()
+        target = InstallTarget.for_project(project) if project else InstallTarget.user()
+        bundled_dir = paths.bundled_skills_dir()
+        bundled = {p.name for p in bundled_dir.iterdir()} if bundled_dir.is_dir() else set()
+        available = {s.name for s in self.library.skills()}
+        return Installer(target, available=available, bundled=bundled, base=Path.cwd())
 
     # ------------------------------------------------------------------ skills
     def ensure_loaded(self) -> None:
@@ -285,7 +318,10 @@ class Engine:
                 apps=AppLists.from_mapping(self._settings.apps)
             )
             self._detector = detector
-        return resolve_mode(manual, detector)
+        context = resolve_mode(manual, detector)
+        if context.focus is not None and context.focus.cwd is not None:
+            self.use_project_of(context.focus.cwd)
+        return context
 
     def _app_lists(self) -> AppLists:
         try:
@@ -362,7 +398,11 @@ class Engine:
         policy = replace(
             ToolPolicy.for_tool(skill, tool), read_only_enforced=runner_sandbox.status().active
         )
-        return decide(policy, state), fp
+        decision = decide(policy, state)
+        origin = read_provenance(skill.directory) if decision.banner else None
+        if origin is not None:  # an installed skill: say where it came from
+            decision = replace(decision, banner=f"{decision.banner} Source: {origin.source}")
+        return decision, fp
 
     @staticmethod
     def _fingerprint(skill: SkillDefinition, folder: Path | None = None) -> Fingerprint:

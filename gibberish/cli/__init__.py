@@ -67,6 +67,7 @@ for _module in (
     "gibberish.cli.trust",
     "gibberish.cli.assistant",
     "gibberish.cli.tray",
+    "gibberish.cli.install",
     "gibberish.cli.export",
     "gibberish.cli.doctor",
 ):

@@ -70,6 +70,7 @@ class Controller(QObject):
         self.surface = Surface(self.menu, self)
         self.surface.closed.connect(self.quit)
         self.surface.command_bar_requested.connect(self.open_command_bar)
+        self.surface.install_requested.connect(self.install_skill)
         self.menus = MenuSource(self.host, self)
         self._shut_down = False
         self.runs = RunViews(lambda: self.engine, self)
@@ -212,6 +213,23 @@ class Controller(QObject):
         folder = paths.user_skills_dir()
         folder.mkdir(parents=True, exist_ok=True)
         self.seams.open_url(QUrl.fromLocalFile(str(folder)))
+
+    @guard
+    def install_skill(self, source: str = "") -> None:
+        """*Install skill…*, or a folder, archive or URL dropped on the launcher."""
+        dialog = self.dialogs.open_install(lambda: self.engine.installer(), source)
+        dialog.installed.connect(self._skills_installed)
+
+    def _skills_installed(self, names: list[str]) -> None:
+        self.reload()
+        from gibberish.session import Notice
+
+        self.notify(
+            Notice(
+                "Skills installed",
+                f"{', '.join(names)}: untrusted, so every run asks first.",
+            )
+        )
 
     @guard
     def reload_skills(self) -> None:

@@ -13,10 +13,14 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from PySide6.QtWidgets import QWidget
 
     from gibberish.app import Engine
+    from gibberish.interop.install import Installer
     from gibberish.skills.model import SkillDefinition
+    from gibberish.ui.install_dialog import InstallDialog
 
 
 class Dialogs(QObject):
@@ -69,6 +73,14 @@ class Dialogs(QObject):
         box.setObjectName("notice-dialog")
         self.keep("notices", box)
         box.open()
+
+    def open_install(self, installer: Callable[[], Installer], source: str = "") -> InstallDialog:
+        from gibberish.ui.install_dialog import InstallDialog
+
+        dialog = InstallDialog(installer, source)
+        self.keep("install", dialog)
+        dialog.open()
+        return dialog
 
     def open_approvals(self, engine: Engine) -> None:
         from gibberish.ui.approvals_dialog import ApprovalsDialog

@@ -14,7 +14,7 @@ tests (and people writing desktop automation) can rely on:
 ``tool:SKILL.TOOL``           launches a tool
 ``problems`` / ``problem:NAME``  skills that failed to load
 ``recent`` / ``recent:N``     recent runs (0 = newest)
-``open-skills-folder`` ``reload-skills`` ``approvals`` ``settings`` ``quit``
+``open-skills-folder`` ``reload-skills`` ``install-skill`` ``approvals`` ``settings`` ``quit``
 ============================  =============================================
 
 Skill submenus are *lazy*: their tools are created when the submenu is about to show
@@ -31,6 +31,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QIcon
 from PySide6.QtWidgets import QMenu
 
+from gibberish.trust.provenance import read_provenance
 from gibberish.ui import icons
 from gibberish.ui.formatting import human_duration, plain_tooltip
 
@@ -123,6 +124,7 @@ class MenuActions(Protocol):
     def show_problem(self, name: str) -> None: ...
     def show_recent(self, index: int) -> None: ...
     def open_skills_folder(self) -> None: ...
+    def install_skill(self) -> None: ...
     def reload_skills(self) -> None: ...
     def open_approvals(self) -> None: ...
     def open_settings(self) -> None: ...
@@ -139,6 +141,9 @@ def _skill_tooltip(skill: SkillDefinition) -> str:
     lines = [skill.description, f"Trust: {trust}"]
     if skill.trust == "untrusted":
         lines.append("Imported from outside: asks before every run.")
+        origin = read_provenance(skill.directory)
+        if origin is not None:
+            lines.append(f"Source: {origin.source}")
     return "\n".join(line for line in lines if line)
 
 
@@ -292,6 +297,12 @@ def build_menu(
                 "open-skills-folder", "Open skills folder", trigger=actions.open_skills_folder
             ),
             MenuItem("reload-skills", "Reload skills", trigger=actions.reload_skills),
+            MenuItem(
+                "install-skill",
+                "Install skill…",
+                tooltip="From a folder, an archive or a URL (or drop one on the launcher)",
+                trigger=actions.install_skill,
+            ),
             MenuItem("approvals", "Approvals…", trigger=actions.open_approvals),
             MenuItem("settings", "Settings…", trigger=actions.open_settings),
             separator("quit-separator"),

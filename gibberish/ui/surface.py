@@ -29,6 +29,7 @@ FORCED_REASON = "Started with --no-tray: gibberish shows its menu in this window
 
 class Surface(QObject):
     command_bar_requested = Signal()
+    install_requested = Signal(str)  # a source dropped on the launcher
     closed = Signal()  # the launcher window was closed: quit
 
     def __init__(self, menu: QMenu, parent: QObject | None = None) -> None:
@@ -49,6 +50,7 @@ class Surface(QObject):
 
             self.launcher = LauncherWindow(FORCED_REASON if no_tray else NO_TRAY_REASON)
             self.launcher.closed.connect(self.closed)
+            self.launcher.dropped.connect(self.install_requested)
             self.launcher.set_items(items())
             self.launcher.show()
         else:

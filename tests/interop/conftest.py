@@ -13,11 +13,15 @@ import os
 import pwd
 import shutil
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
+from gibberish import paths
+from gibberish.cli import cli
 from tests.conftest import REPO_ROOT
 
 GEMINI_CLI_VERSION = "0.61.0"
@@ -148,3 +152,26 @@ ART_FILES = {
     "docs/colors.txt": "teal, coral\n",
     "unused.txt": "never mentioned\n",
 }
+
+
+# -- installer tests (test_install_*) ------------------------------------------------------
+
+
+@pytest.fixture
+def gib() -> Callable[..., Result]:
+    """The CLI run in-process against the test's own HOME and XDG folders."""
+
+    def run(*args: str, input: str | None = None) -> Result:
+        return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+
+    return run
+
+
+@pytest.fixture
+def user_skills() -> Path:
+    return paths.user_skills_dir()
+
+
+@pytest.fixture
+def state_file() -> Path:
+    return paths.data_dir() / "installed.json"

@@ -28,6 +28,7 @@ TOP_LEVEL = [
     "recent",
     "open-skills-folder",
     "reload-skills",
+    "install-skill",
     "approvals",
     "settings",
     "quit",
