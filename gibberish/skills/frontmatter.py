@@ -50,7 +50,9 @@ GIBBERISH_FIELDS = (
 )
 AGENT_SKILLS_FIELDS = ("license", "compatibility", "metadata", "allowed-tools")
 """Fields of the Agent Skills spec: accepted in both profiles and kept in ``extra``."""
-KNOWN_FIELDS = frozenset(GIBBERISH_FIELDS + AGENT_SKILLS_FIELDS)
+INSTALL_FIELDS = ("dependencies",)
+"""Read by the installer (docs/skill-format.md, "dependencies"); kept in ``extra``."""
+KNOWN_FIELDS = frozenset(GIBBERISH_FIELDS + AGENT_SKILLS_FIELDS + INSTALL_FIELDS)
 
 _MODES_BY_LOWER = {m.value.lower(): m for m in Mode}
 
@@ -616,7 +618,7 @@ def _check_compatibility(c: _Checker, key: str, raw: Any) -> Any:
     return _REJECTED
 
 
-def _check_metadata(c: _Checker, key: str, raw: Any) -> Any:
+def _check_plain_mapping(c: _Checker, key: str, raw: Any) -> Any:
     if not isinstance(raw, dict):
         c.invalid(key, "a mapping of keys to values", raw)
         return _REJECTED
@@ -625,7 +627,7 @@ def _check_metadata(c: _Checker, key: str, raw: Any) -> Any:
         c.err(
             F.E_INVALID_FIELD,
             key,
-            "'metadata' must be plain data (text, numbers, booleans, lists and "
+            f"'{key}' must be plain data (text, numbers, booleans, lists and "
             f"mappings with text keys, at most {_MAX_DEPTH} levels deep and "
             f"{MAX_PLAIN_VALUES:,} values in all).",
         )
@@ -660,10 +662,12 @@ returns the checked value, or _REJECTED; the attribute's default is Frontmatter'
 _EXTRA_CHECKS: dict[str, _Check] = {
     "license": _check_text,
     "compatibility": _check_compatibility,
-    "metadata": _check_metadata,
+    "metadata": _check_plain_mapping,
     "allowed-tools": _check_allowed_tools,
+    "dependencies": _check_plain_mapping,
 }
-"""Agent Skills fields, typed as that spec types them and kept in ``extra``."""
+"""Agent Skills fields typed as that spec types them, and the installer's ``dependencies``
+(its own shape is checked when a skill is installed), kept in ``extra``."""
 
 
 def check_fields(
