@@ -78,6 +78,7 @@ class VoiceService:
         recognizer = self.recognizer(grammar, config)
         with self._lock:  # one utterance at a time per recognizer
             heard = capture(source, recognizer)
-        proposal = interpret(heard, catalog, PhraseMatcher(grammar.forms))
+        matcher = PhraseMatcher(grammar.forms, free_text=config.backend != "pocketsphinx")
+        proposal = interpret(heard, catalog, matcher)
         heard.timings["total"] = time.perf_counter() - began
         return proposal
