@@ -13,8 +13,9 @@ use but nobody answers on it, the file is stale and is removed. The check-then-l
 step runs under a ``QLockFile`` so two instances started at the same moment cannot both
 decide they are first.
 
-Protocol: one UTF-8 line per request (``open-command-bar``, ``show``, ``ask <text>``),
-answered by ``ok``.
+Protocol: one UTF-8 line per request (``open-command-bar``, ``show``, ``listen``,
+``ask <text>``), answered by ``ok``. ``gibberish listen`` sends ``listen``, so a desktop
+shortcut bound to it is push-to-talk.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 OPEN_COMMAND_BAR = "open-command-bar"
 SHOW = "show"
+LISTEN = "listen"
 ASK_PREFIX = "ask "
 CONNECT_TIMEOUT_MS = 500
 MAX_MESSAGE = 64 * 1024

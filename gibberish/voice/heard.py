@@ -12,7 +12,7 @@ class Heard:
     """The words recognized; empty when nothing usable was heard."""
     confidence: float
     """0..1. For the grammar recognizer: agreement of the grammar's words with a free
-    phone-loop pass over the same audio (see docs/adr/0013-voice-rejection.md)."""
+    phone-loop pass over the same audio (see docs/adr/0014-voice-grammar-and-rejection.md)."""
     alternatives: tuple[str, ...] = ()
     backend: str = "pocketsphinx"
     timings: dict[str, float] = field(default_factory=dict)

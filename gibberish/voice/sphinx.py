@@ -8,7 +8,7 @@ left when the person stops talking:
   says which sounds were there, free of any grammar.
 
 A grammar always forces speech onto its closest phrase. Three checks reject what it
-forced (docs/adr/0013-voice-rejection.md has the measurements):
+forced (docs/adr/0014-voice-grammar-and-rejection.md has the measurements):
 
 1. the search must reach the end of a phrase — out-of-grammar speech mostly never does,
    and PocketSphinx then returns nothing or a partial path;

@@ -69,7 +69,7 @@ def test_listen_needs_arguments_suggests_the_run_command() -> None:
     result = _run("listen", "--file", str(fixture(IN_GRAMMAR[-1], "slt")), "--dry-run")
     assert result.exit_code == 1
     assert "Missing: text" in result.stderr
-    assert "gibberish run notes.add_note --arg text=" in result.stderr
+    assert "gibberish run take-note.add_note --arg text=" in result.stderr
 
 
 def test_voice_grammar_prints_jsgf_with_spoken_numbers() -> None:
