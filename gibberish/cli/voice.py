@@ -31,6 +31,15 @@ def _source(engine: Engine, file: Path | None):
         fail(str(exc), 1)
 
 
+def _hand_to_tray() -> bool:
+    """True when a running tray took the ``listen`` request (see ui/single_instance)."""
+    try:
+        from gibberish.ui.single_instance import LISTEN, hand_over
+    except ImportError:  # Qt missing: there is no tray to hand it to
+        return False
+    return hand_over(LISTEN)
+
+
 def _describe(proposal) -> str:
     heard = proposal.heard
     ms = heard.timings.get("latency", 0.0) * 1000
@@ -73,6 +82,7 @@ def _explain(proposal) -> None:
 )
 @click.option("--yes", "-y", is_flag=True, help="Approve this one run without asking.")
 @click.option("--json", "compact", is_flag=True, help="Print JSON on one line.")
+@click.option("--here", is_flag=True, help="Listen in this terminal even when the tray runs.")
 @pass_state
 def listen_command(
     state: CliState,
@@ -82,10 +92,18 @@ def listen_command(
     dry_run: bool,
     yes: bool,
     compact: bool,
+    here: bool,
 ) -> None:
-    """Listen for one spoken request, then approve and run the tool it names."""
+    """Listen for one spoken request, then approve and run the tool it names.
+
+    From the microphone, with the tray running, the request is handed to the tray (so a
+    desktop shortcut bound to ``gibberish listen`` is push-to-talk); --here keeps it here.
+    """
     from gibberish.voice import ProposalStatus
 
+    if file is None and not (here or dry_run or compact or backend) and _hand_to_tray():
+        click.echo("Listening in the running gibberish.", err=True)
+        return
     engine = state.engine()
     source = _source(engine, file)
     try:

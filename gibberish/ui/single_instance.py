@@ -164,3 +164,11 @@ class SingleInstance(QObject):
             self.server.close()
             self.server.deleteLater()
             self.server = None
+
+
+def hand_over(message: str) -> bool:
+    """From a command-line process: give ``message`` to a running tray; False when none runs."""
+    from PySide6.QtCore import QCoreApplication
+
+    _app = QCoreApplication.instance() or QCoreApplication([])  # sockets need one
+    return send_message(server_name(), message)

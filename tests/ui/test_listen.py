@@ -76,3 +76,28 @@ def test_no_listening_in_meeting_mode_unless_asked(qtbot) -> None:
     finally:
         ctl.listening.wait()
         ctl.shutdown()
+
+
+def test_gibberish_listen_is_handed_to_the_running_tray(qtbot) -> None:
+    import subprocess
+    import sys
+
+    from gibberish.ui.single_instance import SingleInstance
+
+    first = SingleInstance()
+    assert first.acquire() is True
+    received: list[str] = []
+    first.message_received.connect(received.append)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gibberish", "listen"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        qtbot.waitUntil(lambda: proc.poll() is not None, timeout=30_000)
+        assert proc.returncode == 0, proc.stderr.read()
+        assert "Listening in the running gibberish" in proc.stderr.read()
+        qtbot.waitUntil(lambda: received == ["listen"])
+    finally:
+        first.close()
