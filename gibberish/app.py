@@ -354,7 +354,11 @@ class Engine:
         if mode is None:
             mode = self.mode_context().mode
         stored = self._settings.voice
-        config = VoiceConfig(backend or stored.backend, stored.model_folder)
+        config = VoiceConfig(
+            backend or stored.backend,
+            stored.model_folder,
+            until_stopped=stored.activation == "toggle",
+        )
         catalog = self.catalog(mode)
         try:
             proposal = self.voice_service().listen(source, catalog, config)

@@ -27,21 +27,24 @@ class VoiceConfig:
     backend: str = "pocketsphinx"
     model_folder: str = ""
     threshold: float | None = None
+    until_stopped: bool = False
+    """Toggle mode: keep listening across pauses until the source is stopped."""
 
 
 class VoiceService:
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._grammars: dict[int, tuple[tuple[object, ...], Grammar]] = {}
+        self._grammar: tuple[tuple[object, ...], Grammar] | None = None
         self._recognizers: dict[tuple[str, str], StreamingRecognizer] = {}
 
     def grammar(self, catalog: ToolCatalog) -> Grammar:
+        """The grammar of ``catalog``'s tools; rebuilt only when a tool changed."""
         key = tuple((t.name, t.tool) for t in catalog.tools)
-        cached = self._grammars.get(id(catalog))
+        cached = self._grammar
         if cached is not None and cached[0] == key:
             return cached[1]
         grammar = grammar_for_tools(VoiceTool(t.name, t.tool) for t in catalog.tools)
-        self._grammars = {id(catalog): (key, grammar)}
+        self._grammar = (key, grammar)
         return grammar
 
     def recognizer(self, grammar: Grammar, config: VoiceConfig) -> StreamingRecognizer:
@@ -77,7 +80,7 @@ class VoiceService:
         grammar = self.grammar(catalog)
         recognizer = self.recognizer(grammar, config)
         with self._lock:  # one utterance at a time per recognizer
-            heard = capture(source, recognizer)
+            heard = capture(source, recognizer, until_stopped=config.until_stopped)
         matcher = PhraseMatcher(grammar.forms, free_text=config.backend != "pocketsphinx")
         proposal = interpret(heard, catalog, matcher)
         heard.timings["total"] = time.perf_counter() - began

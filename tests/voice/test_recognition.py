@@ -140,3 +140,22 @@ def test_end_of_speech_to_proposal_is_fast(service, catalog) -> None:
     """The budget is 300 ms; allow headroom for a loaded CI machine."""
     proposal = _listen(service, catalog, fixture(IN_GRAMMAR[2], "slt"))
     assert proposal.heard.timings["latency"] < 1.0
+
+
+def _pcm(path: Path) -> bytes:
+    with wave.open(str(path), "rb") as wav:
+        return wav.readframes(wav.getnframes())
+
+
+def test_push_to_talk_stops_at_the_first_pause_toggle_does_not(service, catalog, tmp_path):
+    two = (
+        _pcm(fixture(IN_GRAMMAR[0], "slt"))
+        + bytes(2 * 16000)
+        + _pcm(fixture(OUT_OF_GRAMMAR[0], "slt"))
+    )
+    path = _write(tmp_path / "two.wav", array.array("h", two))
+    first = service.listen(WavSource(path), catalog, CONFIG)
+    assert _called(first) == ("git_status", {})
+    whole = service.listen(WavSource(path), catalog, VoiceConfig(until_stopped=True))
+    assert whole.status is ProposalStatus.NO_MATCH
+    assert whole.heard.timings["audio"] > first.heard.timings["audio"] + 1.0

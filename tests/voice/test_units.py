@@ -176,3 +176,22 @@ def test_voice_layer_imports_no_front_end() -> None:
             for name in names:
                 assert not name.startswith(("PySide6", "gibberish.ui", "gibberish.cli")), path
                 assert name != "gibberish.app", path
+
+
+def test_the_grammar_follows_the_library(tmp_path) -> None:
+    from gibberish.app import Engine, EngineOptions
+
+    folder = tmp_path / "skills" / "demo"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(SKILL)
+    engine = Engine(
+        EngineOptions(extra_skills_dirs=(folder.parent,), include_user=False, include_bundled=False)
+    )
+    before = engine.voice_grammar()
+    assert "spin the nproc wheel" in before.text
+    assert engine.voice_grammar() is before  # unchanged library: the cached grammar
+    (folder / "SKILL.md").write_text(SKILL.replace("spin the nproc wheel", "whirl the gadget"))
+    engine.reload()
+    after = engine.voice_grammar()
+    assert "whirl the gadget" in after.text and "spin the nproc wheel" not in after.text
+    assert after.signature != before.signature
