@@ -38,6 +38,7 @@ from gibberish.skills.model import (
 )
 from gibberish.skills.render import coerce_value, render
 from gibberish.trust.approvals import ApprovalRecord, ApprovalStore
+from gibberish.trust.context import MicrophoneProbe
 from gibberish.trust.decision import Decision
 from gibberish.trust.fingerprint import Fingerprint, FingerprintError, covers, fingerprint
 from gibberish.trust.modes import AppLists, ModeContext, ModeDetector, resolve_mode
@@ -334,14 +335,26 @@ class Engine:
             mode = self.mode_context().mode
         return self.voice_service().grammar(self.catalog(mode))
 
-    def may_listen(self, mode: Mode, *, asked: bool = False) -> str | None:
+    def may_listen(
+        self,
+        mode: Mode,
+        *,
+        asked: bool = False,
+        microphone: bool = False,
+        probe: MicrophoneProbe | None = None,
+    ) -> str | None:
         """Why listening is not allowed now, or None. In Meeting mode gibberish listens only
-        when the person asked (``asked``) or allowed it in the settings."""
-        if mode is Mode.MEETING and not (asked or self._settings.voice.listen_in_meeting):
+        when the person asked (``asked``) or allowed it in the settings, and never from the
+        microphone while another program records from it (a call)."""
+        if mode is not Mode.MEETING:
+            return None
+        if not (asked or self._settings.voice.listen_in_meeting):
             return (
                 "Not listening in Meeting mode; allow it with voice.listen_in_meeting in the "
-                "settings, or ask explicitly."
+                "settings, or choose Listen from the menu."
             )
+        if microphone and (probe or MicrophoneProbe()).in_use():
+            return "Another program is recording from the microphone (a call?); not listening."
         return None
 
     def listen(

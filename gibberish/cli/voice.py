@@ -105,6 +105,10 @@ def listen_command(
         click.echo("Listening in the running gibberish.", err=True)
         return
     engine = state.engine()
+    if file is None:
+        reason = engine.may_listen(_mode(engine, mode), asked=True, microphone=True)
+        if reason:
+            fail(reason, 1)
     source = _source(engine, file)
     try:
         proposal = engine.listen(source, mode=_mode(engine, mode), backend=backend)

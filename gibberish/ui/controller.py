@@ -318,7 +318,7 @@ class Controller(QObject):
         self.menus.capture()
         engine = self.engine
         mode = self.menus.context.mode
-        reason = engine.may_listen(mode, asked=asked)
+        reason = engine.may_listen(mode, asked=asked, microphone=self.seams.audio is None)
         if reason:
             self._say_notice("Not listening", reason)
             return

@@ -195,3 +195,23 @@ def test_the_grammar_follows_the_library(tmp_path) -> None:
     after = engine.voice_grammar()
     assert "whirl the gadget" in after.text and "spin the nproc wheel" not in after.text
     assert after.signature != before.signature
+
+
+def test_meeting_mode_listens_only_when_asked_and_never_over_a_call(tmp_path) -> None:
+    from dataclasses import replace
+
+    from gibberish.app import Engine, EngineOptions
+    from gibberish.skills.model import Mode
+    from gibberish.trust.context import MicrophoneProbe
+
+    engine = Engine(EngineOptions(include_user=False, include_bundled=False))
+    call = MicrophoneProbe(run=lambda argv: "42\t1\t3\tprotocol-native.c\ts16le 1ch 48000Hz\n")
+    quiet = MicrophoneProbe(run=lambda argv: "")
+    assert engine.may_listen(Mode.GLOBAL, microphone=True, probe=call) is None
+    assert "Meeting mode" in engine.may_listen(Mode.MEETING)
+    assert engine.may_listen(Mode.MEETING, asked=True, microphone=True, probe=quiet) is None
+    assert "a call" in engine.may_listen(Mode.MEETING, asked=True, microphone=True, probe=call)
+    engine.update_settings(
+        replace(engine.settings, voice=replace(engine.settings.voice, listen_in_meeting=True))
+    )
+    assert engine.may_listen(Mode.MEETING, microphone=True, probe=quiet) is None
