@@ -45,6 +45,7 @@ from gibberish.skills.model import (
 )
 from gibberish.skills.render import coerce_value, render
 from gibberish.trust.approvals import ApprovalRecord, ApprovalStore
+from gibberish.trust.context import MicrophoneProbe
 from gibberish.trust.decision import Decision
 from gibberish.trust.fingerprint import (
     Fingerprint,
@@ -63,6 +64,7 @@ from gibberish.trust.secrets import MissingSecretError, SecretStore
 if TYPE_CHECKING:  # the model feed pulls in httpx; only ``catalog``/``route`` need it
     from gibberish.assistant import ModelClient, ModelSettings, RouteResult, ToolCatalog
     from gibberish.interop.install import Installer
+    from gibberish.voice import AudioSource, Grammar, Proposal, VoiceService
 
 RECENT_RUNS = 20
 FULL_LOG_LIMIT = 16 * 1024 * 1024
@@ -173,6 +175,7 @@ class Engine:
         self._snapshots_pruned = False
         self.library = SkillLibrary(self._sources())
         self._loaded = False
+        self._voice: VoiceService | None = None
 
     # ------------------------------------------------------------------ settings
     @property
@@ -379,6 +382,89 @@ class Engine:
         client = client or client_for(self.model_settings())
         router = Router(client, budget=client.settings.budget)
         return router.route(request, self.catalog(mode), cancel=cancel, on_text=on_text)
+
+    # ------------------------------------------------------------------ voice
+    def voice_service(self) -> VoiceService:
+        """The voice pipeline (recognizers are cached in it, rebuilt when the tools change)."""
+        if self._voice is None:
+            from gibberish.voice import VoiceService
+
+            self._voice = VoiceService()
+        return self._voice
+
+    def voice_grammar(self, mode: Mode | None = None) -> Grammar:
+        """The grammar built from the tools offered in ``mode`` (default: the current one)."""
+        if mode is None:
+            mode = self.mode_context().mode
+        return self.voice_service().grammar(self.catalog(mode))
+
+    def may_listen(
+        self,
+        mode: Mode,
+        *,
+        asked: bool = False,
+        microphone: bool = False,
+        probe: MicrophoneProbe | None = None,
+    ) -> str | None:
+        """Why listening is not allowed now, or None. In Meeting mode gibberish listens only
+        when the person asked (``asked``) or allowed it in the settings, and never from the
+        microphone while another program records from it (a call)."""
+        if mode is not Mode.MEETING:
+            return None
+        if not (asked or self._settings.voice.listen_in_meeting):
+            return (
+                "Not listening in Meeting mode; allow it with voice.listen_in_meeting in the "
+                "settings, or choose Listen from the menu."
+            )
+        if microphone and (probe or MicrophoneProbe()).in_use():
+            return "Another program is recording from the microphone (a call?); not listening."
+        return None
+
+    def listen(
+        self, source: AudioSource, *, mode: Mode | None = None, backend: str | None = None
+    ) -> Proposal:
+        """One utterance from ``source`` → a proposed call (only a proposal: the caller
+        still goes through ``prepare`` and the decision table, as for a click)."""
+        from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError
+
+        if mode is None:
+            mode = self.mode_context().mode
+        stored = self._settings.voice
+        config = VoiceConfig(
+            backend or stored.backend,
+            stored.model_folder,
+            until_stopped=stored.activation == "toggle",
+        )
+        catalog = self.catalog(mode)
+        try:
+            proposal = self.voice_service().listen(source, catalog, config)
+        except VoiceError as exc:
+            raise EngineError(str(exc)) from None
+        if (
+            proposal.status is ProposalStatus.NO_MATCH
+            and config.backend == "whisper"
+            and proposal.heard.text
+            and self._settings.model.enabled
+        ):
+            return self._route_heard(proposal, mode)
+        return proposal
+
+    def _route_heard(self, proposal: Proposal, mode: Mode) -> Proposal:
+        """A free-form transcript no spoken form covers goes to the model router."""
+        from gibberish.assistant import ModelError, RouteStatus
+        from gibberish.voice import ProposalStatus
+
+        try:
+            route = self.route(proposal.heard.text, mode=mode)
+        except ModelError as exc:
+            return replace(proposal, message=f"{proposal.message} The model failed: {exc}")
+        status = {
+            RouteStatus.OK: ProposalStatus.OK,
+            RouteStatus.NEEDS_ARGUMENTS: ProposalStatus.NEEDS_ARGUMENTS,
+        }.get(route.status)
+        if status is None or route.call is None:
+            return replace(proposal, candidates=route.candidates or proposal.candidates)
+        return replace(proposal, status=status, call=route.call, message=route.message)
 
     # ------------------------------------------------------------------ running
     def coerce_arguments(self, tool: ToolDefinition, args: Mapping[str, Any]) -> dict[str, Any]:

@@ -70,6 +70,7 @@ for _module in (
     "gibberish.cli.install",
     "gibberish.cli.export",
     "gibberish.cli.doctor",
+    "gibberish.cli.voice",
 ):
     try:
         _mod = __import__(_module, fromlist=["COMMANDS"])

@@ -15,8 +15,8 @@ Structure rules (where the spec is silent, the choice is written here):
 
 * A ``###`` heading starts a tool; a ``#`` or ``##`` heading ends the current tool (text
   under it is free prose); ``####`` headings inside a tool open its sub-sections:
-  ``Parameters``, ``Command``, anything else is ignored. ``#####``/``######`` do not
-  change the section.
+  ``Parameters``, ``Command``, ``Phrases`` (spoken forms, for voice), anything else is
+  ignored. ``#####``/``######`` do not change the section.
 * In the ``agentskills`` profile a ``###`` section is a tool only when it has a
   ``#### Parameters`` or ``#### Command`` sub-section: instruction skills use ``###``
   headings for prose. In the ``gibberish`` profile every ``###`` heading is a tool.
@@ -85,6 +85,7 @@ class _ToolBlock:
     description_done: bool = False
     parameters: _Section | None = None
     command: _Section | None = None
+    phrases: _Section | None = None
     duplicate_sections: list[tuple[str, int, int]] = field(default_factory=list)
 
 
@@ -245,7 +246,7 @@ class _BodyScan:
             current.description_done = True
             self.section = _Section(number)
             kind = title.rstrip(":").strip().lower()
-            if kind in ("parameters", "command"):
+            if kind in ("parameters", "command", "phrases"):
                 existing: _Section | None = getattr(current, kind)
                 if existing is not None:  # collected, then ignored
                     current.duplicate_sections.append((kind, existing.line, number))
@@ -731,7 +732,20 @@ def _build_tool(block: _ToolBlock, file: str | None) -> tuple[ToolDefinition, li
         params = _prefer_template_defaults(command, params, prose)
         line = command.line
         diags.extend(check_template(command, params, file=file, line=line))
-    return ToolDefinition(name, description, tuple(params), command, block.line), diags
+    phrases = _bullets(block.phrases) if block.phrases is not None else ()
+    return ToolDefinition(name, description, tuple(params), command, block.line, phrases), diags
+
+
+def _bullets(section: _Section) -> tuple[str, ...]:
+    """The items of a ``#### Phrases`` bullet list (``- show the last {count} commits``):
+    spoken forms of the tool for voice; any other text in the section is ignored."""
+    items = []
+    for _first, chunk in section.chunks:
+        for line in chunk:
+            stripped = line.strip()
+            if stripped[:2] in ("- ", "* ", "+ ") and stripped[2:].strip():
+                items.append(stripped[2:].strip())
+    return tuple(items)
 
 
 def _prefer_template_defaults(

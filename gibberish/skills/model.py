@@ -202,6 +202,9 @@ class ToolDefinition:
     parameters: tuple[ParameterDefinition, ...] = ()
     command: CommandTemplate | None = None
     line: int | None = None
+    phrases: tuple[str, ...] = ()
+    """Spoken forms the author gives under ``#### Phrases`` (voice grammar; may name
+    parameters in braces: ``show the last {count} commits``)."""
 
     def parameter(self, name: str) -> ParameterDefinition | None:
         for p in self.parameters:

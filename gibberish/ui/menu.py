@@ -120,6 +120,7 @@ class MenuActions(Protocol):
 
     def set_mode(self, mode: Mode | str | None) -> None: ...
     def open_command_bar(self) -> None: ...
+    def listen(self) -> None: ...
     def launch(self, ref: str) -> None: ...
     def show_problem(self, name: str) -> None: ...
     def show_recent(self, index: int) -> None: ...
@@ -219,6 +220,14 @@ def build_menu(
             "Ask…",
             tooltip="Find a tool by typing (also: run `gibberish` again)",
             trigger=actions.open_command_bar,
+        )
+    )
+    items.append(
+        MenuItem(
+            "listen",
+            "Listen",
+            tooltip="Say what to run (also: `gibberish listen`, e.g. from a shortcut)",
+            trigger=actions.listen,
         )
     )
     items.append(separator("skills-separator"))

@@ -16,8 +16,9 @@ use but nobody answers on it, the file is stale and is removed. The check-then-l
 step runs under a ``QLockFile`` so two instances started at the same moment cannot both
 decide they are first.
 
-Protocol: one UTF-8 line per request (``open-command-bar``, ``show``, ``ask <text>``),
-answered by ``ok``.
+Protocol: one UTF-8 line per request (``open-command-bar``, ``show``, ``listen``,
+``ask <text>``), answered by ``ok``. ``gibberish listen`` sends ``listen``, so a desktop
+shortcut bound to it is push-to-talk.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from gibberish.instance_socket import is_same_user, socket_path
 
 OPEN_COMMAND_BAR = "open-command-bar"
 SHOW = "show"
+LISTEN = "listen"
 ASK_PREFIX = "ask "
 CONNECT_TIMEOUT_MS = 500
 MAX_MESSAGE = 64 * 1024
@@ -166,3 +168,11 @@ class SingleInstance(QObject):
             self.server.close()
             self.server.deleteLater()
             self.server = None
+
+
+def hand_over(message: str) -> bool:
+    """From a command-line process: give ``message`` to a running tray; False when none runs."""
+    from PySide6.QtCore import QCoreApplication
+
+    _app = QCoreApplication.instance() or QCoreApplication([])  # sockets need one
+    return send_message(server_name(), message)

@@ -97,6 +97,18 @@ class Surface(QObject):
         else:
             self.tray.set_state(TrayState.NORMAL)
 
+    def show_voice(self, state: str) -> bool:
+        """The tray icon while listening / thinking; False for ``idle`` (show the runs)."""
+        if self.tray is None:
+            return state != "idle"
+        if state == "listening":
+            self.tray.set_state(TrayState.LISTENING, "gibberish — listening…")
+        elif state == "thinking":
+            self.tray.set_state(TrayState.THINKING, "gibberish — recognizing…")
+        else:
+            return False
+        return True
+
     def hide(self) -> None:
         if self.tray is not None:
             self.tray.hide()

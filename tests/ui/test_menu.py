@@ -21,6 +21,7 @@ from tests.ui.conftest import (
 TOP_LEVEL = [
     "mode",
     "ask",
+    "listen",
     "skill:hello",
     "skill:kinds",
     "skill:slow",
