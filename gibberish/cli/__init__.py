@@ -47,7 +47,14 @@ def cli(
 cli.add_command(skills_group)
 cli.add_command(run_command)
 
-for _module in ("gibberish.cli.trust", "gibberish.cli.assistant", "gibberish.cli.tray"):
+for _module in (
+    "gibberish.cli.trust",
+    "gibberish.cli.assistant",
+    "gibberish.cli.tray",
+    "gibberish.cli.disclosure",
+    "gibberish.cli.mcp",
+    "gibberish.cli.context",
+):
     try:
         _mod = __import__(_module, fromlist=["COMMANDS"])
     except ModuleNotFoundError as _exc:  # a front end not built yet
