@@ -70,6 +70,8 @@ class Section:
     heading: Heading
     text: str
     """From the heading line up to the next heading of the same or a higher level."""
+    own: str = ""
+    """From the heading line up to the next heading of any level (what search scores)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +90,7 @@ class SearchHit:
     score: float
 
     def to_dict(self, snippet_chars: int = 200) -> dict[str, Any]:
-        body = " ".join(self.section.text.split("\n", 1)[-1].split())
+        body = " ".join(self.section.own.split("\n", 1)[-1].split())
         return {
             "skill": self.skill,
             **self.section.heading.to_dict(),
@@ -249,8 +251,10 @@ def sections(root: Path, file: str) -> list[Section]:
     out = []
     for i, head in enumerate(heads):
         end = next((h.line for h in heads[i + 1 :] if h.level <= head.level), first + len(lines))
+        own_end = heads[i + 1].line if i + 1 < len(heads) else first + len(lines)
         text = "\n".join(lines[head.line - first : end - first]).rstrip()
-        out.append(Section(head, text))
+        own = "\n".join(lines[head.line - first : own_end - first]).rstrip()
+        out.append(Section(head, text, own))
     return out
 
 
@@ -311,14 +315,22 @@ def open_file(root: Path, path: str, max_bytes: int = MAX_OPEN_BYTES) -> str:
 # ------------------------------------------------------------------ search
 
 
+def _stem(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
 def _words(text: str) -> frozenset[str]:
-    return frozenset(w for w in _WORD.findall(text.casefold()) if len(w) > 1)
+    """Lowercase words of two letters or more, a final plural ``s`` dropped."""
+    return frozenset(_stem(w) for w in _WORD.findall(text.casefold()) if len(w) > 1)
 
 
 def score(query_words: frozenset[str], section: Section) -> float:
-    """2 per query word in the heading, 1 per query word only in the section's text."""
+    """2 per query word in the heading, 1 per query word only in the section's own text
+    (not its subsections': they are scored on their own)."""
     title = _words(section.heading.title)
-    body = _words(section.text) - title
+    body = _words(section.own) - title
     return 2.0 * len(query_words & title) + 1.0 * len(query_words & body)
 
 

@@ -33,6 +33,7 @@ from mcp.server.mcpserver.resources.types import FunctionResource
 from mcp_types import CallToolResult, TextContent, Tool, ToolAnnotations
 
 from gibberish import __version__
+from gibberish.assistant.context import ContextBlock, context_blocks
 from gibberish.assistant.manifest import parameters_schema
 from gibberish.assistant.naming import ExposedTool, qualified_name
 from gibberish.interop import disclosure
@@ -114,8 +115,8 @@ class GibberishMCP(MCPServer):
         self._add_disclosure_tools()
         for skill in engine.skills():
             self._add_resource(skill)
-            if skill.ok and skill.is_instruction_skill:
-                self._add_prompt(skill)
+        for block in context_blocks(engine.skills()):
+            self._add_prompt(block)
 
     # ------------------------------------------------------------------ skill tools
     def _expose(self) -> dict[str, ExposedTool]:
@@ -267,14 +268,12 @@ class GibberishMCP(MCPServer):
             )
         )
 
-    def _add_prompt(self, skill: SkillDefinition) -> None:
-        body = skill.body.strip()
-
+    def _add_prompt(self, block: ContextBlock) -> None:
         def prompt() -> str:
-            return body
+            return block.body
 
         self.add_prompt(
-            Prompt.from_function(prompt, name=skill.name, description=skill.description)
+            Prompt.from_function(prompt, name=block.name, description=block.description)
         )
 
 
