@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ MAX_TOP_LEVEL = 12
 MAX_DESCRIPTION = 120
 MAX_STUB_LINES = 100
 REFERENCES_LABEL = "References (query by title only)"
+_PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +144,7 @@ def render_stub(root: Path) -> str:
         allow_unicode=True,
         width=10_000,
     )
-    quoted = json.dumps(name)
+    quoted = name if _PLAIN_NAME.fullmatch(name) else json.dumps(name)
     lines = [
         "---",
         front.rstrip("\n"),
