@@ -280,8 +280,9 @@ class Engine:
         client: ModelClient | None = None,
         cancel: threading.Event | None = None,
         on_text: Callable[[str], None] | None = None,
+        context: str = "",
     ) -> RouteResult:
-        """Ask the model which tool fits ``request``. The answer is only a proposal: the
+        """Ask the model which tool fits ``request`` (``context``: attached context blocks). The answer is only a proposal: the
         caller still goes through ``prepare`` and the decision table, as for a click."""
         from gibberish.assistant import Router, client_for
 
@@ -289,7 +290,9 @@ class Engine:
             mode = self.mode_context().mode
         client = client or client_for(self.model_settings())
         router = Router(client, budget=client.settings.budget)
-        return router.route(request, self.catalog(mode), cancel=cancel, on_text=on_text)
+        return router.route(
+            request, self.catalog(mode), cancel=cancel, on_text=on_text, context=context
+        )
 
     # ------------------------------------------------------------------ running
     def coerce_arguments(self, tool: ToolDefinition, args: Mapping[str, Any]) -> dict[str, Any]:

@@ -161,6 +161,15 @@ def _candidates(attached: Sequence[Attached], request: str) -> list[tuple[tuple,
     return out
 
 
+def _render(items: Sequence[Attached], chosen: dict[int, set[int]]) -> str:
+    """The feed text for the chosen sections, blocks and sections in their own order."""
+    texts = []
+    for b in sorted(chosen):
+        sections = items[b].block.sections()
+        texts.append(_block_text(items[b].block, [sections[i] for i in sorted(chosen[b])]))
+    return "\n\n".join(texts)
+
+
 def build_feed(
     attached: Sequence[Attached], request: str = "", budget: int = DEFAULT_CONTEXT_BUDGET
 ) -> ContextFeed:
@@ -170,14 +179,10 @@ def build_feed(
         unique.setdefault(item.block.name, item)
     items = list(unique.values())
     chosen: dict[int, set[int]] = {}
-    used = 0
     for _, b, s in _candidates(items, request):
-        block = items[b].block
-        wrapper = 0 if b in chosen else estimate_tokens(_block_text(block, [])) + 1
-        size = estimate_tokens(block.sections()[s]) + 1 + wrapper
-        if used + size <= budget:
-            chosen.setdefault(b, set()).add(s)
-            used += size
+        trial = {**chosen, b: chosen.get(b, set()) | {s}}
+        if estimate_tokens(_render(items, trial)) <= budget:
+            chosen = trial
     texts, included, omitted = [], {}, {}
     for b, item in enumerate(items):
         sections = item.block.sections()
