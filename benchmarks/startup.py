@@ -312,7 +312,7 @@ def streaming(root: Path, megabytes: int) -> None:
     clock.start()
     heartbeat.start()
     started = time.perf_counter()
-    session = controller.start_run(prepared, confirmed=True, show=True)
+    session = controller.runs.start(prepared, confirmed=True, show=True)
     loop = QEventLoop()
     poll = QTimer()
     poll.setInterval(20)

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import collections
 import hashlib
-import json
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,12 +33,11 @@ from gibberish.skills.library import LibraryChanges, SkillLibrary, SkillSource
 from gibberish.skills.model import (
     Diagnostic,
     Mode,
-    ParameterType,
     SkillDefinition,
     ToolDefinition,
 )
 from gibberish.skills.render import coerce_value, render
-from gibberish.trust.approvals import ApprovalStore
+from gibberish.trust.approvals import ApprovalRecord, ApprovalStore
 from gibberish.trust.decision import Decision
 from gibberish.trust.fingerprint import Fingerprint, FingerprintError, covers, fingerprint
 from gibberish.trust.modes import AppLists, ModeContext, ModeDetector, resolve_mode
@@ -51,6 +49,8 @@ if TYPE_CHECKING:  # the model feed pulls in httpx; only ``catalog``/``route`` n
 
 RECENT_RUNS = 20
 FULL_LOG_LIMIT = 16 * 1024 * 1024
+MAX_TIMEOUT = 300.0
+"""The longest timeout a request may ask for, in seconds."""
 
 
 class EngineError(Exception):
@@ -103,6 +103,22 @@ class RecentRun:
     ref: str
     argv: tuple[str, ...]
     result: RunResult
+
+
+@dataclass(frozen=True)
+class ApprovalStatus:
+    """A stored approval and what it means for the skill on disk today."""
+
+    APPROVED = "approved"
+    CHANGED = "changed since approval"
+    GONE = "skill not found"
+
+    record: ApprovalRecord
+    status: str
+
+    @property
+    def current(self) -> bool:
+        return self.status == self.APPROVED
 
 
 @dataclass
@@ -194,6 +210,16 @@ class Engine:
             known = ", ".join(s.name for s in self.library.skills()) or "none"
             raise EngineError(f"No skill named {name!r}. Known skills: {known}.")
         return found
+
+    def find_skill(self, name: str) -> SkillDefinition | None:
+        """The skill called ``name`` (broken ones included), or None."""
+        self.ensure_loaded()
+        return self.library.get(name)
+
+    def watched_folders(self) -> tuple[list[Path], list[Path]]:
+        """The skills folders and every skill's own folder: what a file watcher follows."""
+        self.ensure_loaded()
+        return [s.path for s in self.library.sources], [s.directory for s in self.skills()]
 
     def tools(self, mode: Mode | None = None) -> list[ToolRef]:
         """Tools of every loaded, valid skill; only those offered in ``mode`` when given."""
@@ -401,8 +427,10 @@ class Engine:
             run_dir = cwd.resolve()
         else:
             run_dir = working_directory(context_dir)
-        if timeout is not None and not (0 < timeout <= 300):
-            raise EngineError("--timeout must be between 0 and 300 seconds.")
+        if timeout is not None and not (0 < timeout <= MAX_TIMEOUT):
+            raise EngineError(
+                f"A timeout must be more than 0 and at most {MAX_TIMEOUT:g} seconds (got {timeout:g})."
+            )
         decision, fp = self.decide(ref.skill, ref.tool)
         if not self._shows_what_is_on_disk(ref.skill, fp):
             ref, argv, decision, fp = self._reread(ref, args)
@@ -420,6 +448,68 @@ class Engine:
             mode=mode,
         )
 
+    # ------------------------------------------------------------------ approvals
+    def approval_list(self) -> list[ApprovalStatus]:
+        """Every stored approval, and whether it still covers the skill on disk."""
+        current = {s.name: s for s in self.skills()}
+        out = []
+        for record in self.approvals.list():
+            skill = current.get(record.skill)
+            if skill is None:
+                status = ApprovalStatus.GONE
+            else:
+                try:
+                    same = self._fingerprint(skill).digest == record.digest
+                except EngineError:
+                    same = False
+                status = ApprovalStatus.APPROVED if same else ApprovalStatus.CHANGED
+            out.append(ApprovalStatus(record, status))
+        return out
+
+    def approve_skill(self, name: str) -> Fingerprint:
+        """Approve a skill as it is on disk now (every file in its folder)."""
+        skill = self.skill(name)
+        fp = self._fingerprint(skill)
+        self.approvals.approve(skill.name, fp, skill_dir=skill.directory)
+        return fp
+
+    def revoke_approval(self, name: str) -> bool:
+        """Forget a skill's approval; False when it had none."""
+        return self.approvals.revoke(name)
+
+    def reset_approvals(self) -> None:
+        self.approvals.reset()
+
+    # ------------------------------------------------------------------ secrets
+    def check_secret(self, skill_name: str, secret: str | None = None) -> SkillDefinition:
+        """The skill, when it exists and declares ``secret``; else an ``EngineError``."""
+        skill = self.skill(skill_name)
+        if secret is not None and secret not in skill.secrets:
+            declared = ", ".join(skill.secrets) or "none"
+            raise EngineError(
+                f"Skill {skill.name} does not declare a secret {secret!r} (it declares: {declared})."
+            )
+        return skill
+
+    def secret_status(self, skill_name: str) -> dict[str, tuple[bool, bool]]:
+        """Each secret a skill declares or has stored: (value stored, declared in SKILL.md)."""
+        skill = self.check_secret(skill_name, None)
+        stored = set(self.secrets.names(skill.name))
+        names = sorted(set(skill.secrets) | stored)
+        return {n: (n in stored, n in skill.secrets) for n in names}
+
+    def store_secret(self, skill_name: str, secret: str, value: str) -> None:
+        """Keep a secret the skill declares; an empty value is refused, never stored."""
+        skill = self.check_secret(skill_name, secret)
+        if not value:
+            raise EngineError("An empty value was not stored.")
+        self.secrets.set(skill.name, secret, value)
+
+    def delete_secret(self, skill_name: str, secret: str) -> bool:
+        """Forget a stored secret; False when none was stored."""
+        return self.secrets.delete(skill_name, secret)
+
+    # ------------------------------------------------------------------ starting runs
     def approve(self, prepared: PreparedRun) -> None:
         """ "Always allow this skill": remember the exact fingerprint the person saw."""
         self.approvals.approve(
@@ -448,6 +538,19 @@ class Engine:
                 f"Skill {prepared.skill.name!r} changed on disk after it was checked; "
                 "ask again to see what changed."
             )
+        spec = self.run_spec(prepared)
+        handle = start(spec, on_output=on_output)
+        with self._lock:
+            self._state.handles.add(handle)
+        handle.add_done_callback(lambda result: self._finished(prepared, handle, result))
+        return handle
+
+    def run_spec(self, prepared: PreparedRun) -> RunSpec:
+        """What the runner is given for ``prepared``: argv, folder, environment, limits.
+
+        The one place a run's process is described; everything the runner enforces
+        (timeout, grace period, output limits, the environment filter) is set here.
+        """
         try:
             secret_values = self.secrets.resolve(prepared.skill)
         except MissingSecretError as exc:
@@ -467,7 +570,7 @@ class Engine:
             raise EngineError(f"{prepared.ref}: {exc}.") from None
         log_dir = paths.state_dir() / "runs"
         log_dir.mkdir(parents=True, exist_ok=True)
-        spec = RunSpec(
+        return RunSpec(
             argv=prepared.argv,
             cwd=prepared.cwd,
             timeout=prepared.timeout,
@@ -477,11 +580,6 @@ class Engine:
             log_path=log_dir / f"{run_id}.log",
             log_limit=FULL_LOG_LIMIT,
         )
-        handle = start(spec, on_output=on_output)
-        with self._lock:
-            self._state.handles.add(handle)
-        handle.add_done_callback(lambda result: self._finished(prepared, handle, result))
-        return handle
 
     def run(
         self,
@@ -520,38 +618,3 @@ class Engine:
     def failure(message: str) -> Envelope:
         """The envelope for a request that never started (bad argument, refused approval)."""
         return Envelope.before_start(message)
-
-
-def parse_cli_arguments(
-    tool: ToolDefinition, pairs: Sequence[str], args_json: str | None
-) -> dict[str, Any]:
-    """Arguments from ``--args-json`` and ``--arg NAME=VALUE`` (``--arg`` wins).
-
-    For an array parameter every ``--arg`` adds one item, so ``--arg path=a --arg path=b``
-    is ``["a", "b"]`` and a single ``--arg path=a`` is ``["a"]``; values are never split.
-    """
-    out: dict[str, Any] = {}
-    if args_json:
-        try:
-            loaded = json.loads(args_json)
-        except json.JSONDecodeError as exc:
-            raise EngineError(
-                f"--args-json is not valid JSON: {exc.msg} at column {exc.colno}."
-            ) from None
-        if not isinstance(loaded, dict):
-            raise EngineError('--args-json must be a JSON object, like {"count": 5}.')
-        out.update(loaded)
-    from_pairs: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise EngineError(f"--arg {pair!r} is not NAME=VALUE.")
-        param = tool.parameter(key)
-        if param is not None and param.type is ParameterType.ARRAY:
-            from_pairs.setdefault(key, []).append(value)
-        elif key in from_pairs:
-            raise EngineError(f"--arg {key} is given twice; it takes one value.")
-        else:
-            from_pairs[key] = value
-    out.update(from_pairs)
-    return out

@@ -18,6 +18,8 @@ APP_NAME = "gibberish"
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _SOURCE_ROOT = _PACKAGE_DIR.parent
+#: Where a built wheel carries the bundled skills and icons (see setup.py).
+_SHIPPED = _PACKAGE_DIR / "_shipped"
 
 
 def config_dir() -> Path:
@@ -58,9 +60,19 @@ def bundled_skills_dir() -> Path:
     override = os.environ.get("GIBBERISH_BUNDLED_SKILLS")
     if override:
         return Path(override)
-    return _SOURCE_ROOT / "skills"
+    return _shipped("skills")
 
 
 def resources_dir() -> Path:
     """Icons and other non-code assets."""
-    return _SOURCE_ROOT / "resources"
+    return _shipped("resources")
+
+
+def _shipped(name: str) -> Path:
+    """A folder shipped with gibberish: inside the installed package, else the source tree.
+
+    An installed wheel has its own copy; an editable install (and a checkout) reads the
+    project's folder, so edits to the bundled skills show at once.
+    """
+    inside = _SHIPPED / name
+    return inside if inside.is_dir() else _SOURCE_ROOT / name

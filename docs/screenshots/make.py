@@ -261,13 +261,13 @@ def make(out_dir: Path) -> list[Path]:
     # Launcher window (what desktops without a tray get).
     controller = Controller(engine, tray_available=False)
     controller.start()
-    assert controller.launcher is not None
-    controller.launcher.tree.collapseAll()
+    assert controller.surface.launcher is not None
+    controller.surface.launcher.tree.collapseAll()
     for name in ("skill:photos", "skill:git"):
-        item = controller.launcher.find_item(name)
+        item = controller.surface.launcher.find_item(name)
         if item is not None:
             item.setExpanded(True)
-    save(controller.launcher, "launcher", (420, 600))
+    save(controller.surface.launcher, "launcher", (420, 600))
 
     # The tray menu, with a skill submenu open.
     controller.menu.aboutToShow.emit()
@@ -285,7 +285,7 @@ def make(out_dir: Path) -> list[Path]:
 
     # Approvals: a confirm for a bundled tool that changes things, a changed user
     # skill, an untrusted import.
-    confirm = engine.prepare("notes.add_note", {"text": "Call the plumber on Monday"})
+    confirm = engine.prepare("take-note.add_note", {"text": "Call the plumber on Monday"})
     save(ApprovalDialog(confirm), "approval-confirm")
     first = engine.prepare("photos.list_large")
     engine.approve(first)
@@ -299,7 +299,7 @@ def make(out_dir: Path) -> list[Path]:
     # Result windows from real runs.
     def run(ref: str, name: str, after: Callable[[object], None] | None = None) -> None:
         prepared = engine.prepare(ref, context_dir=project_dir)
-        session = controller.start_run(prepared, confirmed=True, show=True)
+        session = controller.runs.start(prepared, confirmed=True, show=True)
         deadline = time.monotonic() + 60
         while session.result is None and time.monotonic() < deadline:
             pump(20)

@@ -12,7 +12,7 @@ import sys
 import click
 
 from gibberish.app import Engine, EngineError, ToolRef
-from gibberish.cli.common import CliState, fail, pass_state, print_json
+from gibberish.cli.common import CliState, fail, pass_state, print_json, printable
 from gibberish.cli.run import execute, refuse
 from gibberish.settings import MODEL_APIS
 from gibberish.skills.model import Mode
@@ -115,7 +115,14 @@ def parse_call_command(state: CliState, fmt: str, mode: str | None) -> None:
 @click.option("--api", type=click.Choice(MODEL_APIS), help="How to talk to the server.")
 @click.option("--mode", type=MODE_CHOICE, help="Offer the tools of this mode (default: current).")
 @click.option("--dry-run", is_flag=True, help="Print the call and the argv; run nothing.")
-@click.option("--yes", "-y", is_flag=True, help="Approve this one run without asking.")
+@click.option(
+    "--yes",
+    "-y",
+    is_flag=True,
+    help="Answer yes to the question for this one run, only for a skill you already "
+    "approved or a bundled one: a skill you never approved is still asked about (and not "
+    "run without a terminal), because the model chose it, not you.",
+)
 @click.option(
     "--context", "context_names", multiple=True, metavar="NAME", help="Attach this context block."
 )
@@ -137,10 +144,9 @@ def ask_command(
 ) -> None:
     """Route a request through the local model, then approve and run the tool it chose."""
     from gibberish.assistant import ModelError, RouteStatus, client_for
-
-    engine = state.engine()
     from gibberish.cli.context import context_feed
 
+    engine = state.engine()
     settings = engine.model_settings(endpoint=endpoint, model=model_name, api=api)
     feed = context_feed(engine, context_names, text, context_budget)
     try:
@@ -173,11 +179,9 @@ def ask_command(
             }
         )
         raise SystemExit(0)
-    click.echo(
-        f"model chose {prepared.ref} {json.dumps(dict(call.arguments), ensure_ascii=False)}",
-        err=True,
-    )
-    execute(engine, prepared, yes=yes, compact=compact)
+    chosen = json.dumps(dict(call.arguments), ensure_ascii=False)
+    click.echo(f"model chose {printable(prepared.ref)} {printable(chosen)}", err=True)
+    execute(engine, prepared, yes=yes, compact=compact, model_chose=True)
 
 
 def _explain(route) -> None:

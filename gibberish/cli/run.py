@@ -1,21 +1,26 @@
 """``gibberish run SKILL.TOOL``: render, decide, maybe ask, run, print the envelope.
 
 The question asked here is the same one the tray's approval dialog asks, built from the
-Engine's ``Decision``: without a terminal nothing that needs asking runs unless ``--yes``.
+Engine's ``Decision`` and applied by ``session.authorize`` (the tray's rule too): without
+a terminal nothing that needs asking runs unless ``--yes``, and ``--yes`` never covers a
+skill nobody approved when a model chose it (``gibberish ask``).
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
 import click
 
-from gibberish.app import Engine, EngineError, PreparedRun, parse_cli_arguments
+from gibberish.app import MAX_TIMEOUT, Engine, EngineError, PreparedRun
+from gibberish.cli.arguments import parse_cli_arguments
 from gibberish.cli.common import CliState, pass_state, print_json, printable
 from gibberish.runner import Envelope
+from gibberish.session import Answer, authorize, never_approved
 from gibberish.skills.render import RenderError
 
 
@@ -48,17 +53,41 @@ def describe(prepared: PreparedRun) -> str:
     return "\n".join(lines)
 
 
-def ask(prepared: PreparedRun) -> str:
-    """Returns ``once``, ``always`` or ``no``."""
+ANSWERS = {
+    "y": Answer.ONCE,
+    "yes": Answer.ONCE,
+    "o": Answer.ONCE,
+    "once": Answer.ONCE,
+    "a": Answer.ALWAYS,
+    "always": Answer.ALWAYS,
+    "n": Answer.CANCEL,
+    "no": Answer.CANCEL,
+    "": Answer.CANCEL,
+}
+"""Every answer the approval prompt understands; the default (Enter) is no."""
+
+
+def read_answer(prepared: PreparedRun, attempts: int = 3) -> Answer:
+    """Ask on the terminal until the answer is one of ``ANSWERS``; anything else, 3 times, is no.
+
+    One prompt for every question: "always" is offered only where it means something
+    (a first run); answered anyway to a confirmation, it allows this one run.
+    """
+    always = prepared.decision.can_always_allow
+    prompt = "Run it? [y]es once / [a]lways allow this skill / [N]o" if always else "Run it? [y/N]"
+    for _ in range(attempts):
+        typed = click.prompt(prompt, default="", show_default=False, err=True)
+        answer = ANSWERS.get(typed.strip().lower())
+        if answer is not None:
+            return answer if always or answer is not Answer.ALWAYS else Answer.ONCE
+        click.echo(f"Please answer {'y, a or n' if always else 'y or n'}.", err=True)
+    return Answer.CANCEL
+
+
+def ask(prepared: PreparedRun) -> Answer:
+    """Show the facts, then the question."""
     click.echo(describe(prepared), err=True)
-    if prepared.decision.can_always_allow:
-        choices = {"o": "once", "once": "once", "a": "always", "always": "always"}
-        prompt = "Run it? [o]nce / [a]lways allow this skill / [N]o"
-    else:
-        choices = {"y": "once", "yes": "once", "o": "once"}
-        prompt = "Run it? [y/N]"
-    answer = click.prompt(prompt, default="n", show_default=False, err=True)
-    return choices.get(answer.strip().lower(), "no")
+    return read_answer(prepared)
 
 
 def _emit(envelope: Envelope, compact: bool) -> None:
@@ -67,41 +96,61 @@ def _emit(envelope: Envelope, compact: bool) -> None:
 
 def refuse(message: str, *, compact: bool) -> NoReturn:
     """Nothing ran: say why on stderr and print the ``exit_code: null`` envelope."""
-    click.secho(f"gibberish: {message}", err=True, fg="red")
+    click.secho(f"gibberish: {printable(message)}", err=True, fg="red")
     _emit(Engine.failure(message), compact)
     raise SystemExit(1)
 
 
-def execute(engine: Engine, prepared: PreparedRun, *, yes: bool, compact: bool) -> NoReturn:
-    """The decision table on a terminal: run, ask (or need ``--yes``), or refuse; then run."""
-    decision = prepared.decision
-    if decision.refused:
-        refuse(decision.reason, compact=compact)
-    confirmed = False
-    if decision.asks:
-        if yes:
-            confirmed = True
-        elif not stdin_is_tty():
+def _terminal(model_chose: bool, compact: bool) -> Callable[[PreparedRun], Answer]:
+    """The ``ask`` of ``session.authorize`` on a terminal, or the refusal without one."""
+
+    def answer(prepared: PreparedRun) -> Answer:
+        if stdin_is_tty():
+            return ask(prepared)
+        why = prepared.decision.reason
+        if model_chose and never_approved(prepared):
             refuse(
-                f"{prepared.ref} needs approval ({decision.reason}) and there is no terminal "
-                "to ask on. Run it in a terminal, or pass --yes to approve this one run.",
+                f"the model chose {prepared.ref}, which you have not approved ({why}) and "
+                "there is no terminal to ask on; --yes does not cover a skill you never "
+                f"approved. Approve it with `gibberish approvals approve {prepared.skill.name}` "
+                "or run `gibberish ask` in a terminal.",
                 compact=compact,
             )
-        else:
-            answer = ask(prepared)
-            if answer == "no":
-                refuse("Not run: you declined.", compact=compact)
-            if answer == "always":
-                engine.approve(prepared)
-            confirmed = True
+        refuse(
+            f"{prepared.ref} needs approval ({why}) and there is no terminal to ask on. "
+            "Run it in a terminal, or pass --yes to approve this one run.",
+            compact=compact,
+        )
+
+    return answer
+
+
+def execute(
+    engine: Engine, prepared: PreparedRun, *, yes: bool, compact: bool, model_chose: bool = False
+) -> NoReturn:
+    """The decision table on a terminal (``session.authorize``), then the run."""
+    banner = prepared.decision.banner
+    if banner and yes:  # --yes skips the prompt, never the warning
+        click.secho(f"WARNING: {printable(banner)}", err=True, fg="red", bold=True)
+    verdict = authorize(
+        engine, prepared, _terminal(model_chose, compact), yes=yes, model_chose=model_chose
+    )
+    if verdict.refused:
+        refuse(verdict.refused, compact=compact)
     try:
-        result = engine.run(prepared, confirmed=confirmed)
+        result = engine.run(prepared, confirmed=verdict.confirmed)
     except EngineError as exc:
         refuse(str(exc), compact=compact)
     _emit(result.envelope, compact)
     if result.envelope.truncated and result.log_path and not compact:
-        click.echo(f"full output: {result.log_path}", err=True)
+        click.echo(f"full output: {printable(str(result.log_path))}", err=True)
     raise SystemExit(0 if result.envelope.success else 1)
+
+
+YES_HELP = (
+    "Answer yes to the approval question for this one run (nothing is remembered). "
+    "Imported skills still show their warning."
+)
 
 
 @click.command("run")
@@ -114,10 +163,12 @@ def execute(engine: Engine, prepared: PreparedRun, *, yes: bool, compact: bool) 
     "--cwd", type=click.Path(path_type=Path), help="Run here instead of the git root / home."
 )
 @click.option(
-    "--timeout", type=float, help="Seconds before the run is stopped (overrides the skill)."
+    "--timeout",
+    type=click.FloatRange(min=0, max=MAX_TIMEOUT, min_open=True),
+    help=f"Seconds before the run is stopped (overrides the skill; at most {MAX_TIMEOUT:g}).",
 )
 @click.option("--json", "compact", is_flag=True, help="Print the envelope as one JSON line.")
-@click.option("--yes", "-y", is_flag=True, help="Approve this one run without asking.")
+@click.option("--yes", "-y", is_flag=True, help=YES_HELP)
 @pass_state
 def run_command(
     state: CliState,

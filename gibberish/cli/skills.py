@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from gibberish.app import EngineError, parse_cli_arguments
+from gibberish.app import EngineError
+from gibberish.cli.arguments import parse_cli_arguments
 from gibberish.cli.common import CliState, fail, pass_state, print_json, table
 from gibberish.skills.library import SkillLibrary, SkillSource
 from gibberish.skills.model import Diagnostic, Mode, Profile, SkillDefinition, Trust

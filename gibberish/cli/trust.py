@@ -1,13 +1,16 @@
-"""``gibberish approvals``, ``gibberish secrets`` and ``gibberish mode``."""
+"""``gibberish approvals``, ``gibberish secrets`` and ``gibberish mode``.
+
+Thin on purpose: whether an approval still covers a skill, which secrets a skill may
+hold, and what a mode change means are the Engine's rules; this module prints them.
+"""
 
 from __future__ import annotations
 
 import click
 
 from gibberish.app import EngineError
-from gibberish.cli.common import CliState, fail, pass_state, print_json, table
+from gibberish.cli.common import CliState, fail, pass_state, print_json, printable, table
 from gibberish.skills.model import Mode
-from gibberish.trust.fingerprint import fingerprint
 
 
 @click.group("approvals")
@@ -16,42 +19,36 @@ def approvals_group() -> None:
 
 
 @approvals_group.command("list")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the approvals as a JSON array.")
 @pass_state
 def approvals_list(state: CliState, as_json: bool) -> None:
+    """Every approval, and whether the skill on disk is still the one you approved."""
     engine = state.engine()
-    records = engine.approvals.list()
-    current = {s.name: s for s in engine.skills()}
-    rows, data = [], []
-    for record in records:
-        skill = current.get(record.skill)
-        if skill is None:
-            status = "skill not found"
-        else:
-            try:
-                same = fingerprint(skill.directory).digest == record.digest
-            except OSError:
-                same = False
-            status = "approved" if same else "changed since approval"
-        rows.append([record.skill, record.digest[:12], str(record.approved_at), status])
-        data.append(
-            {
-                "skill": record.skill,
-                "digest": record.digest,
-                "approved_at": str(record.approved_at),
-                "path": str(record.path) if record.path else None,
-                "status": status,
-            }
-        )
+    statuses = engine.approval_list()
     for notice in engine.notices():
-        click.secho(f"note: {notice}", err=True, fg="yellow")
+        click.secho(f"note: {printable(notice)}", err=True, fg="yellow")
     if as_json:
-        print_json(data)
-    elif not rows:
+        print_json(
+            [
+                {
+                    "skill": s.record.skill,
+                    "digest": s.record.digest,
+                    "approved_at": str(s.record.approved_at),
+                    "path": str(s.record.path) if s.record.path else None,
+                    "status": s.status,
+                }
+                for s in statuses
+            ]
+        )
+    elif not statuses:
         click.echo(
             "No approvals yet. A skill is approved the first time you choose “Always allow”."
         )
     else:
+        rows = [
+            [printable(s.record.skill), s.record.digest[:12], str(s.record.approved_at), s.status]
+            for s in statuses
+        ]
         click.echo(table(["SKILL", "FINGERPRINT", "APPROVED", "STATUS"], rows))
 
 
@@ -60,17 +57,11 @@ def approvals_list(state: CliState, as_json: bool) -> None:
 @pass_state
 def approvals_approve(state: CliState, skill_name: str) -> None:
     """Approve a skill as it is on disk now (every file in its folder)."""
-    engine = state.engine()
     try:
-        skill = engine.skill(skill_name)
+        fp = state.engine().approve_skill(skill_name)
     except EngineError as exc:
         fail(str(exc), 1)
-    try:
-        fp = fingerprint(skill.directory)
-    except OSError as exc:
-        fail(f"Cannot approve {skill.name}: {exc}", 1)
-    engine.approvals.approve(skill.name, fp, skill_dir=skill.directory)
-    click.echo(f"Approved {skill.name} ({fp.digest[:12]}, {len(fp.files)} file(s)).")
+    click.echo(f"Approved {printable(skill_name)} ({fp.digest[:12]}, {len(fp.files)} file(s)).")
 
 
 @approvals_group.command("revoke")
@@ -78,10 +69,10 @@ def approvals_approve(state: CliState, skill_name: str) -> None:
 @pass_state
 def approvals_revoke(state: CliState, skill_name: str) -> None:
     """Forget a skill's approval: it asks again on its next run."""
-    if state.engine().approvals.revoke(skill_name):
-        click.echo(f"Revoked the approval of {skill_name}.")
+    if state.engine().revoke_approval(skill_name):
+        click.echo(f"Revoked the approval of {printable(skill_name)}.")
     else:
-        fail(f"{skill_name} has no approval to revoke.", 1)
+        fail(f"{printable(skill_name)} has no approval to revoke.", 1)
 
 
 @approvals_group.command("reset")
@@ -91,7 +82,7 @@ def approvals_reset(state: CliState, yes: bool) -> None:
     """Forget every approval."""
     if not yes:
         click.confirm("Forget every approval?", abort=True, err=True)
-    state.engine().approvals.reset()
+    state.engine().reset_approvals()
     click.echo("All approvals removed.")
 
 
@@ -100,29 +91,20 @@ def secrets_group() -> None:
     """Secrets a skill declares (`secrets: [NAME]`), kept in the system keyring."""
 
 
-def _declared(state: CliState, skill_name: str, name: str | None = None):
-    try:
-        skill = state.engine().skill(skill_name)
-    except EngineError as exc:
-        fail(str(exc), 1)
-    if name is not None and name not in skill.secrets:
-        declared = ", ".join(skill.secrets) or "none"
-        fail(f"Skill {skill_name} does not declare a secret {name!r} (it declares: {declared}).", 1)
-    return skill
-
-
 @secrets_group.command("set")
 @click.argument("skill_name", metavar="SKILL")
 @click.argument("name")
 @pass_state
 def secrets_set(state: CliState, skill_name: str, name: str) -> None:
     """Store a secret's value (asked without echo; piped stdin works too)."""
-    _declared(state, skill_name, name)
-    value = click.prompt(f"Value for {name}", hide_input=True, err=True)
-    if not value:
-        fail("An empty value was not stored.", 1)
-    state.engine().secrets.set(skill_name, name, value)
-    click.echo(f"Stored {name} for {skill_name}.")
+    engine = state.engine()
+    try:
+        engine.check_secret(skill_name, name)  # before the prompt, not after
+        value = click.prompt(f"Value for {name}", hide_input=True, err=True)
+        engine.store_secret(skill_name, name, value)
+    except EngineError as exc:
+        fail(str(exc), 1)
+    click.echo(f"Stored {printable(name)} for {printable(skill_name)}.")
 
 
 @secrets_group.command("list")
@@ -130,19 +112,20 @@ def secrets_set(state: CliState, skill_name: str, name: str) -> None:
 @pass_state
 def secrets_list(state: CliState, skill_name: str) -> None:
     """Which of a skill's secrets are set (names only, never values)."""
-    skill = _declared(state, skill_name)
-    stored = set(state.engine().secrets.names(skill_name))
-    names = sorted(set(skill.secrets) | stored)
-    if not names:
-        click.echo(f"{skill_name} declares no secrets.")
+    try:
+        status = state.engine().secret_status(skill_name)
+    except EngineError as exc:
+        fail(str(exc), 1)
+    if not status:
+        click.echo(f"{printable(skill_name)} declares no secrets.")
         return
     rows = [
         [
-            n,
-            "set" if n in stored else "missing",
-            "declared" if n in skill.secrets else "not declared",
+            printable(name),
+            "set" if stored else "missing",
+            "declared" if declared else "not declared",
         ]
-        for n in names
+        for name, (stored, declared) in status.items()
     ]
     click.echo(table(["NAME", "VALUE", "SKILL.md"], rows))
 
@@ -152,10 +135,11 @@ def secrets_list(state: CliState, skill_name: str) -> None:
 @click.argument("name")
 @pass_state
 def secrets_delete(state: CliState, skill_name: str, name: str) -> None:
-    if state.engine().secrets.delete(skill_name, name):
-        click.echo(f"Deleted {name} for {skill_name}.")
+    """Remove a stored secret from the keyring."""
+    if state.engine().delete_secret(skill_name, name):
+        click.echo(f"Deleted {printable(name)} for {printable(skill_name)}.")
     else:
-        fail(f"{skill_name} has no stored secret {name!r}.", 1)
+        fail(f"{printable(skill_name)} has no stored secret {printable(repr(name))}.", 1)
 
 
 @click.group("mode", invoke_without_command=True)
@@ -169,15 +153,17 @@ def mode_group(ctx: click.Context) -> None:
 @mode_group.command("show")
 @pass_state
 def mode_show(state: CliState) -> None:
+    """The current mode and why (detected from the focused app, or set by hand)."""
     context = state.engine().mode_context()
     how = "automatic" if context.automatic else "manual"
-    click.echo(f"{context.mode.value} ({how}: {context.reason})")
+    click.echo(f"{context.mode.value} ({how}: {printable(context.reason)})")
 
 
 @mode_group.command("set")
 @click.argument("mode", type=click.Choice([m.value for m in Mode], case_sensitive=False))
 @pass_state
 def mode_set(state: CliState, mode: str) -> None:
+    """Pin a mode: detection stays off until `gibberish mode auto`."""
     chosen = next(m for m in Mode if m.value.lower() == mode.lower())
     state.engine().set_mode(chosen)
     click.echo(
@@ -188,6 +174,7 @@ def mode_set(state: CliState, mode: str) -> None:
 @mode_group.command("auto")
 @pass_state
 def mode_auto(state: CliState) -> None:
+    """Turn mode detection back on (the mode follows the focused app)."""
     state.engine().set_mode(None)
     click.echo("Mode detection is automatic.")
 

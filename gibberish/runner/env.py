@@ -31,6 +31,14 @@ ALLOWED_NAMES: Final = frozenset(
         "XDG_RUNTIME_DIR",
         "DBUS_SESSION_BUS_ADDRESS",
         "XAUTHORITY",
+        # where the person keeps their files: tools that follow the XDG base directories
+        # (the bundled notes skills among them) must find the same folders as the tray
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "XDG_STATE_HOME",
+        "XDG_CACHE_HOME",
+        "XDG_CONFIG_DIRS",
+        "XDG_DATA_DIRS",
     }
 )
 #: The POSIX locale categories (``LC_*`` in docs/adr/0008-running-a-tool.md): only these, since ssh forwards

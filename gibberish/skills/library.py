@@ -76,10 +76,18 @@ class LibraryChanges:
 
 @dataclass(frozen=True)
 class SkillSource:
-    """A folder of skill folders and the trust its skills get."""
+    """A folder of skill folders and the trust its skills get.
+
+    The folder is made absolute (``~`` expanded) here, where every source enters, so a
+    relative ``--skills-dir`` means the same folder for the loader, the fingerprints and the
+    runner, whatever the working folder of each.
+    """
 
     path: Path
     trust: Trust
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "path", Path(os.path.abspath(Path(self.path).expanduser())))
 
 
 def _sig(st: os.stat_result) -> tuple[int, int, int, int]:

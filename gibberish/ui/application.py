@@ -32,6 +32,7 @@ from gibberish.ui.single_instance import OPEN_COMMAND_BAR, SingleInstance
 if TYPE_CHECKING:
     from gibberish.app import Engine
     from gibberish.ui.controller import Controller
+    from gibberish.ui.seams import Seams
 
 log = logging.getLogger("gibberish.ui")
 
@@ -94,10 +95,12 @@ def run_application(
     argv: list[str] | None = None,
     tray_available: bool | None = None,
     on_start: Callable[[Controller], None] | None = None,
+    seams: Seams | None = None,
 ) -> int:
     """Run the tray (or the launcher window) until Quit; returns the exit status.
 
-    ``on_start`` receives the controller once the tray is up (benchmarks, tests).
+    ``on_start`` receives the controller once the tray is up (benchmarks, tests);
+    ``seams`` replace the dialogs and desktop calls (tests).
     """
     from gibberish.ui.controller import Controller
 
@@ -112,12 +115,14 @@ def run_application(
     try:
         # The Engine is built by the controller's EngineHost on a worker thread once the
         # tray shows; a factory that fails ends the app with a message (exit status 1).
-        controller = Controller(engine_factory, reporter=reporter, tray_available=tray_available)
+        controller = Controller(
+            engine_factory, seams=seams, reporter=reporter, tray_available=tray_available
+        )
         instance.message_received.connect(controller.handle_message)
         watcher = _SignalWatcher(controller.quit)
         app.aboutToQuit.connect(controller.shutdown)
         controller.start(no_tray=no_tray)
-        log.info("gibberish started (%s)", "launcher" if controller.launcher_mode else "tray")
+        log.info("gibberish started (%s)", "launcher" if controller.surface.launcher else "tray")
         if on_start is not None:
             on_start(controller)
         try:

@@ -16,7 +16,6 @@ flow that wants a different presentation) replace it instead of patching ``exec`
 from __future__ import annotations
 
 import shlex
-from enum import StrEnum
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import Qt
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gibberish.session import Answer
 from gibberish.skills.model import Trust
 from gibberish.ui import icons
 from gibberish.ui.widgets import (
@@ -48,10 +48,8 @@ if TYPE_CHECKING:
     from gibberish.app import PreparedRun
 
 
-class ApprovalAnswer(StrEnum):
-    CANCEL = "cancel"
-    ONCE = "once"
-    ALWAYS = "always"
+ApprovalAnswer = Answer
+"""The person's answer (``session.Answer``; the name the dialogs have always used)."""
 
 
 def _home_short(path: object) -> str:

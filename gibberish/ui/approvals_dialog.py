@@ -24,14 +24,16 @@ from gibberish.ui import icons
 from gibberish.ui.widgets import MARGIN, SPACING, help_label
 
 if TYPE_CHECKING:
-    from gibberish.trust.approvals import ApprovalRecord
+    from gibberish.app import ApprovalStatus
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 
 
 class ApprovalSource(Protocol):
-    def list(self) -> list[ApprovalRecord]: ...
-    def revoke(self, skill_name: str) -> bool: ...
+    """What the dialog needs of the Engine."""
+
+    def approval_list(self) -> list[ApprovalStatus]: ...
+    def revoke_approval(self, name: str) -> bool: ...
 
 
 class ApprovalsDialog(QDialog):
@@ -53,7 +55,7 @@ class ApprovalsDialog(QDialog):
         )
         self.table = QTreeWidget()
         self.table.setObjectName("approvals-table")
-        self.table.setHeaderLabels(["Skill", "Approved", "Folder"])
+        self.table.setHeaderLabels(["Skill", "Approved", "Status", "Folder"])
         self.table.setRootIsDecorated(False)
         self.table.setAlternatingRowColors(True)
         self.table.itemSelectionChanged.connect(self._selection_changed)
@@ -76,18 +78,19 @@ class ApprovalsDialog(QDialog):
 
     def refresh(self) -> None:
         self.table.clear()
-        records = self.store.list()
-        for record in records:
+        records = self.store.approval_list()
+        for status in records:
+            record = status.record
             when = record.approved_at.astimezone().strftime("%Y-%m-%d %H:%M")
-            item = QTreeWidgetItem([record.skill, when, str(record.path or "")])
+            item = QTreeWidgetItem([record.skill, when, status.status, str(record.path or "")])
             item.setData(0, NAME_ROLE, record.skill)
-            item.setToolTip(2, str(record.path or ""))
+            item.setToolTip(3, str(record.path or ""))
             self.table.addTopLevelItem(item)
         if not records:
-            empty = QTreeWidgetItem(["No approvals yet", "", ""])
+            empty = QTreeWidgetItem(["No approvals yet", "", "", ""])
             empty.setFlags(Qt.ItemFlag.NoItemFlags)
             self.table.addTopLevelItem(empty)
-        for column in range(2):
+        for column in range(3):
             self.table.resizeColumnToContents(column)
         self._selection_changed()
 
@@ -109,7 +112,7 @@ class ApprovalsDialog(QDialog):
         for item in self.table.selectedItems():
             name = item.data(0, NAME_ROLE)
             if name:
-                self.store.revoke(str(name))
+                self.store.revoke_approval(str(name))
         self.refresh()
 
     def _selection_changed(self) -> None:

@@ -183,3 +183,14 @@ def guard(fn: F) -> F:
             return None
 
     return wrapper  # type: ignore[return-value]
+
+
+def fatal_start(error: BaseException, show: Callable[[str, str], Any]) -> None:
+    """The Engine could not be built: log it and tell the person where the details are."""
+    from gibberish import paths
+
+    report_exception(error, where="loading the skills")
+    show(
+        "gibberish could not start",
+        f"{type(error).__name__}: {error}\n\nDetails are in the log in {paths.state_dir()}.",
+    )

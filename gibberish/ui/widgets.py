@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics, QPalette, QResizeEvent, QTextOption
-from PySide6.QtWidgets import QFrame, QLabel, QPlainTextEdit, QSizePolicy, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QMessageBox, QPlainTextEdit, QSizePolicy, QWidget
 
 SPACING = 8
 MARGIN = 14
@@ -240,3 +240,24 @@ def separator(parent: QWidget | None = None) -> QFrame:
     line.setFrameShape(QFrame.Shape.HLine)
     line.setFrameShadow(QFrame.Shadow.Sunken)
     return line
+
+
+def plain_box(icon: str, title: str, text: str, details: str = "") -> QMessageBox:
+    """A non-modal message box that shows ``text`` and ``details`` as plain text.
+
+    QMessageBox guesses rich text from the string (``Qt.AutoText``), and its informative
+    label ignores ``setTextFormat``: a skill or folder named ``<h2>…`` would render as a
+    heading. Both labels are pinned to plain text here.
+    """
+    kind = {
+        "warning": QMessageBox.Icon.Warning,
+        "information": QMessageBox.Icon.Information,
+        "critical": QMessageBox.Icon.Critical,
+    }[icon]
+    box = QMessageBox(kind, title, text)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    if details:
+        box.setInformativeText(details)
+    for label in box.findChildren(QLabel):
+        label.setTextFormat(Qt.TextFormat.PlainText)
+    return box

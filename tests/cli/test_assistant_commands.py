@@ -104,7 +104,14 @@ def test_ask_goes_through_the_decision_table(write_skill, invoke, model_server, 
     reply = CALL.format(name="touch_file", args=f"path:<escape>{target}<escape>")
     model_server.queue(Text(reply))
     refused = invoke("ask", "create made.txt", "--endpoint", model_server.url)
-    assert refused.exit_code == 1 and "--yes" in refused.output and not target.exists()
+    assert refused.exit_code == 1 and "approvals approve maker" in refused.output
+    assert not target.exists()
+    # --yes is the person's answer to a confirmation, not an approval of what a model picked
+    model_server.queue(Text(reply))
+    still = invoke("ask", "create made.txt", "--endpoint", model_server.url, "--yes")
+    assert still.exit_code == 1 and "never approved" in still.output
+    assert not target.exists()
+    assert invoke("approvals", "approve", "maker").exit_code == 0
     model_server.queue(Text(reply))
     ran = invoke("ask", "create made.txt", "--endpoint", model_server.url, "--yes")
     assert ran.exit_code == 0, ran.output

@@ -87,7 +87,7 @@ def test_always_allow_on_a_terminal_then_runs_without_asking(
     monkeypatch.setattr(run_module, "stdin_is_tty", lambda: True)
     first = invoke("run", "echoer.say", "--arg", "words=one", input="a\n")
     assert first.exit_code == 0, first.output
-    assert "Always allow" not in first.output or "[a]lways" in first.output
+    assert "Run it? [y]es once / [a]lways allow this skill / [N]o" in first.output
     assert '"argv"' not in first.output  # the argv is shown as the facts, not as a key
     assert '["echo", "one"]' in first.output
     monkeypatch.setattr(run_module, "stdin_is_tty", lambda: False)

@@ -22,9 +22,10 @@ EXPECTED_TOOLS = {
     "files": ["find_files", "list_folder", "read_file", "file_info"],
     "system": ["disk_usage", "memory_usage", "uptime", "top_processes"],
     "web": ["open_url", "web_search"],
-    "notes": ["add_note", "read_notes"],
+    "notes": ["read_notes", "search_notes"],
+    "take-note": ["add_note"],
 }
-READ_ONLY = {"git", "files", "system"}
+READ_ONLY = {"git", "files", "system", "notes"}
 
 
 @pytest.fixture(scope="module")
@@ -109,7 +110,7 @@ def test_web_opener_refuses_anything_but_web_addresses(bundled):
 
 
 def test_notes_text_may_start_with_a_dash(bundled):
-    assert argv(bundled, "notes", "add_note", text="-rf $HOME")[-2:] == ["--", "-rf $HOME"]
+    assert argv(bundled, "take-note", "add_note", text="-rf $HOME")[-2:] == ["--", "-rf $HOME"]
 
 
 def run_script(path: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
@@ -120,19 +121,20 @@ def test_notes_scripts_append_and_read(tmp_path):
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path / "home")}
     env["XDG_DATA_HOME"] = str(tmp_path / "data")
     scripts = BUNDLED_SKILLS / "notes" / "scripts"
+    append = BUNDLED_SKILLS / "take-note" / "scripts" / "append-note.sh"
     empty = run_script(scripts / "read-notes.sh", env=env)
     assert empty.returncode == 0 and "No notes yet" in empty.stdout
-    added = run_script(scripts / "append-note.sh", "--", "buy milk\n$(rm -rf /) *", env=env)
+    added = run_script(append, "--", "buy milk\n$(rm -rf /) *", env=env)
     assert added.returncode == 0, added.stderr
     notes = tmp_path / "data" / "gibberish" / "notes.md"
     line = notes.read_text()
     assert line.endswith(" buy milk $(rm -rf /) *\n") and line.startswith("- ")
-    assert run_script(scripts / "append-note.sh", "--", "  ", env=env).returncode == 2
+    assert run_script(append, "--", "  ", env=env).returncode == 2
     read = run_script(scripts / "read-notes.sh", "5", env=env)
     assert read.stdout == line
     assert run_script(scripts / "read-notes.sh", "x", env=env).returncode == 2
     del env["XDG_DATA_HOME"]
-    run_script(scripts / "append-note.sh", "second", env=env)
+    run_script(append, "second", env=env)
     assert (tmp_path / "home" / ".local" / "share" / "gibberish" / "notes.md").exists()
 
 

@@ -1,8 +1,9 @@
 """Fixtures for the Qt tests: skill folders under tmp_path, a real Engine, a started controller.
 
-Dialogs that would block (the parameter form, the approval dialog) are replaced through
-the controller's seams (``form_prompter``, ``approval_prompter``) by recorders that
-answer what a test says; nothing needs a real tray (``tray_available`` is injected).
+Dialogs that would block (the parameter form, the approval dialog) are answered through
+the controller's ``Seams`` by recorders given to its constructor (``forms``,
+``approvals``); what it tells the person is recorded from its ``notified`` signal;
+nothing needs a real tray (``tray_available`` is injected).
 """
 
 from __future__ import annotations
@@ -190,20 +191,47 @@ def engine(skills_dir: Path) -> Engine:
     )
 
 
-@pytest.fixture
-def controller(qtbot, engine: Engine) -> Iterator[Any]:
-    """A started controller in tray mode (the tray itself is never shown for real)."""
+def make_controller(engine: Any, *, tray: bool = True, **seams: Any) -> Any:
+    """A controller (not started) whose seams are ``seams`` (``forms``, ``approvals`` …)."""
     from gibberish.ui.controller import Controller
+    from gibberish.ui.seams import Seams
 
-    ctl = Controller(engine, tray_available=True)
-    ctl.approval_prompter = FakeApprovals()
-    ctl.form_prompter = FakeForms()
-    ctl.opened_urls = []
-    ctl.open_url = ctl.opened_urls.append
+    return Controller(engine, tray_available=tray, seams=Seams(**seams))
+
+
+@pytest.fixture
+def approvals() -> FakeApprovals:
+    return FakeApprovals()
+
+
+@pytest.fixture
+def forms() -> FakeForms:
+    return FakeForms()
+
+
+@pytest.fixture
+def opened_urls() -> list[Any]:
+    return []
+
+
+@pytest.fixture
+def controller(
+    qtbot, engine: Engine, approvals: FakeApprovals, forms: FakeForms, opened_urls: list[Any]
+) -> Iterator[Any]:
+    """A started controller in tray mode (the tray itself is never shown for real)."""
+    ctl = make_controller(engine, forms=forms, approvals=approvals, open_url=opened_urls.append)
     ctl.start()
     yield ctl
     ctl.shutdown()
     ctl.deleteLater()
+
+
+@pytest.fixture
+def notifications(controller: Any) -> list[tuple[str, str, bool]]:
+    """What ``controller`` told the person, in order: (title, body, failed)."""
+    seen: list[tuple[str, str, bool]] = []
+    controller.notified.connect(lambda title, body, failed: seen.append((title, body, failed)))
+    return seen
 
 
 def wait_for_result(qtbot, session, timeout: int = 10_000) -> None:

@@ -46,16 +46,16 @@ def test_sigterm_quits_cleanly(qtbot, engine) -> None:
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
 
 
-def test_engine_that_cannot_start_is_a_message_not_a_traceback(qtbot, monkeypatch) -> None:
+def test_engine_that_cannot_start_is_a_message_not_a_traceback(qtbot) -> None:
+    from gibberish.ui.seams import Seams
+
     shown = []
-    monkeypatch.setattr(
-        "PySide6.QtWidgets.QMessageBox.critical", lambda *args: shown.append(args[2])
-    )
 
     def broken():
         raise PermissionError("skills folder is not readable")
 
-    assert run_application(broken) == 1
+    seams = Seams(show_fatal=lambda title, text: shown.append(text))
+    assert run_application(broken, seams=seams) == 1
     assert "skills folder is not readable" in shown[0]
     assert "PermissionError" in log_path().read_text()
 

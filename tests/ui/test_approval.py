@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit
 from gibberish.app import Engine
 from gibberish.trust.decision import Decision
 from gibberish.ui.approval import ApprovalAnswer, ApprovalDialog, ApprovalPrompter
-from tests.ui.conftest import FakeApprovals, tool_block, wait_for_result, write_skill
+from tests.ui.conftest import tool_block, wait_for_result, write_skill
 
 
 def dialog_for(qtbot, prepared) -> ApprovalDialog:
@@ -118,26 +118,29 @@ def test_prompter_runs_the_dialog_modally(qtbot, engine: Engine) -> None:
     assert ApprovalPrompter().ask(engine.prepare("hello.say_hello")) is ApprovalAnswer.ONCE
 
 
-def test_controller_cancel_runs_nothing(controller) -> None:
-    controller.approval_prompter = FakeApprovals(ApprovalAnswer.CANCEL)
+def test_controller_cancel_runs_nothing(controller, approvals) -> None:
+    approvals.answer = ApprovalAnswer.CANCEL
     assert controller.launch("hello.say_hello") is None
-    assert controller.sessions == {}
+    assert controller.runs.sessions == {}
     assert controller.engine.recent_runs() == []
 
 
-def test_controller_always_allow_stores_the_approval(qtbot, controller) -> None:
-    controller.approval_prompter = FakeApprovals(ApprovalAnswer.ALWAYS)
+def test_controller_always_allow_stores_the_approval(qtbot, controller, approvals) -> None:
+    approvals.answer = ApprovalAnswer.ALWAYS
     session = controller.launch("hello.say_hello")
     wait_for_result(qtbot, session)
     assert [r.skill for r in controller.engine.approvals.list()] == ["hello"]
     # read_only and approved now: the next run does not ask.
-    controller.approval_prompter = FakeApprovals(ApprovalAnswer.CANCEL)
+    approvals.answer = ApprovalAnswer.CANCEL
+    approvals.seen.clear()
     session = controller.launch("hello.say_hello")
-    assert session is not None and controller.approval_prompter.seen == []
+    assert session is not None and approvals.seen == []
     wait_for_result(qtbot, session)
 
 
-def test_controller_refused_decision_shows_reason_and_never_runs(controller, monkeypatch) -> None:
+def test_controller_refused_decision_shows_reason_and_never_runs(
+    controller, approvals, monkeypatch
+) -> None:
     engine = controller.engine
     original = engine.prepare
 
@@ -145,17 +148,17 @@ def test_controller_refused_decision_shows_reason_and_never_runs(controller, mon
         return replace(original(*args, **kwargs), decision=Decision.refuse("Blocked by policy."))
 
     monkeypatch.setattr(engine, "prepare", refusing)
-    controller.approval_prompter = FakeApprovals(ApprovalAnswer.ONCE)  # even a "yes" cannot run it
+    approvals.answer = ApprovalAnswer.ONCE  # even a "yes" cannot run it
     assert controller.launch("hello.say_hello") is None
-    assert len(controller.approval_prompter.seen) == 1
-    assert controller.sessions == {}
+    assert len(approvals.seen) == 1
+    assert controller.runs.sessions == {}
 
 
 def test_approvals_dialog_lists_and_revokes(qtbot, controller) -> None:
     from gibberish.ui.approvals_dialog import ApprovalsDialog
 
     controller.engine.approve(controller.engine.prepare("hello.say_hello"))
-    dialog = ApprovalsDialog(controller.engine.approvals)
+    dialog = ApprovalsDialog(controller.engine)
     qtbot.addWidget(dialog)
     assert dialog.names() == ["hello"]
     assert not dialog.revoke_button.isEnabled()

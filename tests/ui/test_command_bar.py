@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 
 from gibberish.ui.command_bar import CommandBar
 from gibberish.ui.routing import FuzzyRouter, Proposal
+from tests.ui.conftest import FakeApprovals, FakeForms, make_controller
 
 
 def shown_refs(bar: CommandBar) -> list[str]:
@@ -68,19 +69,19 @@ def test_unmatched_text_goes_to_the_router_seam(qtbot, engine) -> None:
         qtbot.keyClick(bar.input, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
 
 
-def test_command_bar_enter_opens_the_form_and_runs(qtbot, controller) -> None:
-    controller.form_prompter.values = {"text": "typed"}
+def test_command_bar_enter_opens_the_form_and_runs(qtbot, controller, forms) -> None:
+    forms.values = {"text": "typed"}
     controller.open_command_bar()
-    bar = controller.command_bar
+    bar = controller.text.command_bar
     qtbot.keyClicks(bar.input, "echo text")
     qtbot.keyClick(bar.input, Qt.Key.Key_Return)
-    assert controller.form_prompter.calls == [("hello.echo_text", {})]
-    (session,) = controller.sessions.values()
+    assert forms.calls == [("hello.echo_text", {})]
+    (session,) = controller.runs.sessions.values()
     qtbot.waitUntil(lambda: session.result is not None)
     assert session.window.output_text().strip() == "typed"
 
 
-def test_free_text_uses_the_router_and_prefills_the_form(qtbot, controller) -> None:
+def test_free_text_uses_the_router_and_prefills_the_form(qtbot, engine) -> None:
     class ModelLike:
         instant = False  # runs on a worker thread, like a model would
         busy_text = "Thinking…"
@@ -89,16 +90,21 @@ def test_free_text_uses_the_router_and_prefills_the_form(qtbot, controller) -> N
             assert {t.ref for t in tools} >= {"hello.echo_text"}
             return Proposal("hello.echo_text", {"text": text.upper()})
 
-    controller.router = ModelLike()
-    controller.form_prompter.values = {}
-    controller.route_text("shout this")
-    qtbot.waitUntil(lambda: bool(controller.sessions), timeout=3000)
-    assert controller.form_prompter.calls == [("hello.echo_text", {"text": "SHOUT THIS"})]
+    forms = FakeForms({})
+    controller = make_controller(engine, router=ModelLike(), forms=forms, approvals=FakeApprovals())
+    controller.start()
+    try:
+        controller.text.route("shout this")
+        qtbot.waitUntil(lambda: bool(controller.runs.sessions), timeout=3000)
+        assert forms.calls == [("hello.echo_text", {"text": "SHOUT THIS"})]
+        assert controller.text.asking.wait(10)
+    finally:
+        controller.shutdown()
 
 
-def test_free_text_without_any_match_says_so(controller) -> None:
-    controller.route_text("qqqq xxxx")
-    assert controller.notifications[-1][0] == "No tool found"
+def test_free_text_without_any_match_says_so(controller, notifications) -> None:
+    controller.text.route("qqqq xxxx")
+    assert notifications[-1][0] == "No tool found"
 
 
 def test_fuzzy_router_proposes_the_best_match(engine) -> None:
@@ -109,7 +115,7 @@ def test_fuzzy_router_proposes_the_best_match(engine) -> None:
 
 def test_second_instance_message_opens_the_command_bar(controller) -> None:
     controller.handle_message("open-command-bar")
-    assert controller.command_bar.isVisible()
-    controller.command_bar.hide()
+    assert controller.text.command_bar.isVisible()
+    controller.text.command_bar.hide()
     controller.handle_message("ask say hello")
-    assert "hello.say_hello" in {s.prepared.ref for s in controller.sessions.values()}
+    assert "hello.say_hello" in {s.prepared.ref for s in controller.runs.sessions.values()}

@@ -10,7 +10,13 @@ from PySide6.QtWidgets import QMenu
 
 from gibberish.skills.model import Mode
 from gibberish.ui.controller import Controller
-from tests.ui.conftest import FakeApprovals, FakeForms, wait_for_result, write_skill
+from tests.ui.conftest import (
+    FakeApprovals,
+    FakeForms,
+    make_controller,
+    wait_for_result,
+    write_skill,
+)
 
 TOP_LEVEL = [
     "mode",
@@ -72,16 +78,18 @@ def test_lazy_submenus_fill_on_idle_for_exported_menus(qtbot, controller: Contro
     qtbot.waitUntil(lambda: len(sub.actions()) == 1)
 
 
-def test_triggering_a_tool_runs_it_and_shows_the_output(qtbot, controller: Controller) -> None:
+def test_triggering_a_tool_runs_it_and_shows_the_output(
+    qtbot, controller: Controller, approvals
+) -> None:
     menu = open_menu(controller)
     open_submenu(menu, "skill:hello")
     action(menu, "tool:hello.say_hello").trigger()
-    (session,) = controller.sessions.values()
+    (session,) = controller.runs.sessions.values()
     wait_for_result(qtbot, session)
     assert session.window.status == "succeeded"
     assert session.window.output_text().strip() == "hello from gibberish"
     # A read-only user skill that was never approved still asks first (first run).
-    assert len(controller.approval_prompter.seen) == 1
+    assert len(approvals.seen) == 1
 
 
 def test_mode_radio_items_switch_the_mode(controller: Controller) -> None:
@@ -135,7 +143,7 @@ def test_problems_lists_broken_skills_with_their_first_diagnostic(controller: Co
     entry = action(menu, "problem:broken")
     assert entry.text().startswith("broken: ")
     entry.trigger()
-    box = controller.dialogs["problem"]
+    box = controller.dialogs.open["problem"]
     assert "broken" in box.windowTitle()
 
 
@@ -149,27 +157,29 @@ def test_recent_runs_lists_finished_runs_and_reopens_them(qtbot, controller: Con
     entry = action(menu, "recent:0")
     assert "hello.say_hello" in entry.text() and "succeeded" in entry.text()
     entry.trigger()
-    (window,) = controller.windows
+    (window,) = controller.runs.windows
     assert "hello from gibberish" in window.output_text()
 
 
-def test_system_actions(qtbot, controller: Controller, monkeypatch) -> None:
+def test_system_actions(
+    qtbot, controller: Controller, opened_urls, notifications, monkeypatch
+) -> None:
     menu = open_menu(controller)
     action(menu, "open-skills-folder").trigger()
-    (url,) = controller.opened_urls
+    (url,) = opened_urls
     assert url.toLocalFile().endswith("gibberish/skills")
     assert Path(url.toLocalFile()).is_dir()
 
     action(menu, "reload-skills").trigger()
-    assert controller.notifications[-1][0] == "Skills reloaded"
+    assert notifications[-1][0] == "Skills reloaded"
 
     action(menu, "approvals").trigger()
-    assert controller.dialogs["approvals"].objectName() == "approvals-dialog"
+    assert controller.dialogs.open["approvals"].objectName() == "approvals-dialog"
     action(menu, "settings").trigger()
-    assert controller.dialogs["settings"].objectName() == "settings-dialog"
+    assert controller.dialogs.open["settings"].objectName() == "settings-dialog"
 
     action(menu, "ask").trigger()
-    assert controller.command_bar is not None and controller.command_bar.isVisible()
+    assert controller.text.command_bar is not None and controller.text.command_bar.isVisible()
 
     quits = []
     monkeypatch.setattr("PySide6.QtWidgets.QApplication.quit", lambda *_: quits.append(True))
@@ -183,8 +193,8 @@ def test_skill_deleted_while_the_menu_is_open(qtbot, controller: Controller) -> 
     tool = action(menu, "tool:hello.say_hello")
     shutil.rmtree(Path(controller.engine.options.extra_skills_dirs[0]) / "hello")
     tool.trigger()  # must not raise, must not run anything
-    assert controller.sessions == {}
-    (window,) = controller.windows
+    assert controller.runs.sessions == {}
+    (window,) = controller.runs.windows
     assert window.status == "failed"
     assert "removed" in window._error.text()
     names = [a.objectName() for a in open_menu(controller).actions()]
@@ -192,12 +202,15 @@ def test_skill_deleted_while_the_menu_is_open(qtbot, controller: Controller) -> 
 
 
 def test_launcher_window_has_the_same_content(qtbot, engine) -> None:
-    ctl = Controller(engine, tray_available=False)
-    ctl.approval_prompter = FakeApprovals()
-    ctl.form_prompter = FakeForms({"text": "from the launcher"})
+    ctl = make_controller(
+        engine,
+        tray=False,
+        approvals=FakeApprovals(),
+        forms=FakeForms({"text": "from the launcher"}),
+    )
     ctl.start()
     try:
-        launcher = ctl.launcher
+        launcher = ctl.surface.launcher
         assert launcher is not None and launcher.isVisible()
         assert "no system tray" in launcher.reason_label.text()
         names = launcher.names()
@@ -205,7 +218,7 @@ def test_launcher_window_has_the_same_content(qtbot, engine) -> None:
             assert name in names
         assert "tool:hello.echo_text" in names and "mode-dev" in names
         assert launcher.trigger("tool:hello.echo_text")
-        (session,) = ctl.sessions.values()
+        (session,) = ctl.runs.sessions.values()
         wait_for_result(qtbot, session)
         assert session.window.output_text().strip() == "from the launcher"
         assert launcher.trigger("mode-writer")
@@ -219,22 +232,21 @@ def test_no_tray_flag_forces_the_launcher(qtbot, engine) -> None:
     ctl = Controller(engine, tray_available=True)
     ctl.start(no_tray=True)
     try:
-        assert ctl.launcher is not None and ctl.tray is None
-        assert "--no-tray" in ctl.launcher.reason_label.text()
+        assert ctl.surface.launcher is not None and ctl.surface.tray is None
+        assert "--no-tray" in ctl.surface.launcher.reason_label.text()
     finally:
         ctl.shutdown()
 
 
 def test_launcher_lists_a_finished_run_under_recent_runs(qtbot, engine) -> None:
-    ctl = Controller(engine, tray_available=False)
-    ctl.approval_prompter = FakeApprovals()
+    ctl = make_controller(engine, tray=False, approvals=FakeApprovals())
     ctl.start()
     try:
-        assert "recent:0" not in ctl.launcher.names()
+        assert "recent:0" not in ctl.surface.launcher.names()
         session = ctl.launch("hello.say_hello")
         wait_for_result(qtbot, session)
-        assert "recent:0" in ctl.launcher.names()
-        assert ctl.launcher.trigger("recent:0")
-        assert "hello from gibberish" in ctl.windows[-1].output_text()
+        assert "recent:0" in ctl.surface.launcher.names()
+        assert ctl.surface.launcher.trigger("recent:0")
+        assert "hello from gibberish" in ctl.runs.windows[-1].output_text()
     finally:
         ctl.shutdown()

@@ -26,7 +26,7 @@ from gibberish.ui.controller import Controller
 from gibberish.ui.param_form import FormPrompter, ParameterForm
 from gibberish.ui.routing import FuzzyRouter, ModelRouter, Proposal
 from tests.assistant.fakeserver import Calls, FakeModelServer, Stall, Text
-from tests.ui.conftest import FakeApprovals, FakeForms, tool_block, write_skill
+from tests.ui.conftest import FakeApprovals, FakeForms, make_controller, tool_block, write_skill
 
 
 def call(name: str, **args: str) -> Text:
@@ -68,8 +68,8 @@ def no_threads_left() -> Iterator[None]:
 def ctl(no_threads_left, controller: Controller) -> Iterator[Controller]:
     """The started controller; on teardown every asking thread must have ended."""
     yield controller
-    if controller._asking is not None:
-        assert controller.asking.wait(10), "an asking thread is still running"
+    if controller.text._asking is not None:
+        assert controller.text.asking.wait(10), "an asking thread is still running"
 
 
 @pytest.fixture
@@ -81,8 +81,8 @@ def model(ctl: Controller, engine: Engine) -> Iterator[FakeModelServer]:
         yield server
     finally:
         server.stop()  # releases any Stall, so a cancelled worker can finish
-        if ctl._asking is not None:
-            assert ctl.asking.wait(10)
+        if ctl.text._asking is not None:
+            assert ctl.text.asking.wait(10)
 
 
 @pytest.fixture
@@ -94,7 +94,7 @@ def closed_port() -> int:
 
 def type_and_enter(qtbot, ctl: Controller, text: str, *, ctrl: bool = False) -> Any:
     ctl.open_command_bar()
-    bar = ctl.command_bar
+    bar = ctl.text.command_bar
     assert bar is not None
     qtbot.keyClicks(bar.input, text)
     modifier = Qt.KeyboardModifier.ControlModifier if ctrl else Qt.KeyboardModifier.NoModifier
@@ -103,7 +103,7 @@ def type_and_enter(qtbot, ctl: Controller, text: str, *, ctrl: bool = False) -> 
 
 
 def wait_for_answer(qtbot, ctl: Controller, timeout: int = 10_000) -> None:
-    qtbot.waitUntil(lambda: not ctl.asking.busy, timeout=timeout)
+    qtbot.waitUntil(lambda: not ctl.text.asking.busy, timeout=timeout)
 
 
 def while_modal(check: Callable[[ParameterForm], None]) -> QTimer:
@@ -129,21 +129,21 @@ def test_free_text_is_asked_and_the_call_runs_after_the_form_and_the_approval(
     qtbot, ctl: Controller, model: FakeModelServer
 ) -> None:
     model.queue(call("echo_text", text="hi from the model"))
-    assert isinstance(ctl.router, ModelRouter)
+    assert isinstance(ctl.text.router, ModelRouter)
     ctl.open_command_bar()
-    bar = ctl.command_bar
+    bar = ctl.text.command_bar
     qtbot.keyClicks(bar.input, "print hi from the model please")
     assert bar.refs() == []  # not a tool name: typing-to-filter finds nothing
     assert "Enter to ask functiongemma" in bar.hint.text()
     qtbot.keyClick(bar.input, Qt.Key.Key_Return)
 
-    qtbot.waitUntil(lambda: bool(ctl.sessions), timeout=10_000)
+    qtbot.waitUntil(lambda: bool(ctl.runs.sessions), timeout=10_000)
     assert not bar.isVisible()
-    assert ctl.form_prompter.calls == [("hello.echo_text", {"text": "hi from the model"})]
-    (extras,) = ctl.form_prompter.extras
+    assert ctl.seams.forms.calls == [("hello.echo_text", {"text": "hi from the model"})]
+    (extras,) = ctl.seams.forms.extras
     assert "functiongemma" in extras["note"] and extras["missing"] == ()
-    assert [p.ref for p in ctl.approval_prompter.seen] == ["hello.echo_text"]
-    (session,) = ctl.sessions.values()
+    assert [p.ref for p in ctl.seams.approvals.seen] == ["hello.echo_text"]
+    (session,) = ctl.runs.sessions.values()
     qtbot.waitUntil(lambda: session.result is not None, timeout=10_000)
     assert session.window.output_text().strip() == "hi from the model"
 
@@ -159,28 +159,29 @@ def test_a_tool_without_parameters_goes_straight_to_the_decision(
 ) -> None:
     model.queue(call("say_hello"))
     type_and_enter(qtbot, ctl, "greet the room", ctrl=True)
-    qtbot.waitUntil(lambda: bool(ctl.sessions), timeout=10_000)
-    assert ctl.form_prompter.calls == []  # no parameters: no form
-    assert [p.ref for p in ctl.approval_prompter.seen] == ["hello.say_hello"]  # still asked
+    qtbot.waitUntil(lambda: bool(ctl.runs.sessions), timeout=10_000)
+    assert ctl.seams.forms.calls == []  # no parameters: no form
+    assert [p.ref for p in ctl.seams.approvals.seen] == ["hello.say_hello"]  # still asked
 
 
 def test_the_chat_api_setting_is_used(qtbot, ctl: Controller, engine, model) -> None:
     use_model(engine, model.url, api="ollama-chat")
     model.queue(Calls([("echo_text", {"text": "via chat"})]))
-    ctl.form_prompter = FakeForms(cancel=True)
+    ctl.seams.forms.cancel = True
     type_and_enter(qtbot, ctl, "repeat via chat", ctrl=True)
-    qtbot.waitUntil(lambda: bool(ctl.form_prompter.calls), timeout=10_000)
-    assert ctl.form_prompter.calls == [("hello.echo_text", {"text": "via chat"})]
+    qtbot.waitUntil(lambda: bool(ctl.seams.forms.calls), timeout=10_000)
+    assert ctl.seams.forms.calls == [("hello.echo_text", {"text": "via chat"})]
     (request,) = model.requests
     assert request.path == "/api/chat"
     assert request.body["messages"][-1] == {"role": "user", "content": "repeat via chat"}
 
 
 def test_a_missing_argument_opens_the_real_form_with_the_field_marked(
-    qtbot, ctl: Controller, model: FakeModelServer
+    qtbot, engine: Engine, model: FakeModelServer
 ) -> None:
     model.queue(call("echo_text"))
-    ctl.form_prompter = FormPrompter()
+    ctl = make_controller(engine, forms=FormPrompter(), approvals=FakeApprovals())
+    ctl.start()
     seen: dict[str, Any] = {}
 
     def check(form: ParameterForm) -> None:
@@ -194,25 +195,31 @@ def test_a_missing_argument_opens_the_real_form_with_the_field_marked(
         form.reject()
 
     timer = while_modal(check)
-    type_and_enter(qtbot, ctl, "print something", ctrl=True)
-    qtbot.waitUntil(lambda: "marked_after" in seen, timeout=10_000)
-    timer.stop()
-    assert seen["value"] == "" and seen["marked"] is True and seen["run_enabled"] is False
-    assert "did not say: text" in seen["note"]
-    assert seen["marked_after"] is False
-    assert not ctl.sessions  # cancelled in the form: nothing ran, nothing was asked
-    assert ctl.approval_prompter.seen == []
+    try:
+        type_and_enter(qtbot, ctl, "print something", ctrl=True)
+        qtbot.waitUntil(lambda: "marked_after" in seen, timeout=10_000)
+        timer.stop()
+        assert seen["value"] == "" and seen["marked"] is True and seen["run_enabled"] is False
+        assert "did not say: text" in seen["note"]
+        assert seen["marked_after"] is False
+        assert not ctl.runs.sessions  # cancelled in the form: nothing ran, nothing was asked
+        assert ctl.seams.approvals.seen == []
+        assert ctl.text.asking.wait(10)
+    finally:
+        timer.stop()
+        ctl.shutdown()
+        ctl.deleteLater()
 
 
 def test_a_missing_argument_is_passed_to_the_form_seam(
     qtbot, ctl: Controller, model: FakeModelServer
 ) -> None:
     model.queue(call("all_types", count="7"))  # ``name`` is required and not given
-    ctl.form_prompter = FakeForms(cancel=True)
+    ctl.seams.forms.cancel = True
     type_and_enter(qtbot, ctl, "take seven of every kind", ctrl=True)
-    qtbot.waitUntil(lambda: bool(ctl.form_prompter.calls), timeout=10_000)
-    assert ctl.form_prompter.calls == [("kinds.all_types", {"count": 7})]  # coerced to int
-    assert ctl.form_prompter.extras[0]["missing"] == ("name",)
+    qtbot.waitUntil(lambda: bool(ctl.seams.forms.calls), timeout=10_000)
+    assert ctl.seams.forms.calls == [("kinds.all_types", {"count": 7})]  # coerced to int
+    assert ctl.seams.forms.extras[0]["missing"] == ("name",)
 
 
 # --------------------------------------------------------------------------- it does not
@@ -236,9 +243,9 @@ def test_an_unusable_answer_offers_the_closest_tools(
     assert bar.isVisible() and not bar.busy
     assert "functiongemma was not sure" in bar.status_text
     assert bar.refs()[0] == "hello.say_hello"
-    assert ctl.form_prompter.calls == [] and not ctl.sessions  # nothing opened by itself
+    assert ctl.seams.forms.calls == [] and not ctl.runs.sessions  # nothing opened by itself
     qtbot.keyClick(bar.input, Qt.Key.Key_Return)  # the person picks
-    assert "hello.say_hello" in {s.prepared.ref for s in ctl.sessions.values()}
+    assert "hello.say_hello" in {s.prepared.ref for s in ctl.runs.sessions.values()}
 
 
 def test_no_model_server_says_so_and_offers_fuzzy_matches(
@@ -253,7 +260,7 @@ def test_no_model_server_says_so_and_offers_fuzzy_matches(
     assert bar.status_label.property("failed") is True
     assert bar.settings_link.isVisibleTo(bar)
     assert bar.refs()[:2] == ["hello.say_hello", "hello.echo_text"]
-    assert not ctl.sessions
+    assert not ctl.runs.sessions
 
 
 def test_a_model_that_is_not_pulled_says_how_to_pull_it(
@@ -276,8 +283,7 @@ def test_nothing_offered_in_this_mode_says_so(qtbot, no_threads_left, tmp_path) 
     )
     engine.set_mode(Mode.MEETING)
     server = FakeModelServer().start()
-    ctl = Controller(engine, tray_available=True)
-    ctl.approval_prompter = FakeApprovals()
+    ctl = make_controller(engine, approvals=FakeApprovals())
     ctl.start()
     try:
         use_model(engine, server.url)
@@ -287,7 +293,7 @@ def test_nothing_offered_in_this_mode_says_so(qtbot, no_threads_left, tmp_path) 
         assert server.requests == []  # the model is not even asked
     finally:
         server.stop()
-        assert ctl.asking.wait(10)
+        assert ctl.text.asking.wait(10)
         ctl.shutdown()
         ctl.deleteLater()
 
@@ -309,18 +315,20 @@ def test_escape_while_the_model_thinks_cancels_and_nothing_opens(
     qtbot.keyClick(bar.input, Qt.Key.Key_Escape)
     assert not bar.busy and bar.isVisible()  # the first Esc cancels, the next one closes
     assert bar.status_text.startswith("Cancelled")
-    assert not ctl.asking.busy
+    assert not ctl.text.asking.busy
 
     model.stopping.set()  # the server answers now; the worker sees the cancel and ends
-    assert ctl.asking.wait(10)
+    assert ctl.text.asking.wait(10)
     qtbot.wait(100)  # let a (dropped) late delivery through the event loop
-    assert ctl.form_prompter.calls == [] and not ctl.sessions
+    assert ctl.seams.forms.calls == [] and not ctl.runs.sessions
     assert bar.status_text.startswith("Cancelled")
     qtbot.keyClick(bar.input, Qt.Key.Key_Escape)
     assert not bar.isVisible()
 
 
-def test_a_late_answer_is_dropped_even_if_the_router_ignores_cancel(qtbot, ctl: Controller) -> None:
+def test_a_late_answer_is_dropped_even_if_the_router_ignores_cancel(
+    qtbot, no_threads_left, engine: Engine
+) -> None:
     release = threading.Event()
 
     class Stubborn:
@@ -332,15 +340,21 @@ def test_a_late_answer_is_dropped_even_if_the_router_ignores_cancel(qtbot, ctl: 
             release.wait(10)
             return Proposal("hello.echo_text", {"text": "too late"})
 
-    ctl.router = Stubborn()
-    bar = type_and_enter(qtbot, ctl, "anything", ctrl=True)
-    assert bar.busy and bar.status_text == "Asking stubborn…"
-    bar.hide()  # losing the bar (focus elsewhere) cancels too
-    assert not ctl.asking.busy
-    release.set()
-    assert ctl.asking.wait(10)
-    qtbot.wait(100)
-    assert ctl.form_prompter.calls == [] and not ctl.sessions
+    ctl = make_controller(engine, router=Stubborn(), forms=FakeForms(), approvals=FakeApprovals())
+    ctl.start()
+    try:
+        bar = type_and_enter(qtbot, ctl, "anything", ctrl=True)
+        assert bar.busy and bar.status_text == "Asking stubborn…"
+        bar.hide()  # losing the bar (focus elsewhere) cancels too
+        assert not ctl.text.asking.busy
+        release.set()
+        assert ctl.text.asking.wait(10)
+        qtbot.wait(100)
+        assert ctl.seams.forms.calls == [] and not ctl.runs.sessions
+    finally:
+        release.set()
+        ctl.shutdown()
+        ctl.deleteLater()
 
 
 def test_a_second_process_asking_shows_the_busy_bar(
@@ -348,23 +362,23 @@ def test_a_second_process_asking_shows_the_busy_bar(
 ) -> None:
     model.queue(Stall(30))
     ctl.handle_message("ask print hi from afar")
-    bar = ctl.command_bar
+    bar = ctl.text.command_bar
     assert bar.isVisible() and bar.busy
     assert bar.input.text() == "print hi from afar"
     ctl.shutdown()  # quitting cancels the question
-    assert not ctl.asking.busy
+    assert not ctl.text.asking.busy
 
 
 # --------------------------------------------------------------------------- no model
 
 
 def test_model_disabled_keeps_the_fuzzy_path(
-    qtbot, ctl: Controller, engine: Engine, model: FakeModelServer
+    qtbot, ctl: Controller, notifications, engine: Engine, model: FakeModelServer
 ) -> None:
     use_model(engine, model.url, enabled=False)
-    assert isinstance(ctl.router, FuzzyRouter)
+    assert isinstance(ctl.text.router, FuzzyRouter)
     ctl.open_command_bar()
-    bar = ctl.command_bar
+    bar = ctl.text.command_bar
     qtbot.keyClicks(bar.input, "echo")  # typing-to-filter as before
     assert bar.refs()[0] == "hello.echo_text"
     bar.input.setText("please say hello to me")
@@ -376,11 +390,11 @@ def test_model_disabled_keeps_the_fuzzy_path(
     assert bar.refs()[0] == "hello.say_hello"
     assert bar.settings_link.isVisibleTo(bar)
 
-    ctl.route_text("could you say hello please")  # ``ask`` from a second process: unchanged
-    assert "hello.say_hello" in {s.prepared.ref for s in ctl.sessions.values()}
+    ctl.text.route("could you say hello please")  # ``ask`` from a second process: unchanged
+    assert "hello.say_hello" in {s.prepared.ref for s in ctl.runs.sessions.values()}
     assert not bar.isVisible()
-    ctl.route_text("qqqq xxxx")
-    assert ctl.notifications[-1][0] == "No tool found"
+    ctl.text.route("qqqq xxxx")
+    assert notifications[-1][0] == "No tool found"
     assert model.requests == []  # no HTTP at all
 
 
@@ -388,17 +402,17 @@ def test_switching_the_model_on_and_off_in_settings(
     qtbot, ctl: Controller, model: FakeModelServer
 ) -> None:
     ctl.open_settings()
-    dialog = ctl.dialogs["settings"]
+    dialog = ctl.dialogs.open["settings"]
     dialog.model_enabled.setChecked(False)
     dialog.accept()
-    assert isinstance(ctl.router, FuzzyRouter)
+    assert isinstance(ctl.text.router, FuzzyRouter)
     ctl.open_settings()
-    dialog = ctl.dialogs["settings"]
+    dialog = ctl.dialogs.open["settings"]
     assert not dialog.endpoint.isEnabled()  # dimmed while routing is off
     dialog.model_enabled.setChecked(True)
     assert dialog.endpoint.isEnabled()
     dialog.model_name.setText("functiongemma")
     dialog.accept()
-    router = ctl.router
+    router = ctl.text.router
     assert isinstance(router, ModelRouter) and router.settings.endpoint == model.url
-    assert ctl.router is router  # kept while the settings stay the same
+    assert ctl.text.router is router  # kept while the settings stay the same

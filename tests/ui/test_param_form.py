@@ -136,24 +136,22 @@ def _top_level():
     return QApplication.topLevelWidgets()
 
 
-def test_tools_without_parameters_skip_the_form(qtbot, controller) -> None:
+def test_tools_without_parameters_skip_the_form(qtbot, controller, forms) -> None:
     session = controller.launch("hello.say_hello")
-    assert controller.form_prompter.calls == []
+    assert forms.calls == []
     assert session is not None
 
 
-def test_tools_with_parameters_use_the_form_and_accept_prefills(qtbot, controller) -> None:
-    controller.form_prompter.values = {}
+def test_tools_with_parameters_use_the_form_and_accept_prefills(qtbot, controller, forms) -> None:
+    forms.values = {}
     session = controller.launch("hello.echo_text", {"text": "prefilled"})
-    assert controller.form_prompter.calls == [("hello.echo_text", {"text": "prefilled"})]
+    assert forms.calls == [("hello.echo_text", {"text": "prefilled"})]
     qtbot.waitUntil(lambda: session.result is not None)
     assert session.window.output_text().strip() == "prefilled"
 
 
-def test_cancelled_form_runs_nothing(controller) -> None:
-    from tests.ui.conftest import FakeForms
-
-    controller.form_prompter = FakeForms(cancel=True)
+def test_cancelled_form_runs_nothing(controller, forms, approvals) -> None:
+    forms.cancel = True
     assert controller.launch("hello.echo_text") is None
-    assert controller.sessions == {}
-    assert controller.approval_prompter.seen == []
+    assert controller.runs.sessions == {}
+    assert approvals.seen == []

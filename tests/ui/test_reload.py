@@ -60,7 +60,7 @@ def test_watcher_re_adds_a_file_replaced_by_an_atomic_save(qtbot, skills_dir: Pa
 
 
 def test_half_written_skill_shows_a_problem_then_recovers(
-    qtbot, controller, skills_dir: Path
+    qtbot, controller, notifications, skills_dir: Path
 ) -> None:
     skill_file = skills_dir / "hello" / "SKILL.md"
     good = skill_file.read_text()
@@ -68,13 +68,13 @@ def test_half_written_skill_shows_a_problem_then_recovers(
     qtbot.waitUntil(lambda: "problem:hello" in _problem_names(controller), timeout=5000)
     assert "skill:hello" not in menu_names(controller)
     assert "skill:kinds" in menu_names(controller)  # the others keep working
-    title, body, failed = controller.notifications[-1]
+    title, body, failed = notifications[-1]
     assert "hello" in title and failed and "E-" in body
 
     skill_file.write_text(good)
     qtbot.waitUntil(lambda: "skill:hello" in menu_names(controller), timeout=5000)
     assert _problem_names(controller) == []
-    assert "works again" in controller.notifications[-1][0]
+    assert "works again" in notifications[-1][0]
 
 
 def _problem_names(controller) -> list[str]:
@@ -106,6 +106,6 @@ def test_launcher_rebuilds_on_reload(qtbot, engine, skills_dir: Path) -> None:
     ctl.start()
     try:
         write_skill(skills_dir, "fresh", [tool_block("ping", "Say pong.", "echo pong")])
-        qtbot.waitUntil(lambda: "tool:fresh.ping" in ctl.launcher.names(), timeout=5000)
+        qtbot.waitUntil(lambda: "tool:fresh.ping" in ctl.surface.launcher.names(), timeout=5000)
     finally:
         ctl.shutdown()

@@ -25,7 +25,7 @@ def test_bundled_style_run_end_to_end(qtbot, controller) -> None:
     from PySide6.QtGui import QGuiApplication
 
     assert QGuiApplication.clipboard().text() == "end to end\n"
-    assert controller.tray.state == "normal"
+    assert controller.surface.tray.state == "normal"
 
 
 def test_failing_tool_shows_error_and_exit_code(qtbot, controller) -> None:
@@ -35,9 +35,9 @@ def test_failing_tool_shows_error_and_exit_code(qtbot, controller) -> None:
     assert "Exit code 3" in session.window._facts.text()
     assert "something broke" in session.window.output_text()
     assert session.window._error.isVisible()
-    assert controller.tray.state == "failed"
+    assert controller.surface.tray.state == "failed"
     controller.menu.aboutToShow.emit()  # opening the menu acknowledges the failure
-    assert controller.tray.state == "normal"
+    assert controller.surface.tray.state == "normal"
 
 
 def test_tool_that_fails_to_start(qtbot, controller) -> None:
@@ -48,18 +48,18 @@ def test_tool_that_fails_to_start(qtbot, controller) -> None:
     assert session.window._error.text()
 
 
-def test_timeout_while_the_window_is_closed_notifies(qtbot, controller) -> None:
+def test_timeout_while_the_window_is_closed_notifies(qtbot, controller, notifications) -> None:
     session = controller.launch("slow.nap")
     qtbot.waitUntil(lambda: "started" in session.window.output_text(), timeout=5000)
-    assert controller.tray.state == "running"
+    assert controller.surface.tray.state == "running"
     session.window.close()
-    qtbot.waitUntil(lambda: bool(controller.notifications), timeout=15_000)
-    title, body, failed = controller.notifications[-1]
+    qtbot.waitUntil(lambda: bool(notifications), timeout=15_000)
+    title, body, failed = notifications[-1]
     assert title == "slow.nap"
     assert failed and "2" in body  # "timed out after 2 s"
     assert session.result.status is RunStatus.TIMED_OUT
-    assert session.key not in controller.sessions  # the hidden window is gone
-    assert controller.tray.state == "failed"
+    assert session.key not in controller.runs.sessions  # the hidden window is gone
+    assert controller.surface.tray.state == "failed"
 
 
 def test_cancel_kills_the_whole_tree(qtbot, controller) -> None:

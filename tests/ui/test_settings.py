@@ -46,7 +46,7 @@ def test_dialog_edits_a_copy_of_the_settings(qtbot, engine: Engine, tmp_path: Pa
 
 def test_saving_persists_and_applies_start_at_login(qtbot, controller: Controller) -> None:
     controller.open_settings()
-    dialog = controller.dialogs["settings"]
+    dialog = controller.dialogs.open["settings"]
     dialog.start_at_login.setChecked(True)
     dialog.grace.setValue(1.0)
     dialog.findChild(object, "settings-save").click()
@@ -62,7 +62,7 @@ def test_saving_persists_and_applies_start_at_login(qtbot, controller: Controlle
     assert parsed["Desktop Entry"]["Exec"]
 
     controller.open_settings()
-    dialog = controller.dialogs["settings"]
+    dialog = controller.dialogs.open["settings"]
     dialog.start_at_login.setChecked(False)
     dialog.accept()
     assert not entry.exists()
@@ -71,7 +71,7 @@ def test_saving_persists_and_applies_start_at_login(qtbot, controller: Controlle
 
 def test_model_settings_are_saved_to_the_model_table(qtbot, controller: Controller) -> None:
     controller.open_settings()
-    dialog = controller.dialogs["settings"]
+    dialog = controller.dialogs.open["settings"]
     assert [dialog.api.itemData(i) for i in range(dialog.api.count())] == [
         "ollama-generate",
         "ollama-chat",
@@ -109,7 +109,7 @@ def test_adding_a_skills_folder_reloads_the_menu(
     more = tmp_path / "more"
     write_skill(more, "extra", [tool_block("ping", "Say pong.", "echo pong")])
     controller.open_settings()
-    dialog = controller.dialogs["settings"]
+    dialog = controller.dialogs.open["settings"]
     dialog.add_folder(more)
     dialog.accept()
     controller.menu.aboutToShow.emit()
@@ -127,22 +127,22 @@ def test_corrupted_config_uses_defaults_with_a_notice(qtbot, skills_dir: Path) -
     ctl = Controller(engine, tray_available=False)
     ctl.start()
     try:
-        assert len(ctl.shown_notices) == 1
-        assert "not valid TOML" in ctl.shown_notices[0]
-        box = ctl.dialogs["notices"]
-        assert "not valid TOML" in box.text()
+        box = ctl.dialogs.open["notices"]
+        assert "not valid TOML" in box.text() and box.informativeText() == ""  # one notice
         kept = list(config.parent.glob("config.toml.broken-*"))
         assert len(kept) == 1 and kept[0].read_text() == "auto_mode = [broken\n"
         assert engine.settings.auto_mode is True  # defaults
         ctl.show_notices()
-        assert len(ctl.shown_notices) == 1  # shown once
+        assert ctl.dialogs.open["notices"] is box  # shown once: no second dialog
     finally:
         ctl.shutdown()
 
 
 def test_notices_go_to_the_tray_in_tray_mode(qtbot, controller: Controller, monkeypatch) -> None:
     messages = []
-    monkeypatch.setattr(controller.tray, "notify", lambda t, b, failed=False: messages.append(b))
+    monkeypatch.setattr(
+        controller.surface.tray, "notify", lambda t, b, failed=False: messages.append(b)
+    )
     monkeypatch.setattr(controller.engine, "notices", lambda: ["Your approvals file was damaged."])
     controller.show_notices()
     assert messages == ["Your approvals file was damaged."]

@@ -8,6 +8,7 @@ from gibberish.app import Engine, EngineOptions
 from gibberish.ui import menu_cache
 from gibberish.ui.controller import Controller
 from gibberish.ui.engine_host import EngineHost
+from gibberish.ui.seams import Seams
 
 
 def skill_names(controller: Controller) -> list[str]:
@@ -49,13 +50,12 @@ def test_first_start_shows_loading_then_the_real_menu(qtbot, skills_dir) -> None
 
 def test_next_start_draws_the_cached_menu_at_once(qtbot, skills_dir, engine) -> None:
     menu_cache.save(engine, engine.mode_context())
-    ctl = Controller(factory_for(skills_dir), tray_available=True)
+    ctl = Controller(factory_for(skills_dir), tray_available=True, seams=Seams(approvals=_Yes()))
     ctl.start()
     try:
         assert not ctl.host.is_ready
         assert skill_names(ctl) == ["skill:hello", "skill:kinds", "skill:slow"]
         # A click before the Engine is ready waits for it instead of failing.
-        ctl.approval_prompter = _Yes()
         session = ctl.launch("hello.say_hello")
         assert session is not None
         qtbot.waitUntil(lambda: session.result is not None, timeout=10_000)

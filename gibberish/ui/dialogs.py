@@ -1,0 +1,96 @@
+"""The tray's non-modal dialogs: one of each kind open at a time.
+
+Problems of a skill, the approvals list, the settings, and the Engine's one-time notices.
+Opening a dialog of a kind that is already open closes the older one. Every text that
+comes from a skill or a folder name is shown as plain text (``widgets.plain_box``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import shiboken6
+from PySide6.QtCore import QObject, Signal
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from gibberish.app import Engine
+    from gibberish.skills.model import SkillDefinition
+
+
+class Dialogs(QObject):
+    settings_accepted = Signal(object)  # Settings
+    approvals_closed = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.open: dict[str, QWidget] = {}
+
+    def keep(self, name: str, dialog: QWidget) -> None:
+        """Remember the one open dialog of each kind (closing an older one)."""
+        from PySide6.QtCore import Qt
+
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        old = self.open.pop(name, None)
+        if old is not None and shiboken6.isValid(old):
+            old.close()
+        self.open[name] = dialog
+
+    def close_all(self) -> None:
+        for dialog in self.open.values():
+            if shiboken6.isValid(dialog):
+                dialog.close()
+        self.open.clear()
+
+    def show_problem(self, name: str, skill: SkillDefinition | None) -> None:
+        from gibberish.ui.widgets import plain_box
+
+        if skill is None:
+            text, details = f"The skill “{name}” is gone.", ""
+        else:
+            text = f"The skill “{name}” could not be loaded. Fix its SKILL.md; it reloads on save."
+            details = "\n".join(d.format() for d in skill.diagnostics)
+        box = plain_box("warning", f"Problem in {name} — gibberish", text, details)
+        box.setObjectName("problem-dialog")
+        self.keep("problem", box)
+        box.open()
+
+    def show_notices(self, notices: list[str]) -> None:
+        from gibberish.ui.widgets import plain_box
+
+        single = len(notices) == 1
+        box = plain_box(
+            "information",
+            "gibberish",
+            notices[0] if single else "Please note:",
+            "" if single else "\n\n".join(notices),
+        )
+        box.setObjectName("notice-dialog")
+        self.keep("notices", box)
+        box.open()
+
+    def open_approvals(self, engine: Engine) -> None:
+        from gibberish.ui.approvals_dialog import ApprovalsDialog
+
+        dialog = ApprovalsDialog(engine)
+        self.keep("approvals", dialog)
+        dialog.finished.connect(self._approvals_finished)
+        dialog.open()
+
+    def _approvals_finished(self, _result: int = 0) -> None:
+        self.approvals_closed.emit()
+
+    def open_settings(self, engine: Engine) -> None:
+        from gibberish.ui.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(engine.settings)
+        self.keep("settings", dialog)
+        dialog.accepted.connect(self._settings_accepted)
+        dialog.open()
+
+    def _settings_accepted(self) -> None:
+        dialog: Any = self.sender()
+        result = getattr(dialog, "result_settings", None)
+        if callable(result):
+            self.settings_accepted.emit(result())
