@@ -24,6 +24,7 @@ from gibberish import paths
 from gibberish.ui.dialogs import Dialogs
 from gibberish.ui.engine_host import EngineHost, EngineSource
 from gibberish.ui.errors import ErrorReporter, fatal_start, guard
+from gibberish.ui.mcp_approvals import McpApprovals
 from gibberish.ui.menu import fill_pending_later, populate_qmenu
 from gibberish.ui.menu_source import MenuSource
 from gibberish.ui.run_views import RunSession, RunViews
@@ -89,6 +90,11 @@ class Controller(QObject):
         self.dialogs.approvals_closed.connect(self.show_notices)
         self.watcher = SkillsWatcher(parent=self)
         self.watcher.changed.connect(self.reload)
+        self.mcp_approvals = McpApprovals(
+            lambda: self.engine,
+            self.seams.approvals or Lazy("gibberish.ui.approval", "ApprovalPrompter"),
+            self,
+        )
 
     @property
     def engine(self) -> Engine:
