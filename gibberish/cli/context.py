@@ -13,26 +13,19 @@ from pathlib import Path
 
 import click
 
-from gibberish.app import Engine
+from gibberish.app import Engine, EngineError
 from gibberish.cli.common import CliState, fail, pass_state, print_json, printable, table
 
 
 def all_blocks(engine: Engine):
-    """Blocks from the skills folders, then imported ones (a skill's name wins)."""
-    from gibberish.assistant.context import context_blocks
-    from gibberish.assistant.context_folders import imported_blocks
-
-    blocks = {b.name: b for b in context_blocks(engine.skills())}
-    for block in imported_blocks():
-        blocks.setdefault(block.name, block)
-    return [blocks[name] for name in sorted(blocks)]
+    return engine.context_blocks()
 
 
 def _find(engine: Engine, name: str):
-    for block in all_blocks(engine):
+    for block in engine.context_blocks():
         if block.name == name:
             return block
-    known = ", ".join(b.name for b in all_blocks(engine)) or "none"
+    known = ", ".join(b.name for b in engine.context_blocks()) or "none"
     fail(
         f"No context block named {name!r}. Known blocks: {known}. A context block is a skill "
         "without tools; `gibberish context scan` finds other agents' skills.",
@@ -42,18 +35,13 @@ def _find(engine: Engine, name: str):
 
 def context_feed(engine: Engine, request_names: Sequence[str], request: str, budget: int | None):
     """The feed for one request: pinned blocks, plus ``request_names`` for this request."""
-    from gibberish.assistant.context import DEFAULT_CONTEXT_BUDGET, Attached, Zone, build_feed
-    from gibberish.assistant.context_store import PinStore
-
-    store = PinStore()
-    pinned = store.names()
-    if store.problem:
-        click.secho(f"note: {store.problem}", err=True, fg="yellow")
-    by_name = {b.name: b for b in all_blocks(engine)}
-    attached = [Attached(by_name[n], Zone.PINNED) for n in pinned if n in by_name]
-    for name in request_names:
-        attached.append(Attached(by_name.get(name) or _find(engine, name), Zone.REQUEST))
-    return build_feed(attached, request, budget or DEFAULT_CONTEXT_BUDGET)
+    try:
+        feed = engine.context_feed(request, request_names, budget)
+    except EngineError as exc:
+        fail(str(exc), 1)
+    for notice in engine.notices():
+        click.secho(f"note: {notice}", err=True, fg="yellow")
+    return feed
 
 
 @click.group("context")
