@@ -39,6 +39,7 @@ from gibberish.assistant.naming import ExposedTool, qualified_name
 from gibberish.interop import disclosure
 from gibberish.interop.disclosure import DisclosureError
 from gibberish.interop.mcp_approval import ApprovalRequest, request_approval
+from gibberish.session import Answer, authorize
 from gibberish.skills.model import Mode, SkillDefinition
 
 if TYPE_CHECKING:
@@ -83,6 +84,10 @@ def how_to_approve(prepared: PreparedRun) -> str:
         f"dialog, or approve the skill as it is now: `gibberish approvals approve "
         f"{prepared.skill.name}`."
     )
+
+
+class _NoAnswer(Exception):
+    """Nobody can be asked, or the person said no; the message says what to do."""
 
 
 def _envelope_result(envelope: dict[str, Any], *, error: bool) -> CallToolResult:
@@ -170,26 +175,29 @@ class GibberishMCP(MCPServer):
             )
         except (EngineError, RenderError) as exc:
             return refuse(str(exc))
-        decision = prepared.decision
-        if decision.refused:
-            return refuse(decision.reason)
-        confirmed = False
-        if decision.asks:
-            reply = self.approver(prepared)
-            if reply is None:
-                return refuse(how_to_approve(prepared))
-            answer, message = reply
-            if answer == "no":
-                return refuse(f"Not run: declined in the gibberish tray. {message}".strip())
-            if answer == "always" and decision.can_always_allow:
-                self.engine.approve(prepared)
-            confirmed = True
+        try:
+            verdict = authorize(self.engine, prepared, self._ask)
+        except _NoAnswer as exc:
+            return refuse(str(exc))
+        if verdict.refused:
+            return refuse(verdict.refused)
+        confirmed = verdict.confirmed
         try:
             result = self.engine.run(prepared, confirmed=confirmed)
         except EngineError as exc:
             return refuse(str(exc))
         envelope = result.envelope
         return _envelope_result(envelope.to_dict(), error=not envelope.success)
+
+    def _ask(self, prepared: PreparedRun) -> Answer:
+        """``session.authorize``'s question, put to the person in the tray's dialog."""
+        reply = self.approver(prepared)
+        if reply is None:
+            raise _NoAnswer(how_to_approve(prepared))
+        answer, message = reply
+        if answer == "no":
+            raise _NoAnswer(f"Not run: you declined in the gibberish tray. {message}".strip())
+        return Answer.ALWAYS if answer == "always" else Answer.ONCE
 
     # ------------------------------------------------------------------ disclosure
     def _folder(self, name: str) -> Path:
