@@ -24,6 +24,7 @@ TOP_LEVEL = [
     "skill:hello",
     "skill:kinds",
     "skill:slow",
+    "context",
     "problems",
     "recent",
     "open-skills-folder",
