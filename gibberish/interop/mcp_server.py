@@ -149,6 +149,8 @@ class GibberishMCP(MCPServer):
         )
 
     async def list_tools(self) -> list[Tool]:
+        """Skill tools as the folders are now (a reload is a cheap stat pass), then the SDK's."""
+        await anyio.to_thread.run_sync(self._refresh)
         own = [self.describe(name, exposed) for name, exposed in self.skill_tools.items()]
         return [*own, *await super().list_tools()]
 
@@ -157,6 +159,10 @@ class GibberishMCP(MCPServer):
         if exposed is None:
             return await super().call_tool(name, arguments, context)
         return await anyio.to_thread.run_sync(self.run_skill_tool, exposed, dict(arguments))
+
+    def _refresh(self) -> None:
+        self.engine.reload()
+        self.skill_tools = self._expose()
 
     def run_skill_tool(self, exposed: ExposedTool, arguments: dict[str, Any]) -> CallToolResult:
         """Prepare, decide, ask (through the tray) or refuse, run; the envelope is the result."""

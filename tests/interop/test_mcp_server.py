@@ -187,3 +187,18 @@ def test_skill_md_resources_and_instruction_prompts(skills_dir: Path) -> None:
     assert read.contents[0].text.startswith("---\nname: guide")
     assert [p.name for p in prompts.prompts] == ["guide"]
     assert "Plain words" in prompt.messages[0].content.text
+
+
+def test_a_skill_added_while_serving_shows_up_in_the_next_list(skills_dir: Path) -> None:
+    from tests.interop.conftest import ECHOER
+
+    async def body(session: ClientSession):
+        before = {t.name for t in (await session.list_tools()).tools}
+        (skills_dir / "parrot").mkdir()
+        text = ECHOER.replace("name: echoer", "name: parrot").replace("### say", "### squawk")
+        (skills_dir / "parrot" / "SKILL.md").write_text(text, encoding="utf-8")
+        after = {t.name for t in (await session.list_tools()).tools}
+        return before, after
+
+    before, after = with_session(skills_dir, body)
+    assert "squawk" not in before and "squawk" in after
