@@ -140,3 +140,14 @@ def test_cli_fallback_commands_mirror_the_tools(skill: Path) -> None:
     assert out.exit_code == 0 and '"references/api.md"' in out.output
     out = runner.invoke(cli, [*base, "search", "colleague"])
     assert out.exit_code == 0 and "# Review" in out.output.replace("##", "#")
+
+
+def test_open_describes_binary_files_and_cuts_large_ones(skill: Path) -> None:
+    (skill / "blob.bin").write_bytes(b"\x00\x01\x02" * 10)
+    assert disclosure.open_file(skill, "blob.bin") == "(blob.bin is a binary file of 30 bytes)"
+    (skill / "big.txt").write_text("x" * 300, encoding="utf-8")
+    text = disclosure.open_file(skill, "big.txt", max_bytes=100)
+    assert text.startswith("x" * 100) and text.endswith("(cut at 100 bytes of 300)")
+    (skill / "latin1.md").write_bytes(b"# Caf\xe9\n")
+    assert disclosure.open_file(skill, "latin1.md") == "# Caf\ufffd\n"
+    assert [h.title for h in disclosure.outline(skill) if h.file == "latin1.md"] == ["Caf\ufffd"]

@@ -97,3 +97,33 @@ def test_mcp_call_cancelled_in_the_tray_dialog_does_not_run(
     result = box["result"]
     assert result.is_error is True and "declined" in result.structured_content["error"]
     assert not (tmp_path / "marker").exists()
+
+
+def test_the_tray_refuses_a_request_that_differs_from_what_it_would_run(
+    qtbot, skills_dir: Path, tmp_path: Path
+) -> None:
+    import json
+
+    from gibberish.interop.mcp_approval import ApprovalRequest
+
+    class NeverAsked:
+        def ask(self, prepared: Any, parent: Any = None) -> Any:
+            raise AssertionError("the dialog must not open for a mismatched request")
+
+    engine = Engine(
+        EngineOptions(extra_skills_dirs=(skills_dir,), include_user=False, include_bundled=False)
+    )
+    approvals = McpApprovals(lambda: engine, NeverAsked())
+    prepared = engine.prepare("writer.mark", {"folder": str(tmp_path)})
+    replies: list[bytes] = []
+    for argv, digest in (
+        (("touch", "/etc/other"), prepared.fingerprint.digest),
+        (prepared.argv, "0" * 64),
+    ):
+        request = ApprovalRequest("writer.mark", {"folder": str(tmp_path)}, "", argv, digest)
+        approvals._answer(request.to_line().decode().strip(), replies.append)
+    approvals._answer("mcp-approve {not json", replies.append)
+    answers = [json.loads(r) for r in replies]
+    assert [a["answer"] for a in answers] == ["no", "no", "no"]
+    assert "differs" in answers[0]["message"] and "differs" in answers[1]["message"]
+    assert "could not read" in answers[2]["message"]
