@@ -3,14 +3,15 @@
 ``gibberish mcp`` asks over the single-instance socket (``interop.mcp_approval``). The
 tray does not take the server's word for what will run: it prepares the same call with
 its own Engine and answers ``no`` unless the argv and the skill's fingerprint match what
-the server sent — so the dialog shows exactly what will run. The dialog is opened from
-the event loop, not from inside the socket's read handler.
+the server sent — so the dialog shows exactly what will run, and says that an agent asks.
+The dialog is opened from the event loop, not from inside the socket's read handler.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,7 +61,12 @@ class McpApprovals(QObject):
             return "no", problem
         if not prepared.decision.asks:
             return "once", ""
-        return _ANSWERS[self._prompter.ask(prepared)], ""
+        who = request.client[:1].upper() + request.client[1:]
+        reason = f"{who} asks to run this (gibberish mcp). "
+        shown = replace(
+            prepared, decision=replace(prepared.decision, reason=reason + prepared.decision.reason)
+        )
+        return _ANSWERS[self._prompter.ask(shown)], ""
 
     def _prepare(self, request: ApprovalRequest) -> tuple[PreparedRun | None, str]:
         from gibberish.app import EngineError
