@@ -51,6 +51,9 @@ class Settings:
     model: ModelSettings = field(default_factory=ModelSettings)
     apps: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Overrides of the app lists used by mode detection: terminals, ides, notes, meetings."""
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """MCP servers ``gibberish sync`` adds to each agent's configuration (name → command,
+    args, env or url)."""
 
     @property
     def manual_mode(self) -> Mode:
@@ -142,6 +145,11 @@ def _from_dict(raw: dict[str, Any], where: str) -> LoadedSettings:
                 values[key] = {k: tuple(v) for k, v in value.items()}
             else:
                 notices.append(f"{where}: [apps] must map names to lists of programs; ignored.")
+        elif key == "mcp_servers":
+            if isinstance(value, dict) and all(isinstance(v, dict) for v in value.values()):
+                values[key] = value
+            else:
+                notices.append(f"{where}: [mcp_servers] must map names to tables; ignored.")
         else:
             notices.append(f"{where}: unknown setting {key!r} ignored.")
     return LoadedSettings(replace(defaults, **values), tuple(notices))

@@ -51,6 +51,7 @@ for _module in (
     "gibberish.cli.trust",
     "gibberish.cli.assistant",
     "gibberish.cli.tray",
+    "gibberish.cli.export",
     "gibberish.cli.disclosure",
     "gibberish.cli.mcp",
     "gibberish.cli.context",

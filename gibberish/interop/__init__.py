@@ -1,6 +1,16 @@
-"""Speaking to other agents: the MCP server, progressive disclosure, skillc-style stubs.
+"""Moving skills between gibberish and the outside: bringing them in, sending them out.
 
-Qt-free. The disclosure functions read a skill folder section by section so an agent never
-needs the whole folder in its context; the MCP server and the ``outline``/``show``/``open``/
-``sources``/``search`` commands are two front ends over the same functions.
+Nothing here imports Qt; the Engine, the CLI and the tray all call into this package.
+``fetch`` turns a source string (folder, archive, URL, git repository) into a private
+staging folder; ``install`` validates, records and moves skills into place.
+
+Export: ``agents`` is the table of other coding agents and their folders, ``sync`` copies
+skills into those folders and ``mcp_sync`` merges MCP server entries into their
+configuration (``ownership`` records what gibberish wrote), ``compile`` turns one skill
+into a Gemini CLI command file, ``webapp`` serves the local compile page.
+
+Agents, from here: ``mcp_server`` serves the skills over MCP (``gibberish mcp``) and
+``mcp_approval`` asks the running tray to approve its calls; ``disclosure`` reads a skill
+folder a section at a time (the ``skills_*`` tools and ``outline``/``show``/``open``/
+``sources``/``search``); ``stub`` compiles a skillc-style gateway stub.
 """

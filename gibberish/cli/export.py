@@ -1,0 +1,245 @@
+"""``gibberish sync``, ``gibberish compile`` and ``gibberish web``: skills for other agents."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from gibberish.app import EngineError
+from gibberish.cli.common import CliState, fail, pass_state, table
+from gibberish.interop import agents
+from gibberish.interop.compile import (
+    MAX_PROMPT_BYTES,
+    CompileError,
+    compile_skill,
+    write_outputs,
+)
+from gibberish.interop.sync import exportable
+from gibberish.interop.sync_all import apply_sync, counts, plan_sync
+from gibberish.skills.model import SkillDefinition, Trust
+from gibberish.skills.parser import parse_skill_file
+
+
+def _home() -> Path:
+    return Path(os.path.expanduser("~"))
+
+
+def _chosen_targets(names: tuple[str, ...], home: Path) -> list[agents.AgentTarget]:
+    if not names:
+        found = agents.detect_installed(home)
+        if not found:
+            fail(
+                "no coding agent found (none of ~/.claude, ~/.codex, ~/.gemini, ~/.cursor, "
+                "~/.copilot, … and none on PATH); name targets: " + ", ".join(agents.TARGET_NAMES)
+            )
+        return found
+    chosen = []
+    for name in names:
+        try:
+            chosen.append(agents.target(name))
+        except KeyError as exc:
+            fail(str(exc.args[0]))
+    return chosen
+
+
+def _chosen_skills(
+    state: CliState, only: tuple[str, ...], include_bundled: bool
+) -> list[SkillDefinition]:
+    engine = state.engine()
+    if only:
+        try:
+            return [engine.skill(name) for name in only]
+        except EngineError as exc:
+            fail(str(exc))
+    return [
+        s
+        for s in engine.skills()
+        if (include_bundled or s.trust is not Trust.BUNDLED) and exportable(s)
+    ]
+
+
+@click.command("sync")
+@click.argument("targets", nargs=-1)
+@click.option(
+    "--project",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Sync into this project's folders (.claude/skills, …) instead of your home.",
+)
+@click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
+@click.option("--link", is_flag=True, help="Link each skill folder instead of copying it.")
+@click.option("--skill", "only", multiple=True, help="Sync only this skill (repeatable).")
+@click.option(
+    "--include-bundled", is_flag=True, help="Also sync the skills shipped with gibberish."
+)
+@pass_state
+def sync_command(
+    state: CliState,
+    targets: tuple[str, ...],
+    project: Path | None,
+    dry_run: bool,
+    link: bool,
+    only: tuple[str, ...],
+    include_bundled: bool,
+) -> None:
+    """Copy your skills into other agents' skills folders (default: the agents installed).
+
+    Targets: claude-code, codex, agents, gemini-cli, cursor, copilot, devin, opencode.
+    Only files gibberish wrote and nobody edited since are ever updated or removed.
+    """
+    home = _home()
+    chosen = _chosen_targets(targets, home)
+    skills = _chosen_skills(state, only, include_bundled)
+    project = project.resolve() if project is not None else None
+    plan = plan_sync(
+        skills,
+        chosen,
+        home=home,
+        project=project,
+        link=link,
+        settings_servers=state.engine().settings.mcp_servers,
+    )
+    for note in plan.notes:
+        click.secho(f"note: {note}", err=True, fg="yellow")
+    rows = plan.rows(home, all_steps=True)
+    names = ", ".join(t.name for t in chosen)
+    if not rows:
+        click.echo(f"Up to date ({names}): nothing to do.")
+        return
+    click.echo(table(["target", "action", "path", "reason"], rows, flex=2))
+    summary = ", ".join(f"{n} {a}" for a, n in sorted(counts(plan).items()))
+    if dry_run:
+        click.echo(f"\nDry run ({summary}): nothing written.")
+        return
+    errors = apply_sync(plan)
+    for error in errors:
+        click.secho(f"gibberish: {error}", err=True, fg="red")
+    click.echo(f"\nDone ({summary}).")
+    if errors:
+        raise SystemExit(1)
+
+
+def _installed(state: CliState, name: str) -> bool:
+    return any(s.name == name for s in state.engine().skills())
+
+
+def _skill_for_compile(state: CliState, ref: str) -> SkillDefinition:
+    """An installed skill by name, or a SKILL.md / skill folder given as a path."""
+    path = Path(ref)
+    looks_like_path = os.sep in ref or ref in (".", "..") or ref.endswith(".md")
+    if path.exists() and (looks_like_path or not _installed(state, ref)):
+        target = path / "SKILL.md" if path.is_dir() else path
+        return parse_skill_file(target, trust=Trust.USER)
+    try:
+        return state.engine().skill(ref)
+    except EngineError as exc:
+        fail(f"{exc} (give a skill name, a skill folder or a SKILL.md path)")
+
+
+def _refiner(state: CliState):
+    from gibberish.assistant import client_for
+    from gibberish.interop.refine import refine_with
+
+    client = client_for(state.engine().model_settings())
+    return lambda text: refine_with(client, text)
+
+
+@click.command("compile")
+@click.argument("skill")
+@click.option(
+    "--to",
+    "target",
+    type=click.Choice(["gemini-toml"]),
+    default="gemini-toml",
+    show_default=True,
+    help="What to compile to.",
+)
+@click.option("--name", help="Command name (default: the skill's name); /art and art both work.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Write NAME.toml here (default: the current folder).",
+)
+@click.option(
+    "--zip",
+    "zip_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write a zip with NAME.toml and a README instead.",
+)
+@click.option(
+    "--refine", is_flag=True, help="Let the configured local model reword the instructions."
+)
+@click.option(
+    "--max-kib",
+    type=click.IntRange(1, 16384),
+    default=MAX_PROMPT_BYTES // 1024,
+    show_default=True,
+    help="Largest prompt allowed.",
+)
+@click.option("--stdout", "to_stdout", is_flag=True, help="Print the .toml instead of writing it.")
+@pass_state
+def compile_command(
+    state: CliState,
+    skill: str,
+    target: str,
+    name: str | None,
+    out_dir: Path | None,
+    zip_path: Path | None,
+    refine: bool,
+    max_kib: int,
+    to_stdout: bool,
+) -> None:
+    """Compile SKILL (a name or a folder) into a self-contained Gemini CLI command."""
+    if out_dir is not None and zip_path is not None:
+        fail("give --out or --zip, not both")
+    definition = _skill_for_compile(state, skill)
+    try:
+        command = compile_skill(
+            definition,
+            name,
+            refine=_refiner(state) if refine else None,
+            max_bytes=max_kib * 1024,
+        )
+    except CompileError as exc:
+        fail(str(exc))
+    if to_stdout:
+        click.echo(command.toml(), nl=False)
+        return
+    try:
+        written = write_outputs(command, out_dir=out_dir, zip_path=zip_path)
+    except OSError as exc:
+        fail(f"cannot write: {exc}")
+    click.echo(f"Wrote {written} (/{command.name}, {len(command.resources)} file(s) inlined).")
+    if zip_path is None:
+        click.echo(f"Install: cp {written} ~/.gemini/commands/")
+
+
+@click.command("web")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Loopback only.")
+@pass_state
+def web_command(state: CliState, port: int, host: str) -> None:
+    """Serve the compile page (upload a skill, preview, download a zip) on 127.0.0.1."""
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        fail(f"--host {host}: the page serves your skills and is for this computer only")
+    import uvicorn
+
+    from gibberish.interop.web.app import create_app
+
+    engine = state.engine()
+
+    def current_skills() -> list[SkillDefinition]:
+        engine.reload()  # cheap: only changed skills are read again
+        return engine.skills()
+
+    app = create_app(current_skills)
+    click.echo(f"Compile page: http://127.0.0.1:{port}/  (API docs: /docs; Ctrl+C stops)")
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+    except OSError as exc:
+        fail(f"cannot listen on {host}:{port}: {exc}")
+
+
+COMMANDS = [sync_command, compile_command, web_command]

@@ -1,0 +1,1 @@
+"""The local compile page: ``app`` (HTTP), ``service`` (the work), ``static`` (the page)."""
