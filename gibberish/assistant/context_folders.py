@@ -1,8 +1,9 @@
 """Other agents' instruction skills: find them, and import the ones a person picks.
 
-Claude Code, Codex, Cursor, Gemini CLI and Copilot keep Agent Skills in
-``~/.<agent>/skills/<name>/SKILL.md``. A scan reads each with the Agent Skills profile and
-offers those without runnable tools as a checklist (name, description, token estimate).
+Claude Code, Codex, Cursor, Gemini CLI, Copilot and Devin keep Agent Skills in
+``~/.<agent>/skills/<name>/SKILL.md`` (``~/.agents/skills`` is a shared one). A scan
+reads each with the Agent Skills profile and offers those without runnable tools as a
+checklist (name, description, token estimate).
 An import copies the picked folder — regular files only, no symlinks — into gibberish's
 own context folder (``<data folder>/context/<name>``) and records where it came from
 (``.gibberish-source.json``): such a block is ``untrusted`` and says so. Imported blocks
@@ -28,9 +29,11 @@ from gibberish.trust.provenance import write_provenance
 AGENT_FOLDERS = (
     ("claude", ".claude/skills"),
     ("codex", ".codex/skills"),
+    ("agents", ".agents/skills"),
     ("cursor", ".cursor/skills"),
     ("gemini", ".gemini/skills"),
     ("copilot", ".copilot/skills"),
+    ("devin", ".config/devin/skills"),
 )
 MAX_IMPORT_BYTES = 8 * 1024 * 1024
 
