@@ -14,7 +14,7 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,6 +63,7 @@ from gibberish.trust.secrets import MissingSecretError, SecretStore
 
 if TYPE_CHECKING:  # the model feed pulls in httpx; only ``catalog``/``route`` need it
     from gibberish.assistant import ModelClient, ModelSettings, RouteResult, ToolCatalog
+    from gibberish.assistant.context import ContextBlock, ContextFeed
     from gibberish.interop.install import Installer
     from gibberish.voice import AudioSource, Grammar, Proposal, VoiceService
 
@@ -176,6 +177,8 @@ class Engine:
         self.library = SkillLibrary(self._sources())
         self._loaded = False
         self._voice: VoiceService | None = None
+        self.session_context: set[str] = set()
+        """Context blocks loaded for this session (the tray's Context menu)."""
 
     # ------------------------------------------------------------------ settings
     @property
@@ -372,16 +375,61 @@ class Engine:
         client: ModelClient | None = None,
         cancel: threading.Event | None = None,
         on_text: Callable[[str], None] | None = None,
+        context: str | None = None,
     ) -> RouteResult:
         """Ask the model which tool fits ``request``. The answer is only a proposal: the
-        caller still goes through ``prepare`` and the decision table, as for a click."""
+        caller still goes through ``prepare`` and the decision table, as for a click.
+
+        ``context`` is the context-block text for the user turn; None means the pinned and
+        session blocks (``context_feed``)."""
         from gibberish.assistant import Router, client_for
 
         if mode is None:
             mode = self.mode_context().mode
         client = client or client_for(self.model_settings())
         router = Router(client, budget=client.settings.budget)
-        return router.route(request, self.catalog(mode), cancel=cancel, on_text=on_text)
+        if context is None:
+            context = self.context_feed(request).text
+        return router.route(
+            request, self.catalog(mode), cancel=cancel, on_text=on_text, context=context
+        )
+
+    # ------------------------------------------------------------------ context blocks
+    def context_blocks(self) -> list[ContextBlock]:
+        """Skills without tools, then imported blocks (a skill's name wins), by name."""
+        from gibberish.assistant.context import context_blocks
+        from gibberish.assistant.context_folders import imported_blocks
+
+        blocks = {b.name: b for b in context_blocks(self.skills())}
+        for block in imported_blocks():
+            blocks.setdefault(block.name, block)
+        return [blocks[name] for name in sorted(blocks)]
+
+    def context_feed(
+        self, request: str, request_blocks: Sequence[str] = (), budget: int | None = None
+    ) -> ContextFeed:
+        """Pinned blocks, the session's (``session_context``), and ``request_blocks``."""
+        from gibberish.assistant.context import DEFAULT_CONTEXT_BUDGET, Attached, Zone, build_feed
+        from gibberish.assistant.context_store import PinStore
+
+        store = PinStore()
+        pinned = store.names()
+        if store.problem:
+            self._notices.append(store.problem)
+        by_name = {b.name: b for b in self.context_blocks()}
+        unknown = [n for n in request_blocks if n not in by_name]
+        if unknown:
+            known = ", ".join(by_name) or "none"
+            raise EngineError(
+                f"No context block named {unknown[0]!r}. Known blocks: {known}. A context "
+                "block is a skill without tools; `gibberish context scan` finds other agents' skills."
+            )
+        zones = [(pinned, Zone.PINNED), (sorted(self.session_context), Zone.SESSION)]
+        zones.append((list(request_blocks), Zone.REQUEST))
+        attached = [
+            Attached(by_name[n], zone) for names, zone in zones for n in names if n in by_name
+        ]
+        return build_feed(attached, request, budget or DEFAULT_CONTEXT_BUDGET)
 
     # ------------------------------------------------------------------ voice
     def voice_service(self) -> VoiceService:

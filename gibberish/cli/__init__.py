@@ -71,6 +71,9 @@ for _module in (
     "gibberish.cli.export",
     "gibberish.cli.doctor",
     "gibberish.cli.voice",
+    "gibberish.cli.disclosure",
+    "gibberish.cli.mcp",
+    "gibberish.cli.context",
 ):
     try:
         _mod = __import__(_module, fromlist=["COMMANDS"])

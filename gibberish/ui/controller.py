@@ -25,6 +25,7 @@ from gibberish.ui.dialogs import Dialogs
 from gibberish.ui.engine_host import EngineHost, EngineSource
 from gibberish.ui.errors import ErrorReporter, fatal_start, guard
 from gibberish.ui.listening import Listening
+from gibberish.ui.mcp_approvals import McpApprovals
 from gibberish.ui.menu import fill_pending_later, populate_qmenu
 from gibberish.ui.menu_source import MenuSource
 from gibberish.ui.run_views import RunSession, RunViews
@@ -97,6 +98,11 @@ class Controller(QObject):
         self.listening.failed.connect(self._listen_failed)
         self._voice_runs: list[RunSession] = []
         self.runs.changed.connect(self._speak_finished)
+        self.mcp_approvals = McpApprovals(
+            lambda: self.engine,
+            self.seams.approvals or Lazy("gibberish.ui.approval", "ApprovalPrompter"),
+            self,
+        )
 
     @property
     def engine(self) -> Engine:

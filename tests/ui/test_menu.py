@@ -25,6 +25,7 @@ TOP_LEVEL = [
     "skill:hello",
     "skill:kinds",
     "skill:slow",
+    "context",
     "problems",
     "recent",
     "open-skills-folder",
