@@ -35,6 +35,7 @@ from gibberish.runner import sandbox as runner_sandbox
 from gibberish.runner.logs import RunLogs
 from gibberish.runner.sandbox import Sandbox, SandboxStatus
 from gibberish.settings import Settings, load_settings, save_settings
+from gibberish.skills.fields import W_SKILL_OVERRIDDEN
 from gibberish.skills.library import LibraryChanges, SkillLibrary, SkillSource
 from gibberish.skills.model import (
     Diagnostic,
@@ -268,6 +269,15 @@ class Engine:
     def diagnostics(self) -> list[Diagnostic]:
         self.ensure_loaded()
         return self.library.diagnostics()
+
+    def overrides(self) -> dict[str, Diagnostic]:
+        """Skills that hide another of the same name (a user ``files`` over the bundled
+        one), by name, with the warning that names both folders."""
+        found: dict[str, Diagnostic] = {}
+        for diagnostic in self.diagnostics():
+            if diagnostic.code == W_SKILL_OVERRIDDEN and diagnostic.file:
+                found.setdefault(Path(diagnostic.file).parent.name, diagnostic)
+        return found
 
     def skill(self, name: str) -> SkillDefinition:
         self.ensure_loaded()

@@ -52,6 +52,12 @@ class Dialogs(QObject):
 
         if skill is None:
             text, details = f"The skill “{name}” is gone.", ""
+        elif skill.ok:  # it loaded, and hides another skill of the same name
+            text = (
+                f"The skill “{name}” in {skill.directory} hides another skill of the same "
+                "name, which is not offered. Rename one of the folders to keep both."
+            )
+            details = "\n".join(d.format() for d in skill.diagnostics)
         else:
             text = f"The skill “{name}” could not be loaded. Fix its SKILL.md; it reloads on save."
             details = "\n".join(d.format() for d in skill.diagnostics)

@@ -268,13 +268,24 @@ def build_menu(
                 trigger=lambda n=skill.name: actions.show_problem(n),
             )
         )
+    for name, warning in engine.overrides().items():
+        problem_items.append(
+            MenuItem(
+                f"override:{name}",
+                elide(f"{name}: overrides another skill of the same name"),
+                tooltip=warning.message,
+                trigger=lambda n=name: actions.show_problem(n),
+            )
+        )
     items.append(
         MenuItem(
             "problems",
-            f"Problems ({len(problems)})",
+            f"Problems ({len(problem_items)})",
             kind=Kind.MENU,
-            enabled=bool(problems),
-            tooltip="Skills that failed to load" if problems else "Every skill loaded",
+            enabled=bool(problem_items),
+            tooltip="Skills that failed to load or hide another"
+            if problem_items
+            else "Every skill loaded",
             children=problem_items,
         )
     )
