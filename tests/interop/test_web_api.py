@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import tempfile
 import tomllib
@@ -199,3 +200,21 @@ def test_oversized_or_unsized_bodies_are_refused_before_reading(client: TestClie
         headers={"Content-Type": "multipart/form-data; boundary=x"},
     )
     assert response.status_code == 411 and response.json()["hint"]
+
+
+def test_skillc_stub_target_for_an_uploaded_skill(client: TestClient) -> None:
+    response = _post(client, "/api/v1/compile", {"target": "skillc-stub"}, art_zip())
+    assert response.status_code == 200, response.text
+    assert 'filename="art-stub.zip"' in response.headers["content-disposition"]
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        assert sorted(archive.namelist()) == [
+            "README.md",
+            "art/.skillc/manifest.json",
+            "art/SKILL.md",
+        ]
+        stub = archive.read("art/SKILL.md").decode()
+        manifest = json.loads(archive.read("art/.skillc/manifest.json"))
+    assert "gibberish outline art" in stub and "BEGIN FILE" not in stub
+    assert manifest["skill"] == "art" and len(manifest["source_hash"]) == 64
+    targets = [t["id"] for t in client.get("/api/v1/targets").json()["targets"]]
+    assert targets == ["gemini-toml", "agent-skills", "skillc-stub"]

@@ -96,7 +96,9 @@ async def _save_upload(upload: UploadFile, folder: Path, limit: int) -> Path:
 class CompileForm:
     """The form both POST endpoints take (``multipart/form-data``)."""
 
-    target: Annotated[str, Form(description="`gemini-toml` or `agent-skills`.")] = "gemini-toml"
+    target: Annotated[str, Form(description="`gemini-toml`, `agent-skills` or `skillc-stub`.")] = (
+        "gemini-toml"
+    )
     output_name: Annotated[str, Form(description="Command name, like `art` or `/art`.")] = ""
     agent: Annotated[
         str, Form(description="For `agent-skills`: " + ", ".join(agents.TARGET_NAMES))
@@ -174,6 +176,7 @@ def list_targets() -> dict[str, Any]:
         "targets": [
             {"id": "gemini-toml", "title": "Gemini CLI command (.toml)"},
             {"id": "agent-skills", "title": "Agent Skills folder"},
+            {"id": "skillc-stub", "title": "skillc stub (read section by section)"},
         ],
         "agents": [{"id": a.name, "title": a.title} for a in agents.TARGETS],
     }

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from gibberish.interop import agents
 from gibberish.interop.compile import CompileError, command_name, compile_skill, readme
+from gibberish.interop.disclosure import DisclosureError
 from gibberish.interop.fetch import (
     FetchError,
     Limits,
@@ -34,11 +35,12 @@ from gibberish.interop.fetch import (
     fetch,
     parse_source,
 )
+from gibberish.interop.stub import build_stub
 from gibberish.interop.sync import agentskills_problem, skill_files
 from gibberish.skills.model import SkillDefinition, Trust
 from gibberish.skills.parser import parse_skill_file
 
-TARGETS = ("gemini-toml", "agent-skills")
+TARGETS = ("gemini-toml", "agent-skills", "skillc-stub")
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 _FRONT_NAME = re.compile(
     r"^---\s*\n(?:.*\n)*?name:\s*['\"]?([a-z0-9][a-z0-9-]{0,63})['\"]?\s*$", re.M
@@ -74,7 +76,7 @@ class Result:
 
     @property
     def zip_name(self) -> str:
-        suffix = "gemini-command" if self.target == "gemini-toml" else "skill"
+        suffix = {"gemini-toml": "gemini-command", "skillc-stub": "stub"}.get(self.target, "skill")
         return f"{self.name}-{suffix}.zip"
 
     def zip_bytes(self) -> bytes:
@@ -225,6 +227,42 @@ def _agent_skill(skill: SkillDefinition, agent_name: str) -> Result:
     return Result(skill.name, "agent-skills", tuple(files))
 
 
+_STUB_README = """# Stub of the skill {name}
+
+A skillc stub: a small SKILL.md that tells an agent to read the skill section by section
+through the gibberish gateway (the `gibberish mcp` server, or `gibberish outline|show|open|
+sources|search`) instead of loading every file. `.skillc/manifest.json` records the hash
+of the sources it was built from.
+
+## Install
+
+The full skill must be where gibberish finds it (for example
+`gibberish install` it). Then put the stub where your agent reads skills, e.g.
+
+```sh
+mkdir -p ~/.claude/skills
+cp -r {name} ~/.claude/skills/
+```
+"""
+
+
+def _stub(skill: SkillDefinition) -> Result:
+    with tempfile.TemporaryDirectory(prefix="gibberish-stub-") as out:
+        try:
+            built = build_stub(skill.directory, Path(out))
+        except DisclosureError as exc:
+            raise ServiceError(str(exc), "Fix SKILL.md and try again.") from None
+        files = [
+            OutputFile(
+                f"{built.skill}/{path.relative_to(built.folder).as_posix()}", path.read_bytes()
+            )
+            for path in sorted(built.folder.rglob("*"))
+            if path.is_file()
+        ]
+    files.append(OutputFile("README.md", _STUB_README.format(name=built.skill).encode("utf-8")))
+    return Result(built.skill, "skillc-stub", tuple(files))
+
+
 def build(
     skill: SkillDefinition, target: str, *, name: str = "", agent: str = "claude-code"
 ) -> Result:
@@ -236,6 +274,8 @@ def build(
             if name:
                 command_name(name)  # same rule, so a bad name is reported either way
             return _agent_skill(skill, agent)
+        if target == "skillc-stub":
+            return _stub(skill)
     except CompileError as exc:
         raise ServiceError(str(exc), "Fix the skill (or the name) and try again.") from None
     raise ServiceError(f"Unknown target “{target}”.", f"Use one of: {', '.join(TARGETS)}.")
