@@ -29,6 +29,7 @@ import os
 import pickle
 import sys
 import tempfile
+import types
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,6 +63,19 @@ _ALLOWED_GLOBALS = {
     ("copyreg", "_reconstructor"),
     ("builtins", "object"),
 }
+
+
+def _read_only(mapping: dict[str, Any]) -> Mapping[str, Any]:
+    return types.MappingProxyType(mapping)
+
+
+class _ModelPickler(pickle.Pickler):
+    """Pickles read-only mappings (a skill's extra fields) as what they wrap."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is types.MappingProxyType:
+            return _read_only, (dict(obj),)
+        return NotImplemented
 
 
 class _ModelUnpickler(pickle.Unpickler):
@@ -160,7 +174,9 @@ class ParseCache:
     def _write(self, entries: dict[str, _Entry]) -> None:
         folder = self.path.parent
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        data = pickle.dumps((code_stamp(), entries), protocol=pickle.HIGHEST_PROTOCOL)
+        buffer = io.BytesIO()
+        _ModelPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump((code_stamp(), entries))
+        data = buffer.getvalue()
         fd, temp = tempfile.mkstemp(prefix=".parsed-", dir=folder)
         try:
             with os.fdopen(fd, "wb") as handle:
