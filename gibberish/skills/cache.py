@@ -1,9 +1,11 @@
 """The parse cache: what every skill parsed to, kept on disk between runs.
 
 Parsing a thousand SKILL.md files costs about half a second; a CLI command or a tray
-start that finds them unchanged should not pay it again. After each scan the library's
-entries (the parsed definition with the stat signature, folder tree and content digest
-it was parsed at) are written to one file per set of skill sources, in the cache folder.
+start that finds them unchanged should not pay it again. The library's entries (each
+parsed definition with the stat signature, folder tree and content digest it was parsed
+at) are written to one file per set of skill sources, in the cache folder, after each
+full scan: a process's first load (the tray's runs on its worker thread). A refresh,
+which the tray runs on its GUI thread after an edit, never writes.
 The next process hands a cached entry to the library as if it had parsed it itself, and
 the library's usual rule decides: an identical stat signature (inode, size, mtime and
 ctime of SKILL.md, of the folder and of every sub-folder) reuses it without reading;

@@ -324,7 +324,7 @@ class SkillLibrary:
             entries[candidate.folder] = entry
         self._entries = entries
         self._loaded = True
-        if self._cache is not None:
+        if full and self._cache is not None:  # a refresh (the tray's GUI thread) never writes
             self._cache.save(entries)
 
         skills = {e.skill.name: e.skill for e in entries.values()}

@@ -254,3 +254,12 @@ def test_each_set_of_sources_has_its_own_cache(root, tmp_path) -> None:
     both = [*user, SkillSource(tmp_path / "more", Trust.USER)]
     profile = library_module.Profile.GIBBERISH
     assert ParseCache.for_sources(user, profile).path != ParseCache.for_sources(both, profile).path
+
+
+def test_a_refresh_never_writes_the_cache(root, settled) -> None:
+    library = new_library(root)
+    path = ParseCache.for_sources(library.sources, library.profile).path
+    before = path.stat().st_mtime_ns, path.stat().st_ino
+    rewrite(root, "alpha", "echo ALPHA")
+    assert library.refresh().changed == ("alpha",)
+    assert (path.stat().st_mtime_ns, path.stat().st_ino) == before
