@@ -7,9 +7,16 @@ with placeholders, flags, quotes, URLs and scripts), then prints:
 * the cold full load (``SkillLibrary.load()``), total and per skill;
 * ``refresh()`` with nothing changed, and after editing one skill;
 * ``skills_ref.validate()`` over the same 1,000 folders, in the same run (the Agent
-  Skills reference validator: frontmatter only, strictyaml), and the ratio.
+  Skills reference validator: frontmatter only, strictyaml), and the ratio. The corpus
+  uses block-style lists (``modes:`` then ``- Dev`` lines): skills-ref rejects flow lists
+  such as ``[Dev, Global]`` at once, which would time an early error;
+* the floor: reading each SKILL.md and loading its frontmatter with PyYAML's C loader,
+  nothing else; and the ratio of a full load to it, cold (every skill parsed) and warm
+  (a new library over the same folders with the parse cache a previous process saved,
+  which is what a CLI command or a tray start does).
 
-Targets: load / skills-ref <= 1.0 and refresh after one edit <= 20 ms.
+Targets: load / skills-ref <= 1.0, warm load / PyYAML floor <= 2.0 and refresh after one
+edit <= 20 ms.
 
 Run:  .venv/bin/python benchmarks/load.py [--skills N] [--repeat N] [--rounds N] [--profile]
 """
@@ -27,10 +34,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import yaml
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from gibberish.skills import library as library_module
 from gibberish.skills import templates
+from gibberish.skills.cache import ParseCache
 from gibberish.skills.library import SkillLibrary, SkillSource
 from gibberish.skills.model import Trust
 
@@ -121,7 +131,7 @@ def skill_text(name: str, index: int) -> str:
         f'description: "Skill number {index}: tools for searching, history and files. '
         'Use when the user asks about project files, history or the network."\n'
         "author: benchmark\n"
-        "modes: [Dev, Global]\n"
+        "modes:\n  - Dev\n  - Global\n"
         f"read_only: {'true' if index % 2 else 'false'}\n"
         f"timeout: {10 + index % 50}\n"
         "network: false\n"
@@ -144,6 +154,29 @@ def write_corpus(root: Path, count: int) -> None:
         script.chmod(0o755)
 
 
+def yaml_floor(folders: list[Path]) -> float:
+    """Seconds to read every SKILL.md and load its frontmatter with PyYAML's C loader."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    start = time.perf_counter()
+    for folder in folders:
+        text = (folder / "SKILL.md").read_bytes().decode("utf-8")
+        front = text.split("\n---\n", 1)[0][4:]
+        assert isinstance(yaml.load(front, Loader=loader), dict)
+    return time.perf_counter() - start
+
+
+def warm_load(root: Path, cache_dir: Path) -> float:
+    """Seconds for a new library to load ``root`` from the parse cache saved before."""
+    sources = [SkillSource(root, Trust.USER)]
+    cache = ParseCache(cache_dir / "parsed.pickle")
+    start = time.perf_counter()
+    library = SkillLibrary(sources, cache=cache)
+    library.load()
+    elapsed = time.perf_counter() - start
+    assert not library.problems()
+    return elapsed
+
+
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:8.1f} ms"
 
@@ -163,7 +196,7 @@ def _edit(path: Path, round_no: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skills", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=3, help="cold loads (and baselines) to time")
+    parser.add_argument("--repeat", type=int, default=5, help="cold loads (and baselines) to time")
     parser.add_argument("--rounds", type=int, default=10, help="refresh rounds to time")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of one cold load")
     args = parser.parse_args()
@@ -201,8 +234,16 @@ def main() -> int:
 
         loads: list[float] = []
         baselines: list[float] = []
+        floors: list[float] = []
+        warms: list[float] = []
+        cache_dir = tmp / "cache"
+        SkillLibrary(
+            [SkillSource(root, Trust.USER)], cache=ParseCache(cache_dir / "parsed.pickle")
+        ).load()  # what the previous process leaves behind
         lib = SkillLibrary([SkillSource(root, Trust.USER)])
         for _ in range(args.repeat):
+            floors.append(yaml_floor(folders))
+            warms.append(warm_load(root, cache_dir))
             _clear_template_cache()
             lib = SkillLibrary([SkillSource(root, Trust.USER)])
             start = time.perf_counter()
@@ -265,6 +306,19 @@ def main() -> int:
             print(f"  ratio load / skills-ref   {load_s / ref_s:8.2f}     (target <= 1.0)")
         else:
             print("skills_ref is not installed: no baseline")
+        floor_s, warm_s = statistics.median(floors), statistics.median(warms)
+        print()
+        print(f"floor: read each SKILL.md + PyYAML C loader on its frontmatter (of {len(floors)})")
+        print(f"  {args.skills} files               {_ms(floor_s)}  [{min(floors) * 1000:.1f}]")
+        print(
+            f"  warm load (parse cache)   {_ms(warm_s)}  [{min(warms) * 1000:.1f}]  "
+            f"ratio {warm_s / floor_s:.2f} (min {min(warms) / min(floors):.2f}; target <= 2.0) "
+            f"{'met' if warm_s / floor_s <= 2.0 else 'MISSED'}"
+        )
+        print(
+            f"  cold load (every skill parsed) ratio {load_s / floor_s:.2f} "
+            f"(min {min(loads) / min(floors):.2f}; for information)"
+        )
         worst = max(edits)
         verdict = "met" if statistics.median(edits) <= 0.020 else "MISSED"
         print(f"  refresh target <= 20 ms   {verdict} (median; worst {worst * 1000:.1f} ms)")

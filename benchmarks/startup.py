@@ -19,6 +19,15 @@
    through the real Engine into a visible result window, while a 5 ms ``QTimer`` heartbeat
    records the gaps between its ticks. Target: no gap > 50 ms.
 
+3. **The command line** (``--cli``, or ``--cli-only`` for this part alone), through the
+   installed ``gibberish`` program, ``--repeat`` runs each, alternating, after a warm-up:
+
+   * ``gibberish --version`` against bare ``python -c pass``. Target: <= 2 x.
+   * ``gibberish run system.uptime --json --yes`` with 1,000 user skills (5 tools each,
+     the corpus of ``benchmarks/load.py``) against the same run with 5. Target: <= 1.5 x.
+
+   Each prints min and median and the ratios, and the load average at the time.
+
 The corpus and all XDG folders live in a temporary folder that is removed afterwards.
 """
 
@@ -345,19 +354,93 @@ def streaming(root: Path, megabytes: int) -> None:
     app.processEvents()
 
 
+def _timed(argv: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    elapsed = time.perf_counter() - started
+    if result.returncode != 0:
+        raise RuntimeError(f"{argv} failed ({result.returncode}): {result.stderr[-500:]}")
+    return elapsed
+
+
+def _paired(a: list[str], env_a: dict, b: list[str], env_b: dict, repeat: int) -> tuple:
+    """``repeat`` alternating timings of ``a`` and ``b`` after one warm-up of each."""
+    _timed(a, env_a), _timed(b, env_b)
+    first: list[float] = []
+    second: list[float] = []
+    for _ in range(repeat):
+        first.append(_timed(a, env_a))
+        second.append(_timed(b, env_b))
+    return first, second
+
+
+def _line(name: str, values: list[float]) -> str:
+    return (
+        f"  {name:<42} min {min(values) * 1000:7.1f} ms  median "
+        f"{statistics.median(values) * 1000:7.1f} ms  {_fmt(values)}"
+    )
+
+
+def _verdict(name: str, top: list[float], floor: list[float], target: float) -> str:
+    ratio = statistics.median(top) / statistics.median(floor)
+    verdict = "met" if ratio <= target else "MISSED"
+    return (
+        f"  ratio {name}: median {ratio:.2f}, min {min(top) / min(floor):.2f} "
+        f"(target <= {target:.2f}) {verdict}"
+    )
+
+
+def cli_start(root: Path, repeat: int) -> None:
+    """``gibberish --version`` against bare Python; ``gibberish run`` at 1,000 against 5."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from load import write_corpus as write_load_corpus
+
+    program = str(Path(PYTHON).parent / "gibberish")
+    envs = {}
+    for count in (5, 1000):
+        env = isolated_env(root / f"cli-{count}")
+        write_load_corpus(Path(env["XDG_CONFIG_HOME"]) / "gibberish" / "skills", count)
+        envs[count] = env
+    load = os.getloadavg()
+    print()
+    print(f"command line ({repeat} runs each, alternating; load average {load[0]:.2f})")
+    version, bare = _paired(
+        [program, "--version"], envs[5], [PYTHON, "-c", "pass"], envs[5], repeat
+    )
+    print(_line("gibberish --version", version))
+    print(_line("python -c pass (floor)", bare))
+    print(_verdict("--version / python", version, bare, 2.0))
+    run = [program, "run", "system.uptime", "--json", "--yes"]
+    many, few = _paired(run, envs[1000], run, envs[5], repeat)
+    print(_line("gibberish run system.uptime, 1,000 skills", many))
+    print(_line("gibberish run system.uptime, 5 skills", few))
+    print(_verdict("1,000 / 5 skills", many, few, 1.5))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skills", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--megabytes", type=int, default=100)
     parser.add_argument("--skip-streaming", action="store_true")
+    parser.add_argument("--cli", action="store_true", help="also time the command line")
+    parser.add_argument("--cli-only", action="store_true", help="time the command line only")
     options = parser.parse_args()
+    if options.cli_only:
+        root = Path(tempfile.mkdtemp(prefix="gibberish-bench-"))
+        try:
+            cli_start(root, options.repeat)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        return 0
 
     root = Path(tempfile.mkdtemp(prefix="gibberish-bench-"))
     try:
         env = isolated_env(root)
         corpus = write_corpus(root, options.skills)
         cold_start(corpus, env, options.repeat)
+        if options.cli:
+            cli_start(root, options.repeat)
         if not options.skip_streaming:
             os.environ.update({k: env[k] for k in env if k.startswith("XDG_") or k == "HOME"})
             os.environ["QT_QPA_PLATFORM"] = "offscreen"

@@ -35,11 +35,13 @@ from gibberish.runner import sandbox as runner_sandbox
 from gibberish.runner.logs import RunLogs
 from gibberish.runner.sandbox import Sandbox, SandboxStatus
 from gibberish.settings import Settings, load_settings, save_settings
+from gibberish.skills.cache import ParseCache
 from gibberish.skills.fields import W_SKILL_OVERRIDDEN
 from gibberish.skills.library import LibraryChanges, SkillLibrary, SkillSource
 from gibberish.skills.model import (
     Diagnostic,
     Mode,
+    Profile,
     SkillDefinition,
     ToolDefinition,
     Trust,
@@ -175,7 +177,7 @@ class Engine:
         self._project_skills: Path | None = None
         self._run_logs = RunLogs(paths.state_dir() / "runs")
         self._snapshots_pruned = False
-        self.library = SkillLibrary(self._sources())
+        self.library = self._new_library()
         self._loaded = False
         self._voice: VoiceService | None = None
         self.session_context: set[str] = set()
@@ -192,7 +194,7 @@ class Engine:
         sources_changed = settings.extra_skills_dirs != self._settings.extra_skills_dirs
         self._settings = settings
         if sources_changed:
-            self.library = SkillLibrary(self._sources())
+            self.library = self._new_library()
             self._loaded = False
 
     def notices(self) -> list[str]:
@@ -208,6 +210,11 @@ class Engine:
     def sandbox_status() -> SandboxStatus:
         """Whether runs are sandboxed here (bubblewrap), and a sentence saying so or why not."""
         return runner_sandbox.status()
+
+    def _new_library(self) -> SkillLibrary:
+        """A library over the current sources, backed by their parse cache on disk."""
+        sources = self._sources()
+        return SkillLibrary(sources, cache=ParseCache.for_sources(sources, Profile.GIBBERISH))
 
     def _sources(self) -> list[SkillSource]:
         extra = tuple(self.options.extra_skills_dirs) + self._settings.extra_skill_paths
@@ -287,6 +294,14 @@ class Engine:
             raise EngineError(f"No skill named {name!r}. Known skills: {known}.")
         return found
 
+    def _one_skill(self, name: str) -> SkillDefinition:
+        """The skill ``name``; before the first full load, only its own folder is read."""
+        if not self._loaded:
+            found = self.library.lookup(name)
+            if found is not None:
+                return found
+        return self.skill(name)
+
     def find_skill(self, name: str) -> SkillDefinition | None:
         """The skill called ``name`` (broken ones included), or None."""
         self.ensure_loaded()
@@ -313,7 +328,7 @@ class Engine:
             skill_name, sep, tool_name = ref.partition("__")
         if not sep or not skill_name or not tool_name:
             raise EngineError(f"{ref!r} is not SKILL.TOOL (for example git.git_status).")
-        skill = self.skill(skill_name)
+        skill = self._one_skill(skill_name)
         if not skill.ok:
             first = skill.errors[0].format() if skill.errors else "it has errors"
             raise EngineError(f"Skill {skill.name!r} failed to load: {first}")

@@ -10,6 +10,11 @@ first, the socket goes to ``<cache folder>/run`` under the home folder instead.
 
 Both ends also check the other's uid (``SO_PEERCRED``, Linux): a server that is not us
 gets no request, a client that is not us gets no answer.
+
+``send_request`` is the client end, in plain Python: a second ``gibberish`` start (the
+global hotkey) hands its request over with it before importing Qt, click or the Engine,
+so the hand-off costs little more than starting Python. This module therefore imports
+only the standard library's cheapest modules at the top.
 """
 
 from __future__ import annotations
@@ -19,12 +24,13 @@ import os
 import socket
 import stat
 import struct
-import tempfile
 from pathlib import Path
 
-from gibberish import paths
-
 SOCKET_NAME = "gibberish.sock"
+CONNECT_TIMEOUT = 0.5
+"""Seconds to wait for the running instance to accept (as the Qt client waits)."""
+REPLY_TIMEOUT = 2.0
+"""Seconds to wait for its ``ok`` (its event loop may be busy for a moment)."""
 
 
 class UnsafeFolderError(OSError):
@@ -50,9 +56,13 @@ def socket_path() -> str:
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     if runtime and os.path.isdir(runtime):
         return os.path.join(runtime, SOCKET_NAME)
+    import tempfile  # only here: rarely needed, and slow to import
+
     shared = Path(tempfile.gettempdir()) / f"gibberish-{os.getuid()}"
     with contextlib.suppress(OSError):
         return os.fspath(private_folder(shared) / SOCKET_NAME)
+    from gibberish import paths  # platformdirs: only for this last resort
+
     fallback = paths.cache_dir() / "run"
     fallback.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     return os.fspath(private_folder(fallback) / SOCKET_NAME)
@@ -76,3 +86,39 @@ def is_same_user(fd: int) -> bool:
     """True when the peer is this user, or when the platform cannot tell (no SO_PEERCRED)."""
     uid = peer_uid(fd)
     return uid is None or uid == os.getuid()
+
+
+def send_request(message: str) -> bool:
+    """Hand ``message`` (one line) to the running instance; False when none took it.
+
+    The protocol of ``gibberish.ui.single_instance``: one UTF-8 line, answered by ``ok``.
+    Nothing is sent to a server that another user runs on our name. Any failure (no
+    socket, a stale one, a refusal, a timeout) is False: the caller then starts normally.
+    """
+    if os.name == "nt" or not hasattr(socket, "AF_UNIX"):
+        return False  # a named pipe there: the Qt client does it
+    try:
+        path = socket_path()
+        if not os.path.exists(path):
+            return False
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(CONNECT_TIMEOUT)
+            sock.connect(path)
+            if not is_same_user(sock.fileno()):
+                return False
+            sock.settimeout(REPLY_TIMEOUT)
+            sock.sendall((message.replace("\n", " ") + "\n").encode("utf-8"))
+            return _read_line(sock, limit=64) == b"ok"
+    except OSError:
+        return False
+
+
+def _read_line(sock: socket.socket, *, limit: int) -> bytes | None:
+    """The first line the peer sends (stripped), or None if it closes or says too much."""
+    reply = b""
+    while b"\n" not in reply:
+        chunk = sock.recv(limit)
+        if not chunk or len(reply) > limit:
+            return None
+        reply += chunk
+    return reply.split(b"\n", 1)[0].strip()

@@ -2,68 +2,21 @@
 
 Every error a person can cause ends as one clear message on stderr and a non-zero exit
 status, never a traceback (``main`` is the only place that catches broadly).
+
+This module is the front door, so it imports nothing heavy: a second ``gibberish`` start
+(the global hotkey) hands its request to the running instance and exits before click,
+Qt, keyring or the Engine are imported, and ``--version`` answers without them. The
+click group lives in :mod:`gibberish.cli.root` and imports each command's module only
+when that command runs or a help page lists it.
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-import click
-
-from gibberish import __version__
-from gibberish.cli import logfile
-from gibberish.cli.common import CliState, FullHelpGroup, fail
-from gibberish.cli.run import run_command
-from gibberish.cli.skills import skills_group
-
-
-@click.group(
-    cls=FullHelpGroup,
-    invoke_without_command=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-@click.option(
-    "--skills-dir",
-    "skills_dirs",
-    multiple=True,
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Also load skills from this folder (repeatable).",
-)
-@click.option("--no-user-skills", is_flag=True, help="Leave out ~/.config/gibberish/skills.")
-@click.option("--no-bundled", is_flag=True, help="Leave out the skills shipped with gibberish.")
-@click.option(
-    "--debug",
-    is_flag=True,
-    help="Log everything on stderr, with the traceback of an internal error.",
-)
-@click.version_option(__version__, prog_name="gibberish")
-@click.pass_context
-def cli(
-    ctx: click.Context,
-    skills_dirs: tuple[Path, ...],
-    no_user_skills: bool,
-    no_bundled: bool,
-    debug: bool,
-) -> None:
-    """Turn folders of SKILL.md files into tools. With no command, starts the tray."""
-    if debug:
-        logfile.enable_debug()
-    ctx.obj = CliState(
-        extra_skills_dirs=tuple(skills_dirs),
-        include_user=not no_user_skills,
-        include_bundled=not no_bundled,
-    )
-    if ctx.invoked_subcommand is None:
-        from gibberish.cli.tray import start_tray
-
-        start_tray(ctx.obj, no_tray=False)
-
-
-cli.add_command(skills_group)
-cli.add_command(run_command)
-
-for _module in (
+COMMAND_MODULES = (
+    "gibberish.cli.skills",
+    "gibberish.cli.run",
     "gibberish.cli.trust",
     "gibberish.cli.assistant",
     "gibberish.cli.tray",
@@ -74,23 +27,99 @@ for _module in (
     "gibberish.cli.disclosure",
     "gibberish.cli.mcp",
     "gibberish.cli.context",
-):
-    try:
-        _mod = __import__(_module, fromlist=["COMMANDS"])
-    except ModuleNotFoundError as _exc:  # a front end not built yet
-        if _exc.name != _module:
-            raise
-        continue
-    for _command in _mod.COMMANDS:
-        cli.add_command(_command)
+)
+"""Modules exposing ``COMMANDS = [...]``; a new front end adds its module name here."""
+
+COMMAND_HINTS = {
+    "skills": "gibberish.cli.skills",
+    "run": "gibberish.cli.run",
+    "approvals": "gibberish.cli.trust",
+    "secrets": "gibberish.cli.trust",
+    "mode": "gibberish.cli.trust",
+    "prompt": "gibberish.cli.assistant",
+    "parse-call": "gibberish.cli.assistant",
+    "ask": "gibberish.cli.assistant",
+    "tray": "gibberish.cli.tray",
+    "sync": "gibberish.cli.export",
+    "compile": "gibberish.cli.export",
+    "web": "gibberish.cli.export",
+    "doctor": "gibberish.cli.doctor",
+    "install": "gibberish.cli.install",
+    "uninstall": "gibberish.cli.install",
+    "update": "gibberish.cli.install",
+    "installed": "gibberish.cli.install",
+    "listen": "gibberish.cli.voice",
+    "voice": "gibberish.cli.voice",
+    "outline": "gibberish.cli.disclosure",
+    "show": "gibberish.cli.disclosure",
+    "open": "gibberish.cli.disclosure",
+    "sources": "gibberish.cli.disclosure",
+    "search": "gibberish.cli.disclosure",
+    "stub": "gibberish.cli.disclosure",
+    "mcp": "gibberish.cli.mcp",
+    "context": "gibberish.cli.context",
+}
+"""Which module holds a command, so that running it imports that module alone. A command
+missing here still works: its name is looked for in every module of the tuple above."""
+
+_OPENED = "gibberish is already running: opened its command bar."
+
+FORWARDED = {
+    (): ("open-command-bar", _OPENED),
+    ("tray",): ("open-command-bar", _OPENED),
+    ("listen",): ("listen", "gibberish is already running: it is listening."),
+}
+"""Command lines a running instance takes over: the line it is sent (see
+``gibberish.ui.single_instance``) and what this process says before it exits. When no
+instance is running, the command starts normally."""
+
+
+_GLOBAL_FLAGS = frozenset({"--no-user-skills", "--no-bundled", "--debug"})
+"""Global options that mean nothing to a running instance (it has its own skills)."""
+
+
+def forwarded_request(argv: list[str]) -> tuple[str, str] | None:
+    """The request ``argv`` hands to a running instance and its note, or None.
+
+    Leading global options are passed over (a shortcut bound to ``gibberish --no-bundled``
+    is still the hotkey); anything else this does not recognise runs here as usual.
+    """
+    rest = list(argv)
+    while rest:
+        if rest[0] in _GLOBAL_FLAGS or rest[0].startswith("--skills-dir="):
+            del rest[0]
+        elif rest[0] == "--skills-dir" and len(rest) > 1:
+            del rest[:2]
+        else:
+            break
+    return FORWARDED.get(tuple(rest))
 
 
 def main() -> None:
-    logfile.configure()
-    try:
-        cli.main(standalone_mode=True)
-    except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
-        sys.exit(130)
-    except Exception as exc:  # the last guard: a bug is logged, and named in one line
-        fail(logfile.record_internal_error(exc))
+    """The ``gibberish`` program: hand-off and ``--version`` first, then the click group."""
+    argv = sys.argv[1:]
+    forwarded = forwarded_request(argv)
+    if forwarded is not None:
+        from gibberish.instance_socket import send_request
+
+        request, note = forwarded
+        if send_request(request):
+            print(note, file=sys.stderr)
+            sys.exit(0)
+    if argv == ["--version"]:
+        from gibberish import __version__
+
+        print(f"gibberish, version {__version__}")
+        return
+    from gibberish.cli.root import run_main
+
+    run_main()
+
+
+def __getattr__(name: str) -> object:
+    """``from gibberish.cli import cli`` imports the click group only when asked."""
+    if name == "cli":
+        from gibberish.cli.root import cli
+
+        return cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,11 +7,12 @@ import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from gibberish.app import Engine, EngineOptions
+if TYPE_CHECKING:  # the Engine is imported when a command first needs it
+    from gibberish.app import Engine
 
 
 @dataclass
@@ -23,6 +24,8 @@ class CliState:
 
     def build_engine(self) -> Engine:
         """A new Engine with its one-time notices still queued (the tray shows them)."""
+        from gibberish.app import Engine, EngineOptions
+
         return Engine(
             EngineOptions(
                 extra_skills_dirs=self.extra_skills_dirs,

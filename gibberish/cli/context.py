@@ -50,9 +50,10 @@ def context_group() -> None:
 
 
 @context_group.command("list")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @pass_state
 def context_list(state: CliState, as_json: bool) -> None:
+    """Every context block (skills without tools, imported blocks), with tokens and pins."""
     from gibberish.assistant.context_store import PinStore
 
     pinned = set(PinStore().names())
@@ -97,6 +98,7 @@ def context_pin(state: CliState, name: str) -> None:
 @context_group.command("unpin")
 @click.argument("name")
 def context_unpin(name: str) -> None:
+    """Stop adding a block to every model request."""
     from gibberish.assistant.context_store import PinStore
 
     if not PinStore().unpin(name):
@@ -108,7 +110,7 @@ def context_unpin(name: str) -> None:
 @click.argument("folders", nargs=-1, type=click.Path(path_type=Path, file_okay=False))
 @click.option("--import", "picked", multiple=True, metavar="NAME", help="Import this one.")
 @click.option("--all", "import_all", is_flag=True, help="Import every one that can be.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def context_scan(
     folders: tuple[Path, ...], picked: tuple[str, ...], import_all: bool, as_json: bool
 ) -> None:

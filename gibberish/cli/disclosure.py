@@ -41,7 +41,7 @@ def _guard(action):
 
 @click.command("outline")
 @click.argument("skill")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @pass_state
 def outline_command(state: CliState, skill: str, as_json: bool) -> None:
     """Every heading of a skill's Markdown files, with its level (SKILL.md first)."""
@@ -80,7 +80,7 @@ def open_command(state: CliState, skill: str, path: str) -> None:
 
 @click.command("sources")
 @click.argument("skill")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @pass_state
 def sources_command(state: CliState, skill: str, as_json: bool) -> None:
     """The files of a skill with their sizes."""
@@ -93,8 +93,14 @@ def sources_command(state: CliState, skill: str, as_json: bool) -> None:
 
 @click.command("search")
 @click.argument("query")
-@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="At most this many sections.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 @pass_state
 def search_command(state: CliState, query: str, limit: int, as_json: bool) -> None:
     """Sections across every skill, most relevant to QUERY first."""

@@ -192,3 +192,6 @@ def run_command(
     except (EngineError, RenderError) as exc:
         refuse(str(exc), compact=compact)
     execute(engine, prepared, yes=yes, compact=compact)
+
+
+COMMANDS = [run_command]

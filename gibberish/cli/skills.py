@@ -248,3 +248,6 @@ def render_command(
         width = len(str(len(argv) - 1))
         for i, word in enumerate(argv):
             click.echo(f"[{i:>{width}}] {printable(word)}")
+
+
+COMMANDS = [skills_group]

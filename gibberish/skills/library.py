@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from gibberish import paths
 from gibberish.skills import fields as F
@@ -51,6 +51,9 @@ from gibberish.skills.parser import (
     parse_skill_bytes,
     read_skill_bytes,
 )
+
+if TYPE_CHECKING:
+    from gibberish.skills.cache import ParseCache
 
 RACY_WINDOW_NS = 2_000_000_000
 """Files changed this recently are re-checked on the next refresh (coarse timestamps)."""
@@ -248,11 +251,14 @@ class SkillLibrary:
         racy_window_ns: int = RACY_WINDOW_NS,
         max_tree_entries: int = MAX_TREE_ENTRIES,
         stat: Stat = os.stat,
+        cache: ParseCache | None = None,
     ) -> None:
         """``racy_window_ns``: files changed this recently are re-checked on the next
         refresh; ``max_tree_entries``: entries a skill folder may hold; ``stat``: how
         file status is read. The defaults are what the app uses."""
         self._sources = tuple(sources)
+        self._cache = cache
+        """Parsed entries saved by an earlier process (see ``gibberish.skills.cache``)."""
         self._profile = profile
         self._racy_window_ns = racy_window_ns
         self._max_tree_entries = max_tree_entries
@@ -345,6 +351,8 @@ class SkillLibrary:
         now = time.time_ns()
         for candidate in winners.values():
             old = None if full else self._entries.get(candidate.folder)
+            if old is None and self._cache is not None:
+                old = self._cache.get(candidate.folder, now, self._racy_window_ns)
             try:
                 entry = self._entry_for(candidate, old, now)
             except Exception as exc:  # one skill must never stop the others from loading
@@ -352,6 +360,8 @@ class SkillLibrary:
             entries[candidate.folder] = entry
         self._entries = entries
         self._loaded = True
+        if full and self._cache is not None:  # a refresh (the tray's GUI thread) never writes
+            self._cache.save(entries)
 
         skills = {e.skill.name: e.skill for e in entries.values()}
         with self._state_lock:
@@ -445,6 +455,27 @@ class SkillLibrary:
             found.append(_Candidate(entry.name, entry.path, skill_md, sig, source))
         return found
 
+    def lookup(self, name: str) -> SkillDefinition | None:
+        """The winning skill called ``name``, read without listing or parsing the others.
+
+        The same precedence as a scan (the first source holding ``<name>/SKILL.md``
+        wins); None when no source has it. For ``gibberish run SKILL.TOOL``.
+        """
+        if not name or name.startswith(".") or any(s and s in name for s in (os.sep, os.altsep)):
+            return None
+        with self._scan_lock:
+            candidate = next(filter(None, (_named(s, name) for s in self._sources)), None)
+            if candidate is None:
+                return None
+            now = time.time_ns()
+            old = self._entries.get(candidate.folder)
+            if old is None and self._cache is not None:
+                old = self._cache.get(candidate.folder, now, self._racy_window_ns)
+            try:
+                return self._entry_for(candidate, old, now).skill
+            except Exception as exc:  # as in a scan: a bug becomes an error on the skill
+                return self._failed_entry(candidate, exc).skill
+
     def _entry_for(self, candidate: _Candidate, old: _Entry | None, now: int) -> _Entry:
         folder = candidate.folder
         signature = (candidate.skill_md_sig, _stat_sig(self._stat, folder))
@@ -510,6 +541,26 @@ class SkillLibrary:
             skill=skill,
             racy=True,
         )
+
+
+def _named(source: SkillSource, name: str) -> _Candidate | None:
+    """``source``'s skill folder ``name`` as a scan would list it, or None."""
+    folder = os.path.join(source.path, name)
+    try:
+        if not os.path.isdir(folder) or name not in os.listdir(source.path):
+            return None  # (the listing: a case-insensitive disk must not match "Git")
+    except OSError:
+        return None
+    skill_md = os.path.join(folder, F.SKILL_FILE_NAME)
+    try:
+        sig: _Sig = _sig(os.stat(skill_md))
+    except FileNotFoundError:
+        if not os.path.lexists(skill_md):
+            return None  # not a skill: the next source may hold it
+        sig = None
+    except OSError:
+        sig = None
+    return _Candidate(name, folder, skill_md, sig, source)
 
 
 def _failed_skill(

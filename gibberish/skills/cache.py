@@ -1,0 +1,191 @@
+"""The parse cache: what every skill parsed to, kept on disk between runs.
+
+Parsing a thousand SKILL.md files costs about half a second; a CLI command or a tray
+start that finds them unchanged should not pay it again. The library's entries (each
+parsed definition with the stat signature, folder tree and content digest it was parsed
+at) are written to one file per set of skill sources, in the cache folder, after each
+full scan: a process's first load (the tray's runs on its worker thread). A refresh,
+which the tray runs on its GUI thread after an edit, never writes.
+The next process hands a cached entry to the library as if it had parsed it itself, and
+the library's usual rule decides: an identical stat signature (inode, size, mtime and
+ctime of SKILL.md, of the folder and of every sub-folder) reuses it without reading;
+an entry that was "racy" when saved, or whose files carry a timestamp in the future of
+this clock (a clock that went backwards), is re-read and compared by content digest;
+anything else is parsed again. So a stale entry can only cost a parse, never be used.
+
+The file is safe to delete. It is stamped with a format number, the gibberish version,
+the Python version and a signature of the parser's own source files: a cache written by
+other code is ignored. A file that cannot be read back (truncated, corrupted, not ours)
+is logged and rebuilt. It is a pickle, read back with an unpickler that builds only the
+skill model's own classes and a few standard types, and only from a file this user owns
+that nobody else can write: the cache folder is private (0700), the file 0600.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import logging
+import os
+import pickle
+import sys
+import tempfile
+import types
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gibberish import __version__, paths
+
+if TYPE_CHECKING:
+    from gibberish.skills.library import SkillSource, _Entry
+    from gibberish.skills.model import Profile
+
+log = logging.getLogger("gibberish.skills.cache")
+
+FORMAT = 1
+"""Bumped whenever what is stored changes shape."""
+
+_ALLOWED_MODULES = ("gibberish.skills.",)
+_ALLOWED_GLOBALS = {
+    ("pathlib", "PosixPath"),
+    ("pathlib", "WindowsPath"),
+    ("pathlib", "PurePosixPath"),
+    ("pathlib", "PureWindowsPath"),
+    ("pathlib", "Path"),
+    ("datetime", "date"),
+    ("datetime", "datetime"),
+    ("datetime", "time"),
+    ("datetime", "timedelta"),
+    ("datetime", "timezone"),
+    ("builtins", "set"),
+    ("builtins", "frozenset"),
+    ("builtins", "complex"),
+    ("copyreg", "_reconstructor"),
+    ("builtins", "object"),
+}
+
+
+def _read_only(mapping: dict[str, Any]) -> Mapping[str, Any]:
+    return types.MappingProxyType(mapping)
+
+
+class _ModelPickler(pickle.Pickler):
+    """Pickles read-only mappings (a skill's extra fields) as what they wrap."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is types.MappingProxyType:
+            return _read_only, (dict(obj),)
+        return NotImplemented
+
+
+class _ModelUnpickler(pickle.Unpickler):
+    """Builds the skill model's classes and plain data; refuses every other global."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module.startswith(_ALLOWED_MODULES) or (module, name) in _ALLOWED_GLOBALS:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"{module}.{name} is not part of a parsed skill")
+
+
+def code_stamp() -> tuple[Any, ...]:
+    """What must match for a saved entry to mean what it meant: format, versions, parser."""
+    package = Path(__file__).resolve().parent
+    sources = []
+    for path in sorted(package.glob("*.py")):
+        with contextlib.suppress(OSError):
+            info = path.stat()
+            sources.append((path.name, info.st_size, info.st_mtime_ns))
+    return (FORMAT, __version__, sys.version_info[:2], tuple(sources))
+
+
+def cache_file(sources: Sequence[SkillSource], profile: Profile) -> Path:
+    """The cache file of one set of sources (the tray's and a ``--skills-dir`` run differ)."""
+    key = repr([(str(s.path), s.trust.value) for s in sources] + [profile.value])
+    digest = hashlib.blake2b(key.encode("utf-8"), digest_size=8).hexdigest()
+    return paths.cache_dir() / "skills" / f"parsed-{digest}.pickle"
+
+
+class ParseCache:
+    """One cache file: read once on first use, written after a scan that changed it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._entries: dict[str, _Entry] | None = None
+        self._saved: dict[str, tuple[int, bool]] = {}
+
+    @classmethod
+    def for_sources(cls, sources: Sequence[SkillSource], profile: Profile) -> ParseCache:
+        return cls(cache_file(sources, profile))
+
+    def get(self, folder: str, now: int, window: int) -> _Entry | None:
+        """The saved entry of ``folder``, marked racy when its times are within ``window``
+        nanoseconds of ``now`` (or past it)."""
+        from gibberish.skills.library import _Entry, _is_racy
+
+        if self._entries is None:
+            self._entries = self._read()
+            self._saved = {f: (id(e), e.racy) for f, e in self._entries.items()}
+        entry = self._entries.get(folder)
+        if not isinstance(entry, _Entry):
+            return None
+        if not entry.racy:
+            entry.racy = _is_racy(now, entry.signature, entry.subdir_sigs, window)
+        return entry
+
+    def save(self, entries: Mapping[str, _Entry]) -> bool:
+        """Write ``entries`` if they differ from what the file holds; True if written."""
+        state = {f: (id(e), e.racy) for f, e in entries.items()}
+        if self._entries is not None and state == self._saved:
+            return False
+        try:
+            self._write(dict(entries))
+        except (OSError, pickle.PicklingError, TypeError, AttributeError) as exc:
+            log.warning("cannot write the parse cache %s: %s", self.path, exc)
+            return False
+        self._entries = dict(entries)
+        self._saved = state
+        return True
+
+    def _read(self) -> dict[str, _Entry]:
+        try:
+            with open(self.path, "rb") as handle:
+                info = os.fstat(handle.fileno())
+                if info.st_uid != os.getuid() or info.st_mode & 0o022:
+                    log.warning("ignoring the parse cache %s: not private to this user", self.path)
+                    return {}
+                data = handle.read()
+        except FileNotFoundError:
+            return {}
+        except OSError as exc:
+            log.warning("cannot read the parse cache %s (%s); rebuilding it", self.path, exc)
+            return {}
+        try:
+            stamp, entries = _ModelUnpickler(io.BytesIO(data)).load()
+        except Exception as exc:  # any damage at all: the cache is only a shortcut
+            log.warning("the parse cache %s is unreadable (%s); rebuilding it", self.path, exc)
+            return {}
+        if stamp != code_stamp():
+            log.info("the parse cache %s was written by other code; rebuilding it", self.path)
+            return {}
+        if not isinstance(entries, dict):
+            log.warning("the parse cache %s holds no entries; rebuilding it", self.path)
+            return {}
+        return entries
+
+    def _write(self, entries: dict[str, _Entry]) -> None:
+        folder = self.path.parent
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        buffer = io.BytesIO()
+        _ModelPickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump((code_stamp(), entries))
+        data = buffer.getvalue()
+        fd, temp = tempfile.mkstemp(prefix=".parsed-", dir=folder)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(temp, self.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
