@@ -50,6 +50,7 @@ from gibberish.assistant.functiongemma import (
     DEVELOPER_PROMPT,
     STOP_SEQUENCES,
     neutralize,
+    render_call,
     render_conversation,
 )
 from gibberish.assistant.manifest import tool_schemas
@@ -417,7 +418,7 @@ class _HttpClient:
         }
         if raw_calls:
             calls, errors = _native_calls(raw_calls)
-            raw = "\n".join(filter(None, [text, *(_call_text(c) for c in raw_calls)]))
+            raw = text + "".join(_as_written(c) for c in raw_calls)
             return ModelReply(text, calls, errors, True, raw=raw, **bounds)
         calls, errors = _calls_from_text(text)
         return ModelReply(text, calls, errors, False, raw=text, **bounds)
@@ -599,6 +600,15 @@ def _add_fragment(slots: dict[int, dict[str, Any]], frag: Any) -> None:
         slot["name"] += name
     if function.get("arguments"):
         slot["arguments"].append(function["arguments"])
+
+
+def _as_written(raw: Any) -> str:
+    """A native call for the repair retry: in FunctionGemma syntax when it could be read,
+    else as the API delivered it (arguments text kept even when it is not valid JSON)."""
+    calls, _errors = _native_calls([raw])
+    if calls:
+        return render_call(calls[0].name, calls[0].arguments)
+    return _call_text(raw)
 
 
 def _call_text(raw: Any) -> str:
