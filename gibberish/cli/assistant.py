@@ -228,4 +228,41 @@ def _explain(advice: Any) -> None:
             click.echo(f"    {ref}  {description}", err=True)
 
 
-COMMANDS = [prompt_command, parse_call_command, ask_command]
+@click.group("model-key")
+def model_key_group() -> None:
+    """The API key of an OpenAI-compatible model server, kept in the system keyring."""
+
+
+@model_key_group.command("set")
+def model_key_set() -> None:
+    """Store the key (asked without echo; piped stdin works too)."""
+    from gibberish.assistant.credentials import store_model_api_key
+    from gibberish.trust.secrets import SecretStoreError
+
+    if stdin_is_tty():
+        value = click.prompt("API key", hide_input=True, err=True)
+    else:
+        value = sys.stdin.readline().rstrip("\r\n")
+    if not value:
+        fail("no key given; nothing stored", 1)
+    try:
+        store_model_api_key(value)
+    except SecretStoreError as exc:
+        fail(str(exc), 1)
+    click.echo("stored the model server's API key in the keyring", err=True)
+
+
+@model_key_group.command("delete")
+def model_key_delete() -> None:
+    """Remove the stored key."""
+    from gibberish.assistant.credentials import delete_model_api_key
+    from gibberish.trust.secrets import SecretStoreError
+
+    try:
+        existed = delete_model_api_key()
+    except SecretStoreError as exc:
+        fail(str(exc), 1)
+    click.echo("deleted" if existed else "no key was stored", err=True)
+
+
+COMMANDS = [prompt_command, parse_call_command, ask_command, model_key_group]

@@ -236,3 +236,30 @@ def test_prompt_says_when_a_skill_failed_to_load(write_skill, invoke, skills_roo
     assert both.exit_code == 0
     assert "skill 'broken' failed to load" in both.output
     assert "declaration:say{" in both.output
+
+
+def test_ask_honours_stream_temperature_and_the_key_from_the_keyring(
+    write_skill, invoke, model_server
+) -> None:
+    from gibberish import paths
+    from tests.assistant.fakeserver import Calls
+
+    write_skill("echoer")
+    config = paths.config_file()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        "[model]\nstream = false\ntemperature = 0.7\nmax_tokens = 64\n"
+        'api_key = "in-the-file"\ncolour = "blue"\n',
+        encoding="utf-8",
+    )
+    assert invoke("model-key", "set", input="sk-from-keyring\n").exit_code == 0
+    model_server.queue(Calls([("say", {"words": "hi"})]))
+    result = invoke("ask", "say hi", "--endpoint", model_server.url, "--api", "openai", "--dry-run")
+    assert result.exit_code == 0, result.output
+    [sent] = model_server.requests
+    assert sent.headers.get("Authorization") == "Bearer sk-from-keyring"
+    assert sent.body["stream"] is False and sent.body["temperature"] == 0.7
+    assert sent.body["max_tokens"] == 64
+    assert "model.api_key is not read from the settings file" in result.output
+    assert "unknown setting model.colour ignored" in result.output
+    assert "in-the-file" not in json.dumps(sent.headers)
