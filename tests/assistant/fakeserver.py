@@ -109,7 +109,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _post(self) -> None:
         fake = self.server.fake
         length = int(self.headers.get("Content-Length") or 0)
-        body = json.loads(self.rfile.read(length) or b"{}")
+        raw = self.rfile.read(length)
+        fake.raw_bodies.append(raw)
+        body = json.loads(raw or b"{}")
         fake.requests.append(Recorded(self.path, body, dict(self.headers.items())))
         openai = self.path == "/v1/chat/completions"
         if self.path not in ("/api/generate", "/api/chat", "/v1/chat/completions"):
@@ -293,6 +295,7 @@ class FakeModelServer:
     def __init__(self, models: tuple[str, ...] = ("functiongemma",)) -> None:
         self.models = set(models)
         self.requests: list[Recorded] = []
+        self.raw_bodies: list[bytes] = []
         self.replies: deque[Any] = deque()
         self.stopping = threading.Event()
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
