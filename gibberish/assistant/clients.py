@@ -224,6 +224,8 @@ class _HttpClient:
 
     def __init__(self, settings: ModelSettings | None = None) -> None:
         self.settings = settings or ModelSettings(api=self.api)
+        self._received = 0
+        """Bytes of the reply read so far in the current exchange (for the timeout message)."""
 
     # -- what each API does differently ---------------------------------------------------
     def url(self) -> str:
@@ -309,7 +311,7 @@ class _HttpClient:
 
     def timed_out(self) -> ModelError:
         s = self.settings
-        if getattr(self, "_received", 0):
+        if self._received:
             return ModelError(
                 f"The model server at {s.endpoint} did not finish its answer within "
                 f"{s.timeout:g} s (it had sent {self._received} bytes) — raise the timeout "
