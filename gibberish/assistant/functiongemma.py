@@ -205,6 +205,16 @@ def render_conversation(
     if tools or (loop and loop[0].role in ("system", "developer")):
         system = loop.pop(0).text if loop and loop[0].role in ("system", "developer") else ""
         parts.append(render_developer_turn(tools, system))
+    prev = _render_messages(loop, parts)
+    if generation_prompt and prev == "tool_call":
+        parts.append(START_RESPONSE)
+    elif generation_prompt and prev != "tool_response":
+        parts.append(f"{START_OF_TURN}model\n")
+    return "".join(parts)
+
+
+def _render_messages(loop: list[Message], parts: list[str]) -> str | None:
+    """Append the turns of ``loop`` to ``parts``; the kind of the last one written."""
     names = iter(tool_names(loop))
     prev = None
     for message in loop:
@@ -225,12 +235,7 @@ def render_conversation(
             prev = "tool_call"
         else:
             parts.append(f"{END_OF_TURN}\n")
-    if generation_prompt:
-        if prev == "tool_call":
-            parts.append(START_RESPONSE)
-        elif prev != "tool_response":
-            parts.append(f"{START_OF_TURN}model\n")
-    return "".join(parts)
+    return prev
 
 
 def render_prompt(
