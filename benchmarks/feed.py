@@ -10,13 +10,22 @@ descriptions of 20–200 characters; call arguments with strings holding ``, } :
 spaces, integers, floats, booleans, arrays and, in one call in ten, a nested object. Each
 figure is the best of several rounds. Target: each ratio ≤ 5×.
 
-Run: ``.venv/bin/python benchmarks/feed.py``
+Real server (only when one answers; otherwise it says "not available" and skips):
+time from asking to the first proposed call through gibberish (``Router.route`` over the
+spec's example tools: prompt, HTTP, streamed reading, parsing, validation) against a bare
+``httpx`` POST of the very body gibberish sends, read to the end of the stream. The
+difference is gibberish's own overhead. Start a server with scripts/real-model-check.sh.
+
+Run: ``.venv/bin/python benchmarks/feed.py [--server URL] [--api openai] [--model NAME]
+[--server-rounds N]``
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
+import statistics
 import string
 import sys
 import time
@@ -136,7 +145,72 @@ def report(label: str, ours: float, baseline: float, items: int, unit: str) -> f
     return ratio
 
 
+def server_figures(url: str, api: str, model: str, rounds: int, max_tokens: int) -> None:
+    """Time to the first proposed call via gibberish vs a bare httpx request (module doc)."""
+    import httpx
+
+    from gibberish.assistant.clients import ModelRequest, ModelSettings, client_for
+    from gibberish.assistant.router import Router
+    from gibberish.assistant.validate import validate_call
+    from tests.assistant.scenarios import catalog
+
+    try:
+        httpx.get(url.rstrip("/") + ("/health" if api == "openai" else "/api/version"), timeout=2)
+    except httpx.HTTPError as exc:
+        print(f"real server: not available at {url} ({type(exc).__name__}) — skipped")
+        print("  start one with scripts/real-model-check.sh, then pass --server")
+        return
+    settings = ModelSettings(endpoint=url, api=api, model=model, timeout=600, max_tokens=max_tokens)
+    tools = catalog()
+    request = "show me the last 5 commits"
+    client = client_for(settings)
+    router = Router(client)
+    offered = router.select(request, list(tools.tools)).tools
+    body = client.body(ModelRequest.single(offered, request))
+
+    def ours() -> object:
+        # One exchange, as the bare request: send, stream, parse, validate (a router's
+        # repair retry would be a second exchange and is not part of this figure).
+        reply = client.complete(ModelRequest.single(offered, request))
+        return [validate_call(c, tools) for c in reply.calls]
+
+    def bare() -> None:
+        with (
+            httpx.Client(timeout=600) as http,
+            http.stream("POST", client.url(), json=body) as response,
+        ):
+            for _ in response.iter_lines():
+                pass
+
+    result = router.route(request, tools)  # what the router makes of it (and a warm-up)
+    bare()
+    ours_t, bare_t = [], []
+    for _ in range(rounds):
+        for fn, times in ((ours, ours_t), (bare, bare_t)):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+    o, b = statistics.median(ours_t), statistics.median(bare_t)
+    calls = ", ".join(f"{c.name}{dict(c.arguments)}" for c in result.calls) or "none"
+    print(f"real server {url} ({api}, model {model}); median of {rounds} rounds")
+    print(f"  route status {result.status.value}, attempts {result.attempts}, calls: {calls}")
+    print(
+        f"  one exchange to the proposed call: gibberish {o * 1e3:8.1f} ms"
+        f"   bare httpx {b * 1e3:8.1f} ms"
+        f"   ratio {o / b:5.2f}×   overhead {(o - b) * 1e3:+.1f} ms"
+    )
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--server", default="http://127.0.0.1:8080")
+    parser.add_argument(
+        "--api", default="openai", choices=["openai", "ollama-chat", "ollama-generate"]
+    )
+    parser.add_argument("--model", default="smollm2-135m-instruct")
+    parser.add_argument("--server-rounds", type=int, default=5)
+    parser.add_argument("--max-tokens", type=int, default=32, help="Token limit per answer.")
+    options = parser.parse_args()
     rng = random.Random(SEED)
     catalog = make_catalog(rng)
     tools = list(catalog)
@@ -168,6 +242,9 @@ def main() -> int:
 
     ok = r1 <= 5 and r2 <= 5
     print("target ≤ 5× json:", "met" if ok else "NOT met")
+    server_figures(
+        options.server, options.api, options.model, options.server_rounds, options.max_tokens
+    )
     return 0 if ok else 1
 
 

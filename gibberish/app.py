@@ -382,14 +382,21 @@ class Engine:
         from gibberish.assistant import ModelSettings
 
         stored = self._settings.model
+        from gibberish.assistant.credentials import model_api_key
+
         values = {
             "endpoint": stored.endpoint,
             "model": stored.model,
             "api": stored.api,
             "timeout": stored.timeout,
             "budget": stored.budget,
+            "stream": stored.stream,
+            "temperature": stored.temperature,
+            "max_tokens": stored.max_tokens,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
+        if values["api"] == "openai":
+            values["api_key"] = model_api_key()
         return ModelSettings.from_dict(values)
 
     def route(

@@ -48,6 +48,11 @@ class ModelSettings:
     api: str = "ollama-generate"
     timeout: float = 30.0
     budget: int = 2048
+    stream: bool = True
+    temperature: float = 0.0
+    max_tokens: int = 256
+    """The API key of an OpenAI-compatible server is not a setting: it lives in the keyring
+    (``gibberish model-key set``), never in this file."""
 
 
 VOICE_BACKENDS = ("pocketsphinx", "whisper")
@@ -144,19 +149,36 @@ def _coerce_model(raw: Any, notices: list[str], where: str) -> ModelSettings:
         notices.append(f"{where}: [model] must be a table; using the defaults.")
         return default
     values: dict[str, Any] = {}
+    names = {f.name for f in fields(ModelSettings)}
+    for key in raw:
+        if key == "api_key":
+            notices.append(
+                f"{where}: model.api_key is not read from the settings file (any program can "
+                "read it there); store the key in the keyring with `gibberish model-key set`."
+            )
+        elif key not in names:
+            notices.append(f"{where}: unknown setting model.{key} ignored.")
     for f in fields(ModelSettings):
         if f.name not in raw:
             continue
         value = raw[f.name]
-        expected = {"enabled": bool, "endpoint": str, "model": str, "api": str}.get(f.name, float)
-        if f.name == "budget":
+        expected = {
+            "enabled": bool,
+            "endpoint": str,
+            "model": str,
+            "api": str,
+            "stream": bool,
+        }.get(f.name, float)
+        if f.name in ("budget", "max_tokens"):
             ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
+        elif f.name == "temperature":
+            ok = _check(value, float) and 0 <= value <= 2
         elif f.name == "api":
             ok = value in MODEL_APIS
         else:
             ok = _check(value, expected)
         if ok:
-            values[f.name] = float(value) if f.name == "timeout" else value
+            values[f.name] = float(value) if f.name in ("timeout", "temperature") else value
         else:
             notices.append(f"{where}: model.{f.name} = {value!r} is not valid; using the default.")
     return replace(default, **values)

@@ -22,7 +22,6 @@ from gibberish.assistant.callparser import (
 )
 from gibberish.assistant.clients import (
     Api,
-    Message,
     ModelCancelled,
     ModelClient,
     ModelError,
@@ -35,9 +34,12 @@ from gibberish.assistant.clients import (
     OpenAIChatClient,
     client_for,
 )
+from gibberish.assistant.conversation import Message, ToolCall
 from gibberish.assistant.functiongemma import (
     DEVELOPER_PROMPT,
+    neutralize,
     render_call,
+    render_conversation,
     render_declaration,
     render_developer_turn,
     render_prompt,
@@ -52,6 +54,7 @@ from gibberish.assistant.naming import (
     qualified_name,
     split_qualified,
 )
+from gibberish.assistant.outcome import Advice, Next, advise
 from gibberish.assistant.router import Router, RouteResult, RouteStatus
 from gibberish.assistant.validate import (
     CallStatus,
@@ -64,6 +67,7 @@ from gibberish.assistant.validate import (
 __all__ = [
     "DEFAULT_BUDGET",
     "DEVELOPER_PROMPT",
+    "Advice",
     "Api",
     "CallStatus",
     "CallSyntaxError",
@@ -79,6 +83,7 @@ __all__ = [
     "ModelReply",
     "ModelRequest",
     "ModelSettings",
+    "Next",
     "OllamaChatClient",
     "OllamaGenerateClient",
     "OpenAIChatClient",
@@ -88,18 +93,22 @@ __all__ = [
     "RouteStatus",
     "Router",
     "Selection",
+    "ToolCall",
     "ToolCatalog",
     "ValidatedCall",
+    "advise",
     "client_for",
     "coerce_argument",
     "estimate_tokens",
     "expose",
+    "neutralize",
     "parse_arguments",
     "parse_calls",
     "qualified_name",
     "rank_by_relevance",
     "relevance",
     "render_call",
+    "render_conversation",
     "render_declaration",
     "render_developer_turn",
     "render_plain_manifest",

@@ -14,12 +14,17 @@ Grammar accepted (whitespace allowed between tokens)::
     value   := "<escape>" text "<escape>" | object | array | true | false | null | number | word
     array   := "[" [value ("," value)*] "]"
 
-Leniency, on purpose: a missing ``<end_function_call>`` at the very end of the output is
-accepted (streams get cut at a stop token); output that begins with ``call:NAME{`` without
+Leniency, on purpose: a missing ``<end_function_call>`` at the very end of the output or
+right before the next ``<start_function_call>`` is accepted (streams get cut at a stop
+token); output that begins with ``call:NAME{`` without
 the start token is read as a call (some runtimes drop special tokens from the text); a bare
 word (no spaces, no ``:``) that is not true/false/null/a number is read as a string (models
 sometimes forget ``<escape>``) — validation still checks it against the schema. Anything else that does not
 fit is not guessed at: the block is reported with a reason and yields no call.
+
+A block ends at the next ``<start_function_call>`` at the latest (a renderer never writes a
+control token inside a string: ``functiongemma.neutralize``), which keeps the scan linear
+in the length of the output however many start tokens it holds.
 """
 
 from __future__ import annotations
@@ -266,8 +271,6 @@ def _parse_call_at(s: str, i: int) -> tuple[ParsedCall, int]:
         return ParsedCall(name, arguments, s[block_start:end], True), after + _END_LEN
     if after >= len(s):
         return ParsedCall(name, arguments, s[block_start:end], False), after
-    if s.startswith(START_CALL, after):  # two calls, the first one's end token missing
-        return ParsedCall(name, arguments, s[block_start:end], False), after
     raise CallSyntaxError(
         "unexpected text after the arguments (expected <end_function_call>)", after
     )
@@ -292,20 +295,23 @@ def parse_calls(text: str) -> ParseResult:
     pos = 0
     while start >= 0:
         outside.append(text[pos:start])
+        body = start + _START_LEN
+        nxt = text.find(START_CALL, body)
+        block_end = nxt if nxt >= 0 else len(text)
+        # A block never reaches past the next start token: each block is read once, so
+        # output full of start tokens stays linear (no rescanning to the end per block).
+        block = text[body:block_end]
         try:
-            call, pos = _parse_call_at(text, start + _START_LEN)
+            call, used = _parse_call_at(block, 0)
             calls.append(call)
+            pos = body + used
         except CallSyntaxError as exc:
             errors.append(
-                f"call {len(calls) + len(errors) + 1}: {exc.message} (at offset {exc.position})"
+                f"call {len(calls) + len(errors) + 1}: {exc.message} "
+                f"(at offset {body + exc.position})"
             )
-            # Resume after this block's end token when there is one, else give up.
-            end = text.find(END_CALL, start + _START_LEN)
-            nxt = text.find(START_CALL, start + _START_LEN)
-            if end >= 0 and not 0 <= nxt < end:
-                pos = end + _END_LEN
-            else:
-                pos = nxt if nxt >= 0 else len(text)
-        start = text.find(START_CALL, pos)
+            close = block.find(END_CALL)  # resume after this block's end token, if any
+            pos = body + close + _END_LEN if close >= 0 else block_end
+        start = nxt
     outside.append(text[pos:])
     return ParseResult(tuple(calls), tuple(errors), "".join(outside).strip())

@@ -21,9 +21,13 @@ API shapes they implement, checked against the public documentation (read, not c
   ``choices[0].delta.tool_calls`` fragments keyed by ``index`` (id and name first,
   ``arguments`` text in pieces), ending with ``data: [DONE]``.
 
-Timeouts: ``ModelSettings.timeout`` seconds bound connecting, each read, and the whole
-exchange. Cancelling: the ``cancel`` event is checked before sending and between streamed
-chunks; a server that sends nothing is bounded by the timeout.
+Every API gets the same bounds: ``max_tokens`` (``num_predict`` for Ollama) and the
+FunctionGemma stop sequences, so a chatty model cannot stream for the whole timeout; the
+reply's ``finish_reason`` says when the limit cut it off.
+
+Timeouts: ``ModelSettings.timeout`` seconds is one deadline for connecting and the whole
+response, enforced while reading (``exchange.Watchdog``): a server that trickles one byte
+at a time is cut off at the deadline, and cancelling closes the connection at once.
 """
 
 from __future__ import annotations
@@ -40,12 +44,22 @@ import httpx
 
 from gibberish.assistant.budget import DEFAULT_BUDGET
 from gibberish.assistant.callparser import ParsedCall, parse_calls
-from gibberish.assistant.functiongemma import DEVELOPER_PROMPT, STOP_SEQUENCES, render_prompt
+from gibberish.assistant.conversation import Message
+from gibberish.assistant.exchange import Watchdog
+from gibberish.assistant.functiongemma import (
+    DEVELOPER_PROMPT,
+    STOP_SEQUENCES,
+    neutralize,
+    render_call,
+    render_conversation,
+)
 from gibberish.assistant.manifest import tool_schemas
 from gibberish.assistant.naming import ExposedTool
 
 DEFAULT_ENDPOINT = "http://127.0.0.1:11434"
 DEFAULT_MODEL = "functiongemma"
+DEFAULT_MAX_TOKENS = 256
+"""Enough for a few calls with long arguments; a call is typically 20–60 tokens."""
 
 
 class Api(StrEnum):
@@ -62,7 +76,7 @@ class ModelSettings:
     model: str = DEFAULT_MODEL
     api: Api = Api.OLLAMA_GENERATE
     timeout: float = 30.0
-    """Seconds for connecting, for each read, and for the whole exchange."""
+    """One deadline in seconds for connecting and reading the whole reply."""
     budget: int = DEFAULT_BUDGET
     """Estimated prompt tokens for tool declarations + request (see ``budget``)."""
     stream: bool = True
@@ -70,6 +84,8 @@ class ModelSettings:
     """0 makes routing repeatable; None leaves the server's default."""
     api_key: str | None = field(default=None, repr=False)
     """Sent as ``Authorization: Bearer`` to OpenAI-compatible servers that want one."""
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    """The most tokens the model may write per answer (``num_predict`` for Ollama)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.api, Api):
@@ -120,13 +136,6 @@ class ModelCancelled(ModelError):
 
 
 @dataclass(frozen=True, slots=True)
-class Message:
-    role: str
-    """``user`` or ``assistant``."""
-    content: str
-
-
-@dataclass(frozen=True, slots=True)
 class ModelRequest:
     tools: tuple[ExposedTool, ...]
     messages: tuple[Message, ...]
@@ -145,6 +154,24 @@ class ModelReply:
     """Why (part of) the reply is not a call; empty when every call was read."""
     native: bool = False
     """True when the calls came from the API's ``tool_calls`` field, not from parsing text."""
+    finish_reason: str | None = None
+    """Why the model stopped, as the server says: ``stop``, ``length``, ``tool_calls`` …"""
+    tokens: int | None = None
+    """How many tokens the model wrote, when the server says."""
+    raw: str = ""
+    """Everything the model wrote, call fragments included (for the repair retry)."""
+    limit: int | None = None
+    """The token limit that was asked for."""
+
+    @property
+    def cut_off(self) -> bool:
+        return self.finish_reason == "length"
+
+    def cut_off_problem(self) -> str:
+        """ "the model's answer was cut off at N tokens" (N as counted by the server)."""
+        count = self.tokens or self.limit
+        at = f" at {count} tokens" if count else ""
+        return f"the model's answer was cut off{at}"
 
     def require_calls(self) -> tuple[ParsedCall, ...]:
         """The calls, or ``ModelError`` saying the model answered without calling a tool."""
@@ -152,7 +179,8 @@ class ModelReply:
             return self.calls
         said = " ".join(self.text.split())
         said = said[:120] + ("…" if len(said) > 120 else "")
-        reason = f" ({'; '.join(self.errors)})" if self.errors else ""
+        errors = ([self.cut_off_problem()] if self.cut_off else []) + list(self.errors)
+        reason = f" ({'; '.join(errors)})" if errors else ""
         shown = f": “{said}”" if said else ""
         raise ModelError(f"The model did not call a tool{reason}{shown}", ModelErrorKind.NO_CALL)
 
@@ -196,6 +224,8 @@ class _HttpClient:
 
     def __init__(self, settings: ModelSettings | None = None) -> None:
         self.settings = settings or ModelSettings(api=self.api)
+        self._received = 0
+        """Bytes of the reply read so far in the current exchange (for the timeout message)."""
 
     # -- what each API does differently ---------------------------------------------------
     def url(self) -> str:
@@ -226,40 +256,50 @@ class _HttpClient:
         s = self.settings
         if cancel is not None and cancel.is_set():
             raise ModelCancelled()
-        deadline = time.monotonic() + s.timeout
+        body = self.body(request)
+        watch = Watchdog(time.monotonic() + s.timeout, cancel)
         timeout = httpx.Timeout(s.timeout, connect=min(s.timeout, 10.0))
+        self._received = 0
         try:
             with (
+                watch,
                 httpx.Client(timeout=timeout, headers=self.headers()) as http,
-                http.stream("POST", self.url(), json=self.body(request)) as response,
+                http.stream(
+                    "POST", self.url(), json=body, extensions={"trace": watch.trace}
+                ) as response,
             ):
                 if response.status_code >= 400:
                     response.read()
                     raise self.http_error(response)
-                return self.read(self._lines(response, cancel, deadline), on_text)
+                reply = self.read(self._lines(response, watch), on_text)
+            self._check(watch)
+            return reply
         except ModelError:
             raise
-        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
-            raise self.unreachable() from exc
-        except httpx.TimeoutException as exc:
-            raise self.timed_out() from exc
         except httpx.HTTPError as exc:
+            self._check(watch)
+            if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+                raise self.unreachable() from exc
+            if isinstance(exc, httpx.TimeoutException):
+                raise self.timed_out() from exc
             raise ModelError(
                 f"Lost the connection to the model server at {s.endpoint}: {exc}",
                 ModelErrorKind.PROTOCOL,
             ) from exc
 
-    def _lines(
-        self, response: httpx.Response, cancel: threading.Event | None, deadline: float
-    ) -> Iterator[str]:
-        for line in response.iter_lines():
-            if cancel is not None and cancel.is_set():
-                raise ModelCancelled()
-            if time.monotonic() > deadline:
-                raise self.timed_out()
-            yield line
-        if cancel is not None and cancel.is_set():
+    def _check(self, watch: Watchdog) -> None:
+        """Raise for the watchdog's reason, if it ended the exchange."""
+        if watch.reason == Watchdog.CANCELLED:
             raise ModelCancelled()
+        if watch.reason == Watchdog.TIMEOUT:
+            raise self.timed_out()
+
+    def _lines(self, response: httpx.Response, watch: Watchdog) -> Iterator[str]:
+        for line in response.iter_lines():
+            self._check(watch)
+            self._received += len(line) + 1
+            yield line
+        self._check(watch)
 
     def unreachable(self) -> ModelError:
         s = self.settings
@@ -271,6 +311,13 @@ class _HttpClient:
 
     def timed_out(self) -> ModelError:
         s = self.settings
+        if self._received:
+            return ModelError(
+                f"The model server at {s.endpoint} did not finish its answer within "
+                f"{s.timeout:g} s (it had sent {self._received} bytes) — raise the timeout "
+                "or lower max_tokens in Settings",
+                ModelErrorKind.TIMEOUT,
+            )
         return ModelError(
             f"The model server at {s.endpoint} did not answer within {s.timeout:g} s — "
             "the model may still be loading; try again or raise the timeout in Settings",
@@ -352,18 +399,31 @@ class _HttpClient:
         return obj
 
     def options(self) -> dict[str, Any]:
+        """Ollama's ``options``: temperature, the token limit and the stop sequences."""
         opts: dict[str, Any] = {}
         if self.settings.temperature is not None:
             opts["temperature"] = self.settings.temperature
+        opts["num_predict"] = self.settings.max_tokens
+        opts["stop"] = list(STOP_SEQUENCES)
         return opts
 
-    @staticmethod
-    def chat_messages(request: ModelRequest) -> list[dict[str, str]]:
-        """The conversation for chat APIs, opened by FunctionGemma's trigger sentence
-        (harmless for other models, needed by FunctionGemma to switch to calling)."""
-        messages = [{"role": "system", "content": DEVELOPER_PROMPT}]
-        messages.extend({"role": m.role, "content": m.content} for m in request.messages)
-        return messages
+    def reply(
+        self, text: str, raw_calls: Sequence[Any], final: Mapping[str, Any], tokens: Any
+    ) -> ModelReply:
+        """The reply from what was read: native calls when the API gave any, else parsed text."""
+        finish = final.get("done_reason") or final.get("finish_reason")
+        count = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None
+        bounds = {
+            "finish_reason": str(finish) if finish else None,
+            "tokens": count,
+            "limit": self.settings.max_tokens,
+        }
+        if raw_calls:
+            calls, errors = _native_calls(raw_calls)
+            raw = text + "".join(_as_written(c) for c in raw_calls)
+            return ModelReply(text, calls, errors, True, raw=raw, **bounds)
+        calls, errors = _calls_from_text(text)
+        return ModelReply(text, calls, errors, False, raw=text, **bounds)
 
 
 class OllamaGenerateClient(_HttpClient):
@@ -374,26 +434,27 @@ class OllamaGenerateClient(_HttpClient):
 
     @staticmethod
     def prompt(request: ModelRequest) -> str:
-        if not request.messages or request.messages[0].role != "user":
+        """The FunctionGemma prompt: the trigger sentence as the system text (unless the
+        conversation brings its own), the declarations, the conversation."""
+        messages = list(request.messages)
+        if not messages or messages[0].role not in ("system", "developer"):
+            messages.insert(0, Message("system", DEVELOPER_PROMPT))
+        if len(messages) < 2 or messages[1].role != "user":
             raise ValueError("a model request starts with the user's message")
-        followups = [
-            ("model" if m.role == "assistant" else m.role, m.content) for m in request.messages[1:]
-        ]
-        return render_prompt(request.tools, request.messages[0].content, followups=followups)
+        return render_conversation(request.tools, messages)
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
-        options = self.options()
-        options["stop"] = list(STOP_SEQUENCES)
         return {
             "model": self.settings.model,
             "prompt": self.prompt(request),
             "raw": True,
             "stream": self.settings.stream,
-            "options": options,
+            "options": self.options(),
         }
 
     def read(self, lines: Iterator[str], on_text: Callable[[str], None] | None) -> ModelReply:
         pieces: list[str] = []
+        final: dict[str, Any] = {}
         for obj in self.json_objects(lines):
             piece = obj.get("response") or ""
             if piece:
@@ -401,32 +462,34 @@ class OllamaGenerateClient(_HttpClient):
                 if on_text is not None:
                     on_text(piece)
             if obj.get("done"):
+                final = obj
                 break
-        text = "".join(pieces)
-        calls, errors = _calls_from_text(text)
-        return ModelReply(text, calls, errors, native=False)
+        return self.reply("".join(pieces), (), final, final.get("eval_count"))
 
 
 class OllamaChatClient(_HttpClient):
-    """``/api/chat`` with ``tools``: Ollama's own template, ``message.tool_calls`` read."""
+    """``/api/chat`` with ``tools``: Ollama's own template, ``message.tool_calls`` read.
+
+    No trigger sentence is sent: Ollama's renderer for FunctionGemma writes its own after
+    any system message, so a hand-written one would reach the model twice.
+    """
 
     api = Api.OLLAMA_CHAT
     path = "/api/chat"
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
-        body: dict[str, Any] = {
+        return {
             "model": self.settings.model,
-            "messages": self.chat_messages(request),
+            "messages": [_ollama_message(m) for m in request.messages],
             "tools": tool_schemas(request.tools),
             "stream": self.settings.stream,
+            "options": self.options(),
         }
-        if options := self.options():
-            body["options"] = options
-        return body
 
     def read(self, lines: Iterator[str], on_text: Callable[[str], None] | None) -> ModelReply:
         pieces: list[str] = []
         raw_calls: list[Any] = []
+        final: dict[str, Any] = {}
         for obj in self.json_objects(lines):
             message = obj.get("message") or {}
             if not isinstance(message, dict):
@@ -438,17 +501,17 @@ class OllamaChatClient(_HttpClient):
                     on_text(piece)
             raw_calls.extend(message.get("tool_calls") or ())
             if obj.get("done"):
+                final = obj
                 break
-        text = "".join(pieces)
-        if raw_calls:
-            calls, errors = _native_calls(raw_calls)
-            return ModelReply(text, calls, errors, native=True)
-        calls, errors = _calls_from_text(text)
-        return ModelReply(text, calls, errors, native=False)
+        return self.reply("".join(pieces), raw_calls, final, final.get("eval_count"))
 
 
 class OpenAIChatClient(_HttpClient):
-    """``/v1/chat/completions`` with ``tools``; streamed ``delta.tool_calls`` are assembled."""
+    """``/v1/chat/completions`` with ``tools``; streamed ``delta.tool_calls`` are assembled.
+
+    The trigger sentence goes first as a ``system`` message: a FunctionGemma chat template
+    (llama.cpp, vLLM) puts the system text before the declarations and adds none itself.
+    """
 
     api = Api.OPENAI
     path = "/v1/chat/completions"
@@ -462,43 +525,43 @@ class OpenAIChatClient(_HttpClient):
         return {"Authorization": f"Bearer {key}"} if key else {}
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
+        messages = list(request.messages)
+        if not messages or messages[0].role not in ("system", "developer"):
+            messages.insert(0, Message("system", DEVELOPER_PROMPT))
         body: dict[str, Any] = {
             "model": self.settings.model,
-            "messages": self.chat_messages(request),
+            "messages": _openai_messages(messages),
             "tools": tool_schemas(request.tools),
             "stream": self.settings.stream,
+            "max_tokens": self.settings.max_tokens,
+            "stop": list(STOP_SEQUENCES),
         }
+        if self.settings.stream:
+            body["stream_options"] = {"include_usage": True}
         if self.settings.temperature is not None:
             body["temperature"] = self.settings.temperature
         return body
 
     def read(self, lines: Iterator[str], on_text: Callable[[str], None] | None) -> ModelReply:
-        if not self.settings.stream:
-            try:
-                data = json.loads("\n".join(lines))
-            except ValueError:
-                raise self.bad_json() from None
-            if not isinstance(data, dict):
-                raise self.bad_json()
-            if "error" in data:
-                raise self.server_error(data["error"])
-            message = _first_choice(data).get("message") or {}
-            text = message.get("content") or ""
-            if text and on_text is not None:
-                on_text(text)
-            raw_calls = message.get("tool_calls") or []
-            if raw_calls:
-                calls, errors = _native_calls(raw_calls)
-                return ModelReply(text, calls, errors, native=True)
-            calls, errors = _calls_from_text(text)
-            return ModelReply(text, calls, errors, native=False)
-        return self._read_stream(lines, on_text)
+        if self.settings.stream:
+            return self._read_stream(lines, on_text)
+        data = self.decode_object("\n".join(lines))
+        choice = _first_choice(data)
+        message = choice.get("message") or {}
+        text = message.get("content") or ""
+        if text and on_text is not None:
+            on_text(text)
+        usage = data.get("usage") or {}
+        tokens = usage.get("completion_tokens") if isinstance(usage, dict) else None
+        return self.reply(text, message.get("tool_calls") or [], choice, tokens)
 
     def _read_stream(
         self, lines: Iterator[str], on_text: Callable[[str], None] | None
     ) -> ModelReply:
         pieces: list[str] = []
         slots: dict[int, dict[str, Any]] = {}
+        final: dict[str, Any] = {}
+        tokens = None
         for line in lines:
             line = line.strip()
             if not line or line.startswith(":") or not line.startswith("data:"):
@@ -507,31 +570,97 @@ class OpenAIChatClient(_HttpClient):
             if payload == "[DONE]":
                 break
             chunk = self.decode_object(payload)
-            delta = _first_choice(chunk).get("delta") or {}
+            if isinstance(chunk.get("usage"), dict):
+                tokens = chunk["usage"].get("completion_tokens", tokens)
+            choice = _first_choice(chunk)
+            if choice.get("finish_reason"):
+                final = choice
+            delta = choice.get("delta") or {}
             piece = delta.get("content") or ""
             if piece:
                 pieces.append(piece)
                 if on_text is not None:
                     on_text(piece)
             for frag in delta.get("tool_calls") or ():
-                index = frag.get("index", len(slots)) if isinstance(frag, dict) else 0
-                slot = slots.setdefault(index, {"name": "", "arguments": []})
-                function = (frag.get("function") if isinstance(frag, dict) else None) or {}
-                name = function.get("name")
-                if name and name != slot["name"]:
-                    slot["name"] += name
-                if function.get("arguments"):
-                    slot["arguments"].append(function["arguments"])
-        text = "".join(pieces)
-        if slots:
-            raw_calls = [
-                {"function": {"name": s["name"], "arguments": "".join(s["arguments"])}}
-                for _, s in sorted(slots.items())
+                _add_fragment(slots, frag)
+        raw_calls = [
+            {"function": {"name": s["name"], "arguments": "".join(s["arguments"])}}
+            for _, s in sorted(slots.items())
+        ]
+        return self.reply("".join(pieces), raw_calls, final, tokens)
+
+
+def _add_fragment(slots: dict[int, dict[str, Any]], frag: Any) -> None:
+    """One streamed ``delta.tool_calls`` fragment into its slot (by ``index``)."""
+    if not isinstance(frag, dict):
+        return
+    index = frag.get("index", len(slots))
+    slot = slots.setdefault(index, {"name": "", "arguments": []})
+    function = frag.get("function") or {}
+    name = function.get("name")
+    if name and name != slot["name"]:
+        slot["name"] += name
+    if function.get("arguments"):
+        slot["arguments"].append(function["arguments"])
+
+
+def _as_written(raw: Any) -> str:
+    """A native call for the repair retry: in FunctionGemma syntax when it could be read,
+    else as the API delivered it (arguments text kept even when it is not valid JSON)."""
+    calls, _errors = _native_calls([raw])
+    if calls:
+        return render_call(calls[0].name, calls[0].arguments)
+    return _call_text(raw)
+
+
+def _call_text(raw: Any) -> str:
+    """A native call as the model wrote it (arguments text kept even when not valid JSON)."""
+    function = raw.get("function") if isinstance(raw, dict) else None
+    if not isinstance(function, dict):
+        return json.dumps(raw, ensure_ascii=False)
+    arguments = function.get("arguments")
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments, ensure_ascii=False)
+    return f'{{"name": {json.dumps(function.get("name"))}, "arguments": {arguments}}}'
+
+
+def _user_text(message: Message) -> str:
+    return message.text if message.role == "assistant" else neutralize(message.text)
+
+
+def _ollama_message(message: Message) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": message.role, "content": _user_text(message)}
+    if message.calls:
+        out["tool_calls"] = [
+            {"function": {"name": c.name, "arguments": dict(c.arguments)}} for c in message.calls
+        ]
+    if message.role == "tool" and message.name:
+        out["tool_name"] = message.name
+    return out
+
+
+def _openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Chat messages; a ``tool`` message answers the matching call id of the calls before it."""
+    out: list[dict[str, Any]] = []
+    ids: list[str] = []
+    answered = 0
+    for n, message in enumerate(messages):
+        item: dict[str, Any] = {"role": message.role, "content": _user_text(message)}
+        if message.calls:
+            ids, answered = [f"call_{n}_{i}" for i in range(len(message.calls))], 0
+            item["tool_calls"] = [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": json.dumps(dict(c.arguments))},
+                }
+                for call_id, c in zip(ids, message.calls, strict=True)
             ]
-            calls, errors = _native_calls(raw_calls)
-            return ModelReply(text, calls, errors, native=True)
-        calls, errors = _calls_from_text(text)
-        return ModelReply(text, calls, errors, native=False)
+        if message.role == "tool":
+            item["tool_call_id"] = ids[answered] if answered < len(ids) else f"call_{n}"
+            answered += 1
+        out.append(item)
+    return out
 
 
 def _first_choice(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,40 +1,33 @@
-"""FunctionGemma's text format: declarations, the prompt, calls and function responses.
+"""FunctionGemma's text format: declarations, whole conversations, calls and responses.
 
 FunctionGemma (Gemma 3 270M tuned for tool use) reads its tools as text in a ``developer``
 turn and writes calls as text, so the exact bytes matter: the model was trained on what
-Google's chat template produces. This module renders that text; ``callparser`` reads it.
+its chat template produces. This module renders that text; ``callparser`` reads it.
+``render_conversation`` is byte-identical to the chat template rendered with Jinja2 (as
+``transformers.apply_chat_template`` does) for the same tools and messages — the test suite
+renders a reconstruction of the template and compares (docs/model-feed.md says what was
+reconstructed from which published source, and where Ollama's renderer differs).
 
-Format sources the output was checked against (read, not copied):
+Decisions where the format leaves room (all in docs/model-feed.md):
 
-* Google AI for Developers, "FunctionGemma formatting and best practices"
-  (ai.google.dev/gemma/docs/functiongemma/formatting-and-best-practices): the control
-  tokens, ``<escape>`` around every string, the developer prompt "You are a model that can
-  do function calling with the following functions" directly followed by the declarations,
-  the ``get_current_weather`` declaration / call / response example.
-* The FunctionGemma chat template (``chat_template.jinja`` of google/functiongemma-270m-it,
-  as quoted in public ports and issue threads, e.g. google-ai-edge/LiteRT-LM#3638,
-  nntrainer/nntrainer#3722, DenisovAV/flutter_gemma#371): ``<start_of_turn>ROLE\\n … <end_of_turn>\\n``
-  turns, ``dictsort``-ed keys, UPPERCASE types, ``properties``/``required`` left out when
-  empty, ``items`` for arrays, call arguments and responses as ``key:value`` pairs with
-  bare keys, the generation prompt ``<start_of_turn>model\\n``.
-
-Decisions where the published format leaves room (all documented in docs/model-feed.md):
-
-* A parameter default is not a key the template renders; we append ``(default: X)`` to the
-  parameter's description (unless it already says so), which is still plain description text.
-* The literal text ``<escape>`` cannot occur inside a string (the format has no way to quote
-  its own delimiter); it is removed from strings we render.
+* A parameter default is not a key the template renders; ``(default: X)`` is appended to
+  the parameter's description (unless it already says so).
+* Control tokens of any prompt format (``<escape>``, ``<end_of_turn>``, ``<|im_end|>``,
+  ``[INST]`` …) cannot occur inside text we render: ``neutralize`` swaps their brackets for
+  look-alike characters, so a description or a tool's output cannot end a turn or a string.
 * ``<bos>`` is not written by default: runtimes (Ollama, llama.cpp) add the BOS token
-  themselves. Pass ``bos=True`` for a runtime that does not.
-* Keys are sorted like Jinja's ``dictsort``: case-insensitively, then by the exact text.
+  themselves. Pass ``bos=True`` for one that does not (and to compare with the template).
+* Keys are sorted like Jinja's ``dictsort``: case-insensitively, ties in the given order.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from gibberish.assistant.conversation import Message, ToolCall, tool_names
 from gibberish.assistant.naming import ExposedTool
 from gibberish.skills.model import ParameterDefinition, ParameterType
 
@@ -55,21 +48,39 @@ STOP_SEQUENCES = (END_OF_TURN, START_RESPONSE)
 """Where generation should stop: the end of the model's turn, or where a function response
 would begin (Google lists ``<start_function_response>`` as an additional stop sequence)."""
 
+_CONTROL_TOKEN = re.compile(
+    r"<(?:bos|eos|pad|unk|mask|escape|start_of_turn|end_of_turn|start_of_image|end_of_image"
+    r"|(?:start|end)_function_(?:declaration|call|response))>"  # Gemma 3 / FunctionGemma
+    r"|<\|[^<>\n]{0,40}?\|?>|<[^<>|\n]{1,40}\|>"  # <|im_start|>, <|eot_id|>, <|turn>, <turn|> …
+    r"|</?(?:s|tool_call|tool_response|tools|think)>"  # Llama 2 / Hermes / Qwen / SmolLM
+    r"|\[/?(?:INST|SYS|TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CONTENT)\]",  # Mistral
+    re.IGNORECASE,
+)
+_LOOKALIKE = str.maketrans({"<": "‹", ">": "›", "[": "⟦", "]": "⟧"})
 
-def _sort_key(key: str) -> tuple[str, str]:
-    return (key.lower(), key)
+
+def neutralize(text: str) -> str:
+    """``text`` with every prompt-format control token made inert (``<escape>`` →
+    ``‹escape›``). Only brackets are replaced, never added, so no new token can appear."""
+    if "<" not in text and "[" not in text:
+        return text
+    return _CONTROL_TOKEN.sub(lambda m: m.group(0).translate(_LOOKALIKE), text)
+
+
+def _dictsort(keys: Iterable[str]) -> list[str]:
+    """Jinja's ``dictsort``: case-insensitive, stable for keys that differ only in case."""
+    return sorted(keys, key=str.lower)
 
 
 def escape(text: str) -> str:
-    """``<escape>text<escape>``; a literal ``<escape>`` inside ``text`` is dropped."""
-    if ESCAPE in text:
-        text = text.replace(ESCAPE, "")
-    return ESCAPE + text + ESCAPE
+    """``<escape>text<escape>``, with control tokens inside ``text`` neutralized."""
+    return ESCAPE + neutralize(text) + ESCAPE
 
 
 def format_value(value: Any) -> str:
     """One value in FunctionGemma syntax: strings escaped, bare numbers/true/false/null,
-    ``{k:v,…}`` with sorted bare keys, ``[a,b]``. Non-finite floats become ``null``."""
+    ``{k:v,…}`` with sorted bare keys, ``[a,b]``. Floats print as Jinja prints them
+    (``1.0``, ``2.5``); non-finite floats become ``null``."""
     if isinstance(value, str):
         return escape(value)
     if value is True:
@@ -91,7 +102,7 @@ def format_value(value: Any) -> str:
 
 def format_fields(mapping: Mapping[str, Any]) -> str:
     """``k1:v1,k2:v2`` with keys in dictsort order (the inside of a call or response)."""
-    return ",".join([f"{k}:{format_value(mapping[k])}" for k in sorted(mapping, key=_sort_key)])
+    return ",".join([f"{k}:{format_value(mapping[k])}" for k in _dictsort(mapping)])
 
 
 def _plain(value: Any) -> str:
@@ -114,10 +125,7 @@ def parameter_description(param: ParameterDefinition) -> str:
 
 
 def _property(param: ParameterDefinition) -> str:
-    fields = []
-    description = parameter_description(param)
-    if description:
-        fields.append("description:" + escape(description))
+    fields = ["description:" + escape(parameter_description(param))]
     if param.type is ParameterType.ARRAY:
         fields.append("items:{type:" + escape("STRING") + "}")
     fields.append("type:" + escape(param.type.value.upper()))
@@ -125,19 +133,27 @@ def _property(param: ParameterDefinition) -> str:
 
 
 def render_declaration_body(tool: ExposedTool) -> str:
-    """``declaration:NAME{description:…,parameters:{…}}`` without the surrounding tokens."""
-    params = sorted(tool.parameters, key=lambda p: _sort_key(p.name))
+    """``declaration:NAME{description:…,parameters:{…} }`` without the surrounding tokens.
+
+    The template closes ``properties`` and the declaration with ``" }"`` (a space before
+    the brace); ``required`` keeps the declared order, properties are dictsorted.
+    """
+    params = _dictsort_params(tool.parameters)
     inner = []
     if params:
-        inner.append("properties:{" + ",".join([_property(p) for p in params]) + "}")
-    required = [p.name for p in params if p.required]
+        inner.append("properties:{" + ",".join([_property(p) for p in params]) + " }")
+    required = [p.name for p in tool.parameters if p.required]
     if required:
         inner.append("required:[" + ",".join([escape(n) for n in required]) + "]")
     inner.append("type:" + escape("OBJECT"))
     return (
         f"declaration:{tool.name}{{description:{escape(tool.description.strip())}"
-        f",parameters:{{{','.join(inner)}}}}}"
+        f",parameters:{{{','.join(inner)}}} }}"
     )
+
+
+def _dictsort_params(params: Sequence[ParameterDefinition]) -> list[ParameterDefinition]:
+    return sorted(params, key=lambda p: p.name.lower())
 
 
 def render_declaration(tool: ExposedTool) -> str:
@@ -150,10 +166,76 @@ def render_turn(role: str, text: str) -> str:
     return f"{START_OF_TURN}{role}\n{text.strip()}{END_OF_TURN}\n"
 
 
-def render_developer_turn(tools: Iterable[ExposedTool]) -> str:
-    """The developer turn: the trigger sentence followed directly by every declaration."""
+def render_developer_turn(tools: Iterable[ExposedTool], system: str = DEVELOPER_PROMPT) -> str:
+    """The developer turn: the system text directly followed by every declaration."""
     declarations = "".join([render_declaration(t) for t in tools])
-    return f"{START_OF_TURN}developer\n{DEVELOPER_PROMPT}{declarations}{END_OF_TURN}\n"
+    return f"{START_OF_TURN}developer\n{neutralize(system.strip())}{declarations}{END_OF_TURN}\n"
+
+
+def render_call(name: str, arguments: Mapping[str, Any]) -> str:
+    """``<start_function_call>call:NAME{k:v,…}<end_function_call>``."""
+    return f"{START_CALL}call:{name}{{{format_fields(arguments)}}}{END_CALL}"
+
+
+def render_response(name: str, result: Mapping[str, Any] | str) -> str:
+    """A tool's result as ``<start_function_response>response:NAME{…}<end_function_response>``.
+
+    A mapping (a run's result envelope) is spread as ``key:value`` pairs; text becomes
+    ``{value:<escape>text<escape>}``, as the template renders a string tool result.
+    """
+    fields = format_fields(result) if isinstance(result, Mapping) else "value:" + escape(result)
+    return f"{START_RESPONSE}response:{name}{{{fields}}}{END_RESPONSE}"
+
+
+def render_conversation(
+    tools: Sequence[ExposedTool],
+    messages: Sequence[Message],
+    *,
+    bos: bool = False,
+    generation_prompt: bool = True,
+) -> str:
+    """The whole prompt for ``messages``, as the chat template renders it.
+
+    A developer turn is written when there are tools or the first message is ``system``
+    (its text, then the declarations). A model turn that calls tools stays open for the
+    ``tool`` results that follow, and the model's next text continues that same turn.
+    """
+    parts = [BOS] if bos else []
+    loop = list(messages)
+    if tools or (loop and loop[0].role in ("system", "developer")):
+        system = loop.pop(0).text if loop and loop[0].role in ("system", "developer") else ""
+        parts.append(render_developer_turn(tools, system))
+    prev = _render_messages(loop, parts)
+    if generation_prompt and prev == "tool_call":
+        parts.append(START_RESPONSE)
+    elif generation_prompt and prev != "tool_response":
+        parts.append(f"{START_OF_TURN}model\n")
+    return "".join(parts)
+
+
+def _render_messages(loop: list[Message], parts: list[str]) -> str | None:
+    """Append the turns of ``loop`` to ``parts``; the kind of the last one written."""
+    names = iter(tool_names(loop))
+    prev = None
+    for message in loop:
+        if message.role == "tool":
+            parts.append(render_response(next(names), message.content))
+            prev = "tool_response"
+            continue
+        if prev == "tool_call":
+            raise ValueError("a model's tool call must be followed by the tool's response")
+        role = "model" if message.role == "assistant" else message.role
+        if prev != "tool_response":
+            parts.append(f"{START_OF_TURN}{role}\n")
+        text = message.text.strip()
+        parts.append(text if role == "model" else neutralize(text))
+        prev = "content"
+        if message.calls:
+            parts.extend(render_call(c.name, c.arguments) for c in message.calls)
+            prev = "tool_call"
+        else:
+            parts.append(f"{END_OF_TURN}\n")
+    return prev
 
 
 def render_prompt(
@@ -163,30 +245,29 @@ def render_prompt(
     followups: Sequence[tuple[str, str]] = (),
     bos: bool = False,
 ) -> str:
-    """The full prompt for a raw completion: developer turn, user turn, open model turn.
-
-    ``followups`` are further ``(role, text)`` turns after the user's request — the router
-    uses them for its one repair retry (``("model", bad_output), ("user", correction)``).
-    """
-    parts = [BOS] if bos else []
-    parts.append(render_developer_turn(tools))
-    parts.append(render_turn("user", request))
-    for role, text in followups:
-        parts.append(render_turn(role, text))
-    parts.append(f"{START_OF_TURN}model\n")
-    return "".join(parts)
+    """The prompt for one request: developer turn (trigger sentence + declarations), the
+    user's turn, any ``(role, text)`` follow-ups, and the open model turn."""
+    messages = [Message("system", DEVELOPER_PROMPT), Message("user", request)]
+    messages.extend(Message("assistant" if r == "model" else r, t) for r, t in followups)
+    return render_conversation(tools, messages, bos=bos)
 
 
-def render_call(name: str, arguments: Mapping[str, Any]) -> str:
-    """``<start_function_call>call:NAME{k:v,…}<end_function_call>`` (few-shot text, tests)."""
-    return f"{START_CALL}call:{name}{{{format_fields(arguments)}}}{END_CALL}"
-
-
-def render_response(name: str, envelope: Mapping[str, Any]) -> str:
-    """A run's result envelope as ``<start_function_response>response:NAME{…}<end_function_response>``.
-
-    The envelope's fields are spread as ``key:value`` pairs (numbers and booleans bare,
-    strings escaped, ``parsed`` JSON nested), the shape the chat template gives a tool
-    message whose content is a mapping.
-    """
-    return f"{START_RESPONSE}response:{name}{{{format_fields(envelope)}}}{END_RESPONSE}"
+__all__ = [
+    "BOS",
+    "DEVELOPER_PROMPT",
+    "STOP_SEQUENCES",
+    "Message",
+    "ToolCall",
+    "escape",
+    "format_fields",
+    "format_value",
+    "neutralize",
+    "parameter_description",
+    "render_call",
+    "render_conversation",
+    "render_declaration",
+    "render_developer_turn",
+    "render_prompt",
+    "render_response",
+    "render_turn",
+]

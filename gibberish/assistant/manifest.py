@@ -2,7 +2,10 @@
 
 * ``tool_schema`` — the ``{"type": "function", "function": {...}}`` shape that both Ollama's
   ``/api/chat`` and OpenAI-compatible ``/v1/chat/completions`` take in ``tools``; the
-  parameters are a JSON Schema object with each parameter's ``description`` and ``default``.
+  parameters are a JSON Schema object with each parameter's ``description`` (with
+  ``(default: X)`` appended, as in the FunctionGemma declaration) and ``default``; control
+  tokens in descriptions are neutralized (``functiongemma.neutralize``), since the server
+  renders them into its own prompt format.
   Properties keep the order the skill declares them in; ``required`` is left out when empty
   (older JSON Schema drafts require it to be non-empty).
 * ``render_plain_manifest`` — the SKILL.md spec's §7.1 text: the trigger sentence, then
@@ -15,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from gibberish.assistant.functiongemma import DEVELOPER_PROMPT
+from gibberish.assistant.functiongemma import DEVELOPER_PROMPT, neutralize, parameter_description
 from gibberish.assistant.naming import ExposedTool
 from gibberish.skills.model import ParameterDefinition, ParameterType
 
@@ -24,8 +27,9 @@ def parameter_schema(param: ParameterDefinition) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": param.type.value}
     if param.type is ParameterType.ARRAY:
         schema["items"] = {"type": "string"}
-    if param.description:
-        schema["description"] = param.description
+    description = neutralize(parameter_description(param))
+    if description:
+        schema["description"] = description
     if param.default is not None:
         schema["default"] = (
             list(param.default) if isinstance(param.default, tuple) else param.default
@@ -50,7 +54,7 @@ def tool_schema(tool: ExposedTool) -> dict[str, Any]:
         "type": "function",
         "function": {
             "name": tool.name,
-            "description": tool.description,
+            "description": neutralize(tool.description.strip()),
             "parameters": parameters_schema(tool),
         },
     }

@@ -19,9 +19,11 @@ nothing usable after the retry                           0.0
 Below ``threshold`` (default 0.5) the result's status is ``ASK_USER`` and ``candidates``
 holds the top fuzzy matches of the request, for the person to pick from.
 
-Repair: when the first answer does not parse, calls an unknown tool or has an invalid
-argument, the router sends one short corrective follow-up (the model's answer plus what
-was wrong) and reads the answer once more. A call that is only *missing* required arguments
+Repair: when the first answer does not parse, calls an unknown tool, has an invalid
+argument or was cut off by the token limit, the router sends one corrective follow-up —
+the model's own output, call fragments included, then exactly what was wrong ("the
+model's answer was cut off at 256 tokens", "count must be an integer") — and reads the
+answer once more. A call that is only *missing* required arguments
 is not repaired: the model cannot know values the person did not say, and asking it again
 invites invented ones. The result is ``NEEDS_ARGUMENTS`` and the UI asks the person.
 """
@@ -142,6 +144,8 @@ class _Verdict:
 def _judge(reply: ModelReply, catalog: ToolCatalog) -> _Verdict:
     calls = tuple(validate_call(c, catalog) for c in reply.calls)
     problems = list(reply.errors)
+    if reply.cut_off and (problems or not reply.calls):
+        problems.insert(0, reply.cut_off_problem())
     for c in calls:
         if c.status in (CallStatus.UNKNOWN_TOOL, CallStatus.INVALID):
             problems.extend(c.problems)
@@ -250,7 +254,7 @@ class Router:
             if verdict.usable:
                 return self._finish(request, verdict, attempt, outputs, offered, available)
             if attempt == 1:
-                said = reply.text.strip() or "".join(
+                said = (reply.raw or reply.text).strip() or "".join(
                     render_call(c.name, c.arguments) for c in reply.calls
                 )
                 messages.append(Message("assistant", said))

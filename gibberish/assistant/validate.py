@@ -10,7 +10,13 @@ so what validates here is exactly what the runner will accept: integer from ``"5
 ``5.0``; number from numeric text; boolean from ``true/false/yes/no/1/0`` (any case) or 0/1;
 string from a number; array from a list of strings and numbers. A single text is *not* split
 or wrapped into a list, and no value may contain a NUL byte. ``null`` for an argument counts
-as leaving it out.
+as leaving it out. An object (``{…}``) is refused with a sentence saying that parameters take
+no objects (docs/skill-format.md), never mistaken for an unknown tool.
+
+Numbers a model chose are bounded: a parameter's own range (``minimum``/``maximum``, when
+the parameter table declares one) makes a value outside it ``invalid``; without one, a value
+outside ``DEFAULT_RANGE`` is kept but listed in ``unusual`` so the caller asks the person
+before running (``git_log count=2000000000000000`` is almost certainly not what they meant).
 """
 
 from __future__ import annotations
@@ -22,8 +28,11 @@ from typing import Any
 
 from gibberish.assistant.callparser import ParsedCall
 from gibberish.assistant.naming import ExposedTool, ToolCatalog
-from gibberish.skills.model import ParameterDefinition
+from gibberish.skills.model import ParameterDefinition, ParameterType
 from gibberish.skills.render import RenderError, coerce_value
+
+DEFAULT_RANGE = (-1_000_000, 1_000_000)
+"""Integers and numbers a model chose outside this range need the person's confirmation."""
 
 
 class CallStatus(StrEnum):
@@ -60,6 +69,8 @@ class ValidatedCall:
     coerced: tuple[str, ...] = ()
     """Names of arguments whose value had to be converted (e.g. ``"5"`` → 5)."""
     exposed: ExposedTool | None = None
+    unusual: tuple[str, ...] = ()
+    """Sentences about numbers outside the sane default range: ask before running."""
 
     @property
     def ok(self) -> bool:
@@ -75,6 +86,7 @@ class ValidatedCall:
             "problems": list(self.problems),
             "missing": list(self.missing),
             "coerced": list(self.coerced),
+            "unusual": list(self.unusual),
         }
 
 
@@ -90,36 +102,85 @@ def coerce_argument(param: ParameterDefinition, value: Any) -> Any:
         raise CoercionError(exc.parameter or param.name, exc.message) from None
 
 
+def _has_object(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return True
+    return isinstance(value, list | tuple) and any(_has_object(v) for v in value)
+
+
+def check_range(param: ParameterDefinition, value: Any) -> tuple[str | None, str | None]:
+    """(problem, unusual) for a coerced number: outside the parameter's own range is a
+    problem; outside ``DEFAULT_RANGE`` (when the parameter has no range) is unusual."""
+    if param.type not in (ParameterType.INTEGER, ParameterType.NUMBER) or isinstance(value, bool):
+        return None, None
+    low, high = getattr(param, "minimum", None), getattr(param, "maximum", None)
+    if low is not None or high is not None:
+        if (low is not None and value < low) or (high is not None and value > high):
+            span = f"{'' if low is None else low}–{'' if high is None else high}"
+            return f"{param.name}={value} is outside its range ({span})", None
+        return None, None
+    if not DEFAULT_RANGE[0] <= value <= DEFAULT_RANGE[1]:
+        return None, (
+            f"{param.name}={value} is unusually large "
+            f"(outside {DEFAULT_RANGE[0]:,}–{DEFAULT_RANGE[1]:,})"
+        )
+    return None, None
+
+
+@dataclass
+class _Checked:
+    coerced: dict[str, Any] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    unusual: list[str] = field(default_factory=list)
+    invalid: bool = False
+
+    def refuse(self, problem: str) -> None:
+        self.invalid = True
+        self.problems.append(problem)
+
+
+def _check_one(
+    checked: _Checked, tool: ExposedTool, param: ParameterDefinition, value: Any
+) -> None:
+    if _has_object(value):
+        checked.refuse(
+            f"{tool.name}: argument {param.name!r} is an object, but tool parameters take "
+            "text, numbers, true/false or lists of text — give a plain value"
+        )
+        return
+    try:
+        new = coerce_argument(param, value)
+    except CoercionError as exc:
+        checked.refuse(exc.message)
+        return
+    problem, unusual = check_range(param, new)
+    if problem:
+        checked.refuse(problem)
+        return
+    if unusual:
+        checked.unusual.append(unusual)
+    if type(new) is not type(value) or new != value:
+        checked.changed.append(param.name)
+    checked.coerced[param.name] = new
+
+
 def validate_arguments(
     tool: ExposedTool, arguments: Mapping[str, Any]
-) -> tuple[dict[str, Any], list[str], list[str], list[str], bool]:
-    """(coerced, problems, missing, coerced_names, invalid) for ``arguments`` against ``tool``."""
-    coerced: dict[str, Any] = {}
-    problems: list[str] = []
-    changed: list[str] = []
-    invalid = False
+) -> tuple[_Checked, list[str]]:
+    """The checked arguments and the names of required ones that are missing."""
+    checked = _Checked()
     known = {p.name: p for p in tool.parameters}
     for key, value in arguments.items():
         param = known.get(key)
         if param is None:
-            invalid = True
             allowed = ", ".join(known) or "none"
-            problems.append(f"{tool.name} has no argument {key!r} (arguments: {allowed})")
-            continue
-        if value is None:
-            continue
-        try:
-            new = coerce_argument(param, value)
-        except CoercionError as exc:
-            invalid = True
-            problems.append(exc.message)
-            continue
-        if type(new) is not type(value) or new != value:
-            changed.append(key)
-        coerced[key] = new
+            checked.refuse(f"{tool.name} has no argument {key!r} (arguments: {allowed})")
+        elif value is not None:
+            _check_one(checked, tool, param, value)
     missing = [p.name for p in tool.parameters if p.required and arguments.get(p.name) is None]
-    problems.extend(f"required argument {name!r} is missing" for name in missing)
-    return coerced, problems, missing, changed, invalid
+    checked.problems.extend(f"required argument {name!r} is missing" for name in missing)
+    return checked, missing
 
 
 def validate_call(
@@ -138,8 +199,8 @@ def validate_call(
             arguments=dict(arguments),
             problems=(f"there is no tool called {name!r}",),
         )
-    coerced, problems, missing, changed, invalid = validate_arguments(exposed, arguments)
-    if invalid:
+    checked, missing = validate_arguments(exposed, arguments)
+    if checked.invalid:
         status = CallStatus.INVALID
     elif missing:
         status = CallStatus.MISSING_ARGUMENTS
@@ -150,9 +211,10 @@ def validate_call(
         name,
         exposed.skill.name,
         exposed.tool.name,
-        coerced,
-        tuple(problems),
+        checked.coerced,
+        tuple(checked.problems),
         tuple(missing),
-        tuple(changed),
+        tuple(checked.changed),
         exposed,
+        tuple(checked.unusual),
     )

@@ -1,19 +1,24 @@
 """``gibberish prompt``, ``gibberish parse-call`` and ``gibberish ask``: the model feed.
 
-A model's call is a proposal: ``ask`` puts it through ``Engine.prepare`` and the same
-approve-and-run path as ``gibberish run``, so a model can never skip an approval.
+A model's call is a proposal: ``ask`` puts every call through ``Engine.prepare`` and the
+same approve-and-run path as ``gibberish run`` (in the caller's working folder, as ``run``
+does), so a model can never skip an approval. When the model proposes several calls, each
+is shown and run in turn; a call that cannot run (missing arguments, an unusually large
+number with nobody at a terminal to confirm it) is skipped with the reason.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
+from typing import Any
 
 import click
 
 from gibberish.app import Engine, EngineError, ToolRef
 from gibberish.cli.common import CliState, fail, pass_state, print_json, printable
-from gibberish.cli.run import execute, refuse
+from gibberish.cli.run import execute, stdin_is_tty
 from gibberish.settings import MODEL_APIS
 from gibberish.skills.model import Mode
 from gibberish.skills.render import RenderError
@@ -78,6 +83,22 @@ def prompt_command(
         click.echo(render_plain_manifest(chosen), nl=False)
         if feed.text:
             click.echo(f"\n{feed.text}")
+    _report_broken_skills(engine, offered=len(chosen))
+
+
+def _report_broken_skills(engine: Engine, *, offered: int) -> None:
+    """Skills that failed to load are not in the prompt: say which, and fail when nothing is."""
+    broken = engine.problems()
+    for skill in broken:
+        first = skill.errors[0] if skill.errors else None
+        where = f": {first.format()}" if first is not None else ""
+        click.secho(
+            printable(f"gibberish: skill {skill.name!r} failed to load and is not offered{where}"),
+            err=True,
+            fg="yellow",
+        )
+    if broken and not offered:
+        fail("no tool is offered: every skill failed to load (see above)", 1)
 
 
 @click.command("parse-call")
@@ -144,8 +165,9 @@ def ask_command(
     context_budget: int | None,
     compact: bool,
 ) -> None:
-    """Route a request through the local model, then approve and run the tool it chose."""
-    from gibberish.assistant import ModelError, RouteStatus, client_for
+    """Route a request through the local model, then approve and run the tool(s) it chose."""
+    from gibberish.assistant import ModelError, client_for
+    from gibberish.assistant.outcome import Next, advise
     from gibberish.cli.context import context_feed
 
     engine = state.engine()
@@ -157,51 +179,127 @@ def ask_command(
         )
     except ModelError as exc:
         fail(str(exc), 1)
-    if route.status is not RouteStatus.OK:
-        _explain(route)
+    advice = advise(route, settings.model)
+    if advice.next is not Next.PROPOSE:
+        _explain(advice)
         raise SystemExit(1)
-    call = route.call
-    assert call is not None and call.exposed is not None
+    calls = advice.calls
+    if len(calls) > 1:
+        click.echo(f"model proposed {len(calls)} calls:", err=True)
+        for n, call in enumerate(calls, 1):
+            click.echo(f"  {n}. {_shown(call)}", err=True)
+    results = [_one_call(engine, route, call, dry_run, yes, compact) for call in calls]
+    if dry_run:
+        report = dict(results[0]) if len(results) == 1 else {"calls": results}
+        report["confidence"] = route.confidence
+        print_json(report)
+        raise SystemExit(0 if all("skipped" not in r for r in results) else 1)
+    raise SystemExit(0 if all(r.get("exit") == 0 for r in results) else 1)
+
+
+def _shown(call: Any) -> str:
+    args = json.dumps(dict(call.arguments), ensure_ascii=False)
+    return f"{call.skill}.{call.tool} {args}"
+
+
+def _skip_reason(call: Any) -> str | None:
+    """Why a proposed call cannot be run from here, or None."""
+    if call.missing:
+        hint = " ".join(f"--arg {name}=…" for name in call.missing)
+        return (
+            f"it lacks {', '.join(call.missing)} — run it yourself: "
+            f"gibberish run {call.skill}.{call.tool} {hint}"
+        )
+    if call.unusual and not stdin_is_tty():
+        return (
+            "; ".join(call.unusual)
+            + " — not run without a person to confirm it (--yes does not cover this); "
+            f"run it yourself with gibberish run {call.skill}.{call.tool}"
+        )
+    if call.unusual:
+        question = (
+            f"The model chose {'; '.join(call.unusual)} for {call.skill}.{call.tool}. Use it?"
+        )
+        if not click.confirm(question, default=False, err=True):
+            return "you declined the value the model chose"
+    return None
+
+
+def _one_call(
+    engine: Engine, route: Any, call: Any, dry_run: bool, yes: bool, compact: bool
+) -> dict[str, Any]:
+    """Prepare, approve and run one proposed call; a dict for the report (``exit`` or
+    ``skipped``). ``execute`` is the one approve-and-run path of the terminal and ends by
+    exiting, so its exit code is taken from ``SystemExit`` and the next call goes on."""
+    reason = _skip_reason(call)
+    if reason is not None:
+        click.secho(f"gibberish: skipped {_shown(call)}: {reason}", err=True, fg="yellow")
+        return {"call": call.to_dict(), "skipped": reason}
     ref = ToolRef(call.exposed.skill, call.exposed.tool)
     try:
-        prepared = engine.prepare(ref, call.arguments, context_dir=None)
+        prepared = engine.prepare(ref, call.arguments, context_dir=Path.cwd())
     except (EngineError, RenderError) as exc:
-        refuse(str(exc), compact=compact)
+        click.secho(f"gibberish: skipped {_shown(call)}: {exc}", err=True, fg="yellow")
+        return {"call": call.to_dict(), "skipped": str(exc)}
     if dry_run:
-        print_json(
-            {
-                "call": call.to_dict(),
-                "confidence": route.confidence,
-                "argv": list(prepared.argv),
-                "cwd": str(prepared.cwd),
-                "decision": {
-                    "kind": prepared.decision.kind.value,
-                    "reason": prepared.decision.reason,
-                },
-            }
-        )
-        raise SystemExit(0)
+        return {
+            "call": call.to_dict(),
+            "argv": list(prepared.argv),
+            "cwd": str(prepared.cwd),
+            "decision": {"kind": prepared.decision.kind.value, "reason": prepared.decision.reason},
+        }
     chosen = json.dumps(dict(call.arguments), ensure_ascii=False)
     click.echo(f"model chose {printable(prepared.ref)} {printable(chosen)}", err=True)
-    execute(engine, prepared, yes=yes, compact=compact, model_chose=True)
+    try:
+        execute(engine, prepared, yes=yes, compact=compact, model_chose=True)
+    except SystemExit as done:
+        return {"call": call.to_dict(), "exit": done.code}
+    return {"call": call.to_dict(), "exit": 0}
 
 
-def _explain(route) -> None:
-    from gibberish.assistant import RouteStatus
-
-    click.secho(f"gibberish: {route.message or route.status.value}", err=True, fg="red")
-    if route.status is RouteStatus.NEEDS_ARGUMENTS and route.call is not None:
-        call = route.call
-        args = " ".join(f"--arg {name}=…" for name in call.missing)
-        click.echo(f"  try: gibberish run {call.skill}.{call.tool} {args}", err=True)
-    if route.candidates:
+def _explain(advice: Any) -> None:
+    click.secho(f"gibberish: {printable(advice.message)}", err=True, fg="red")
+    if advice.descriptions:
         click.echo("  did you mean one of these?", err=True)
-        for match in route.candidates:
-            exposed = match.item
-            click.echo(
-                f"    {exposed.skill.name}.{exposed.tool.name}  {exposed.tool.description}",
-                err=True,
-            )
+        for ref, description in advice.descriptions:
+            click.echo(f"    {printable(ref)}  {printable(description)}", err=True)
 
 
-COMMANDS = [prompt_command, parse_call_command, ask_command]
+@click.group("model-key")
+def model_key_group() -> None:
+    """The API key of an OpenAI-compatible model server, kept in the system keyring."""
+
+
+@model_key_group.command("set")
+def model_key_set() -> None:
+    """Store the key (asked without echo; piped stdin works too)."""
+    from gibberish.assistant.credentials import store_model_api_key
+    from gibberish.trust.secrets import SecretStoreError
+
+    if stdin_is_tty():
+        value = click.prompt("API key", hide_input=True, err=True)
+    else:
+        value = sys.stdin.readline().rstrip("\r\n")
+    if not value:
+        fail("no key given; nothing stored", 1)
+    try:
+        store_model_api_key(value)
+    except SecretStoreError as exc:
+        fail(str(exc), 1)
+    click.echo("stored the model server's API key in the keyring", err=True)
+
+
+@model_key_group.command("delete")
+def model_key_delete() -> None:
+    """Remove the stored key."""
+    from gibberish.assistant.credentials import delete_model_api_key
+    from gibberish.trust.secrets import SecretStoreError
+
+    try:
+        existed = delete_model_api_key()
+    except SecretStoreError as exc:
+        fail(str(exc), 1)
+    click.echo("deleted" if existed else "no key was stored", err=True)
+
+
+COMMANDS = [prompt_command, parse_call_command, ask_command, model_key_group]

@@ -339,6 +339,20 @@ class SkillLibrary:
 
     def _scan(self, *, full: bool) -> LibraryChanges:
         library_diags: list[Diagnostic] = []
+        winners = self._winners(library_diags)
+        now = time.time_ns()
+        entries = {
+            c.folder: self._read_entry(c, None if full else self._entries.get(c.folder), now)
+            for c in winners.values()
+        }
+        self._entries = entries
+        self._loaded = True
+        if full and self._cache is not None:  # a refresh (the tray's GUI thread) never writes
+            self._cache.save(entries)
+        return self._publish(entries, library_diags)
+
+    def _winners(self, library_diags: list[Diagnostic]) -> dict[str, _Candidate]:
+        """The skill folder that wins each name (earlier sources first), overrides noted."""
         winners: dict[str, _Candidate] = {}
         for source in self._sources:
             for candidate in self._candidates(source, library_diags):
@@ -347,22 +361,21 @@ class SkillLibrary:
                     winners[candidate.name] = candidate
                 else:
                     library_diags.append(_override_warning(first, candidate))
-        entries: dict[str, _Entry] = {}
-        now = time.time_ns()
-        for candidate in winners.values():
-            old = None if full else self._entries.get(candidate.folder)
-            if old is None and self._cache is not None:
-                old = self._cache.get(candidate.folder, now, self._racy_window_ns)
-            try:
-                entry = self._entry_for(candidate, old, now)
-            except Exception as exc:  # one skill must never stop the others from loading
-                entry = self._failed_entry(candidate, exc)
-            entries[candidate.folder] = entry
-        self._entries = entries
-        self._loaded = True
-        if full and self._cache is not None:  # a refresh (the tray's GUI thread) never writes
-            self._cache.save(entries)
+        return winners
 
+    def _read_entry(self, candidate: _Candidate, old: _Entry | None, now: int) -> _Entry:
+        """The entry of ``candidate``, reusing ``old`` (or the disk cache's) when unchanged."""
+        if old is None and self._cache is not None:
+            old = self._cache.get(candidate.folder, now, self._racy_window_ns)
+        try:
+            return self._entry_for(candidate, old, now)
+        except Exception as exc:  # one skill must never stop the others from loading
+            return self._failed_entry(candidate, exc)
+
+    def _publish(
+        self, entries: dict[str, _Entry], library_diags: list[Diagnostic]
+    ) -> LibraryChanges:
+        """Make ``entries`` the library's skills; what was added, changed and removed."""
         skills = {e.skill.name: e.skill for e in entries.values()}
         with self._state_lock:
             before = self._snapshot.skills
@@ -467,14 +480,8 @@ class SkillLibrary:
             candidate = next(filter(None, (_named(s, name) for s in self._sources)), None)
             if candidate is None:
                 return None
-            now = time.time_ns()
             old = self._entries.get(candidate.folder)
-            if old is None and self._cache is not None:
-                old = self._cache.get(candidate.folder, now, self._racy_window_ns)
-            try:
-                return self._entry_for(candidate, old, now).skill
-            except Exception as exc:  # as in a scan: a bug becomes an error on the skill
-                return self._failed_entry(candidate, exc).skill
+            return self._read_entry(candidate, old, time.time_ns()).skill
 
     def _entry_for(self, candidate: _Candidate, old: _Entry | None, now: int) -> _Entry:
         folder = candidate.folder

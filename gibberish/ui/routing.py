@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from gibberish.app import Engine, ToolRef
     from gibberish.assistant import RouteResult
     from gibberish.assistant.fuzzy import FuzzyIndex
-    from gibberish.assistant.naming import ExposedTool
     from gibberish.settings import ModelSettings
     from gibberish.skills.model import Mode
 
@@ -150,39 +149,24 @@ class ModelRouter:
         return outcome_of(result, self.name, mode)
 
 
-def _ref(tool: ExposedTool) -> str:
-    return f"{tool.skill.name}.{tool.tool.name}"
-
-
 def outcome_of(result: RouteResult, model: str, mode: Mode | None = None) -> Outcome:
-    """A router result (``assistant.router``) as what the UI does next.
+    """A router result as what the UI does next, through the one mapping every front end
+    shares (``gibberish.assistant.outcome.advise``): a proposal opens the form with the
+    first call (missing fields marked, the note naming any further calls), anything else
+    becomes ``Choices`` with the same sentence the command line prints."""
+    from gibberish.assistant.outcome import Next, advise, ref_of
 
-    ok / needs_arguments → a ``Proposal`` (the form shows it, marks what is missing);
-    ask_user → the fuzzy candidates, with the model's own guess first when it named a tool;
-    error → the error message and the fuzzy candidates; no_tools → a line saying so.
-    """
-    from gibberish.assistant import RouteStatus
-
-    status = result.status
-    call = result.call
-    if status in (RouteStatus.OK, RouteStatus.NEEDS_ARGUMENTS) and call and call.exposed:
-        missing = tuple(call.missing) if status is RouteStatus.NEEDS_ARGUMENTS else ()
-        note = f"Proposed by {model} for “{result.request}”. Check the values before you run it."
-        if missing:
-            note += f" It did not say: {', '.join(missing)}."
-        return Proposal(_ref(call.exposed), dict(call.arguments), note, missing)
-    refs = tuple(dict.fromkeys(_ref(m.item) for m in result.candidates))
-    if status is RouteStatus.ASK_USER:
-        guesses = [_ref(c.exposed) for c in result.calls if c.exposed is not None]
-        refs = tuple(dict.fromkeys([*guesses, *refs]))[:MAX_CHOICES]
-        if refs:
-            return Choices(f"{model} was not sure what you meant — pick a tool:", refs)
-        return Choices(f"{model} was not sure what you meant, and no tool is close.")
-    if status is RouteStatus.ERROR:
-        return Choices(result.message, refs, failed=True, settings_link=True)
-    if status is RouteStatus.NO_TOOLS:
-        where = f"{mode.value} mode" if mode is not None else "this mode"
-        return Choices(f"No tools are available in {where} — pick another mode in the tray menu.")
-    if status is RouteStatus.CANCELLED:
-        return Choices("Cancelled.")
-    return Choices(result.message or f"{model} gave no usable answer.", refs)
+    where = f"{mode.value} mode" if mode is not None else "this mode"
+    advice = advise(result, model, where)
+    if advice.next is Next.PROPOSE:
+        first = advice.calls[0]
+        assert first.exposed is not None
+        return Proposal(
+            ref_of(first.exposed), dict(first.arguments), advice.message, advice.missing
+        )
+    return Choices(
+        advice.message,
+        advice.refs,
+        failed=advice.failed,
+        settings_link=advice.settings_link,
+    )

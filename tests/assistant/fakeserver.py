@@ -27,14 +27,21 @@ class Text:
     text: str
     chunk: int = 7
     delay: float = 0.0
+    finish: str = "stop"
+    """``done_reason`` (Ollama) / ``finish_reason`` (OpenAI) of the last chunk."""
+    tokens: int | None = None
+    """``eval_count`` / ``usage.completion_tokens``, when the server reports it."""
 
 
 @dataclass
 class Calls:
     """The runtime reports tool calls (chat APIs): ``[(name, arguments), …]``."""
 
-    calls: list[tuple[str, dict[str, Any]]]
+    calls: list[tuple[str, dict[str, Any] | str]]
+    """Arguments as an object, or (OpenAI) as raw text — e.g. JSON cut off mid-way."""
     text: str = ""
+    finish: str | None = None
+    tokens: int | None = None
 
 
 @dataclass
@@ -48,6 +55,23 @@ class Stall:
     """Send nothing for ``seconds`` (the test's client should time out first)."""
 
     seconds: float
+
+
+@dataclass
+class Drip:
+    """Answer 200, then send one byte of ``text`` every ``every`` seconds, never a newline."""
+
+    every: float = 0.5
+    text: str = "x" * 1000
+
+
+@dataclass
+class Chatty:
+    """A model that talks until the token limit the request asked for (one ``word`` per
+    token), then stops with ``length``; with no limit it goes on for ``fallback`` tokens."""
+
+    word: str = "bla "
+    fallback: int = 100_000
 
 
 @dataclass
@@ -85,7 +109,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _post(self) -> None:
         fake = self.server.fake
         length = int(self.headers.get("Content-Length") or 0)
-        body = json.loads(self.rfile.read(length) or b"{}")
+        raw = self.rfile.read(length)
+        fake.raw_bodies.append(raw)
+        body = json.loads(raw or b"{}")
         fake.requests.append(Recorded(self.path, body, dict(self.headers.items())))
         openai = self.path == "/v1/chat/completions"
         if self.path not in ("/api/generate", "/api/chat", "/v1/chat/completions"):
@@ -108,6 +134,17 @@ class _Handler(BaseHTTPRequestHandler):
             fake.stopping.wait(reply.seconds)
             self._send(200, {"error": "too late"})
             return
+        if isinstance(reply, Drip):
+            self._start_stream("application/x-ndjson")
+            for ch in reply.text:
+                self._line(ch, reply.every)
+                if fake.stopping.is_set():
+                    break
+            return
+        if isinstance(reply, Chatty):
+            limit = body.get("max_tokens") or (body.get("options") or {}).get("num_predict")
+            count = limit or reply.fallback
+            reply = Text(reply.word * count, chunk=len(reply.word), finish="length", tokens=count)
         if isinstance(reply, Garbage):
             self._send(200, reply.body, "text/html")
             return
@@ -153,15 +190,16 @@ class _Handler(BaseHTTPRequestHandler):
     def _generate(self, model: str, reply: Any, stream: bool) -> None:
         assert isinstance(reply, Text), "generate answers with Text"
         stamp = {"model": model, "created_at": "2025-01-01T00:00:00Z"}
+        done = {"done": True, "done_reason": reply.finish}
+        if reply.tokens is not None:
+            done["eval_count"] = reply.tokens
         if not stream:
-            self._send(200, {**stamp, "response": reply.text, "done": True, "done_reason": "stop"})
+            self._send(200, {**stamp, "response": reply.text, **done})
             return
         self._start_stream("application/x-ndjson")
         for piece in self._pieces(reply.text, reply.chunk):
             self._line(json.dumps({**stamp, "response": piece, "done": False}) + "\n", reply.delay)
-        self._line(
-            json.dumps({**stamp, "response": "", "done": True, "done_reason": "stop"}) + "\n"
-        )
+        self._line(json.dumps({**stamp, "response": "", **done}) + "\n")
 
     def _ollama_chat(self, model: str, reply: Any, stream: bool) -> None:
         stamp = {"model": model, "created_at": "2025-01-01T00:00:00Z"}
@@ -171,11 +209,14 @@ class _Handler(BaseHTTPRequestHandler):
             if isinstance(reply, Calls)
             else []
         )
+        done = {"done": True, "done_reason": getattr(reply, "finish", None) or "stop"}
+        if getattr(reply, "tokens", None) is not None:
+            done["eval_count"] = reply.tokens
         if not stream:
             message: dict[str, Any] = {"role": "assistant", "content": text}
             if tool_calls:
                 message["tool_calls"] = tool_calls
-            self._send(200, {**stamp, "message": message, "done": True, "done_reason": "stop"})
+            self._send(200, {**stamp, "message": message, **done})
             return
         self._start_stream("application/x-ndjson")
         delay = getattr(reply, "delay", 0.0)
@@ -187,15 +228,16 @@ class _Handler(BaseHTTPRequestHandler):
             msg = {"role": "assistant", "content": "", "tool_calls": tool_calls}
             self._line(json.dumps({**stamp, "message": msg, "done": False}) + "\n")
         final = {"role": "assistant", "content": ""}
-        self._line(
-            json.dumps({**stamp, "message": final, "done": True, "done_reason": "stop"}) + "\n"
-        )
+        self._line(json.dumps({**stamp, "message": final, **done}) + "\n")
 
     # -- OpenAI --------------------------------------------------------------------------------
     def _openai(self, model: str, reply: Any, stream: bool) -> None:
         calls = reply.calls if isinstance(reply, Calls) else []
         text = reply.text
         base = {"id": "chatcmpl-1", "created": 0, "model": model}
+        finish = getattr(reply, "finish", None) or ("tool_calls" if calls else "stop")
+        tokens = getattr(reply, "tokens", None)
+        usage = {"completion_tokens": tokens} if tokens is not None else None
         if not stream:
             message: dict[str, Any] = {"role": "assistant", "content": text or None}
             if calls:
@@ -203,16 +245,15 @@ class _Handler(BaseHTTPRequestHandler):
                     {
                         "id": f"call_{i}",
                         "type": "function",
-                        "function": {"name": n, "arguments": json.dumps(a)},
+                        "function": {"name": n, "arguments": _arguments(a)},
                     }
                     for i, (n, a) in enumerate(calls)
                 ]
-            choice = {
-                "index": 0,
-                "message": message,
-                "finish_reason": "tool_calls" if calls else "stop",
-            }
-            self._send(200, {**base, "object": "chat.completion", "choices": [choice]})
+            choice = {"index": 0, "message": message, "finish_reason": finish}
+            data = {**base, "object": "chat.completion", "choices": [choice]}
+            if usage:
+                data["usage"] = usage
+            self._send(200, data)
             return
         self._start_stream("text/event-stream")
 
@@ -231,12 +272,18 @@ class _Handler(BaseHTTPRequestHandler):
         for i, (name, args) in enumerate(calls):
             head = {"index": i, "id": f"call_{i}", "type": "function"}
             event({"tool_calls": [{**head, "function": {"name": name, "arguments": ""}}]})
-            encoded = json.dumps(args)
+            encoded = _arguments(args)
             for piece in self._pieces(encoded, 5):
                 event({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})
-        event({}, "tool_calls" if calls else "stop")
+        event({}, finish)
+        if usage:
+            self._line(f"data: {json.dumps({**base, 'choices': [], 'usage': usage})}\n\n")
         self._line(": keep-alive comment\n\n")
         self._line("data: [DONE]\n\n")
+
+
+def _arguments(args: dict[str, Any] | str) -> str:
+    return args if isinstance(args, str) else json.dumps(args)
 
 
 class _Server(ThreadingHTTPServer):
@@ -248,6 +295,7 @@ class FakeModelServer:
     def __init__(self, models: tuple[str, ...] = ("functiongemma",)) -> None:
         self.models = set(models)
         self.requests: list[Recorded] = []
+        self.raw_bodies: list[bytes] = []
         self.replies: deque[Any] = deque()
         self.stopping = threading.Event()
         self._httpd = _Server(("127.0.0.1", 0), _Handler)

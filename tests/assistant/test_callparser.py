@@ -136,10 +136,38 @@ def test_parse_arguments_alone():
         parse_arguments("{a:1} extra")
 
 
-@given(st.text())
+PIECES = [S, E, "call:", "f", "{", "}", "[", "]", ":", ",", "<escape>", "1", "x", " ", "true"]
+
+
+@given(st.one_of(st.text(), st.lists(st.sampled_from(PIECES), max_size=30).map("".join)))
 def test_never_raises_on_any_text(text):
-    result = parse_calls(text)
-    assert result.ok or result.errors or not result.calls
+    result = parse_calls(text)  # raising fails the test
+    assert result.calls or result.errors  # something is always said: a call or why there is none
+    assert all(isinstance(e, str) and e for e in result.errors)
+    for call in result.calls:
+        assert call.name and call.raw and call.raw in text
+    assert len(result.text) <= len(text)
+
+
+def _seconds(text: str) -> float:
+    import time
+
+    start = time.perf_counter()
+    parse_calls(text)
+    return time.perf_counter() - start
+
+
+@pytest.mark.parametrize(
+    "block", [S, f"{S}call:a{{", f"{S}call:a{{b:<escape>x", f"{S}call:a{{b:1,"]
+)
+def test_many_start_tokens_parse_in_linear_time(block):
+    """840 KB of repeated start tokens took 19.7 s when each block rescanned to the end."""
+    small, large = block * 5_000, block * 40_000  # large is 8 times small
+    assert len(large) >= 840_000
+    result = parse_calls(large)
+    assert len(result.errors) == 40_000 and not result.calls
+    ratio = _seconds(large) / max(_seconds(small), 1e-3)
+    assert ratio < 24, f"8x the input took {ratio:.1f}x the time (linear is ~8, quadratic ~64)"
 
 
 @given(st.text(alphabet="{}[],:<>escapt_01 \ntrueflsn", max_size=60))

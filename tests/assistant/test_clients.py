@@ -23,7 +23,16 @@ from gibberish.assistant.clients import (
 )
 from gibberish.assistant.functiongemma import DEVELOPER_PROMPT, render_prompt
 from gibberish.assistant.manifest import tool_schemas
-from tests.assistant.fakeserver import Calls, Garbage, Stall, Status, StreamError, Text
+from tests.assistant.fakeserver import (
+    Calls,
+    Chatty,
+    Drip,
+    Garbage,
+    Stall,
+    Status,
+    StreamError,
+    Text,
+)
 
 CALL = "<start_function_call>call:git_log{count:5}<end_function_call>"
 
@@ -56,7 +65,11 @@ def test_generate_streams_our_prompt_and_parses_the_text(model_server, catalog):
         ),
         "raw": True,
         "stream": True,
-        "options": {"temperature": 0.0, "stop": ["<end_of_turn>", "<start_function_response>"]},
+        "options": {
+            "temperature": 0.0,
+            "num_predict": 256,
+            "stop": ["<end_of_turn>", "<start_function_response>"],
+        },
     }
 
 
@@ -84,7 +97,10 @@ def test_generate_follow_up_turns_go_into_the_prompt(model_server, catalog):
         "<start_of_turn>user\nCall a function.<end_of_turn>\n"
         "<start_of_turn>model\n"
     )
-    assert body["options"] == {"stop": ["<end_of_turn>", "<start_function_response>"]}
+    assert body["options"] == {
+        "num_predict": 256,
+        "stop": ["<end_of_turn>", "<start_function_response>"],
+    }
 
 
 def test_reply_that_is_not_a_call(model_server, catalog):
@@ -119,13 +135,15 @@ def test_ollama_chat_sends_tools_and_reads_tool_calls(model_server, catalog, str
     assert sent.path == "/api/chat"
     assert sent.body == {
         "model": "functiongemma",
-        "messages": [
-            {"role": "system", "content": DEVELOPER_PROMPT},
-            {"role": "user", "content": "show the last 5 commits"},
-        ],
+        # Ollama's renderer writes the trigger sentence itself: none of ours is sent.
+        "messages": [{"role": "user", "content": "show the last 5 commits"}],
         "tools": tool_schemas(catalog.subset(["git_log", "git_status"])),
         "stream": stream,
-        "options": {"temperature": 0.0},
+        "options": {
+            "temperature": 0.0,
+            "num_predict": 256,
+            "stop": ["<end_of_turn>", "<start_function_response>"],
+        },
     }
 
 
@@ -153,6 +171,8 @@ def test_openai_non_streamed_tool_calls(model_server, catalog):
     assert sent.body["tools"] == tool_schemas(catalog.subset(["git_log", "git_status"]))
     assert sent.body["stream"] is False and sent.body["temperature"] == 0.0
     assert sent.body["messages"][0] == {"role": "system", "content": DEVELOPER_PROMPT}
+    assert sent.body["max_tokens"] == 256
+    assert sent.body["stop"] == ["<end_of_turn>", "<start_function_response>"]
 
 
 def test_openai_streamed_deltas_are_assembled(model_server, catalog):
@@ -322,3 +342,69 @@ def test_cancel_before_sending(model_server, catalog):
             request(catalog), cancel=cancel
         )
     assert model_server.requests == []
+
+
+# -- one deadline, cancel at once, bounded answers ----------------------------------------------
+
+
+@pytest.mark.parametrize("api", list(Api))
+def test_a_server_dripping_one_byte_at_a_time_is_cut_at_the_deadline(model_server, catalog, api):
+    """One byte every 0.5 s and never a newline: each read is quick, the exchange is not."""
+    model_server.queue(Drip(every=0.5))
+    client = client_for(settings(model_server, api, timeout=1.5))
+    start = time.monotonic()
+    with pytest.raises(ModelError) as info:
+        client.complete(request(catalog))
+    elapsed = time.monotonic() - start
+    assert 1.4 < elapsed < 2.5, elapsed
+    assert info.value.kind is ModelErrorKind.TIMEOUT
+    assert "did not answer within 1.5 s" in info.value.message
+
+
+@pytest.mark.parametrize("api", list(Api))
+def test_cancel_closes_a_silent_response_at_once(model_server, catalog, api):
+    """The server sent its headers and then nothing: cancelling must not wait for a chunk."""
+    model_server.queue(Drip(every=30))
+    cancel = threading.Event()
+    timer = threading.Timer(0.3, cancel.set)
+    timer.start()
+    start = time.monotonic()
+    try:
+        with pytest.raises(ModelCancelled):
+            client_for(settings(model_server, api, timeout=20)).complete(
+                request(catalog), cancel=cancel
+            )
+    finally:
+        timer.join()
+    assert time.monotonic() - start < 1.5
+
+
+@pytest.mark.parametrize("api", list(Api))
+def test_a_chatty_model_is_stopped_by_the_token_limit(model_server, catalog, api):
+    model_server.queue(Chatty())
+    client = client_for(settings(model_server, api, max_tokens=40))
+    reply = client.complete(request(catalog))
+    assert reply.cut_off and reply.tokens == 40
+    assert reply.text == "bla " * 40
+    with pytest.raises(ModelError) as info:
+        reply.require_calls()
+    assert "the model's answer was cut off at 40 tokens" in info.value.message
+    body = model_server.requests[0].body
+    limit = body.get("max_tokens") or body["options"]["num_predict"]
+    assert limit == 40
+
+
+def test_a_cut_off_native_call_keeps_what_the_model_wrote(model_server, catalog):
+    model_server.queue(Calls([("git_log", '{"count": 5, "note": "abc')], finish="length"))
+    reply = OpenAIChatClient(settings(model_server, Api.OPENAI)).complete(request(catalog))
+    assert reply.cut_off and not reply.calls
+    assert reply.errors == ("call 1 (git_log): the arguments are not valid JSON",)
+    assert reply.raw == '{"name": "git_log", "arguments": {"count": 5, "note": "abc}'
+
+
+@pytest.mark.parametrize("api", [Api.OLLAMA_CHAT, Api.OPENAI])
+def test_four_parallel_calls_all_come_back(model_server, catalog, api):
+    four = [("git_log", {"count": n}) for n in (1, 2, 3)] + [("git_status", {})]
+    model_server.queue(Calls(four))
+    reply = client_for(settings(model_server, api)).complete(request(catalog))
+    assert [(c.name, c.arguments) for c in reply.calls] == four

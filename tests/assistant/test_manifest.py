@@ -24,7 +24,11 @@ def test_openai_tool_schema_has_descriptions_defaults_and_required(catalog):
             "parameters": {
                 "type": "object",
                 "properties": {
-                    "count": {"type": "integer", "description": "Number of commits", "default": 10}
+                    "count": {
+                        "type": "integer",
+                        "description": "Number of commits (default: 10)",
+                        "default": 10,
+                    }
                 },
             },
         },
@@ -43,7 +47,7 @@ def test_array_schema_has_items():
     assert tool_schema(exposed)["function"]["parameters"]["properties"]["files"] == {
         "type": "array",
         "items": {"type": "string"},
-        "description": "Files",
+        "description": "Files (default: a)",
         "default": ["a"],
     }
 

@@ -186,7 +186,7 @@ def test_model_unreachable_is_a_result_with_candidates(closed_port, catalog):
 
 def test_timeout_on_the_retry_keeps_the_first_calls(model_server, catalog):
     model_server.queue(Text(f"{S}call:git_log{{oops:1}}{E}"), Stall(10))
-    result = router(model_server, timeout=0.3).route("git log", catalog)
+    result = router(model_server, timeout=1.0).route("git log", catalog)
     assert result.status is RouteStatus.ERROR and result.attempts == 2
     assert result.call.status is CallStatus.INVALID
 
@@ -243,3 +243,43 @@ def test_router_takes_any_client_with_the_protocol(catalog):
     assert result.ok and result.call.arguments == {"staged": True}
     assert result.confidence == CONFIDENCE_COERCED
     assert client.requests[0].messages[0].content == "staged git diff"
+
+
+def test_a_cut_off_call_is_repaired_with_the_models_own_output(model_server, catalog):
+    cut = f"{S}call:git_log{{count:<escape>5"
+    model_server.queue(
+        Text(cut, finish="length", tokens=256), Text(f"{S}call:git_log{{count:5}}{E}")
+    )
+    result = router(model_server).route("last 5 commits", catalog)
+    assert result.status is RouteStatus.OK and result.attempts == 2
+    retry = model_server.requests[1].body["prompt"]
+    assert f"<start_of_turn>model\n{cut}<end_of_turn>" in retry
+    assert (
+        "That was not a valid function call: the model's answer was cut off at 256 tokens" in retry
+    )
+
+
+def test_a_cut_off_native_call_goes_back_as_written(model_server, catalog):
+    model_server.queue(
+        Calls([("git_log", '{"count": 5, "auth')], finish="length", tokens=9),
+        Calls([("git_log", {"count": 5})]),
+    )
+    result = router(model_server, api=Api.OPENAI).route("last 5 commits", catalog)
+    assert result.status is RouteStatus.OK and result.attempts == 2
+    messages = model_server.requests[1].body["messages"]
+    assert messages[2] == {
+        "role": "assistant",
+        "content": '{"name": "git_log", "arguments": {"count": 5, "auth}',
+    }
+    assert messages[3]["content"].startswith(
+        "That was not a valid function call: the model's answer was cut off at 9 tokens; "
+        "call 1 (git_log): the arguments are not valid JSON."
+    )
+
+
+def test_four_parallel_calls_are_all_proposed(model_server, catalog):
+    four = [("git_log", {"count": 1}), ("git_status", {}), ("git_diff", {}), ("git_log", {})]
+    model_server.queue(Calls(four))
+    result = router(model_server, api=Api.OLLAMA_CHAT).route("git log status diff", catalog)
+    assert result.status is RouteStatus.OK
+    assert [c.name for c in result.calls] == ["git_log", "git_status", "git_diff", "git_log"]

@@ -101,6 +101,7 @@ def test_to_dict(catalog):
         "problems": [],
         "missing": [],
         "coerced": ["count"],
+        "unusual": [],
     }
 
 
@@ -205,3 +206,41 @@ def test_render_parse_validate_round_trip(case, qualify):
     assert validated.exposed is exposed
     assert dict(validated.arguments) == arguments
     assert validated.coerced == ()
+
+
+def test_a_huge_model_number_is_kept_but_flagged_unusual(catalog):
+    v = validate_call(("git_log", {"count": 2_000_000_000_000_000}), catalog)
+    assert v.ok and v.arguments == {"count": 2_000_000_000_000_000}
+    assert v.unusual == (
+        "count=2000000000000000 is unusually large (outside -1,000,000–1,000,000)",
+    )
+    assert validate_call(("git_log", {"count": 50}), catalog).unusual == ()
+    assert validate_call(("git_log", {"count": -2_000_000}), catalog).unusual
+
+
+def test_a_declared_range_makes_a_value_outside_it_invalid(catalog):
+    from dataclasses import dataclass
+
+    from gibberish.assistant.validate import check_range
+    from gibberish.skills.model import ParameterDefinition, ParameterType
+
+    @dataclass(frozen=True)
+    class Ranged(ParameterDefinition):  # the shape a parameter with a declared range has
+        minimum: int | None = None
+        maximum: int | None = None
+
+    count = Ranged("count", ParameterType.INTEGER, False, minimum=1, maximum=100)
+    assert check_range(count, 101) == ("count=101 is outside its range (1–100)", None)
+    assert check_range(count, 0)[0]
+    assert check_range(count, 50) == (None, None)
+
+
+def test_an_object_argument_is_refused_with_a_clear_problem(catalog):
+    v = validate_call(("git_log", {"count": {"value": 5}}), catalog)
+    assert v.status is CallStatus.INVALID
+    assert v.problems == (
+        "git_log: argument 'count' is an object, but tool parameters take text, numbers, "
+        "true/false or lists of text — give a plain value",
+    )
+    nested = validate_call(("summarize_url", {"url": [{"href": "x"}]}), catalog)
+    assert nested.status is CallStatus.INVALID and "is an object" in nested.problems[0]
