@@ -5,9 +5,14 @@ and its trust level (with the warning banner for untrusted skills), the tool and
 says it does, the exact argv, the working folder, the timeout, whether it uses the
 network, and — after a change — which files changed since the last approval.
 
-"Cancel" is the default button and Esc cancels, so a stray Enter never approves
-anything. "Always allow this skill" appears only when the decision offers it
-(``decision.can_always_allow``). A ``refuse`` decision shows the reason and no run button.
+Keyboard: "Cancel" is the default button and Esc cancels, so a stray Enter never
+approves anything; every button is auto-default, so Enter presses the *focused* button
+and nothing else; Ctrl+Enter is "Run once"; every button has a mnemonic (Alt+R, Alt+T,
+Alt+C); a focused button wears a highlight-coloured ring, distinct from the default
+button's outline. "Trust this version" appears only when the decision offers it
+(``decision.can_always_allow``), and the dialog says in words when it will ask again
+(``asks_again``, following docs/trust.md). A ``refuse`` decision shows the reason and
+no run button.
 
 ``ApprovalPrompter`` is the seam the controller calls; tests (and later a model-routing
 flow that wants a different presentation) replace it instead of patching ``exec``.
@@ -18,7 +23,8 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QDialog,
     QGridLayout,
@@ -41,6 +47,7 @@ from gibberish.ui.widgets import (
     fit_to_width,
     heading_label,
     help_label,
+    keyboard_buttons,
     value_label,
 )
 
@@ -169,27 +176,34 @@ class ApprovalDialog(QDialog):
             row += 1
         layout.addLayout(grid)
 
+        if not refused:
+            again = help_label(asks_again(prepared))
+            again.setObjectName("approval-asks-again")
+            layout.addWidget(again)
+
         buttons = QHBoxLayout()
         buttons.setSpacing(SPACING)
         self.always_button: QPushButton | None = None
         self.once_button: QPushButton | None = None
         if not refused and decision.can_always_allow:
-            self.always_button = QPushButton("Always allow this skill")
+            self.always_button = QPushButton("&Trust this version")
             self.always_button.setObjectName("approval-always")
             self.always_button.setToolTip(
-                "Remember this exact version of the skill; any change to its files asks again."
+                "Remember these exact files of the skill; any change to them asks again."
             )
-            self.always_button.setAutoDefault(False)
             self.always_button.clicked.connect(self._choose_always)
             buttons.addWidget(self.always_button)
         buttons.addStretch(1)
-        self.cancel_button = QPushButton("Close" if refused else "Cancel")
+        self.cancel_button = QPushButton("&Close" if refused else "&Cancel")
         self.cancel_button.setObjectName("approval-cancel")
+        self.cancel_button.setToolTip("Run nothing (Esc)")
         self.cancel_button.clicked.connect(self.reject)
         if not refused:
-            self.once_button = QPushButton("Run once")
+            self.once_button = QPushButton("&Run once")
             self.once_button.setObjectName("approval-once")
-            self.once_button.setAutoDefault(False)
+            self.once_button.setToolTip(
+                "Run it this one time (Ctrl+Enter); it asks again next time"
+            )
             self.once_button.clicked.connect(self._choose_once)
         buttons.addWidget(self.cancel_button)
         if self.once_button is not None:
@@ -198,11 +212,31 @@ class ApprovalDialog(QDialog):
         layout.addSpacing(4)
         layout.addLayout(buttons)
 
+        # Every button is auto-default: the focused one is what Enter presses. With
+        # focus anywhere else, Enter presses the default, Cancel.
+        for button in (self.always_button, self.cancel_button, self.once_button):
+            if button is not None:
+                button.setAutoDefault(True)
         self.cancel_button.setDefault(True)
-        self.cancel_button.setAutoDefault(True)
+        keyboard_buttons(self)
+        for child in self.findChildren(QWidget):  # a focused button would take Ctrl+Enter
+            child.installEventFilter(self)
         self.cancel_button.setFocus()
         self.setMinimumWidth(560)
         fit_to_width(self, 620)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Ctrl+Enter is "Run once" wherever the focus is."""
+        if (
+            event.type() == QEvent.Type.KeyPress
+            and self.once_button is not None
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        ):
+            self.once_button.click()
+            return True
+        return super().eventFilter(watched, event)
 
     # Bound methods, not lambdas: a lambda capturing ``self`` connected to a child's
     # signal can release the dialog's last reference while that child is being destroyed.
@@ -217,6 +251,25 @@ class ApprovalDialog(QDialog):
     def reject(self) -> None:
         self.answer = ApprovalAnswer.CANCEL
         super().reject()
+
+
+def asks_again(prepared: PreparedRun) -> str:
+    """When this skill will ask next time, in words (the rules of docs/trust.md)."""
+    skill, decision = prepared.skill, prepared.decision
+    if skill.trust is Trust.UNTRUSTED:
+        return "Imported skills ask before every run; Run once runs it this time only."
+    if skill.always_ask:
+        rule = "This skill asks before every run, as it requests, even once trusted."
+    elif not skill.read_only:
+        rule = "This skill can change things, so it asks before every run, even once trusted."
+    else:
+        rule = "Once trusted, it runs without asking until any of its files changes."
+    if decision.can_always_allow:
+        return (
+            f"Trust this version: remembers these exact files. {rule} "
+            "Run once: this time only; next time it asks for approval again."
+        )
+    return rule
 
 
 def _escape(text: str) -> str:

@@ -102,7 +102,7 @@ def test_refuse_shows_the_reason_and_no_run_button(qtbot, engine: Engine) -> Non
     dialog = dialog_for(qtbot, prepared)
     assert dialog.once_button is None and dialog.always_button is None
     assert text_of(dialog, "approval-reason") == "Not today."
-    assert dialog.cancel_button.text() == "Close"
+    assert dialog.cancel_button.text() == "&Close"
 
 
 def test_prompter_runs_the_dialog_modally(qtbot, engine: Engine) -> None:
