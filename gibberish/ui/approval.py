@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from gibberish.session import Answer
 from gibberish.skills.model import Trust
-from gibberish.ui import icons
+from gibberish.ui import accessibility, icons
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
@@ -152,6 +152,7 @@ class ApprovalDialog(QDialog):
             "The exact arguments, shell-quoted only for reading: gibberish runs the "
             "program directly, without a shell."
         )
+        accessibility.name(command, "Command it will run", shlex.join(prepared.argv))
         add("Command", command, "approval-argv")
         add("Folder", value_label(_home_short(prepared.cwd), wrap=False), "approval-cwd")
         add("Timeout", value_label(f"{prepared.timeout:g} seconds", wrap=False), "approval-timeout")
@@ -169,6 +170,7 @@ class ApprovalDialog(QDialog):
         if changed:
             lines = changed.lines()
             files = code_box("\n".join(lines), max_lines=6)
+            accessibility.name(files, "Files changed since your approval")
             add("Changed", files, "approval-changed")
             grid.addWidget(
                 help_label("Since your last approval: + added, − removed, ~ modified."), row, 1

@@ -42,10 +42,12 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from gibberish.ui import accessibility
 from gibberish.ui.spinner import Spinner
 
 if TYPE_CHECKING:
@@ -163,6 +165,9 @@ class CommandBar(QFrame):
         self.input.setObjectName("command-input")
         self.input.setPlaceholderText("Find a tool, or say what you want to do…")
         self.input.setClearButtonEnabled(True)
+        accessibility.name(self.input, "Find a tool", "Type a tool's name or what you want to do")
+        for button in self.input.findChildren(QToolButton):
+            accessibility.name(button, "Clear the text")
         self.input.textChanged.connect(self._filter)
         self.input.installEventFilter(self)
         layout.addWidget(self.input)
@@ -173,6 +178,8 @@ class CommandBar(QFrame):
         self.results.setFrameShape(QFrame.Shape.NoFrame)
         self.results.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.results.setUniformItemSizes(True)
+        accessibility.name(self.results, "Matching tools")
+        self.results.currentRowChanged.connect(self._announce)
         self.results.itemActivated.connect(self._choose_item)
         self.results.itemClicked.connect(self._choose_item)
         layout.addWidget(self.results)
@@ -402,6 +409,9 @@ class CommandBar(QFrame):
         self.hide()
         if ref:
             self.tool_chosen.emit(str(ref))
+
+    def _announce(self, row: int) -> None:
+        accessibility.announce(self.results, self.results.model().index(row, 0))
 
     def _settings_clicked(self, _link: str) -> None:
         self.hide()

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gibberish.ui import icons
+from gibberish.ui import accessibility, icons
 from gibberish.ui.menu import Kind, MenuItem
-from gibberish.ui.widgets import MARGIN, SPACING, banner, help_label
+from gibberish.ui.widgets import MARGIN, SPACING, banner, help_label, with_mnemonic
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 TOP_BUTTONS = ("ask",)
@@ -56,6 +56,7 @@ class LauncherWindow(QWidget):
         self.setWindowIcon(icons.app_icon())
         self._triggers: dict[str, Callable[[], None]] = {}
         self._buttons: dict[str, QPushButton] = {}
+        self._mnemonics: set[str] = set()
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
@@ -70,6 +71,7 @@ class LauncherWindow(QWidget):
         dismiss = QToolButton()
         dismiss.setText("✕")
         dismiss.setToolTip("Hide this message")
+        accessibility.name(dismiss, "Hide this message")
         dismiss.setAutoRaise(True)
         dismiss.clicked.connect(self.reason_row.hide)
         reason_layout.addWidget(dismiss, 0, Qt.AlignmentFlag.AlignTop)
@@ -82,6 +84,7 @@ class LauncherWindow(QWidget):
 
         self.tree = _Tree()
         self.tree.setObjectName("launcher-tree")
+        accessibility.name(self.tree, "Skills and tools")
         self.tree.setHeaderHidden(True)
         self.tree.setUniformRowHeights(True)
         self.tree.setIndentation(18)
@@ -115,6 +118,7 @@ class LauncherWindow(QWidget):
             button.setParent(None)
             button.deleteLater()
         self._buttons.clear()
+        self._mnemonics: set[str] = set()
         self._clear_layout(self.top_row)
         self._clear_layout(self.bottom_row)
 
@@ -160,7 +164,7 @@ class LauncherWindow(QWidget):
         return node
 
     def _add_button(self, item: MenuItem) -> None:
-        button = QPushButton(item.text)
+        button = QPushButton(with_mnemonic(item.text.replace("&", "&&"), self._mnemonics))
         button.setObjectName(item.name)
         button.setToolTip(item.tooltip)
         button.setEnabled(item.enabled)

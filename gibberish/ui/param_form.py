@@ -45,7 +45,7 @@ from gibberish.skills.model import (
     SkillDefinition,
     ToolDefinition,
 )
-from gibberish.ui import icons
+from gibberish.ui import accessibility, icons
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
@@ -54,6 +54,8 @@ from gibberish.ui.widgets import (
     fit_to_width,
     heading_label,
     help_label,
+    keyboard_buttons,
+    mnemonic_buttons,
 )
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
@@ -151,12 +153,18 @@ class _Field:
             line.textChanged.connect(on_change)
             self.editor = line
         self.editor.setObjectName(f"param-{param.name}")
+        accessibility.name(
+            self.editor,
+            f"{param.name}, required" if param.required else param.name,
+            param.description,
+        )
         if param.description:
             self.editor.setToolTip(param.description)
 
         if optional_number:
             self.include = QCheckBox()
             self.include.setObjectName(f"param-{param.name}-set")
+            accessibility.name(self.include, f"Pass {param.name}")
             self.include.setToolTip(
                 "Tick to pass a value; unticked, the tool's own default applies."
             )
@@ -316,6 +324,7 @@ class ParameterForm(QDialog):
         layout.addWidget(self.preview_label)
         self.preview = code_box("", max_lines=5)
         self.preview.setObjectName("form-preview")
+        accessibility.name(self.preview, "Command that will run")
         self.preview.setToolTip(
             "The exact arguments, shell-quoted only for reading; no shell is involved."
         )
@@ -331,12 +340,14 @@ class ParameterForm(QDialog):
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
         self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.ok_button.setText("Run")
+        self.ok_button.setText("&Run")
         self.ok_button.setObjectName("form-run")
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setObjectName("form-cancel")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
+        mnemonic_buttons(self)
+        keyboard_buttons(self)
 
         for name, value in (prefilled or {}).items():
             f = self.fields.get(name)

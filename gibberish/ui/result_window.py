@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gibberish.ui import icons
+from gibberish.ui import accessibility, icons
 from gibberish.ui.formatting import first_line, human_bytes, human_duration, summary_line
 from gibberish.ui.runs import VIEW_LIMIT, OutputTail, TextDecoder
 from gibberish.ui.widgets import (
@@ -182,6 +182,7 @@ class ResultWindow(QWidget):
 
         self.view = QPlainTextEdit()
         self.view.setObjectName("result-output")
+        accessibility.name(self.view, "Output")
         self.view.setReadOnly(True)
         self.view.setFont(mono_font())
         self.view.setUndoRedoEnabled(False)

@@ -295,3 +295,32 @@ def app_palette() -> QPalette:
 def keyboard_buttons(window: QWidget) -> None:
     """Give ``window``'s push buttons the focus ring (``FOCUS_RING``)."""
     window.setStyleSheet(window.styleSheet() + FOCUS_RING)
+
+
+def with_mnemonic(text: str, taken: set[str]) -> str:
+    """``text`` with an ``&`` before its first letter not in ``taken`` (which it joins).
+
+    Texts that already have a mnemonic are returned as they are."""
+    if "&" in text:
+        taken.add(text[text.index("&") + 1 : text.index("&") + 2].lower())
+        return text
+    for i, char in enumerate(text):
+        if char.isalnum() and char.lower() not in taken:
+            taken.add(char.lower())
+            return f"{text[:i]}&{text[i:]}"
+    return text
+
+
+def mnemonic_buttons(window: QWidget) -> None:
+    """Give every push button of ``window`` a mnemonic (standard buttons have none on
+    some platforms); the letters already used by other buttons are kept."""
+    from PySide6.QtWidgets import QPushButton
+
+    buttons = window.findChildren(QPushButton)
+    taken: set[str] = set()
+    for button in buttons:
+        if "&" in button.text():
+            with_mnemonic(button.text(), taken)
+    for button in buttons:
+        if button.text():
+            button.setText(with_mnemonic(button.text(), taken))
