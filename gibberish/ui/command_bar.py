@@ -49,6 +49,7 @@ from PySide6.QtWidgets import (
 
 from gibberish.ui import accessibility
 from gibberish.ui.spinner import Spinner
+from gibberish.ui.widgets import set_tone
 
 if TYPE_CHECKING:
     from gibberish.app import ToolRef
@@ -58,7 +59,6 @@ REF_ROLE = Qt.ItemDataRole.UserRole
 DESCRIPTION_ROLE = Qt.ItemDataRole.UserRole + 1
 MAX_RESULTS = 12
 WIDTH = 600
-ERROR_COLOUR = "#c02626"
 HINT_CHOOSE = "↑↓ to choose · Enter to open · Esc to close"
 HINT_BUSY = "Esc to cancel"
 HINT_EDIT = "Edit the text and press Enter to try again · Esc to close"
@@ -278,7 +278,10 @@ class CommandBar(QFrame):
     ) -> None:
         self.status.setVisible(text is not None)
         self.status_label.setText(text or "")
-        self.status_label.setStyleSheet(f"color: {ERROR_COLOUR};" if failed else "")
+        if failed:
+            set_tone(self.status_label, "error")
+        else:
+            self.status_label.setPalette(self.palette())
         self.status_label.setProperty("failed", failed)
         self.spinner.setVisible(spinning)
         self.status_hint.setVisible(spinning)

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from gibberish.ui import accessibility, icons
 from gibberish.ui.menu import Kind, MenuItem
-from gibberish.ui.widgets import MARGIN, SPACING, banner, help_label, with_mnemonic
+from gibberish.ui.widgets import MARGIN, SPACING, banner, help_label, set_tone, with_mnemonic
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 TOP_BUTTONS = ("ask",)
@@ -239,7 +239,7 @@ class LauncherWindow(QWidget):
         """Where the tray would show a notification."""
         self.status.setText(f"<b>{_escape(title)}</b> — {_escape(body)}")
         self.status.setTextFormat(Qt.TextFormat.RichText)
-        self.status.setStyleSheet("color: #c02626;" if failed else "")
+        set_tone(self.status, "error" if failed else None)
         self.status.show()
 
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -21,7 +21,8 @@ import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QCheckBox,
@@ -45,10 +46,11 @@ from gibberish.skills.model import (
     SkillDefinition,
     ToolDefinition,
 )
-from gibberish.ui import accessibility, icons
+from gibberish.ui import accessibility, icons, theme
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
+    app_palette,
     banner,
     code_box,
     fit_to_width,
@@ -56,6 +58,7 @@ from gibberish.ui.widgets import (
     help_label,
     keyboard_buttons,
     mnemonic_buttons,
+    set_tone,
 )
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
@@ -246,7 +249,8 @@ class _Field:
 
     def mark(self, bad: bool) -> None:
         self.editor.setProperty("invalid", bad)
-        self.editor.setStyleSheet("border: 1px solid #c02626; border-radius: 3px;" if bad else "")
+        colour = theme.css(theme.foreground(app_palette(), "error"))
+        self.editor.setStyleSheet(f"border: 1px solid {colour}; border-radius: 3px;" if bad else "")
 
 
 class ParameterForm(QDialog):
@@ -332,7 +336,8 @@ class ParameterForm(QDialog):
         self.error_label = QLabel()
         self.error_label.setObjectName("form-error")
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color: #c02626;")
+        self.error_label.setTextFormat(Qt.TextFormat.PlainText)
+        set_tone(self.error_label, None)
         self.error_label.hide()
         layout.addWidget(self.error_label)
 
@@ -365,7 +370,15 @@ class ParameterForm(QDialog):
 
         self.setMinimumWidth(500)
         self._ready = True
+        self._touched = False
+        """Whether the person changed a field or tried to run: only then is a missing
+        required field an error (red) rather than a reminder (muted)."""
         self._changed()
+        self._touched_on_change = True
+        for f in self.fields.values():
+            f.editor.installEventFilter(self)
+            if f.include is not None:
+                f.include.installEventFilter(self)
         fit_to_width(self, 560)
         first = next(
             (self.fields[n] for n in self.attention), next(iter(self.fields.values()), None)
@@ -377,7 +390,8 @@ class ParameterForm(QDialog):
     def _label_text(param: ParameterDefinition) -> str:
         name = param.name.replace("<", "&lt;")
         if param.required:
-            return f"<b>{name}</b>&nbsp;<span style='color:#c02626'>*</span>"
+            colour = theme.css(theme.foreground(app_palette(), "error"))
+            return f"<b>{name}</b>&nbsp;<span style='color:{colour}'>*</span>"
         return name
 
     @staticmethod
@@ -401,9 +415,29 @@ class ParameterForm(QDialog):
     def missing(self) -> list[str]:
         return [n for n, f in self.fields.items() if f.param.required and not f.present()]
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Enter in any field runs (a check box must not tick instead, whatever the
+        style); in a list field, where Enter starts a new line, Ctrl+Enter runs."""
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            ctrl = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+            if enter and (ctrl or not isinstance(watched, QPlainTextEdit)):
+                self.try_run()
+                return True
+        return super().eventFilter(watched, event)
+
+    def try_run(self) -> None:
+        """Run when every required field is filled; otherwise say what is missing."""
+        self._touched = True
+        self._changed()
+        if self.ok_button.isEnabled():
+            self.ok_button.click()
+
     def _changed(self) -> None:
         if not self._ready:
             return
+        if getattr(self, "_touched_on_change", False):
+            self._touched = True
         missing = self.missing()
         for name, f in self.fields.items():
             f.mark(name in self.attention and not f.present())
@@ -429,6 +463,7 @@ class ParameterForm(QDialog):
             message = f"Required: {names}."
         self.error_label.setText(message or "")
         self.error_label.setVisible(bool(message))
+        set_tone(self.error_label, "error" if self._touched or not missing else None)
         self.ok_button.setEnabled(not missing and self.argv is not None)
 
 
