@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from gibberish.session import Answer
 from gibberish.skills.model import Trust
 from gibberish.ui import accessibility, icons
+from gibberish.ui.formatting import command_text, human_title, inline_markdown
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
@@ -83,10 +84,9 @@ class ApprovalDialog(QDialog):
         decision = prepared.decision
         skill, tool = prepared.skill, prepared.tool
         refused = decision.refused
+        human = human_title(tool.name)
         self.setWindowTitle(
-            f"Cannot run {prepared.ref} — gibberish"
-            if refused
-            else f"Run {prepared.ref}? — gibberish"
+            f"Cannot run {human} — gibberish" if refused else f"Run {human}? — gibberish"
         )
 
         layout = QVBoxLayout(self)
@@ -104,9 +104,8 @@ class ApprovalDialog(QDialog):
         badge.setPixmap(icons.trust_icon(skill.trust).pixmap(28, 28))
         badge.setToolTip(f"Trust: {icons.TRUST_LABELS.get(skill.trust, str(skill.trust))}")
         header.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
-        title = heading_label(
-            f"Cannot run {prepared.ref}" if refused else f"Run {prepared.ref}?", scale=1.3
-        )
+        title = heading_label(f"Cannot run {human}" if refused else f"Run {human}?", scale=1.3)
+        title.setTextFormat(Qt.TextFormat.PlainText)
         title.setObjectName("approval-title")
         title.setWordWrap(True)
         header.addWidget(title, 1)
@@ -141,13 +140,13 @@ class ApprovalDialog(QDialog):
             value_label(f"{skill.name}{version}  ·  {trust_text}", wrap=False),
             "approval-skill",
         )
-        tool_text = f"<b>{tool.name}</b>"
+        tool_text = f"<b>{_escape(human)}</b> <code>{_escape(prepared.ref)}</code>"
         if tool.description:
-            tool_text += f" — {_escape(tool.description)}"
+            tool_text += f" — {inline_markdown(tool.description)}"
         tool_label = value_label(tool_text)
         tool_label.setTextFormat(Qt.TextFormat.RichText)
         add("Tool", tool_label, "approval-tool")
-        command = code_box(shlex.join(prepared.argv), max_lines=5)
+        command = code_box(command_text(prepared.argv), max_lines=5)
         command.setToolTip(
             "The exact arguments, shell-quoted only for reading: gibberish runs the "
             "program directly, without a shell."

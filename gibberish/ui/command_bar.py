@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 )
 
 from gibberish.ui import accessibility
+from gibberish.ui.formatting import human_title
 from gibberish.ui.spinner import Spinner
 from gibberish.ui.widgets import set_tone
 
@@ -247,9 +248,9 @@ class CommandBar(QFrame):
     def _fill(self, refs: Sequence[ToolRef]) -> None:
         self.results.clear()
         for ref in refs:
-            item = QListWidgetItem(f"{ref.tool.name}   ·   {ref.skill.name}")
+            item = QListWidgetItem(f"{human_title(ref.tool.name)}   ·   {ref.ref}")
             item.setData(REF_ROLE, ref.ref)
-            item.setData(DESCRIPTION_ROLE, ref.tool.description)
+            item.setData(DESCRIPTION_ROLE, ref.tool.description.replace("`", ""))
             item.setToolTip(ref.tool.description)
             self.results.addItem(item)
         if self.results.count():

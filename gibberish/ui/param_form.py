@@ -17,7 +17,6 @@ the ``missing`` required fields the model did not fill, which stay marked until 
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -47,6 +46,7 @@ from gibberish.skills.model import (
     ToolDefinition,
 )
 from gibberish.ui import accessibility, icons, theme
+from gibberish.ui.formatting import command_text, human_title
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
@@ -57,6 +57,7 @@ from gibberish.ui.widgets import (
     heading_label,
     help_label,
     keyboard_buttons,
+    markdown_label,
     mnemonic_buttons,
     set_tone,
 )
@@ -269,7 +270,8 @@ class ParameterForm(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("parameter-form")
-        self.setWindowTitle(f"{skill.name}.{tool.name} — gibberish")
+        human = human_title(tool.name)
+        self.setWindowTitle(f"{human} — gibberish")
         self.setWindowIcon(icons.app_icon())
         self.skill = skill
         self.tool = tool
@@ -285,10 +287,15 @@ class ParameterForm(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
         layout.setSpacing(SPACING)
-        title = heading_label(tool.name)
+        title = heading_label(human)
         title.setObjectName("form-title")
+        title.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(title)
-        layout.addWidget(help_label(f"{tool.description}\nFrom the skill “{skill.name}”."))
+        about = markdown_label(
+            f"{tool.description}\n`{skill.name}.{tool.name}` from the skill “{skill.name}”."
+        )
+        about.setObjectName("form-description")
+        layout.addWidget(about)
         self.note: QLabel | None = None
         if note:
             self.note = banner(note, kind="info")
@@ -451,7 +458,7 @@ class ParameterForm(QDialog):
             if bad in self.fields and bad not in missing:
                 self.fields[bad].mark(True)
         if self.argv is not None:
-            self.preview.setPlainText(shlex.join(self.argv))
+            self.preview.setPlainText(command_text(self.argv))
         elif missing:
             self.preview.setPlainText("")
             self.preview.setPlaceholderText("Fill in the required fields to see the command.")

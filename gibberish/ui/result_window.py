@@ -20,7 +20,6 @@ Cancel must not close the window.
 from __future__ import annotations
 
 import json
-import shlex
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -46,7 +45,14 @@ from PySide6.QtWidgets import (
 )
 
 from gibberish.ui import accessibility, icons
-from gibberish.ui.formatting import first_line, human_bytes, human_duration, summary_line
+from gibberish.ui.formatting import command_text as formatted_command
+from gibberish.ui.formatting import (
+    first_line,
+    human_bytes,
+    human_duration,
+    summary_line,
+    title_of_ref,
+)
 from gibberish.ui.runs import VIEW_LIMIT, OutputTail, TextDecoder
 from gibberish.ui.widgets import (
     MARGIN,
@@ -56,6 +62,7 @@ from gibberish.ui.widgets import (
     heading_label,
     help_label,
     keyboard_buttons,
+    markdown_label,
     mono_font,
     set_status_pill,
     status_pill,
@@ -104,7 +111,8 @@ class ResultWindow(QWidget):
     ) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("result-window")
-        self.setWindowTitle(f"{title} — gibberish")
+        self.human = title_of_ref(title)
+        self.setWindowTitle(f"{self.human} — result — gibberish")
         self.setWindowIcon(icons.app_icon())
         self.title = title
         self.argv = tuple(argv)
@@ -138,7 +146,9 @@ class ResultWindow(QWidget):
 
         top = QHBoxLayout()
         top.setSpacing(SPACING)
-        self._heading = heading_label(title)
+        self._heading = heading_label(self.human)
+        self._heading.setTextFormat(Qt.TextFormat.PlainText)
+        self._heading.setToolTip(title)
         self._heading.setObjectName("result-title")
         top.addWidget(self._heading)
         top.addStretch(1)
@@ -146,10 +156,11 @@ class ResultWindow(QWidget):
         top.addWidget(self._pill, 0, Qt.AlignmentFlag.AlignVCenter)
         layout.addLayout(top)
 
-        if description:
-            layout.addWidget(help_label(description))
+        about = markdown_label(f"{description}  `{title}`" if description else f"`{title}`")
+        about.setObjectName("result-description")
+        layout.addWidget(about)
 
-        command_text = shlex.join(self.argv) if self.argv else ""
+        command_text = formatted_command(self.argv) if self.argv else ""
         self._command = command_label(command_text)
         self._command.setObjectName("result-command")
         self._command.setToolTip(
@@ -420,6 +431,7 @@ class ResultWindow(QWidget):
     def _set_status(self, status: str) -> None:
         self.status = status
         set_status_pill(self._pill, status)
+        self.setWindowTitle(f"{self.human} — {self._pill.text()} — gibberish")
 
     def _update_facts(self) -> None:
         parts = []

@@ -8,11 +8,12 @@ palette's placeholder colour, so a dark theme gets dark banners.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QMimeData, QSize, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics, QPalette, QResizeEvent, QTextOption
 from PySide6.QtWidgets import QFrame, QLabel, QMessageBox, QPlainTextEdit, QSizePolicy, QWidget
 
 from gibberish.ui import theme
+from gibberish.ui.formatting import NBSP, inline_markdown
 
 SPACING = 8
 MARGIN = 14
@@ -225,6 +226,12 @@ class CodeBox(QPlainTextEdit):
         if event.oldSize().width() != event.size().width():
             self._fit()
 
+    def createMimeDataFromSelection(self) -> QMimeData:
+        """Copied text has plain spaces (``formatting.command_text`` shows non-breaking ones)."""
+        data = QMimeData()
+        data.setText(self.textCursor().selectedText().replace(NBSP, " ").replace("\u2029", "\n"))
+        return data
+
 
 def code_box(text: str, parent: QWidget | None = None, *, max_lines: int = 6) -> CodeBox:
     return CodeBox(text, parent, max_lines=max_lines)
@@ -324,3 +331,13 @@ def mnemonic_buttons(window: QWidget) -> None:
     for button in buttons:
         if button.text():
             button.setText(with_mnemonic(button.text(), taken))
+
+
+def markdown_label(text: str, parent: QWidget | None = None) -> QLabel:
+    """Secondary text written in Markdown (a description), rendered by
+    ``formatting.inline_markdown``: escaped first, so a skill cannot inject markup."""
+    label = help_label("", parent)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    label.setText(inline_markdown(text))
+    label.setOpenExternalLinks(False)
+    return label

@@ -24,7 +24,8 @@ def dialog_for(qtbot, prepared) -> ApprovalDialog:
 def text_of(dialog: ApprovalDialog, name: str) -> str:
     widget = dialog.findChild(QLabel, name) or dialog.findChild(QPlainTextEdit, name)
     assert widget is not None, name
-    return widget.text() if isinstance(widget, QLabel) else widget.toPlainText()
+    text = widget.text() if isinstance(widget, QLabel) else widget.toPlainText()
+    return text.replace("\u00a0", " ")  # spaces inside an argument do not break
 
 
 def test_first_run_shows_everything_and_offers_always_allow(qtbot, engine: Engine) -> None:
