@@ -12,7 +12,12 @@ Not a test: it prints figures side by side with their baselines and targets.
    ≥ 1 GB/s, ≤ 8 MiB).
 3. A tree that ignores SIGTERM (a trapping shell, trapping children, a ``setsid``
    escapee that also traps TERM): time from the timeout to the last of its processes
-   being gone (target: ≤ grace + 200 ms).
+   being gone (target: ≤ grace + 200 ms), unsandboxed and inside the sandbox.
+4. The sandbox: ``/bin/true`` through the runner inside bubblewrap vs the runner without
+   it, vs bare ``bwrap`` (the same command line, by ``subprocess.run``) and vs
+   ``subprocess.run(["/bin/true"])``, interleaved in one loop, for a read-only offline
+   run and a write+network one (target: ≤ 3 ms added per run); and what the Engine adds
+   before a sandboxed run: copying and fingerprinting a skill folder (the bundled notes).
 """
 
 from __future__ import annotations
@@ -35,6 +40,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gibberish.runner import RunSpec, build_environment, new_run_id, run, start  # noqa: E402
+from gibberish.runner import sandbox as sandboxing  # noqa: E402
+from gibberish.runner.sandbox import Sandbox  # noqa: E402
+from gibberish.trust.fingerprint import fingerprint, snapshot_folder  # noqa: E402
 
 GIB = 1024**3
 
@@ -194,7 +202,9 @@ def _gone(proc: psutil.Process) -> bool:
         return True
 
 
-def bench_kill(rounds: int, cwd: Path, timeout: float = 0.5, grace: float = 1.0) -> None:
+def bench_kill(
+    rounds: int, cwd: Path, timeout: float = 0.5, grace: float = 1.0, box: Sandbox | None = None
+) -> None:
     tool = cwd / "hostile.sh"
     tool.write_text(_HOSTILE)
     tool.chmod(0o755)
@@ -202,7 +212,7 @@ def bench_kill(rounds: int, cwd: Path, timeout: float = 0.5, grace: float = 1.0)
     returns = []
     sizes = []
     for _ in range(rounds):
-        spec = spec_for((str(tool),), cwd, timeout=timeout, grace=grace)
+        spec = spec_for((str(tool),), cwd, timeout=timeout, grace=grace, sandbox=box)
         begin = time.monotonic()
         handle = start(spec)
         time.sleep(timeout * 0.6)
@@ -227,8 +237,9 @@ def bench_kill(rounds: int, cwd: Path, timeout: float = 0.5, grace: float = 1.0)
     worst = max(delays) * 1e3 if delays else float("inf")
     target = grace * 1e3 + 200
     print(
-        f"3. TERM-ignoring tree ({statistics.median(sizes):.0f} processes incl. a setsid"
-        f" escapee), timeout {timeout} s, grace {grace} s, {rounds} runs"
+        f"3{'b' if box else 'a'}. TERM-ignoring tree ({statistics.median(sizes):.0f} processes"
+        f" incl. a setsid escapee), timeout {timeout} s, grace {grace} s, {rounds} runs"
+        + (", inside the sandbox" if box else "")
     )
     line(
         "timeout -> last process gone",
@@ -237,6 +248,95 @@ def bench_kill(rounds: int, cwd: Path, timeout: float = 0.5, grace: float = 1.0)
         f"target <= {target:.0f} ms {'OK' if worst <= target else 'MISSED'}",
     )
     line("timeout -> run() returned", f"{statistics.median(returns) * 1e3:.0f} ms", "", "")
+
+
+# -- 4. the sandbox --------------------------------------------------------------------
+
+
+def bare_bwrap(argv: list[str], env: dict[str, str]) -> None:
+    """bwrap as the runner starts it (own session, output into a pipe), without the runner."""
+    subprocess.run(
+        argv,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+def bench_sandbox(rounds: int, cwd: Path) -> None:
+    status = sandboxing.status()
+    print(f"4. the sandbox, /bin/true, median of {rounds} interleaved runs each")
+    if not status.active or status.bwrap is None:
+        print(f"  skipped: {status.detail}")
+        return
+    boxes = {
+        "read_only, network: false": Sandbox(read_only=True, network=False),
+        "write, network": Sandbox(read_only=False, network=True),
+    }
+    env = dict(spec_for(("/bin/true",), cwd).env)
+    bare = {
+        name: sandboxing.wrap(
+            status.bwrap, box, argv=("/bin/true",), executable="/bin/true", cwd=cwd, env=env
+        )
+        for name, box in boxes.items()
+    }
+
+    def timed(fn) -> float:
+        begin = time.perf_counter()
+        fn()
+        return time.perf_counter() - begin
+
+    samples: dict[str, list[float]] = {"raw": [], "runner": []}
+    for name in boxes:
+        samples[f"bwrap {name}"] = []
+        samples[f"runner {name}"] = []
+    for _ in range(10 + rounds):  # the first 10 are the warm-up, dropped below
+        samples["raw"].append(timed(lambda: subprocess.run(["/bin/true"])))
+        samples["runner"].append(timed(lambda: run(spec_for(("/bin/true",), cwd))))
+        for name, box in boxes.items():
+            argv = bare[name]
+            samples[f"bwrap {name}"].append(timed(lambda argv=argv: bare_bwrap(argv, env)))
+            spec = spec_for(("/bin/true",), cwd, sandbox=box)
+            samples[f"runner {name}"].append(timed(lambda spec=spec: run(spec)))
+    med = {key: statistics.median(values[10:]) * 1e3 for key, values in samples.items()}
+    line("subprocess.run /bin/true", f"{med['raw']:.2f} ms", "", "")
+    line("runner, no sandbox", f"{med['runner']:.2f} ms", f"raw {med['raw']:.2f} ms", "")
+    for name in boxes:
+        bwrap, ours = med[f"bwrap {name}"], med[f"runner {name}"]
+        added = ours - med["runner"]
+        line(
+            f"bare bwrap ({name})",
+            f"{bwrap:.2f} ms",
+            f"raw {med['raw']:.2f} ms",
+            f"bwrap itself adds {bwrap - med['raw']:.2f} ms",
+        )
+        line(
+            f"runner in sandbox ({name})",
+            f"{ours:.2f} ms",
+            f"runner {med['runner']:.2f} ms",
+            f"added {added:.2f} ms (target <= 3 ms) {'OK' if added <= 3 else 'MISSED'};"
+            f" vs bare bwrap {ours - bwrap:+.2f} ms",
+        )
+    skill = ROOT / "skills" / "notes"
+    copies = []
+    for _ in range(max(20, rounds // 5)):
+        with tempfile.TemporaryDirectory(dir=cwd) as target:
+            begin = time.perf_counter()
+            fingerprint(snapshot_folder(skill, Path(target)))
+            copies.append(time.perf_counter() - begin)
+    base = []
+    for _ in range(max(20, rounds // 5)):
+        begin = time.perf_counter()
+        fingerprint(skill)
+        base.append(time.perf_counter() - begin)
+    line(
+        "snapshot + fingerprint (notes skill)",
+        f"{statistics.median(copies) * 1e3:.2f} ms",
+        f"fingerprint only {statistics.median(base) * 1e3:.2f} ms",
+        "paid by the Engine, once per sandboxed run",
+    )
 
 
 def main() -> None:
@@ -254,6 +354,9 @@ def main() -> None:
         bench_overhead(overhead_rounds, cwd)
         bench_capture(capture_rounds, cwd)
         bench_kill(kill_rounds, cwd)
+        if sandboxing.status().active:
+            bench_kill(kill_rounds, cwd, box=Sandbox())
+        bench_sandbox(max(50, overhead_rounds // 4), cwd)
     print(f"  (threads alive at the end: {threading.active_count()})")
 
 

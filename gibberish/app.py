@@ -11,6 +11,8 @@ from __future__ import annotations
 import collections
 import hashlib
 import os
+import shutil
+import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -28,6 +30,9 @@ from gibberish.runner import (
     start,
     working_directory,
 )
+from gibberish.runner import sandbox as runner_sandbox
+from gibberish.runner.logs import RunLogs
+from gibberish.runner.sandbox import Sandbox, SandboxStatus
 from gibberish.settings import Settings, load_settings, save_settings
 from gibberish.skills.library import LibraryChanges, SkillLibrary, SkillSource
 from gibberish.skills.model import (
@@ -39,7 +44,15 @@ from gibberish.skills.model import (
 from gibberish.skills.render import coerce_value, render
 from gibberish.trust.approvals import ApprovalRecord, ApprovalStore
 from gibberish.trust.decision import Decision
-from gibberish.trust.fingerprint import Fingerprint, FingerprintError, covers, fingerprint
+from gibberish.trust.fingerprint import (
+    Fingerprint,
+    FingerprintError,
+    OutsideProgram,
+    covers,
+    outside_programs,
+    skill_fingerprint,
+    snapshot_folder,
+)
 from gibberish.trust.modes import AppLists, ModeContext, ModeDetector, resolve_mode
 from gibberish.trust.policy import ToolPolicy, decide
 from gibberish.trust.secrets import MissingSecretError, SecretStore
@@ -88,6 +101,10 @@ class PreparedRun:
     decision: Decision
     fingerprint: Fingerprint
     mode: Mode
+    programs: tuple[OutsideProgram, ...] = ()
+    """Programs the skill's tools run from outside its folder (home ones are fingerprinted)."""
+    secrets: tuple[str, ...] = ()
+    """Names of the secrets this run receives (bound to this skill's folder)."""
 
     @property
     def ref(self) -> str:
@@ -147,6 +164,8 @@ class Engine:
         self._detector = detector
         self._lock = threading.Lock()
         self._state = _State()
+        self._run_logs = RunLogs(paths.state_dir() / "runs")
+        self._snapshots_pruned = False
         self.library = SkillLibrary(self._sources())
         self._loaded = False
 
@@ -168,7 +187,15 @@ class Engine:
         """One-time messages for the user (broken settings, tampered approvals ...), drained."""
         out, self._notices = self._notices, []
         out.extend(self.approvals.notices())
+        sandbox_notice = runner_sandbox.take_notice()
+        if sandbox_notice:
+            out.append(sandbox_notice)
         return out
+
+    @staticmethod
+    def sandbox_status() -> SandboxStatus:
+        """Whether runs are sandboxed here (bubblewrap), and a sentence saying so or why not."""
+        return runner_sandbox.status()
 
     def _sources(self) -> list[SkillSource]:
         extra = tuple(self.options.extra_skills_dirs) + self._settings.extra_skill_paths
@@ -332,12 +359,16 @@ class Engine:
     def decide(self, skill: SkillDefinition, tool: ToolDefinition) -> tuple[Decision, Fingerprint]:
         fp = self._fingerprint(skill)
         state = self.approvals.state_for(skill.name, fp)
-        return decide(ToolPolicy.for_tool(skill, tool), state), fp
+        policy = replace(
+            ToolPolicy.for_tool(skill, tool), read_only_enforced=runner_sandbox.status().active
+        )
+        return decide(policy, state), fp
 
     @staticmethod
-    def _fingerprint(skill: SkillDefinition) -> Fingerprint:
+    def _fingerprint(skill: SkillDefinition, folder: Path | None = None) -> Fingerprint:
+        """The skill folder (or its snapshot ``folder``) plus the home programs it runs."""
         try:
-            return fingerprint(skill.directory)
+            return skill_fingerprint(skill, folder=folder)
         except FingerprintError as exc:
             raise EngineError(f"Skill {skill.name!r}: {exc}") from None
         except OSError as exc:
@@ -443,6 +474,8 @@ class Engine:
             decision=decision,
             fingerprint=fp,
             mode=mode,
+            programs=outside_programs(ref.skill),
+            secrets=self.secrets.receives(ref.skill),
         )
 
     # ------------------------------------------------------------------ approvals
@@ -491,20 +524,33 @@ class Engine:
     def secret_status(self, skill_name: str) -> dict[str, tuple[bool, bool]]:
         """Each secret a skill declares or has stored: (value stored, declared in SKILL.md)."""
         skill = self.check_secret(skill_name, None)
-        stored = set(self.secrets.names(skill.name))
+        stored = set(self.secrets.names(skill))
         names = sorted(set(skill.secrets) | stored)
         return {n: (n in stored, n in skill.secrets) for n in names}
 
-    def store_secret(self, skill_name: str, secret: str, value: str) -> None:
-        """Keep a secret the skill declares; an empty value is refused, never stored."""
+    def store_secret(self, skill_name: str, secret: str, value: str) -> SkillDefinition:
+        """Keep a secret the skill declares, bound to that skill's folder (not its name).
+
+        An imported skill that takes the same name never receives it. An empty value is
+        refused, never stored. Returns the skill it was stored for.
+        """
         skill = self.check_secret(skill_name, secret)
         if not value:
             raise EngineError("An empty value was not stored.")
-        self.secrets.set(skill.name, secret, value)
+        self.secrets.set(skill, secret, value)
+        return skill
 
     def delete_secret(self, skill_name: str, secret: str) -> bool:
-        """Forget a stored secret; False when none was stored."""
-        return self.secrets.delete(skill_name, secret)
+        """Forget a stored secret (bound, or stored by name before secrets were bound)."""
+        try:
+            skill = self.skill(skill_name)
+        except EngineError:
+            return self.secrets.delete(skill_name, secret)
+        return self.secrets.delete(skill, secret) | self.secrets.delete(skill_name, secret)
+
+    def secret_storage_warning(self) -> str | None:
+        """A sentence when the keyring keeps secrets in plain text; None otherwise."""
+        return self.secrets.plaintext_warning()
 
     # ------------------------------------------------------------------ starting runs
     def approve(self, prepared: PreparedRun) -> None:
@@ -530,11 +576,6 @@ class Engine:
             raise EngineError(decision.reason)
         if decision.asks and not confirmed:
             raise EngineError(f"{prepared.ref} needs your approval first: {decision.reason}")
-        if self._fingerprint(prepared.skill).digest != prepared.fingerprint.digest:
-            raise EngineError(
-                f"Skill {prepared.skill.name!r} changed on disk after it was checked; "
-                "ask again to see what changed."
-            )
         spec = self.run_spec(prepared)
         handle = start(spec, on_output=on_output)
         with self._lock:
@@ -546,12 +587,14 @@ class Engine:
         """What the runner is given for ``prepared``: argv, folder, environment, limits.
 
         The one place a run's process is described; everything the runner enforces
-        (timeout, grace period, output limits, the environment filter) is set here.
+        (timeout, grace period, output limits, the environment filter, the sandbox) is
+        set here. The skill folder is checked against the fingerprint the person saw.
         """
         try:
             secret_values = self.secrets.resolve(prepared.skill)
         except MissingSecretError as exc:
             raise EngineError(str(exc)) from None
+        sandbox = self._verified_sandbox(prepared)
         run_id = new_run_id()
         try:
             env = build_environment(
@@ -564,9 +607,8 @@ class Engine:
                 pycache_prefix=paths.cache_dir() / "pycache",
             )
         except ValueError as exc:
+            runner_sandbox.remove_snapshot(sandbox)
             raise EngineError(f"{prepared.ref}: {exc}.") from None
-        log_dir = paths.state_dir() / "runs"
-        log_dir.mkdir(parents=True, exist_ok=True)
         return RunSpec(
             argv=prepared.argv,
             cwd=prepared.cwd,
@@ -574,8 +616,50 @@ class Engine:
             env=env,
             grace=self._settings.grace_period,
             run_id=run_id,
-            log_path=log_dir / f"{run_id}.log",
+            log_path=self._run_logs.path_for(run_id),
             log_limit=FULL_LOG_LIMIT,
+            sandbox=sandbox,
+        )
+
+    def _verified_sandbox(self, prepared: PreparedRun) -> Sandbox:
+        """The run's sandbox, with a private snapshot of the skill folder when sandboxed.
+
+        The snapshot (or, unsandboxed, the folder itself) must match the fingerprint the
+        person saw: if it changed since, the run is refused rather than running something
+        they did not see. Sandboxed, the run executes the verified copy, so a file swapped
+        in the original after this check is never what runs.
+        """
+        skill = prepared.skill
+        snapshot = None
+        if runner_sandbox.status().active:
+            parent = paths.cache_dir() / "snapshots"
+            parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if not self._snapshots_pruned:  # leftovers of a process that crashed mid-run
+                self._snapshots_pruned = True
+                runner_sandbox.prune_snapshots(parent)
+            snapshot = Path(tempfile.mkdtemp(prefix="run-", dir=parent))
+            try:
+                snapshot_folder(skill.directory, snapshot)
+                current = self._fingerprint(skill, folder=snapshot)
+            except (OSError, EngineError) as exc:
+                shutil.rmtree(snapshot, ignore_errors=True)
+                raise EngineError(
+                    f"Skill {skill.name!r} could not be copied for its run: {exc}"
+                ) from None
+        else:
+            current = self._fingerprint(skill)
+        if current.digest != prepared.fingerprint.digest:
+            if snapshot is not None:
+                shutil.rmtree(snapshot, ignore_errors=True)
+            raise EngineError(
+                f"Skill {skill.name!r} changed on disk after it was checked; "
+                "ask again to see what changed."
+            )
+        return Sandbox(
+            read_only=skill.read_only,
+            network=skill.network,
+            skill_dir=skill.directory,
+            snapshot=snapshot,
         )
 
     def run(

@@ -1,15 +1,20 @@
 """Settings shared by the tray and the CLI, kept in ``config.toml`` in the config folder.
 
 A settings file a person edited by hand can be wrong. Loading never fails: a file that
-is not valid TOML is moved aside (``config.toml.broken-<timestamp>``) and defaults are
-used, with a notice saying so; a single bad value falls back to its default with a
-notice naming the key. Writing is atomic (temp file + ``os.replace``), so a crash
+is not valid TOML — or nested too deeply for the parser, which would otherwise fail
+every command with a ``RecursionError`` — is moved aside
+(``config.toml.broken-<timestamp>``) and defaults are used, with a notice saying so; a
+single bad value falls back to its default with a notice naming the key. Something at
+that path that is not a regular file (a FIFO would hang every command on open, a device
+would never end) is never read: defaults are used and the notice says what to remove. A
+file over :data:`MAX_SETTINGS_BYTES` is not read either. Writing is atomic (temp file + ``os.replace``), so a crash
 mid-save never leaves half a file behind.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import time
 import tomllib
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -26,6 +31,11 @@ DEFAULT_GRACE_PERIOD = 5.0
 DEFAULT_MODEL_ENDPOINT = "http://127.0.0.1:11434"
 DEFAULT_MODEL_NAME = "functiongemma"
 MODEL_APIS = ("ollama-generate", "ollama-chat", "openai")
+MAX_SETTINGS_BYTES = 1024 * 1024
+
+
+class _Unreadable(Exception):
+    """The settings path holds something that must not be read; ``str()`` says what."""
 
 
 @dataclass(frozen=True)
@@ -155,13 +165,54 @@ def _from_dict(raw: dict[str, Any], where: str) -> LoadedSettings:
     return LoadedSettings(replace(defaults, **values), tuple(notices))
 
 
+def _read_text(path: Path) -> str:
+    """The file's text; ``_Unreadable`` for anything but a regular file of sane size.
+
+    Opened non-blocking, so a FIFO returns at once instead of waiting for a writer.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise _Unreadable(
+            f"Settings file {path} is not a regular file ({_kind(info.st_mode)}); using "
+            "defaults. Remove it: the next change of settings writes a new file there."
+        )
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(MAX_SETTINGS_BYTES + 1)
+    if len(data) > MAX_SETTINGS_BYTES:
+        raise _Unreadable(
+            f"Settings file {path} is larger than {MAX_SETTINGS_BYTES // 1024} KiB, too big "
+            "for a settings file; using defaults. Remove it or shorten it."
+        )
+    return data.decode("utf-8")
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a file"
+
+
 def load_settings(path: Path | None = None) -> LoadedSettings:
     """Read the settings file; never raises for content a person could have written."""
     path = path or paths.config_file()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _read_text(path)
     except FileNotFoundError:
         return LoadedSettings(Settings())
+    except _Unreadable as exc:
+        return LoadedSettings(Settings(), (str(exc),))
     except (OSError, UnicodeDecodeError) as exc:
         kept = _keep_aside(path)
         return LoadedSettings(
@@ -175,6 +226,15 @@ def load_settings(path: Path | None = None) -> LoadedSettings:
         return LoadedSettings(
             Settings(),
             (f"Settings file {path} is not valid TOML ({exc}); using defaults.{kept}",),
+        )
+    except RecursionError:
+        kept = _keep_aside(path)
+        return LoadedSettings(
+            Settings(),
+            (
+                f"Settings file {path} nests arrays or tables too deeply to read; "
+                f"using defaults.{kept}",
+            ),
         )
     return _from_dict(raw, str(path))
 

@@ -12,54 +12,23 @@ from gibberish.app import Engine, EngineError, EngineOptions
 from gibberish.runner import RunStatus
 from gibberish.skills.render import RenderError
 from gibberish.trust.decision import DecisionKind
-
-SKILL = """---
-name: {name}
-version: 1.0.0
-description: Engine test skill.
-read_only: {read_only}
----
-
-### go
-
-Run the script.
-
-#### Parameters
-
-None.
-
-#### Command
-
-```bash
-./scripts/go.sh
-```
-
-### wait
-
-Sleep.
-
-#### Parameters
-
-| Name | Type | Required | Description |
-|------|------|----------|-------------|
-| seconds | integer | yes | How long |
-
-#### Command
-
-```bash
-sleep {{{{seconds}}}}
-```
-"""
+from tests.skills.fixtures import skillkit
+from tests.skills.fixtures.skillkit import param_table, tool_block
 
 
 def make_skill(root: Path, name: str = "eng", *, read_only: bool = True) -> Path:
-    folder = root / name
-    (folder / "scripts").mkdir(parents=True)
-    (folder / "SKILL.md").write_text(SKILL.format(name=name, read_only=str(read_only).lower()))
-    script = folder / "scripts" / "go.sh"
-    script.write_text("#!/bin/sh\necho inside\n")
-    script.chmod(0o755)
-    return folder
+    seconds = param_table([("seconds", "integer", "yes", "How long")])
+    return skillkit.make_skill(
+        root,
+        name,
+        tools=[
+            tool_block("go", "Run the script.", "./scripts/go.sh"),
+            tool_block("wait", "Sleep.", "sleep {{seconds}}", seconds),
+        ],
+        scripts={"scripts/go.sh": "#!/bin/sh\necho inside\n"},
+        description="Engine test skill.",
+        extra=f"read_only: {str(read_only).lower()}",
+    )
 
 
 @pytest.fixture
@@ -158,27 +127,14 @@ def test_model_settings_overrides(engine: Engine) -> None:
     assert settings.endpoint == "http://127.0.0.1:9" and settings.model == "functiongemma"
 
 
-ECHO_SKILL = """---
-name: swap
-version: 1.0.0
-description: Echo something.
-read_only: true
----
-
-### say
-
-Say it.
-
-#### Parameters
-
-None.
-
-#### Command
-
-```bash
-echo {word}
-```
-"""
+def echo_skill(word: str) -> str:
+    """The SKILL.md of ``swap``: a read-only ``say`` that echoes ``word``."""
+    return skillkit.skill_text(
+        "swap",
+        body=tool_block("say", "Say it.", f"echo {word}"),
+        description="Echo something.",
+        extra="read_only: true",
+    )
 
 
 def test_the_argv_always_comes_from_the_skill_md_that_is_on_disk(
@@ -188,12 +144,12 @@ def test_the_argv_always_comes_from_the_skill_md_that_is_on_disk(
     folder = root / "swap"
     folder.mkdir()
     skill_md = folder / "SKILL.md"
-    skill_md.write_text(ECHO_SKILL.format(word="from-A"))
+    skill_md.write_text(echo_skill("from-A"))
     engine.approve(engine.prepare("swap.say"))
-    skill_md.write_text(ECHO_SKILL.format(word="EVIL-from-B"))
+    skill_md.write_text(echo_skill("EVIL-from-B"))
     engine.reload()
     assert engine.prepare("swap.say").decision.asks  # B is not approved
-    skill_md.write_text(ECHO_SKILL.format(word="from-A"))  # no reload: parsed B, disk A
+    skill_md.write_text(echo_skill("from-A"))  # no reload: parsed B, disk A
     prepared = engine.prepare("swap.say")
     assert prepared.argv == ("echo", "from-A")
     assert prepared.decision.runs
@@ -206,9 +162,9 @@ def test_a_stale_definition_never_gets_an_approval_for_other_bytes(
     folder = root / "swap"
     folder.mkdir()
     skill_md = folder / "SKILL.md"
-    skill_md.write_text(ECHO_SKILL.format(word="from-A"))
+    skill_md.write_text(echo_skill("from-A"))
     engine.skills()
-    skill_md.write_text(ECHO_SKILL.format(word="from-B"))  # not reloaded
+    skill_md.write_text(echo_skill("from-B"))  # not reloaded
     prepared = engine.prepare("swap.say")
     assert prepared.argv == ("echo", "from-B")  # what is shown is what is on disk
     engine.approve(prepared)
@@ -226,3 +182,24 @@ def test_a_program_outside_the_fingerprint_is_refused(engine: Engine, root: Path
     hidden.chmod(0o755)
     with pytest.raises(EngineError, match="not covered"):
         engine.prepare("eng.go")
+
+
+def test_the_engine_never_names_a_command_line_flag(engine: Engine, root: Path) -> None:
+    """Flags belong to the CLI (cli/arguments.py); the Engine's messages fit every front end."""
+    import ast
+    import re
+
+    import gibberish.app
+
+    source = Path(gibberish.app.__file__).read_text(encoding="utf-8")
+    flags = [
+        node.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and re.search(r"(^|\s)--[a-z]", node.value)
+    ]
+    assert flags == []
+    make_skill(root)
+    with pytest.raises(EngineError, match=r"timeout must be more than 0 and at most 300 seconds"):
+        engine.prepare("eng.go", timeout=0)

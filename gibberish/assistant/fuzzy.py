@@ -28,12 +28,34 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from gibberish.assistant.budget import STOPWORDS
 from gibberish.assistant.naming import ExposedTool
 
+if TYPE_CHECKING:
+    from gibberish.skills.model import SkillDefinition, ToolDefinition
+
 T = TypeVar("T")
+
+
+class SkillTool(Protocol):
+    """One tool of one skill, as the command bar (``ToolRef``) and the model feed
+    (``ExposedTool``) each hold it."""
+
+    @property
+    def skill(self) -> SkillDefinition: ...
+
+    @property
+    def tool(self) -> ToolDefinition: ...
+
+
+S = TypeVar("S", bound=SkillTool)
+
+
+def _tool_name(item: SkillTool) -> str:
+    return item.name if isinstance(item, ExposedTool) else item.tool.name
+
 
 _SPLIT = re.compile(r"[^\W_]+")
 
@@ -126,13 +148,16 @@ class FuzzyIndex(Generic[T]):
 
     @classmethod
     def for_tools(
-        cls, tools: Iterable[ExposedTool], *, name: Callable[[ExposedTool], str] | None = None
-    ) -> FuzzyIndex[ExposedTool]:
-        """An index over exposed tools: the exposed name, and as description the tool's
-        description, the skill's name and the skill's description."""
-        get_name = name or (lambda t: t.name)
+        cls, tools: Iterable[S], *, name: Callable[[S], str] | None = None
+    ) -> FuzzyIndex[S]:
+        """An index over tools: by name (an ``ExposedTool``'s exposed name, else the
+        tool's own), and as description the tool's description, the skill's name and the
+        skill's description. Anything with ``.skill`` and ``.tool`` (an ``ExposedTool``,
+        the Engine's ``ToolRef``) can be indexed; the command bar and the router share it."""
+        get_name = name or _tool_name
         return FuzzyIndex(
-            (t, get_name(t), f"{t.description} {t.skill.name} {t.skill.description}") for t in tools
+            (t, get_name(t), f"{t.tool.description} {t.skill.name} {t.skill.description}")
+            for t in tools
         )
 
     def __len__(self) -> int:

@@ -12,12 +12,17 @@ from pathlib import Path
 import click
 
 from gibberish import __version__
-from gibberish.cli.common import CliState, fail
+from gibberish.cli import logfile
+from gibberish.cli.common import CliState, FullHelpGroup, fail
 from gibberish.cli.run import run_command
 from gibberish.cli.skills import skills_group
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=FullHelpGroup,
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.option(
     "--skills-dir",
     "skills_dirs",
@@ -27,12 +32,23 @@ from gibberish.cli.skills import skills_group
 )
 @click.option("--no-user-skills", is_flag=True, help="Leave out ~/.config/gibberish/skills.")
 @click.option("--no-bundled", is_flag=True, help="Leave out the skills shipped with gibberish.")
+@click.option(
+    "--debug",
+    is_flag=True,
+    help="Log everything on stderr, with the traceback of an internal error.",
+)
 @click.version_option(__version__, prog_name="gibberish")
 @click.pass_context
 def cli(
-    ctx: click.Context, skills_dirs: tuple[Path, ...], no_user_skills: bool, no_bundled: bool
+    ctx: click.Context,
+    skills_dirs: tuple[Path, ...],
+    no_user_skills: bool,
+    no_bundled: bool,
+    debug: bool,
 ) -> None:
     """Turn folders of SKILL.md files into tools. With no command, starts the tray."""
+    if debug:
+        logfile.enable_debug()
     ctx.obj = CliState(
         extra_skills_dirs=tuple(skills_dirs),
         include_user=not no_user_skills,
@@ -52,6 +68,7 @@ for _module in (
     "gibberish.cli.assistant",
     "gibberish.cli.tray",
     "gibberish.cli.export",
+    "gibberish.cli.doctor",
 ):
     try:
         _mod = __import__(_module, fromlist=["COMMANDS"])
@@ -64,10 +81,11 @@ for _module in (
 
 
 def main() -> None:
+    logfile.configure()
     try:
         cli.main(standalone_mode=True)
     except KeyboardInterrupt:
         click.echo("Interrupted.", err=True)
         sys.exit(130)
-    except Exception as exc:  # the last guard: a bug must still not print a traceback
-        fail(f"internal error: {type(exc).__name__}: {exc}")
+    except Exception as exc:  # the last guard: a bug is logged, and named in one line
+        fail(logfile.record_internal_error(exc))

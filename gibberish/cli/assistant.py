@@ -34,6 +34,7 @@ def _mode(engine: Engine, value: str | None) -> Mode:
     type=click.Choice(["functiongemma", "openai", "text"]),
     default="functiongemma",
     show_default=True,
+    help="FunctionGemma's prompt, OpenAI's tools JSON, or a plain list for reading.",
 )
 @click.option("--mode", type=MODE_CHOICE, help="Offer the tools of this mode (default: current).")
 @click.option("--budget", type=click.IntRange(min=1), help="Token budget for the declarations.")
@@ -66,6 +67,7 @@ def prompt_command(
     type=click.Choice(["functiongemma"]),
     default="functiongemma",
     show_default=True,
+    help="The format of the model output on stdin.",
 )
 @click.option("--mode", type=MODE_CHOICE, help="Validate against this mode's tools (default: all).")
 @pass_state

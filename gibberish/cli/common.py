@@ -36,11 +36,26 @@ class CliState:
         if self._engine is None:
             self._engine = self.build_engine()
             for notice in self._engine.notices():
-                click.secho(f"note: {notice}", err=True, fg="yellow")
+                click.secho(f"note: {printable(notice)}", err=True, fg="yellow")
         return self._engine
 
 
 pass_state = click.make_pass_decorator(CliState, ensure=True)
+
+
+class FullHelpGroup(click.Group):
+    """A command group whose ``--help`` lists each command with its whole first sentence,
+    wrapped to the terminal, instead of Click's default of cutting it to ``...``."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = []
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(limit=10_000)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 _INVISIBLE = {
@@ -63,16 +78,28 @@ def printable(text: str) -> str:
     return text.translate(_INVISIBLE)
 
 
+_JSON_INVISIBLE = {c: f"\\u{c:04x}" for c in _INVISIBLE if c >= 0x7F}
+
+
+def json_text(data: Any, *, compact: bool = False) -> str:
+    """``data`` as JSON that is safe to print: readable UTF-8, except that every
+    terminal control and bidi override (C1 controls such as U+009B CSI, U+0085, U+202E …)
+    is written as a ``\\uXXXX`` escape. ``json.dumps`` escapes only C0 controls; the
+    escapes decode to the very same strings, so the JSON means what it meant."""
+    if compact:
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    else:
+        text = json.dumps(data, ensure_ascii=False, indent=2)
+    return text.translate(_JSON_INVISIBLE)
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
-    click.secho(f"gibberish: {message}", err=True, fg="red")
+    click.secho(f"gibberish: {printable(message)}", err=True, fg="red")
     sys.exit(code)
 
 
 def print_json(data: Any, *, compact: bool = False) -> None:
-    if compact:
-        click.echo(json.dumps(data, ensure_ascii=False, separators=(",", ":")))
-    else:
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    click.echo(json_text(data, compact=compact))
 
 
 def terminal_width() -> int:

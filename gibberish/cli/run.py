@@ -46,6 +46,9 @@ def describe(prepared: PreparedRun) -> str:
     lines.append(f"  folder    {printable(str(prepared.cwd))}")
     lines.append(f"  timeout   {prepared.timeout:g} s")
     lines.append(f"  network   {'yes' if prepared.network else 'no'}")
+    if prepared.secrets:
+        lines.append(f"  secrets   {printable(', '.join(prepared.secrets))} (given to this run)")
+    lines.extend(f"  runs      {printable(p.describe())}" for p in prepared.programs)
     if decision.changed_files:
         lines.append("  changed since your approval:")
         lines.extend(f"            {printable(line)}" for line in decision.changed_files.lines())

@@ -9,7 +9,15 @@ import click
 
 from gibberish.app import EngineError
 from gibberish.cli.arguments import parse_cli_arguments
-from gibberish.cli.common import CliState, fail, pass_state, print_json, table
+from gibberish.cli.common import (
+    CliState,
+    FullHelpGroup,
+    fail,
+    pass_state,
+    print_json,
+    printable,
+    table,
+)
 from gibberish.skills.library import SkillLibrary, SkillSource
 from gibberish.skills.model import Diagnostic, Mode, Profile, SkillDefinition, Trust
 from gibberish.skills.parser import parse_skill_file
@@ -26,10 +34,10 @@ def _display(diagnostic: Diagnostic) -> str:
             rel = diagnostic.file
         if not rel.startswith(".."):
             location = f"{rel}:{diagnostic.line}" if diagnostic.line else rel
-            return (
+            return printable(
                 f"{location}: {diagnostic.severity.value} {diagnostic.code}: {diagnostic.message}"
             )
-    return diagnostic.format()
+    return printable(diagnostic.format())
 
 
 def _status(skill: SkillDefinition) -> str:
@@ -40,7 +48,19 @@ def _status(skill: SkillDefinition) -> str:
     return "ok"
 
 
-@click.group("skills")
+def _row(skill: SkillDefinition) -> list[str]:
+    """One line of ``skills list``: every field from the skill escaped for the terminal."""
+    return [
+        printable(skill.name),
+        printable(skill.version or "-"),
+        skill.trust.value,
+        str(len(skill.tools)),
+        _status(skill),
+        printable(" ".join(skill.description.split())),
+    ]
+
+
+@click.group("skills", cls=FullHelpGroup)
 def skills_group() -> None:
     """List, check, show and render skills."""
 
@@ -66,10 +86,7 @@ def list_command(state: CliState, as_json: bool, mode: str | None) -> None:
     if not skills:
         click.echo("No skills found. Put skills in ~/.config/gibberish/skills/<name>/SKILL.md.")
         return
-    rows = [
-        [s.name, s.version or "-", s.trust.value, str(len(s.tools)), _status(s), s.description]
-        for s in skills
-    ]
+    rows = [_row(s) for s in skills]
     click.echo(table(["NAME", "VERSION", "TRUST", "TOOLS", "STATUS", "DESCRIPTION"], rows, flex=5))
     broken = [s for s in skills if not s.ok]
     if broken:
@@ -148,7 +165,7 @@ def check_command(state: CliState, paths: tuple[Path, ...], profile: str, as_jso
 
 @skills_group.command("show")
 @click.argument("name")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the skill as JSON (as `list --json`).")
 @pass_state
 def show_command(state: CliState, name: str, as_json: bool) -> None:
     """Everything about one skill: fields, tools, parameters, commands, problems."""
@@ -159,27 +176,28 @@ def show_command(state: CliState, name: str, as_json: bool) -> None:
     if as_json:
         print_json(skill_to_dict(skill))
         return
-    click.secho(f"{skill.name} {skill.version}", bold=True)
-    click.echo(skill.description)
+    click.secho(printable(f"{skill.name} {skill.version}"), bold=True)
+    click.echo(printable(skill.description))
     modes = ", ".join(m.value for m in skill.modes)
     click.echo(
-        f"\n  path      {skill.directory}\n  trust     {skill.trust.value}\n  modes     {modes}\n"
+        f"\n  path      {printable(str(skill.directory))}\n  trust     {skill.trust.value}\n  modes     {modes}\n"
         f"  read_only {str(skill.read_only).lower()}   always_ask {str(skill.always_ask).lower()}   "
         f"network {str(skill.network).lower()}   timeout {skill.timeout_secs}s"
     )
     if skill.author:
-        click.echo(f"  author    {skill.author}")
+        click.echo(f"  author    {printable(skill.author)}")
     if skill.secrets:
-        click.echo(f"  secrets   {', '.join(skill.secrets)}")
+        click.echo(f"  secrets   {printable(', '.join(skill.secrets))}")
     for tool in skill.tools:
-        click.secho(f"\n{skill.name}.{tool.name}", bold=True)
-        click.echo(f"  {tool.description}")
+        click.secho("\n" + printable(f"{skill.name}.{tool.name}"), bold=True)
+        click.echo(f"  {printable(tool.description)}")
         for p in tool.parameters:
             req = "required" if p.required else "optional"
             default = f", default {p.default!r}" if p.default is not None else ""
-            click.echo(f"    {p.name} ({p.type.value}, {req}{default}) {p.description}")
+            line = f"{p.name} ({p.type.value}, {req}{default}) {p.description}"
+            click.echo(f"    {printable(line)}")
         if tool.command:
-            click.echo(f"  $ {tool.command.source.strip()}")
+            click.echo(f"  $ {printable(tool.command.source.strip())}")
     if skill.diagnostics:
         click.echo("")
         for d in skill.diagnostics:
@@ -210,4 +228,4 @@ def render_command(
     else:
         width = len(str(len(argv) - 1))
         for i, word in enumerate(argv):
-            click.echo(f"[{i:>{width}}] {word}")
+            click.echo(f"[{i:>{width}}] {printable(word)}")

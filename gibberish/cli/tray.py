@@ -9,6 +9,7 @@ import sys
 
 import click
 
+from gibberish.cli import logfile
 from gibberish.cli.common import CliState, fail, pass_state
 from gibberish.cli.display import display_problem
 
@@ -18,6 +19,8 @@ def start_tray(state: CliState, *, no_tray: bool) -> None:
     if problem:
         fail(problem, 1)
     from gibberish.ui.application import run_application
+
+    logfile.detach()
 
     sys.exit(run_application(state.build_engine, no_tray=no_tray))
 

@@ -9,11 +9,19 @@ from __future__ import annotations
 import click
 
 from gibberish.app import EngineError
-from gibberish.cli.common import CliState, fail, pass_state, print_json, printable, table
+from gibberish.cli.common import (
+    CliState,
+    FullHelpGroup,
+    fail,
+    pass_state,
+    print_json,
+    printable,
+    table,
+)
 from gibberish.skills.model import Mode
 
 
-@click.group("approvals")
+@click.group("approvals", cls=FullHelpGroup)
 def approvals_group() -> None:
     """Which skills you allowed to run without asking first."""
 
@@ -86,7 +94,7 @@ def approvals_reset(state: CliState, yes: bool) -> None:
     click.echo("All approvals removed.")
 
 
-@click.group("secrets")
+@click.group("secrets", cls=FullHelpGroup)
 def secrets_group() -> None:
     """Secrets a skill declares (`secrets: [NAME]`), kept in the system keyring."""
 
@@ -101,10 +109,16 @@ def secrets_set(state: CliState, skill_name: str, name: str) -> None:
     try:
         engine.check_secret(skill_name, name)  # before the prompt, not after
         value = click.prompt(f"Value for {name}", hide_input=True, err=True)
-        engine.store_secret(skill_name, name, value)
+        skill = engine.store_secret(skill_name, name, value)
     except EngineError as exc:
         fail(str(exc), 1)
-    click.echo(f"Stored {printable(name)} for {printable(skill_name)}.")
+    click.echo(
+        f"Stored {printable(name)} for {printable(skill_name)}. "
+        f"Only the skill in {printable(str(skill.directory))} receives it."
+    )
+    warning = engine.secret_storage_warning()
+    if warning:
+        click.secho(f"warning: {printable(warning)}", err=True, fg="yellow")
 
 
 @secrets_group.command("list")
@@ -142,7 +156,7 @@ def secrets_delete(state: CliState, skill_name: str, name: str) -> None:
         fail(f"{printable(skill_name)} has no stored secret {printable(repr(name))}.", 1)
 
 
-@click.group("mode", invoke_without_command=True)
+@click.group("mode", cls=FullHelpGroup, invoke_without_command=True)
 @click.pass_context
 def mode_group(ctx: click.Context) -> None:
     """Show or set the mode (Global, Dev, Meeting, Writer) that decides which skills are offered."""

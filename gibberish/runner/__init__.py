@@ -8,7 +8,8 @@ Modules, one job each: ``spec`` (what to run), ``env`` (the child environment),
 ``workdir`` (where), ``program`` (finding the program, launch errors), ``process``
 (spawning and watching), ``capture`` (head/tail, JSON, log file), ``kill`` (process
 group and run-id sweep), ``supervise`` (one run's life), ``workers`` (threads),
-``handle`` (the public start/run/RunHandle), ``envelope`` (the result).
+``handle`` (the public start/run/RunHandle), ``envelope`` (the result), ``sandbox``
+(bubblewrap around a run whose spec asks for it), ``logs`` (run log paths and pruning).
 
 Decisions beyond docs/adr/0008-running-a-tool.md:
 
@@ -36,9 +37,15 @@ Decisions beyond docs/adr/0008-running-a-tool.md:
   background thread per run, from a pool that keeps idle threads for 30 s.
 * At interpreter exit, active runs are cancelled and waited for (grace + 2 s at most).
 
-Known limit: a process that both leaves the process group (``setsid``) *and* drops
-``GIBBERISH_RUN_ID`` from its environment (``env -i``) cannot be found; the runner still
-stops reading its pipe after :data:`supervise.DRAIN_TIMEOUT` and returns.
+* **Sandbox**: a spec with a :class:`~gibberish.runner.sandbox.Sandbox` runs inside
+  bubblewrap where it works (its own PID namespace: everything dies with the main
+  process; ``read_only`` and ``network: false`` enforced by mounts and namespaces). A
+  process killed by signal N then reports exit code 128+N as a plain exit status.
+
+Known limit without the sandbox: a process that both leaves the process group
+(``setsid``) *and* drops ``GIBBERISH_RUN_ID`` from its environment (``env -i``) cannot be
+found; the runner still stops reading its pipe after :data:`supervise.DRAIN_TIMEOUT` and
+returns. Inside the sandbox there is no such limit.
 """
 
 from gibberish.runner.capture import HEAD_LIMIT, PARSE_LIMIT, TAIL_LIMIT

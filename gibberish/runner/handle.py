@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from gibberish.runner import sandbox
 from gibberish.runner.capture import LogFile, OutputCapture
 from gibberish.runner.envelope import (
     EXIT_CANCELLED,
@@ -127,6 +128,30 @@ class RunHandle:
         return self._result
 
     def _execute(self) -> RunResult:
+        try:
+            return self._execute_spec()
+        finally:
+            sandbox.remove_snapshot(self.spec.sandbox)
+
+    def _command(self, executable: str) -> tuple[tuple[str, ...], str, bool]:
+        """argv, program file and whether it is sandboxed: bwrap around it when it works."""
+        spec = self.spec
+        if spec.sandbox is None:
+            return spec.argv, executable, False
+        current = sandbox.status()
+        if not current.active or current.bwrap is None:
+            return spec.argv, executable, False
+        argv = sandbox.wrap(
+            current.bwrap,
+            spec.sandbox,
+            argv=spec.argv,
+            executable=executable,
+            cwd=spec.cwd,
+            env=spec.env,
+        )
+        return tuple(argv), current.bwrap, True
+
+    def _execute_spec(self) -> RunResult:
         spec = self.spec
         if self._cancel.is_set():
             return self._result_of(
@@ -138,9 +163,10 @@ class RunHandle:
         except LaunchError as exc:
             return self._launch_failure(exc)
 
+        argv, program, sandboxed = self._command(executable)
         started = time.monotonic()
         try:
-            popen = spawn(spec.argv, executable=executable, cwd=spec.cwd, env=spec.env)
+            popen = spawn(argv, executable=program, cwd=spec.cwd, env=spec.env)
         except LaunchError as exc:
             return self._launch_failure(exc)
         with self._lock:
@@ -157,6 +183,7 @@ class RunHandle:
                 sink=self._sink(capture, log),
                 cancel=self._cancel,
                 waker=self._waker,
+                sandboxed=sandboxed,
             )
         except BaseException:
             abandon(popen, spec.run_id)

@@ -173,3 +173,25 @@ def outside_group(procs: Iterable[psutil.Process], pgid: int) -> list[psutil.Pro
 def alive(procs: Iterable[psutil.Process]) -> list[psutil.Process]:
     """The processes of ``procs`` that have not exited (zombies have)."""
     return [proc for proc in procs if _is_alive(proc)]
+
+
+def namespace_processes(
+    bwrap_pid: int,
+) -> tuple[psutil.Process | None, list[psutil.Process]]:
+    """The init of a bwrap sandbox (its child) and every process below that init.
+
+    Inside a PID namespace an orphan is adopted by the namespace's init, so the tree
+    under it holds every process of the run, ``setsid`` escapees included.
+    """
+    try:
+        children = psutil.Process(bwrap_pid).children()
+    except psutil.Error:
+        return None, []
+    if not children:
+        return None, []
+    init = children[0]
+    try:
+        inside = init.children(recursive=True)
+    except psutil.Error:
+        inside = []
+    return init, inside

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from gibberish.runner.sandbox import Sandbox
+
 RUN_ID_VAR = "GIBBERISH_RUN_ID"
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_GRACE = 5.0
@@ -46,6 +48,8 @@ class RunSpec:
     run_id: str = ""
     log_path: Path | None = None
     log_limit: int = DEFAULT_LOG_LIMIT
+    sandbox: Sandbox | None = None
+    """Run inside bubblewrap as this says, when bwrap works here; None: never."""
 
     def __post_init__(self) -> None:
         argv = tuple(self.argv)

@@ -92,8 +92,10 @@ class Supervisor:
         sink: Sink,
         cancel: threading.Event,
         waker: Waker,
+        sandboxed: bool = False,
     ) -> None:
         self._popen = popen
+        self._sandboxed = sandboxed
         self._pid = popen.pid
         self._run_id = run_id
         self._timeout = timeout
@@ -152,7 +154,13 @@ class Supervisor:
         return RunStatus.CANCELLED if self._cancel.is_set() else RunStatus.TIMED_OUT
 
     def _clean_up_after_exit(self) -> None:
-        """The main process ended by itself: leftovers die now, without a grace."""
+        """The main process ended by itself: leftovers die now, without a grace.
+
+        In a sandbox there are none: bwrap exits only after its PID namespace's init has,
+        and the kernel has killed everything in the namespace by then.
+        """
+        if self._sandboxed:
+            return
         kill.signal_group(self._pid, signal.SIGKILL)
         candidates = None
         if time.monotonic() - self._started < RECENT_SWEEP_WINDOW:
@@ -165,6 +173,9 @@ class Supervisor:
 
     def _terminate(self) -> None:
         """TERM the group and the run's strays together; KILL whatever is left after grace."""
+        if self._sandboxed:
+            self._terminate_namespace()
+            return
         try:
             tree = psutil.Process(self._pid).children(recursive=True)
         except psutil.Error:
@@ -186,6 +197,20 @@ class Supervisor:
         # Always a last SIGKILL sweep: it also finds anything forked after the first one.
         self._survivors = len(kill.kill_everything(self._pid, self._run_id, known=tracked))
         self._warn_about_survivors()
+
+    def _terminate_namespace(self) -> None:
+        """TERM every process in the run's PID namespace; after grace, KILL its init.
+
+        bwrap itself and the namespace's init are left out of the TERM: either dying would
+        end the namespace at once, taking the tool's chance to shut down cleanly with it.
+        Killing the init makes the kernel kill everything in the namespace.
+        """
+        init, inside = kill.namespace_processes(self._pid)
+        kill.signal_processes(inside, signal.SIGTERM)
+        self._pump(time.monotonic() + self._grace, lambda: self._exited, interval=GRACE_POLL)
+        if not self._exited:
+            kill.signal_processes([p for p in (init,) if p is not None], signal.SIGKILL)
+            kill.signal_group(self._pid, signal.SIGKILL)
 
     def _warn_about_survivors(self) -> None:
         if self._survivors:

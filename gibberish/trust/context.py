@@ -12,6 +12,7 @@ and a short timeout.
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -22,6 +23,9 @@ from pathlib import Path
 from typing import Protocol
 
 import psutil
+
+log = logging.getLogger("gibberish.trust.context")
+"""Why a probe found nothing (debug) or failed (warning); detection itself stays silent."""
 
 Runner = Callable[[list[str]], str | None]
 """Runs an argv and returns its stdout, or None when the tool is missing or failed."""
@@ -62,9 +66,13 @@ def run_quiet(
             check=False,
             env=dict(env) if env is not None else None,
         )
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError) as exc:
+        log.debug("%s could not run: %s", program, exc)
         return None
-    return done.stdout if done.returncode == 0 else None
+    if done.returncode != 0:
+        log.debug("%s exited with %s: %s", program, done.returncode, done.stderr.strip()[:200])
+        return None
+    return done.stdout
 
 
 class X11FocusProvider:
@@ -90,18 +98,23 @@ class X11FocusProvider:
     def focused(self) -> FocusInfo | None:
         env = self._env if self._env is not None else os.environ
         if not env.get("DISPLAY"):
+            log.debug("no focused window: DISPLAY is not set")
             return None
         if env.get("WAYLAND_DISPLAY") or env.get("XDG_SESSION_TYPE") == "wayland":
+            log.debug("no focused window: a Wayland session (X11 would only see XWayland)")
             return None
         try:
             window = _parse_window(self._run(["xprop", "-root", "_NET_ACTIVE_WINDOW"]))
             if window is None:
+                log.debug("no focused window: xprop named no active window")
                 return None
             pid = _parse_pid(self._run(["xprop", "-id", window, "_NET_WM_PID"]))
             if pid is None:
+                log.debug("no focused window: window %s has no _NET_WM_PID", window)
                 return None
             return describe_process(pid)
-        except Exception:
+        except Exception as exc:
+            log.warning("finding the focused window failed: %s", exc, exc_info=True)
             return None
 
 
@@ -131,7 +144,8 @@ def describe_process(pid: int) -> FocusInfo:
     try:
         proc = psutil.Process(pid)
         name = proc.name()
-    except (psutil.Error, OSError):
+    except (psutil.Error, OSError) as exc:
+        log.debug("focused process %s cannot be read: %s", pid, exc)
         return FocusInfo(pid=pid, app=None, cwd=None)
     return FocusInfo(pid=pid, app=name or None, cwd=_shell_cwd(proc) or _cwd(proc))
 
@@ -178,9 +192,11 @@ class MicrophoneProbe:
     def in_use(self) -> bool | None:
         try:
             output = self._run(["pactl", "list", "source-outputs", "short"])
-        except Exception:
+        except Exception as exc:
+            log.warning("asking pactl about the microphone failed: %s", exc, exc_info=True)
             return None
         if output is None:
+            log.debug("microphone unknown: pactl is missing or no sound server answered")
             return None
         return bool(output.strip())
 
@@ -193,6 +209,6 @@ def running_process_names() -> set[str]:
             name = proc.info.get("name")
             if name:
                 names.add(name)
-    except (psutil.Error, OSError):
-        pass
+    except (psutil.Error, OSError) as exc:
+        log.warning("listing running processes failed: %s", exc)
     return names

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -259,3 +260,177 @@ def _kind(mode: int) -> str:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "device"
     return "other"
+
+
+# -- programs outside the skill folder ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OutsideProgram:
+    """A program (or script) a tool's command names that does not live in the skill folder.
+
+    ``path`` is the file it resolves to now (None when it is not found), ``in_home`` says
+    whether that file is in the user's home, where an edit does not need root: those are
+    fingerprinted into the skill's approval (``digest``), so editing one asks again.
+    """
+
+    tool: str
+    word: str
+    path: str | None
+    in_home: bool
+    digest: str | None = None
+
+    def describe(self) -> str:
+        """One line for the approval dialog or the CLI."""
+        where = self.path or "not found on PATH"
+        note = " (in your home: covered by the approval)" if self.in_home else ""
+        return f"{self.tool}: {self.word} → {where}{note}"
+
+
+def _search_path(value: str | None) -> str:
+    """Absolute PATH entries only, as the runner gives a tool (``.`` never counts)."""
+    entries = [e for e in (value or "").split(os.pathsep) if os.path.isabs(e)]
+    return os.pathsep.join(entries) or "/usr/local/bin:/usr/bin:/bin"
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _named_files(command, home: str) -> list[tuple[str, bool]]:
+    """``(word, is_program)``: the program, and literal arguments naming a path in home."""
+    first = command.words[0]
+    named = [(first.literal_text, True)] if first.is_literal else []
+    for word in command.args:
+        if not word.is_literal:
+            continue
+        text = word.literal_text
+        if text.startswith("~/") or (
+            text.startswith("/") and _inside(os.path.realpath(text), home)
+        ):
+            named.append((text, False))
+    return named
+
+
+def _resolve_word(word: str, home: str, search: str) -> str | None:
+    if word.startswith("~/"):
+        word = os.path.join(home, word[2:])
+    if os.path.isabs(word):
+        return word if os.path.isfile(word) else None
+    if "/" in word:  # ./x is inside the skill; other relative paths depend on the cwd
+        return None
+    return shutil.which(word, path=search)
+
+
+def outside_programs(
+    skill, *, search_path: str | None = None, home: Path | None = None
+) -> tuple[OutsideProgram, ...]:
+    """Every program a tool of ``skill`` runs from outside its folder, resolved now.
+
+    ``search_path`` defaults to this process's PATH (absolute entries, as a run gets
+    it), ``home`` to the home folder. Literal arguments that name a file in the home
+    folder (``python3 ~/bin/helper.py``) count too: they are the code that runs.
+    """
+    home_dir = os.path.realpath(home if home is not None else Path.home())
+    search = _search_path(search_path if search_path is not None else os.environ.get("PATH"))
+    skill_dir = os.path.realpath(skill.directory)
+    found: list[OutsideProgram] = []
+    for tool in skill.tools:
+        if tool.command is None or not tool.command.words:
+            continue
+        for word, is_program in _named_files(tool.command, home_dir):
+            if word.startswith("./"):
+                continue
+            path = _resolve_word(word, home_dir, search)
+            if path is None and not is_program:
+                continue  # an argument that is a folder or no file at all
+            real = os.path.realpath(path) if path else None
+            if real is not None and _inside(real, skill_dir):
+                continue
+            in_home = real is not None and _inside(real, home_dir)
+            digest = _program_digest(real) if in_home and real else None
+            found.append(OutsideProgram(tool.name, word, path, in_home, digest))
+    return tuple(found)
+
+
+def _program_digest(path: str) -> str:
+    try:
+        return _hash_file(path)
+    except OSError as exc:
+        return _unreadable(path, "unreadable", exc)
+
+
+def with_programs(fp: Fingerprint, programs: tuple[OutsideProgram, ...]) -> Fingerprint:
+    """``fp`` extended by the programs in the home folder (keyed by their absolute path).
+
+    A skill that runs nothing from the home folder keeps exactly the digest of its
+    folder, so approvals given before programs were fingerprinted stay valid.
+    """
+    extra = {p.path: p.digest for p in programs if p.in_home and p.path and p.digest}
+    if not extra:
+        return fp
+    files = dict(fp.files)
+    files.update(extra)
+    return Fingerprint(digest=combine(files), files=files)
+
+
+def skill_fingerprint(
+    skill, *, folder: Path | None = None, search_path: str | None = None
+) -> Fingerprint:
+    """The fingerprint an approval is given to: the folder plus the home programs it runs.
+
+    ``folder`` fingerprints another copy of the skill folder (a run's snapshot) instead.
+    """
+    base = fingerprint(folder if folder is not None else skill.directory)
+    return with_programs(base, outside_programs(skill, search_path=search_path))
+
+
+# -- a private copy of the skill folder, for a sandboxed run --------------------------
+
+
+def snapshot_folder(skill_dir: Path, dest: Path) -> Path:
+    """Copy what the fingerprint covers from ``skill_dir`` into the empty folder ``dest``.
+
+    Regular files (with their permission bits), symlinks (as links) and fifos (as new,
+    empty fifos) are copied; the top-level ``.git`` and provenance file are not, as they
+    are not fingerprinted. Fingerprint the copy and compare: the copy is what the run
+    executes, so a match means the approved content runs, whatever happens to the
+    original meanwhile. Raises ``OSError`` with a message when an entry cannot be read.
+    """
+    root = Path(skill_dir)
+    pending: list[tuple[str, str, int]] = [(os.fspath(root), os.fspath(dest), 0)]
+    count = 0
+    while pending:
+        source, target, depth = pending.pop()
+        with os.scandir(source) as scan:
+            entries = list(scan)
+        count += len(entries)
+        if count > MAX_ENTRIES or depth > MAX_DEPTH:
+            raise FingerprintError(f"The skill folder {root} is too big to copy for a run.")
+        for entry in entries:
+            out = os.path.join(target, entry.name)
+            if depth == 0 and entry.name in SKIPPED_TOP_DIRS | SKIPPED_TOP_FILES:
+                continue
+            if entry.is_symlink():
+                os.symlink(os.readlink(entry.path), out)
+            elif entry.is_dir(follow_symlinks=False):
+                os.mkdir(out, 0o700)
+                pending.append((entry.path, out, depth + 1))
+            elif entry.is_file(follow_symlinks=False):
+                _copy_file(entry.path, out)
+            elif stat.S_ISFIFO(entry.stat(follow_symlinks=False).st_mode):
+                os.mkfifo(out, 0o600)
+    return dest
+
+
+def _copy_file(source: str, target: str) -> None:
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(source, flags)
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{source} changed into a special file while it was copied")
+        out_fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, info.st_mode & 0o755)
+        with os.fdopen(out_fd, "wb") as out:
+            shutil.copyfileobj(handle, out, _CHUNK)
+        os.chmod(target, (info.st_mode & 0o755) | 0o400)

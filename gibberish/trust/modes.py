@@ -16,6 +16,7 @@ Apps are recognised by executable name (``AppLists``), compared after normalisin
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
@@ -28,6 +29,8 @@ from gibberish.trust.context import (
     X11FocusProvider,
     running_process_names,
 )
+
+log = logging.getLogger("gibberish.trust.modes")
 
 __all__ = [
     "AppLists",
@@ -179,7 +182,8 @@ class ModeDetector:
         """The focused app (also wanted in manual mode: runs start in its folder)."""
         try:
             return self._focus.focused()
-        except Exception:
+        except Exception as exc:
+            log.warning("focused-app detection failed: %s", exc, exc_info=True)
             return None
 
     def detect(self) -> ModeContext:
@@ -208,13 +212,15 @@ class ModeDetector:
     def _mic_in_use(self) -> bool | None:
         try:
             return self._microphone.in_use()
-        except Exception:
+        except Exception as exc:
+            log.warning("microphone detection failed: %s", exc, exc_info=True)
             return None
 
     def _running_meeting_apps(self) -> list[str]:
         try:
             running = self._process_names()
-        except Exception:
+        except Exception as exc:
+            log.warning("listing meeting apps failed: %s", exc, exc_info=True)
             return []
         return sorted({n for n in running if normalize_app_name(n) in self.apps.meetings})
 
@@ -247,5 +253,6 @@ def resolve_mode(manual: Mode | None, detector: ModeDetector | None) -> ModeCont
         )
     try:
         return detector.detect()
-    except Exception:
+    except Exception as exc:
+        log.warning("mode detection failed: %s", exc, exc_info=True)
         return ModeContext(Mode.GLOBAL, True, None, "Mode detection failed, so the mode is Global.")

@@ -13,6 +13,10 @@ user, not approved / changed     ask (first run)             ask (first run)    
 untrusted                        ask + banner                ask + banner        ask + banner
 ===============================  ==========================  ==================  ===========
 
+Without a sandbox (no bubblewrap) ``read_only`` is not enforced: a user skill's claim is
+then only its author's word, so its read-only tools ask before each run like any other;
+bundled skills, reviewed with gibberish itself, still run.
+
 "First run" decisions offer "Always allow" (``Decision.can_always_allow``), which stores an
 approval of the fingerprint. Untrusted skills are never first-run: approving one would not
 stop the asking, so the button would promise something that does not happen. The
@@ -44,6 +48,8 @@ class ToolPolicy:
     trust: Trust
     source: str
     """The skill's folder (shown in dialogs; approvals are keyed by name + fingerprint)."""
+    read_only_enforced: bool = True
+    """False when runs are not sandboxed: ``read_only`` is then only the author's word."""
 
     @classmethod
     def for_tool(cls, skill: SkillDefinition, tool: ToolDefinition) -> ToolPolicy:
@@ -110,6 +116,11 @@ def decide(policy: ToolPolicy, approval: ApprovalState) -> Decision:
     )
     if policy.always_ask:
         return Decision.ask(f"“{skill}” asks to be confirmed before every run.")
+    if policy.read_only and not policy.read_only_enforced and policy.trust is Trust.USER:
+        return Decision.ask(
+            f"“{skill}” says {tool} only reads, but without a sandbox (bubblewrap) nothing "
+            "holds it to that, so gibberish asks before each run."
+        )
     if policy.read_only:
         return Decision.run(f"{origin} and {tool} only reads, so it runs without asking.")
     return Decision.ask(

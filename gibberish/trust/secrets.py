@@ -1,9 +1,19 @@
 """Secrets a skill declares (``secrets: [GITHUB_TOKEN]``), kept in the system keyring.
 
-Values live only in ``keyring`` (service ``gibberish``, user ``<skill>/<NAME>``); the
-index file ``secrets-index.json`` in the data folder holds the *names* that were set, so
-the UI and ``gibberish secrets list`` can say what is set without touching the keyring.
+Values live only in ``keyring`` (service ``gibberish``, user ``<skill>@<folder>/<NAME>``);
+the index file ``secrets-index.json`` in the data folder holds the *names* that were set,
+so the UI and ``gibberish secrets list`` can say what is set without touching the keyring.
 The runner injects the resolved values into that one skill's runs only.
+
+A secret is bound to the skill's *identity*, its name and the folder it lives in
+(:func:`identity`: ``gh@<16 hex digits of the folder's real path>``), not to the name
+alone: an imported skill that is also called ``gh`` lives elsewhere and gets nothing.
+Secrets stored before binding existed are keyed by the bare name; they are still given
+to bundled and user skills of that name, never to an untrusted (imported) one. Passing a
+plain name to :meth:`SecretStore.set` stores such an unbound secret.
+
+:meth:`SecretStore.plaintext_warning` says when the keyring backend keeps values in a
+plain file (``keyrings.alt``'s ``PlaintextKeyring``, for one), so the CLI can warn.
 
 No value ever appears in a repr, a log line or an exception message: errors name the
 skill and the secret, the mapping ``resolve`` returns prints ``'***'`` for every value,
@@ -12,7 +22,9 @@ and keyring errors are re-raised without their cause (whose text could echo a va
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 from pathlib import Path
 
@@ -24,13 +36,25 @@ from filelock import Timeout as LockTimeout
 
 from gibberish import paths
 from gibberish.fileio import atomic_write_bytes
-from gibberish.skills.model import SkillDefinition
+from gibberish.skills.model import SkillDefinition, Trust
 
 SERVICE = "gibberish"
 INDEX_FILE_NAME = "secrets-index.json"
 
 _SECRET_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
-_SKILL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_SKILL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}(@[0-9a-f]{16})?")
+
+SkillRef = str | SkillDefinition
+"""A skill: its definition (the secret is bound to its folder), or a bare name (unbound)."""
+
+
+def identity(skill: SkillRef) -> str:
+    """``name@<16 hex>`` for a skill definition (hash of its folder's real path); a bare
+    name stays as it is."""
+    if isinstance(skill, str):
+        return skill
+    folder = os.path.realpath(skill.directory)
+    return f"{skill.name}@{hashlib.sha256(os.fsencode(folder)).hexdigest()[:16]}"
 
 
 class SecretStoreError(Exception):
@@ -81,8 +105,9 @@ class SecretStore:
 
     # -- public API ---------------------------------------------------------------------
 
-    def set(self, skill: str, name: str, value: str) -> None:
+    def set(self, skill: SkillRef, name: str, value: str) -> None:
         """Store ``value`` in the keyring and remember the name in the index."""
+        skill = identity(skill)
         _check(skill, name)
         if not isinstance(value, str) or value == "":
             raise SecretStoreError(f"An empty value for {name} of {skill} was not stored.")
@@ -92,16 +117,18 @@ class SecretStore:
             raise SecretStoreError(_keyring_failure("store", skill, name, exc, value)) from None
         self._update_index(skill, lambda names: names | {name})
 
-    def get(self, skill: str, name: str) -> str | None:
-        """The value, or None when it is not set."""
+    def get(self, skill: SkillRef, name: str) -> str | None:
+        """The value stored for exactly this identity, or None when it is not set."""
+        skill = identity(skill)
         _check(skill, name)
         try:
             return self._keyring().get_password(SERVICE, _username(skill, name))
         except Exception as exc:
             raise SecretStoreError(_keyring_failure("read", skill, name, exc)) from None
 
-    def delete(self, skill: str, name: str) -> bool:
+    def delete(self, skill: SkillRef, name: str) -> bool:
         """Remove the value and its name; False when neither existed."""
+        skill = identity(skill)
         _check(skill, name)
         existed = False
         try:
@@ -116,16 +143,33 @@ class SecretStore:
             self._update_index(skill, lambda names: names - {name})
         return existed or was_indexed
 
-    def names(self, skill: str) -> list[str]:
-        """Names of the secrets set for ``skill``, sorted (from the index; no keyring access)."""
-        return sorted(self._read_index().get(skill, []))
+    def names(self, skill: SkillRef) -> list[str]:
+        """Names of the secrets set for ``skill``, sorted (from the index; no keyring access).
+
+        For a skill definition this includes unbound (name-only) secrets it may use.
+        """
+        index = self._read_index()
+        found = set(index.get(identity(skill), []))
+        if isinstance(skill, SkillDefinition) and _may_use_unbound(skill):
+            found |= set(index.get(skill.name, []))
+        return sorted(found)
+
+    def receives(self, skill: SkillDefinition) -> tuple[str, ...]:
+        """The declared secrets a run of ``skill`` would be given (set for its identity).
+
+        For the approval dialog and the CLI: names only, from the index.
+        """
+        available = set(self.names(skill))
+        return tuple(name for name in skill.secrets if name in available)
 
     def resolve(self, skill: SkillDefinition) -> dict[str, str]:
         """Every secret ``skill`` declares, ready to inject, or ``MissingSecretError``."""
         values = SecretValues()
         missing: list[str] = []
         for name in skill.secrets:
-            value = self.get(skill.name, name)
+            value = self.get(skill, name)
+            if not value and _may_use_unbound(skill):
+                value = self.get(skill.name, name)
             if value is None or value == "":
                 missing.append(name)
             else:
@@ -133,6 +177,24 @@ class SecretStore:
         if missing:
             raise MissingSecretError(skill.name, tuple(missing), _missing_message(skill, missing))
         return values
+
+    def plaintext_warning(self) -> str | None:
+        """A sentence when the keyring backend stores values unencrypted; None otherwise."""
+        try:
+            backend = self._keyring()
+        except Exception:
+            return None
+        plain = [b for b in _backends(backend) if _stores_plain_text(b)]
+        if not plain:
+            return None
+        where = getattr(plain[0], "file_path", None)
+        return (
+            f"Secrets are stored in plain text by the keyring backend "
+            f"{type(plain[0]).__module__}.{type(plain[0]).__name__}"
+            + (f" (in {where})" if where else "")
+            + ": anyone who can read that file can read them. Use a system keyring "
+            "(GNOME Keyring, KWallet, macOS Keychain) or keyrings.alt's EncryptedKeyring."
+        )
 
     # -- internals ----------------------------------------------------------------------
 
@@ -171,6 +233,24 @@ class SecretStore:
             ) from None
 
 
+def _may_use_unbound(skill: SkillDefinition) -> bool:
+    """Name-only secrets predate binding: never for a skill imported from outside."""
+    return skill.trust is not Trust.UNTRUSTED
+
+
+def _backends(backend: keyring.backend.KeyringBackend) -> list[keyring.backend.KeyringBackend]:
+    """The backend, or the backends a chainer backend tries in turn."""
+    inner = getattr(backend, "backends", None)
+    return list(inner) if isinstance(inner, list | tuple) else [backend]
+
+
+def _stores_plain_text(backend: keyring.backend.KeyringBackend) -> bool:
+    kind = type(backend)
+    return "plaintext" in kind.__name__.lower() or (
+        kind.__module__.startswith("keyrings.alt") and "encrypt" not in kind.__name__.lower()
+    )
+
+
 def _check(skill: str, name: str) -> None:
     if not isinstance(skill, str) or not _SKILL_NAME.fullmatch(skill):
         raise ValueError(f"Not a skill name: {skill!r}.")
@@ -198,9 +278,11 @@ def _keyring_failure(
 
 
 def _missing_message(skill: SkillDefinition, missing: list[str]) -> str:
+    """Says which folder's skill lacks them (secrets are bound to it) and how to set them."""
     if len(missing) == 1:
         what = f"the secret {missing[0]}, which is not set"
     else:
         what = f"the secrets {', '.join(missing)}, which are not set"
+    what += f" for the skill in {skill.directory}"
     commands = " and ".join(f"`{set_command(skill.name, n)}`" for n in missing)
     return f"“{skill.name}” needs {what}: run {commands}."

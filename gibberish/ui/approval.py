@@ -38,10 +38,11 @@ from PySide6.QtWidgets import (
 from gibberish.session import Answer
 from gibberish.skills.model import Trust
 from gibberish.ui import accessibility, icons
-from gibberish.ui.formatting import command_text, human_title, inline_markdown
+from gibberish.ui.formatting import command_text, human_title
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
+    MarkdownLabel,
     banner,
     code_box,
     field_label,
@@ -140,11 +141,11 @@ class ApprovalDialog(QDialog):
             value_label(f"{skill.name}{version}  ·  {trust_text}", wrap=False),
             "approval-skill",
         )
-        tool_text = f"<b>{_escape(human)}</b> <code>{_escape(prepared.ref)}</code>"
+        tool_text = f"**{human}** `{prepared.ref}`"
         if tool.description:
-            tool_text += f" — {inline_markdown(tool.description)}"
-        tool_label = value_label(tool_text)
-        tool_label.setTextFormat(Qt.TextFormat.RichText)
+            tool_text += f" — {tool.description}"
+        tool_label = MarkdownLabel(tool_text)
+        tool_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         add("Tool", tool_label, "approval-tool")
         command = code_box(command_text(prepared.argv), max_lines=5)
         command.setToolTip(
@@ -271,10 +272,6 @@ def asks_again(prepared: PreparedRun) -> str:
             "Run once: this time only; next time it asks for approval again."
         )
     return rule
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class ApprovalPrompterProtocol(Protocol):

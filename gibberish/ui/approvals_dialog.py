@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from gibberish.ui import accessibility, icons
+from gibberish.ui.formatting import plain_tooltip
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
@@ -94,7 +95,7 @@ class ApprovalsDialog(QDialog):
             when = record.approved_at.astimezone().strftime("%Y-%m-%d %H:%M")
             item = QTreeWidgetItem([record.skill, when, status.status, str(record.path or "")])
             item.setData(0, NAME_ROLE, record.skill)
-            item.setToolTip(3, str(record.path or ""))
+            item.setToolTip(3, plain_tooltip(str(record.path or "")))
             self.table.addTopLevelItem(item)
         if not records:
             empty = QTreeWidgetItem(["No approvals yet", "", "", ""])

@@ -48,9 +48,9 @@ from PySide6.QtWidgets import (
 )
 
 from gibberish.ui import accessibility
-from gibberish.ui.formatting import human_title
+from gibberish.ui.formatting import human_title, plain_tooltip
 from gibberish.ui.spinner import Spinner
-from gibberish.ui.widgets import set_tone
+from gibberish.ui.widgets import PlainLabel, set_tone
 
 if TYPE_CHECKING:
     from gibberish.app import ToolRef
@@ -63,16 +63,6 @@ WIDTH = 600
 HINT_CHOOSE = "↑↓ to choose · Enter to open · Esc to close"
 HINT_BUSY = "Esc to cancel"
 HINT_EDIT = "Edit the text and press Enter to try again · Esc to close"
-
-
-def tool_index(tools: Sequence[ToolRef]) -> FuzzyIndex[ToolRef]:
-    """Index tools by their name; the description also covers the skill's name and description."""
-    from gibberish.assistant.fuzzy import FuzzyIndex  # the model feed loads only when used
-
-    return FuzzyIndex(
-        (ref, ref.tool.name, f"{ref.tool.description} {ref.skill.name} {ref.skill.description}")
-        for ref in tools
-    )
 
 
 class _ResultDelegate(QStyledItemDelegate):
@@ -184,7 +174,7 @@ class CommandBar(QFrame):
         self.results.itemActivated.connect(self._choose_item)
         self.results.itemClicked.connect(self._choose_item)
         layout.addWidget(self.results)
-        self.hint = QLabel(HINT_CHOOSE)
+        self.hint = PlainLabel(HINT_CHOOSE)
         self.hint.setObjectName("command-hint")
         _mute(self.hint)
         layout.addWidget(self.hint)
@@ -205,7 +195,7 @@ class CommandBar(QFrame):
         self.status_label.setWordWrap(True)
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row.addWidget(self.status_label, 1)
-        self.status_hint = QLabel(HINT_BUSY)
+        self.status_hint = PlainLabel(HINT_BUSY)
         self.status_hint.setObjectName("command-status-hint")
         _mute(self.status_hint)
         row.addWidget(self.status_hint, 0, Qt.AlignmentFlag.AlignVCenter)
@@ -220,7 +210,9 @@ class CommandBar(QFrame):
     # ------------------------------------------------------------------ content
     def set_tools(self, tools: Sequence[ToolRef]) -> None:
         self._tools = sorted(tools, key=lambda r: (r.tool.name, r.skill.name))
-        self._index = tool_index(self._tools)
+        from gibberish.assistant.fuzzy import FuzzyIndex  # the model feed loads only when used
+
+        self._index = FuzzyIndex.for_tools(self._tools)
         if self._busy:
             return
         if self._choices is not None:
@@ -251,7 +243,7 @@ class CommandBar(QFrame):
             item = QListWidgetItem(f"{human_title(ref.tool.name)}   ·   {ref.ref}")
             item.setData(REF_ROLE, ref.ref)
             item.setData(DESCRIPTION_ROLE, ref.tool.description.replace("`", ""))
-            item.setToolTip(ref.tool.description)
+            item.setToolTip(plain_tooltip(ref.tool.description))
             self.results.addItem(item)
         if self.results.count():
             self.results.setCurrentRow(0)

@@ -74,9 +74,10 @@ def configure_logging() -> Path:
 
 def _show_dialog(title: str, text: str) -> None:
     from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QMessageBox
 
-    box = QMessageBox(QMessageBox.Icon.Warning, title, text)
+    from gibberish.ui.widgets import plain_box
+
+    box = plain_box("warning", title, text)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     box.setObjectName("error-dialog")
     box.open()

@@ -98,3 +98,17 @@ def inline_markdown(text: str) -> str:
         part = re.sub(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])", r"<i>\1</i>", part)
         out.append(part)
     return "".join(out).replace("\n", "<br>")
+
+
+def plain_tooltip(text: str) -> str:
+    """``text`` as a tooltip that shows it literally.
+
+    Qt guesses rich text in tooltips as in labels, so a skill description such as
+    ``<h2 style='color:green'>✔ verified</h2>`` would draw as a heading: escape it, keep
+    its line breaks, and mark the whole as rich text so nothing is guessed. Text without
+    a ``<`` is never taken for rich text and is returned as it is.
+    """
+    if "<" not in text:
+        return text
+    escaped = html.escape(text).replace("\n", "<br>")
+    return f"<qt style='white-space:pre-wrap'>{escaped}</qt>"

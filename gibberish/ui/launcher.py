@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from gibberish.ui import accessibility, icons
+from gibberish.ui.formatting import plain_tooltip
 from gibberish.ui.menu import Kind, MenuItem
 from gibberish.ui.widgets import MARGIN, SPACING, banner, help_label, set_tone, with_mnemonic
 
@@ -145,7 +146,7 @@ class LauncherWindow(QWidget):
         node = QTreeWidgetItem(parent, [item.text])
         node.setData(0, NAME_ROLE, item.name)
         if item.tooltip:
-            node.setToolTip(0, item.tooltip)
+            node.setToolTip(0, plain_tooltip(item.tooltip))
         if item.icon is not None:
             node.setIcon(0, item.icon)
         if not item.enabled:
@@ -166,7 +167,7 @@ class LauncherWindow(QWidget):
     def _add_button(self, item: MenuItem) -> None:
         button = QPushButton(with_mnemonic(item.text.replace("&", "&&"), self._mnemonics))
         button.setObjectName(item.name)
-        button.setToolTip(item.tooltip)
+        button.setToolTip(plain_tooltip(item.tooltip))
         button.setEnabled(item.enabled)
         button.setAutoDefault(False)
         if item.trigger is not None:
@@ -237,15 +238,10 @@ class LauncherWindow(QWidget):
 
     def show_status(self, title: str, body: str, *, failed: bool = False) -> None:
         """Where the tray would show a notification."""
-        self.status.setText(f"<b>{_escape(title)}</b> — {_escape(body)}")
-        self.status.setTextFormat(Qt.TextFormat.RichText)
+        self.status.setText(f"{title} — {body}")
         set_tone(self.status, "error" if failed else None)
         self.status.show()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         event.accept()
         self.closed.emit()
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -32,7 +32,7 @@ from PySide6.QtGui import QAction, QActionGroup, QIcon
 from PySide6.QtWidgets import QMenu
 
 from gibberish.ui import icons
-from gibberish.ui.formatting import human_duration
+from gibberish.ui.formatting import human_duration, plain_tooltip
 
 if TYPE_CHECKING:
     from gibberish.app import Engine, RecentRun
@@ -364,7 +364,7 @@ def populate_qmenu(menu: QMenu, items: Sequence[MenuItem], *, lazy: bool = True)
             sub.setToolTipsVisible(True)
             action = sub.menuAction()
             action.setObjectName(item.name)
-            action.setToolTip(item.tooltip)
+            action.setToolTip(plain_tooltip(item.tooltip))
             action.setEnabled(item.enabled)
             if item.icon is not None:
                 action.setIcon(item.icon)
@@ -376,7 +376,7 @@ def populate_qmenu(menu: QMenu, items: Sequence[MenuItem], *, lazy: bool = True)
             continue
         action = QAction(item.text, menu)
         action.setObjectName(item.name)
-        action.setToolTip(item.tooltip or item.text)
+        action.setToolTip(plain_tooltip(item.tooltip or item.text))
         action.setEnabled(item.enabled)
         if item.icon is not None:
             action.setIcon(item.icon)

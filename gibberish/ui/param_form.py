@@ -46,10 +46,11 @@ from gibberish.skills.model import (
     ToolDefinition,
 )
 from gibberish.ui import accessibility, icons, theme
-from gibberish.ui.formatting import command_text, human_title
+from gibberish.ui.formatting import command_text, human_title, plain_tooltip
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
+    PlainLabel,
     app_palette,
     banner,
     code_box,
@@ -163,7 +164,7 @@ class _Field:
             param.description,
         )
         if param.description:
-            self.editor.setToolTip(param.description)
+            self.editor.setToolTip(plain_tooltip(param.description))
 
         if optional_number:
             self.include = QCheckBox()
@@ -310,11 +311,13 @@ class ParameterForm(QDialog):
         for param in tool.parameters:
             f = _Field(param, self._changed)
             self.fields[param.name] = f
-            label = QLabel(self._label_text(param))
+            label = PlainLabel(f"{param.name} *" if param.required else param.name)
             label.setObjectName(f"label-{param.name}")
-            label.setTextFormat(Qt.TextFormat.RichText)
             label.setBuddy(f.editor)
             if param.required:
+                bold = label.font()
+                bold.setBold(True)
+                label.setFont(bold)
                 label.setToolTip("Required")
             box = QWidget()
             box.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
@@ -331,7 +334,7 @@ class ParameterForm(QDialog):
         if any(p.required for p in tool.parameters):
             layout.addWidget(help_label("Fields marked * are required."))
 
-        self.preview_label = QLabel("Will run:")
+        self.preview_label = PlainLabel("Will run:")
         layout.addWidget(self.preview_label)
         self.preview = code_box("", max_lines=5)
         self.preview.setObjectName("form-preview")
@@ -340,7 +343,7 @@ class ParameterForm(QDialog):
             "The exact arguments, shell-quoted only for reading; no shell is involved."
         )
         layout.addWidget(self.preview)
-        self.error_label = QLabel()
+        self.error_label = PlainLabel()
         self.error_label.setObjectName("form-error")
         self.error_label.setWordWrap(True)
         self.error_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -392,14 +395,6 @@ class ParameterForm(QDialog):
         )
         if first is not None:
             first.editor.setFocus()
-
-    @staticmethod
-    def _label_text(param: ParameterDefinition) -> str:
-        name = param.name.replace("<", "&lt;")
-        if param.required:
-            colour = theme.css(theme.foreground(app_palette(), "error"))
-            return f"<b>{name}</b>&nbsp;<span style='color:{colour}'>*</span>"
-        return name
 
     @staticmethod
     def _hint(param: ParameterDefinition) -> str:

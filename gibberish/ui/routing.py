@@ -26,11 +26,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gibberish.ui.command_bar import tool_index
-
 if TYPE_CHECKING:
     from gibberish.app import Engine, ToolRef
     from gibberish.assistant import RouteResult
+    from gibberish.assistant.fuzzy import FuzzyIndex
     from gibberish.assistant.naming import ExposedTool
     from gibberish.settings import ModelSettings
     from gibberish.skills.model import Mode
@@ -81,6 +80,12 @@ class TextRouter(Protocol):
     ) -> Outcome: ...
 
 
+def _index(tools: Sequence[ToolRef]) -> FuzzyIndex[ToolRef]:
+    from gibberish.assistant.fuzzy import FuzzyIndex  # the model feed loads only when used
+
+    return FuzzyIndex.for_tools(tools)
+
+
 class FuzzyRouter:
     """The router without a model: the best fuzzy match of the whole request."""
 
@@ -98,14 +103,14 @@ class FuzzyRouter:
         mode: Mode | None = None,
         cancel: threading.Event | None = None,
     ) -> Outcome:
-        matches = tool_index(tools).rank(text, 1, require_all=False)
+        matches = _index(tools).rank(text, 1, require_all=False)
         if not matches or matches[0].score < self.min_score:
             return None
         return Proposal(matches[0].item.ref, note=f"Best match for “{text}”")
 
     def choices(self, text: str, tools: Sequence[ToolRef]) -> Choices:
         """What the command bar offers for free text when no model is configured."""
-        matches = tool_index(tools).rank(text, MAX_CHOICES, require_all=False)
+        matches = _index(tools).rank(text, MAX_CHOICES, require_all=False)
         refs = tuple(m.item.ref for m in matches)
         message = NO_MODEL if refs else f"{NO_MODEL}. Nothing is close to “{text}”."
         return Choices(message, refs, settings_link=True)

@@ -6,8 +6,11 @@ to its local socket, sends ``open-command-bar`` and exits within milliseconds, a
 running instance opens the command bar.
 
 The socket is ``$XDG_RUNTIME_DIR/gibberish.sock`` (a per-user, mode-0700 folder cleaned
-at logout) with owner-only permissions, or a per-user name in the temp folder where
-there is no ``XDG_RUNTIME_DIR`` (macOS, Windows: Qt maps it to a named pipe there).
+at logout) with owner-only permissions; without ``XDG_RUNTIME_DIR`` it goes into a
+private, checked 0700 folder (:mod:`gibberish.instance_socket`), never straight into
+the shared temp folder where another user could bind the name first (Windows: a named
+pipe). Each end checks the other's uid: a request is neither sent to nor taken from
+another user.
 A crashed instance leaves its socket file behind: when ``listen`` finds the address in
 use but nobody answers on it, the file is stale and is removed. The check-then-listen
 step runs under a ``QLockFile`` so two instances started at the same moment cannot both
@@ -21,10 +24,11 @@ from __future__ import annotations
 
 import getpass
 import os
-import tempfile
 
 from PySide6.QtCore import QLockFile, QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+from gibberish.instance_socket import is_same_user, socket_path
 
 OPEN_COMMAND_BAR = "open-command-bar"
 SHOW = "show"
@@ -34,17 +38,10 @@ MAX_MESSAGE = 64 * 1024
 
 
 def server_name() -> str:
-    """The socket path (or, without ``XDG_RUNTIME_DIR``, a per-user name)."""
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
-    if runtime and os.path.isdir(runtime):
-        return os.path.join(runtime, "gibberish.sock")
-    try:
-        user = str(os.getuid())  # type: ignore[attr-defined,unused-ignore]
-    except AttributeError:  # Windows
-        user = getpass.getuser()
+    """The socket path in a private folder (Windows: a per-user pipe name)."""
     if os.name == "nt":
-        return f"gibberish-{user}"
-    return os.path.join(tempfile.gettempdir(), f"gibberish-{user}.sock")
+        return f"gibberish-{getpass.getuser()}"
+    return socket_path()
 
 
 def send_message(name: str, message: str, timeout_ms: int = CONNECT_TIMEOUT_MS) -> bool:
@@ -52,6 +49,9 @@ def send_message(name: str, message: str, timeout_ms: int = CONNECT_TIMEOUT_MS) 
     socket = QLocalSocket()
     socket.connectToServer(name)
     if not socket.waitForConnected(timeout_ms):
+        return False
+    if not is_same_user(int(socket.socketDescriptor())):
+        socket.abort()  # somebody else's server on our name: tell it nothing
         return False
     try:
         socket.write((message.replace("\n", " ") + "\n").encode("utf-8"))
@@ -123,6 +123,10 @@ class SingleInstance(QObject):
         assert self.server is not None
         while self.server.hasPendingConnections():
             socket = self.server.nextPendingConnection()
+            if not is_same_user(int(socket.socketDescriptor())):
+                socket.abort()  # another user's process: no answer, no request
+                socket.deleteLater()
+                continue
             self._buffers[socket] = b""
             socket.readyRead.connect(self._ready_read)
             socket.disconnected.connect(self._disconnected)

@@ -37,7 +37,22 @@ outline of the default button, so "what Enter presses" and "where the focus is" 
 look alike."""
 
 
-class WrappedLabel(QLabel):
+class PlainLabel(QLabel):
+    """A label that shows its text as it is: never as rich text.
+
+    QLabel's default (``Qt.AutoText``) renders any string that looks like HTML, so a
+    skill description, a folder name or a model's value such as
+    ``<h2 style='color:green'>✔ verified</h2>`` would draw as a green heading. Every label
+    that shows data is one of these (``widgets`` builds all of them).
+    """
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setText(text)
+
+
+class WrappedLabel(PlainLabel):
     """A word-wrapped label whose size hint is its height *at its current width*.
 
     QLabel's own hint for wrapped text is computed at a width Qt picks for a pleasing
@@ -95,7 +110,7 @@ def help_label(text: str, parent: QWidget | None = None) -> QLabel:
 
 
 def heading_label(text: str, parent: QWidget | None = None, *, scale: float = 1.25) -> QLabel:
-    label = QLabel(text, parent)
+    label = PlainLabel(text, parent)
     font = label.font()
     font.setPointSizeF(font.pointSizeF() * scale)
     font.setBold(True)
@@ -106,7 +121,7 @@ def heading_label(text: str, parent: QWidget | None = None, *, scale: float = 1.
 
 def field_label(text: str, parent: QWidget | None = None) -> QLabel:
     """A label for a value in a details grid ("Working folder", "Timeout" …)."""
-    label = QLabel(text, parent)
+    label = PlainLabel(text, parent)
     label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
     palette = label.palette()
     palette.setColor(
@@ -146,7 +161,7 @@ def banner(text: str, parent: QWidget | None = None, *, kind: str = "warning") -
 
 
 def status_pill(status: str, parent: QWidget | None = None) -> QLabel:
-    label = QLabel(parent)
+    label = PlainLabel("", parent)
     label.setObjectName("status-pill")
     set_status_pill(label, status)
     return label
@@ -171,7 +186,7 @@ def set_status_pill(label: QLabel, status: str) -> None:
 
 def command_label(text: str, parent: QWidget | None = None) -> QLabel:
     """The argv of a run, shown as code (selectable, wrapped, on a subtle background)."""
-    label = QLabel(text, parent)
+    label = PlainLabel(text, parent)
     label.setFont(mono_font())
     label.setWordWrap(True)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -333,11 +348,28 @@ def mnemonic_buttons(window: QWidget) -> None:
             button.setText(with_mnemonic(button.text(), taken))
 
 
+class MarkdownLabel(WrappedLabel):
+    """The one label that shows data as rich text: a description written in Markdown.
+
+    The HTML is made by ``formatting.inline_markdown``, which escapes the text *first*
+    and then adds only ``<code>``, ``<b>`` and ``<i>``: what a person reads is the
+    skill's text, literally, with its backticks rendered. ``source`` is that text.
+    """
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__("", parent)
+        self.source = text
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setOpenExternalLinks(False)
+        self.setText(inline_markdown(text))
+
+
 def markdown_label(text: str, parent: QWidget | None = None) -> QLabel:
-    """Secondary text written in Markdown (a description), rendered by
-    ``formatting.inline_markdown``: escaped first, so a skill cannot inject markup."""
-    label = help_label("", parent)
-    label.setTextFormat(Qt.TextFormat.RichText)
-    label.setText(inline_markdown(text))
-    label.setOpenExternalLinks(False)
+    """Secondary text (like ``help_label``) written in Markdown: see ``MarkdownLabel``."""
+    label = MarkdownLabel(text, parent)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    font = label.font()
+    font.setPointSizeF(max(font.pointSizeF() * 0.9, 7.5))
+    label.setFont(font)
+    set_tone(label, None)
     return label

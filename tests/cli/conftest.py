@@ -1,4 +1,4 @@
-"""Helpers for CLI tests: write skill folders, invoke the CLI in-process."""
+"""Helpers for CLI tests: write skill folders (``skillkit``), invoke the CLI in-process."""
 
 from __future__ import annotations
 
@@ -10,22 +10,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from gibberish.cli import cli
+from tests.skills.fixtures.skillkit import make_skill, skill_text
 
 SkillWriter = Callable[..., Path]
-
-
-def skill_text(
-    name: str,
-    *,
-    tools: str,
-    version: str = "1.0.0",
-    description: str = "A test skill.",
-    extra: str = "",
-) -> str:
-    return (
-        f"---\nname: {name}\nversion: {version}\ndescription: {description}\n{extra}---\n\n"
-        + textwrap.dedent(tools).lstrip()
-    )
 
 
 ECHO_TOOL = """
@@ -57,13 +44,11 @@ def skills_root(tmp_path: Path) -> Path:
 @pytest.fixture
 def write_skill(skills_root: Path) -> SkillWriter:
     def write(name: str, text: str | None = None, *, root: Path | None = None, **kwargs) -> Path:
-        folder = (root or skills_root) / name
-        folder.mkdir(parents=True, exist_ok=True)
         if text is None:
-            kwargs.setdefault("tools", ECHO_TOOL)
-            text = skill_text(name, **kwargs)
-        (folder / "SKILL.md").write_text(text, encoding="utf-8")
-        return folder
+            tools = textwrap.dedent(kwargs.pop("tools", ECHO_TOOL)).lstrip()
+            kwargs.setdefault("description", "A test skill.")
+            text = skill_text(name, body=tools, **kwargs)
+        return make_skill(root or skills_root, name, text)
 
     return write
 

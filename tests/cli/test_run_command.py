@@ -276,3 +276,12 @@ def test_the_prompt_shows_control_characters_as_escapes(write_skill, invoke, mon
     result = invoke("run", "echoer.say", "--arg", "words=a\x9b8m\u202eb", input="n\n")
     assert "\x9b" not in result.output and "\u202e" not in result.output
     assert "\\x9b" in result.output and "\\u202e" in result.output
+
+
+def test_a_timeout_out_of_range_is_refused_by_its_flag(write_skill, invoke) -> None:
+    write_skill("echoer")
+    for value in ("0", "301", "-1"):
+        result = invoke("run", "echoer.say", "--arg", "words=x", "--timeout", value, "--yes")
+        assert (
+            result.exit_code == 2 and "--timeout" in result.output and "0<x<=300" in result.output
+        )

@@ -201,3 +201,36 @@ class RunIdRecorder:
 
         monkeypatch.setattr(RunHandle, "__init__", init)
         return recorder
+
+
+def _namespace_pid(pid: int) -> int | None:
+    """The pid a process has in its innermost PID namespace (``NSpid``), if it is nested."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("NSpid:"):
+                    fields = line.split()[1:]
+                    return int(fields[-1]) if len(fields) > 1 else None
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def host_pids(pids: Iterable[int]) -> list[int]:
+    """The pids a tool reported (``$$``, ``$!``) as this process sees them.
+
+    Inside the sandbox a tool sees pids of its own PID namespace; among this process's
+    descendants, the newest one with that namespace pid is the tool's. Pids that are
+    not namespace pids of any descendant are returned as they are.
+    """
+    newest: dict[int, psutil.Process] = {}
+    for proc in descendants():
+        inner = _namespace_pid(proc.pid)
+        if inner is None:
+            continue
+        try:
+            if inner not in newest or proc.create_time() >= newest[inner].create_time():
+                newest[inner] = proc
+        except psutil.Error:
+            continue
+    return [newest[pid].pid if pid in newest else pid for pid in pids]

@@ -47,7 +47,7 @@ def test_idle_threads_are_reused_then_retire():
         done.clear()
         workers.submit(job)
         assert done.wait(5)
-        time.sleep(0.02)  # let the worker become idle
+        _wait_until(lambda: workers._idle == 1)  # the worker is back waiting for a job
     assert len(set(idents)) == 1
     _wait_until(lambda: not _named("test-reuse"))
 

@@ -81,8 +81,10 @@ def argv(bundled, skill: str, tool: str, **args) -> list[str]:
 
 
 def test_git_commands(bundled):
-    assert argv(bundled, "git", "git_log") == [
-        "git", "--no-pager", "log", "--oneline", "--decorate", "-n", "10",
+    log = argv(bundled, "git", "git_log")
+    assert log[0].endswith("/git/scripts/safe-git")  # every command-running setting off
+    assert log[1:] == [
+        "log", "--no-show-signature", "--oneline", "--decorate", "-n", "10",
     ]  # fmt: skip
     assert argv(bundled, "git", "git_diff", staged=True)[-1] == "--staged"
     assert "--staged" not in argv(bundled, "git", "git_diff")

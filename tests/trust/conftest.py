@@ -9,6 +9,8 @@ import keyring.backend
 import keyring.errors
 import pytest
 
+from tests.skills.fixtures.skillkit import make_skill, tool_block
+
 
 class MemoryKeyring(keyring.backend.KeyringBackend):
     """A keyring that keeps passwords in a dict and claims to be secure (priority 5)."""
@@ -62,14 +64,13 @@ def memory_keyring():
 
 def write_skill(root: Path, name: str = "demo", *, body: str = "echo hi") -> Path:
     """A small skill folder: SKILL.md and a script under scripts/."""
-    folder = root / name
-    (folder / "scripts").mkdir(parents=True, exist_ok=True)
-    (folder / "SKILL.md").write_text(
-        f"---\nname: {name}\nversion: 1.0.0\ndescription: Demo skill.\n---\n\n"
-        f"### run\n\nRuns it.\n\n#### Command\n\n```bash\n./scripts/run.sh\n```\n"
+    return make_skill(
+        root,
+        name,
+        tools=[tool_block("run", "Runs it.", "./scripts/run.sh")],
+        scripts={"scripts/run.sh": f"#!/bin/sh\n{body}\n"},
+        description="Demo skill.",
     )
-    (folder / "scripts" / "run.sh").write_text(f"#!/bin/sh\n{body}\n")
-    return folder
 
 
 @pytest.fixture

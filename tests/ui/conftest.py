@@ -9,8 +9,6 @@ nothing needs a real tray (``tray_available`` is injected).
 from __future__ import annotations
 
 import gc
-import stat
-import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,21 +19,10 @@ import pytest
 
 from gibberish.app import Engine, EngineOptions
 from gibberish.ui.approval import ApprovalAnswer
+from tests.helpers.processes import host_pids
+from tests.skills.fixtures.skillkit import make_skill, param_table, tool_block
 
-PARAMS_NONE = "None."
-
-
-def param_table(rows: list[tuple[str, str, str, str]]) -> str:
-    lines = ["| Name | Type | Required | Description |", "|------|------|----------|-------------|"]
-    lines += [f"| {n} | {t} | {r} | {d} |" for n, t, r, d in rows]
-    return "\n".join(lines)
-
-
-def tool_block(name: str, description: str, command: str, params: str = PARAMS_NONE) -> str:
-    return (
-        f"### {name}\n\n{description}\n\n#### Parameters\n\n{params}\n\n"
-        f"#### Command\n\n```bash\n{command}\n```\n"
-    )
+__all__ = ["param_table", "tool_block", "write_skill"]
 
 
 def write_skill(
@@ -48,25 +35,14 @@ def write_skill(
     scripts: dict[str, str] | None = None,
 ) -> Path:
     """A skill folder ``root/name`` with a SKILL.md made of ``tools`` blocks."""
-    folder = root / name
-    folder.mkdir(parents=True, exist_ok=True)
-    front = textwrap.dedent(
-        f"""\
-        ---
-        name: {name}
-        version: 1.0.0
-        description: {description or f"Test skill {name}. Use it in tests."}
-        """
+    return make_skill(
+        root,
+        name,
+        tools=tools,
+        scripts=scripts,
+        description=description or f"Test skill {name}. Use it in tests.",
+        extra=extra.strip(),
     )
-    text = front + (extra.strip() + "\n" if extra.strip() else "") + "---\n\n# " + name + "\n\n"
-    text += "\n".join(tools)
-    (folder / "SKILL.md").write_text(text, encoding="utf-8")
-    for rel, body in (scripts or {}).items():
-        path = folder / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(body, encoding="utf-8")
-        path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return folder
 
 
 def standard_skills(root: Path) -> Path:
@@ -255,6 +231,6 @@ def read_pids(path: Path, timeout: float = 5.0) -> list[int]:
         if path.is_file():
             text = path.read_text().split()
             if len(text) >= 2:
-                return [int(t) for t in text]
+                return host_pids([int(t) for t in text])  # sandboxed: namespace pids
         time.sleep(0.02)
     raise AssertionError(f"{path} was not written")

@@ -162,6 +162,7 @@ def test_approvals_dialog_lists_and_revokes(qtbot, controller) -> None:
     dialog = ApprovalsDialog(controller.engine)
     qtbot.addWidget(dialog)
     assert dialog.names() == ["hello"]
+    assert dialog.table.topLevelItem(0).text(2) == "approved"  # the Engine's status
     assert not dialog.revoke_button.isEnabled()
     dialog.select("hello")
     assert dialog.revoke_button.isEnabled()

@@ -1,0 +1,66 @@
+"""``gibberish doctor``: which protections are in force on this machine, and what is missing.
+
+What a skill declares (``read_only``, ``network: false``) is enforced by the sandbox
+only where bubblewrap works; elsewhere it is the author's word. This command says which
+it is here, and whether secrets are kept encrypted, so nobody has to guess.
+"""
+
+from __future__ import annotations
+
+import click
+
+from gibberish.cli.common import CliState, pass_state, print_json
+
+
+def _checks(state: CliState) -> list[dict[str, object]]:
+    engine = state.build_engine()
+    sandbox = engine.sandbox_status()
+    checks: list[dict[str, object]] = [
+        {
+            "check": "sandbox",
+            "ok": sandbox.active,
+            "detail": (
+                f"active: {sandbox.detail}"
+                if sandbox.active
+                else f"not active: {sandbox.detail} Install the package “bubblewrap”. Until "
+                "then read_only and network: false are not enforced, a run can see other "
+                "processes, and user skills that only read ask before every run."
+            ),
+        },
+        {
+            "check": "read_only",
+            "ok": sandbox.active,
+            "detail": "enforced (read-only file system)" if sandbox.active else "not enforced",
+        },
+        {
+            "check": "network: false",
+            "ok": sandbox.active,
+            "detail": "enforced (own network namespace)" if sandbox.active else "not enforced",
+        },
+    ]
+    warning = engine.secrets.plaintext_warning()
+    checks.append(
+        {
+            "check": "secrets",
+            "ok": warning is None,
+            "detail": warning or "kept by the system keyring, bound to each skill's folder",
+        }
+    )
+    return checks
+
+
+@click.command("doctor")
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
+@pass_state
+def doctor_command(state: CliState, as_json: bool) -> None:
+    """Say which protections are active here (sandbox, read_only, network, secrets)."""
+    checks = _checks(state)
+    if as_json:
+        print_json(checks)
+        return
+    for check in checks:
+        mark = click.style("ok  ", fg="green") if check["ok"] else click.style("warn", fg="yellow")
+        click.echo(f"{mark} {check['check']:<15} {check['detail']}")
+
+
+COMMANDS = [doctor_command]

@@ -1,0 +1,78 @@
+"""Where the single-instance socket lives, and who is on the other end of it (no Qt).
+
+With ``$XDG_RUNTIME_DIR`` the socket is ``gibberish.sock`` in it: a per-user, 0700
+folder made by the login manager. Without one, a name in the shared temp folder could be
+taken first by another user, who would then receive every request of ours (and make our
+tray exit, "already running"). So the socket goes into a private folder,
+``$TMPDIR/gibberish-<uid>``, created 0700 and checked before every use: a real folder
+(not a link), owned by us, closed to everyone else. If someone else made that folder
+first, the socket goes to ``<cache folder>/run`` under the home folder instead.
+
+Both ends also check the other's uid (``SO_PEERCRED``, Linux): a server that is not us
+gets no request, a client that is not us gets no answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import stat
+import struct
+import tempfile
+from pathlib import Path
+
+from gibberish import paths
+
+SOCKET_NAME = "gibberish.sock"
+
+
+class UnsafeFolderError(OSError):
+    """A folder meant to be private is not (wrong owner, open to others, a link)."""
+
+
+def private_folder(path: Path) -> Path:
+    """Create ``path`` with mode 0700 if missing; raise ``UnsafeFolderError`` if unsafe."""
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, 0o700)
+    info = os.lstat(path)
+    if not stat.S_ISDIR(info.st_mode):
+        raise UnsafeFolderError(f"{path} is not a folder (a link or a file)")
+    if info.st_uid != os.getuid():
+        raise UnsafeFolderError(f"{path} belongs to uid {info.st_uid}, not to us")
+    if info.st_mode & 0o077:
+        os.chmod(path, 0o700)  # ours, but open to others: close it
+    return path
+
+
+def socket_path() -> str:
+    """The single-instance socket of this user (POSIX)."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and os.path.isdir(runtime):
+        return os.path.join(runtime, SOCKET_NAME)
+    shared = Path(tempfile.gettempdir()) / f"gibberish-{os.getuid()}"
+    with contextlib.suppress(OSError):
+        return os.fspath(private_folder(shared) / SOCKET_NAME)
+    fallback = paths.cache_dir() / "run"
+    fallback.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return os.fspath(private_folder(fallback) / SOCKET_NAME)
+
+
+def peer_uid(fd: int) -> int | None:
+    """The uid of the process at the other end of the Unix socket ``fd``; None if unknown."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None or fd < 0:
+        return None
+    try:
+        with socket.socket(fileno=os.dup(fd)) as sock:
+            creds = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    except OSError:
+        return None
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return uid
+
+
+def is_same_user(fd: int) -> bool:
+    """True when the peer is this user, or when the platform cannot tell (no SO_PEERCRED)."""
+    uid = peer_uid(fd)
+    return uid is None or uid == os.getuid()
