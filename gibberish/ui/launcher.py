@@ -34,13 +34,17 @@ TOP_BUTTONS = ("ask",)
 
 
 class _Tree(QTreeWidget):
-    """Enter on a row triggers it (double click does too)."""
+    """Enter on a row triggers it (double click does too); on a section it opens or closes it."""
 
     activated_item = Signal(QTreeWidgetItem)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentItem():
-            self.activated_item.emit(self.currentItem())
+        item = self.currentItem()
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and item is not None:
+            if item.childCount():  # a section: Enter opens or closes it
+                item.setExpanded(not item.isExpanded())
+            else:
+                self.activated_item.emit(item)
             return
         super().keyPressEvent(event)
 

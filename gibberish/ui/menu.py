@@ -257,7 +257,7 @@ def build_menu(
     items.append(
         MenuItem(
             "problems",
-            f"Problems ({len(problems)})",
+            f"Problems ({len(problems)})" if problems else "No problems",
             kind=Kind.MENU,
             enabled=bool(problems),
             tooltip="Skills that failed to load" if problems else "Every skill loaded",
