@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import os
 import re
 import shlex
 from collections.abc import Sequence
@@ -76,11 +77,34 @@ def run_notice(ref: str, result: RunResult) -> tuple[str, str]:
 NBSP = "\u00a0"
 
 
+def home_short(path: object) -> str:
+    """A path for reading: ``~/…`` inside the home folder, "~ (your home folder)" for it."""
+    text = str(path)
+    home = os.path.expanduser("~")
+    if text == home:
+        return "~ (your home folder)"
+    if home not in ("", "/") and text.startswith(home + "/"):
+        return "~" + text[len(home) :]
+    return text
+
+
 def command_text(argv: Sequence[str]) -> str:
     """The argv shell-quoted for reading, with the spaces *inside* an argument made
     non-breaking: a wrapped line then never splits a quoted argument, which would look
-    like a newline in it. (``CodeBox`` turns them back into spaces when copied.)"""
-    return " ".join(shlex.quote(arg).replace(" ", NBSP) for arg in argv)
+    like a newline in it. (``CodeBox`` turns them back into spaces when copied.)
+
+    A path inside the home folder reads ``~/…``, as a shell would accept it back."""
+    return " ".join(_home_quoted(arg).replace(" ", NBSP) for arg in argv)
+
+
+def _home_quoted(arg: str) -> str:
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and arg.startswith(home + "/"):
+        rest = arg[len(home) + 1 :]
+        quoted = shlex.quote(rest)
+        if quoted == rest:
+            return "~/" + rest
+    return shlex.quote(arg)
 
 
 def inline_markdown(text: str) -> str:

@@ -48,6 +48,7 @@ from gibberish.ui import accessibility, icons
 from gibberish.ui.formatting import command_text as formatted_command
 from gibberish.ui.formatting import (
     first_line,
+    home_short,
     human_bytes,
     human_duration,
     summary_line,
@@ -443,7 +444,7 @@ class ResultWindow(QWidget):
         elif self.status == "running" and self._clock.isValid():
             parts.append(f"Running for {human_duration(int(self._clock.elapsed()))}")
         if self._cwd is not None:
-            parts.append(f"in {self._cwd}")
+            parts.append(f"in {home_short(self._cwd)}")
         self._facts.setText("  ·  ".join(parts))
         self._facts.setVisible(bool(parts))
 
