@@ -65,6 +65,20 @@ HINT_BUSY = "Esc to cancel"
 HINT_EDIT = "Edit the text and press Enter to try again · Esc to close"
 
 
+def by_use(tools: Sequence[ToolRef], history: Sequence[str]) -> list[ToolRef]:
+    """``tools`` ordered by how often they ran in ``history`` (newest first), then how
+    recently, then by name: what the person uses is one Enter away."""
+    counts: dict[str, int] = {}
+    newest: dict[str, int] = {}
+    for position, ref in enumerate(history):
+        counts[ref] = counts.get(ref, 0) + 1
+        newest.setdefault(ref, position)
+    return sorted(
+        tools,
+        key=lambda r: (-counts.get(r.ref, 0), newest.get(r.ref, len(history)), r.tool.name),
+    )
+
+
 class _ResultDelegate(QStyledItemDelegate):
     """Two lines per result: ``tool`` + skill in bold, the description muted below."""
 
@@ -146,6 +160,8 @@ class CommandBar(QFrame):
         self._tools: list[ToolRef] = []
         self._busy = False
         self._choices: tuple[str, ...] | None = None
+        self.history: Sequence[str] = ()
+        """``skill.tool`` refs of recent runs, newest first (orders the empty query)."""
         self.ask_hint = "Enter to ask in your own words"
         """The hint's action for unmatched text (the controller names the model here)."""
 
@@ -221,9 +237,10 @@ class CommandBar(QFrame):
             self._filter(self.input.text())
 
     def ranked(self, text: str) -> list[ToolRef]:
-        """The tools matching ``text``, best first (all tools, by name, when it is empty)."""
+        """The tools matching ``text``, best first; with no text, the tools run most
+        often lately first (ties: the most recent), then the rest by name."""
         if not text.strip() or self._index is None:
-            return list(self._tools[:MAX_RESULTS])
+            return by_use(self._tools, self.history)[:MAX_RESULTS]
         return [m.item for m in self._index.rank(text, MAX_RESULTS)]
 
     def refs(self) -> list[str]:

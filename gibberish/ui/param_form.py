@@ -483,11 +483,18 @@ class FormPrompter:
         note: str = "",
         missing: Sequence[str] = (),
     ) -> dict[str, Any] | None:
+        from gibberish.ui import form_memory
+
+        ref = f"{skill.name}.{tool.name}"
+        known = {p.name for p in tool.parameters}
+        values = {k: v for k, v in form_memory.remembered(ref).items() if k in known}
+        values.update(prefilled or {})  # a proposal's values win over the last run's
         form = ParameterForm(
-            skill, tool, render, prefilled=prefilled, note=note, missing=missing, parent=parent
+            skill, tool, render, prefilled=values, note=note, missing=missing, parent=parent
         )
         try:
             if form.exec() == QDialog.DialogCode.Accepted:
+                form_memory.remember(ref, form.values())
                 return form.values()
             return None
         finally:
