@@ -39,6 +39,7 @@ from gibberish.session import Answer
 from gibberish.skills.model import Trust
 from gibberish.ui import accessibility, icons
 from gibberish.ui.formatting import command_text, human_title
+from gibberish.ui.placement import place
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
@@ -284,6 +285,7 @@ class ApprovalPrompter:
     def ask(self, prepared: PreparedRun, parent: QWidget | None = None) -> ApprovalAnswer:
         dialog = ApprovalDialog(prepared, parent)
         try:
+            place(dialog)
             dialog.exec()
             return dialog.answer
         finally:

@@ -10,7 +10,10 @@ without a tray there would be nothing left to bring it back.
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QCloseEvent, QKeyEvent
@@ -94,6 +97,9 @@ class LauncherWindow(QWidget):
         self.tree.setUniformRowHeights(True)
         self.tree.setIndentation(18)
         self.tree.setRootIsDecorated(True)
+        self._restoring = False
+        self.tree.itemExpanded.connect(self._remember_expanded)
+        self.tree.itemCollapsed.connect(self._remember_expanded)
         self.tree.itemActivated.connect(self._activate)
         self.tree.activated_item.connect(self._activate)
         layout.addWidget(self.tree, 1)
@@ -117,6 +123,7 @@ class LauncherWindow(QWidget):
             if self.tree.topLevelItem(i).isExpanded()
         }
         first_build = self.tree.topLevelItemCount() == 0
+        self._restoring = True  # rebuilding expands rows: not the person's choice
         self.tree.clear()
         self._triggers.clear()
         for button in self._buttons.values():
@@ -139,11 +146,16 @@ class LauncherWindow(QWidget):
                 skills += 1
             if item.name in expanded:
                 node.setExpanded(True)
-        if first_build and skills <= 6:
+        if first_build:
+            saved = load_expanded()
             for i in range(self.tree.topLevelItemCount()):
                 node = self.tree.topLevelItem(i)
-                if str(node.data(0, NAME_ROLE)).startswith("skill:"):
+                name = str(node.data(0, NAME_ROLE))
+                if saved is not None:
+                    node.setExpanded(name in saved)
+                elif skills <= 6 and name.startswith("skill:"):
                     node.setExpanded(True)
+        self._restoring = False
         self.bottom_row.insertStretch(0, 1)
 
     def _add_node(self, parent: QTreeWidgetItem, item: MenuItem) -> QTreeWidgetItem:
@@ -240,6 +252,16 @@ class LauncherWindow(QWidget):
         if fn is not None and node.flags() & Qt.ItemFlag.ItemIsEnabled:
             fn()
 
+    def _remember_expanded(self, _item: QTreeWidgetItem) -> None:
+        if self._restoring:
+            return
+        names = [
+            str(self.tree.topLevelItem(i).data(0, NAME_ROLE))
+            for i in range(self.tree.topLevelItemCount())
+            if self.tree.topLevelItem(i).isExpanded()
+        ]
+        save_expanded(names)
+
     def show_status(self, title: str, body: str, *, failed: bool = False) -> None:
         """Where the tray would show a notification."""
         self.status.setText(f"{title} — {body}")
@@ -249,3 +271,26 @@ class LauncherWindow(QWidget):
     def closeEvent(self, event: QCloseEvent) -> None:
         event.accept()
         self.closed.emit()
+
+
+def _expanded_file() -> Path:
+    from gibberish import paths
+
+    return paths.state_dir() / "launcher.json"
+
+
+def load_expanded() -> set[str] | None:
+    """The rows the person left open last time; None when never saved (or unreadable)."""
+    try:
+        data = json.loads(_expanded_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    rows = data.get("expanded") if isinstance(data, dict) else None
+    return {str(r) for r in rows} if isinstance(rows, list) else None
+
+
+def save_expanded(names: list[str]) -> None:
+    from gibberish.fileio import atomic_write_bytes
+
+    with contextlib.suppress(OSError):  # a convenience: never in the way
+        atomic_write_bytes(_expanded_file(), json.dumps({"expanded": names}).encode("utf-8"))

@@ -47,6 +47,7 @@ from gibberish.skills.model import (
 )
 from gibberish.ui import accessibility, icons, theme
 from gibberish.ui.formatting import command_text, human_title, plain_tooltip
+from gibberish.ui.placement import place
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
@@ -493,6 +494,7 @@ class FormPrompter:
             skill, tool, render, prefilled=values, note=note, missing=missing, parent=parent
         )
         try:
+            place(form)
             if form.exec() == QDialog.DialogCode.Accepted:
                 form_memory.remember(ref, form.values())
                 return form.values()

@@ -33,6 +33,7 @@ from PySide6.QtGui import (
     QKeyEvent,
     QKeySequence,
     QShortcut,
+    QShowEvent,
     QTextCursor,
 )
 from PySide6.QtWidgets import (
@@ -54,6 +55,7 @@ from gibberish.ui.formatting import (
     summary_line,
     title_of_ref,
 )
+from gibberish.ui.placement import place
 from gibberish.ui.runs import VIEW_LIMIT, OutputTail, TextDecoder
 from gibberish.ui.widgets import (
     MARGIN,
@@ -130,6 +132,7 @@ class ResultWindow(QWidget):
         self._skipped = 0
         self._trimmed = 0
         self._log_path: Path | None = None
+        self._placed = False
         self._clock = QElapsedTimer()
         self._started_wall = time.monotonic()
 
@@ -458,6 +461,12 @@ class ResultWindow(QWidget):
     def show_full_output(self) -> None:
         if self._log_path is not None:
             self.open_path(self._log_path)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        if not self._placed:
+            self._placed = True
+            place(self)
+        super().showEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         event.accept()

@@ -50,6 +50,9 @@ class Surface(QObject):
             self.launcher = LauncherWindow(FORCED_REASON if no_tray else NO_TRAY_REASON)
             self.launcher.closed.connect(self.closed)
             self.launcher.set_items(items())
+            from gibberish.ui.placement import place
+
+            place(self.launcher)
             self.launcher.show()
         else:
             from gibberish.ui.tray import Tray
