@@ -21,10 +21,12 @@ flow that wants a different presentation) replace it instead of patching ``exec`
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QKeyEvent
 from PySide6.QtWidgets import (
     QDialog,
     QGridLayout,
@@ -37,7 +39,7 @@ from PySide6.QtWidgets import (
 
 from gibberish.session import Answer
 from gibberish.skills.model import Trust
-from gibberish.ui import accessibility, icons
+from gibberish.ui import accessibility, approved_copies, icons
 from gibberish.ui.formatting import command_text, human_title
 from gibberish.ui.placement import place
 from gibberish.ui.widgets import (
@@ -83,6 +85,9 @@ class ApprovalDialog(QDialog):
         self.setWindowIcon(icons.app_icon())
         self.prepared = prepared
         self.answer = ApprovalAnswer.CANCEL
+        self.open_folder: Callable[[Path], object] = lambda p: QDesktopServices.openUrl(
+            QUrl.fromLocalFile(str(p))
+        )
         decision = prepared.decision
         skill, tool = prepared.skill, prepared.tool
         refused = decision.refused
@@ -177,6 +182,16 @@ class ApprovalDialog(QDialog):
                 help_label("Since your last approval: + added, − removed, ~ modified."), row, 1
             )
             row += 1
+            add("What changed", self._diff_view(prepared), "approval-diff")
+        secrets = ", ".join(prepared.secrets) if prepared.secrets else "None"
+        add("Secrets", value_label(secrets, wrap=True), "approval-secrets")
+        script = script_of(prepared)
+        if script is not None:
+            path, text = script
+            view = code_box(text, max_lines=8)
+            view.setLineWrapMode(view.LineWrapMode.NoWrap)
+            accessibility.name(view, f"Content of {path.name}", "The script this run starts")
+            add(path.name, view, "approval-script")
         layout.addLayout(grid)
 
         if not refused:
@@ -196,6 +211,11 @@ class ApprovalDialog(QDialog):
             )
             self.always_button.clicked.connect(self._choose_always)
             buttons.addWidget(self.always_button)
+        self.folder_button = QPushButton("Open &folder")
+        self.folder_button.setObjectName("approval-open-folder")
+        self.folder_button.setToolTip(f"Look at every file of the skill: {skill.directory}")
+        self.folder_button.clicked.connect(self._open_folder)
+        buttons.addWidget(self.folder_button)
         buttons.addStretch(1)
         self.cancel_button = QPushButton("&Close" if refused else "&Cancel")
         self.cancel_button.setObjectName("approval-cancel")
@@ -228,6 +248,25 @@ class ApprovalDialog(QDialog):
         self.setMinimumWidth(560)
         fit_to_width(self, 620)
 
+    def _diff_view(self, prepared: PreparedRun) -> QWidget:
+        """The changed files' unified diff against the copy kept at approval time."""
+        changed = prepared.decision.changed_files
+        assert changed is not None
+        copy = approved_copies.approved(prepared.skill.directory)
+        if copy is None:
+            return help_label(
+                "No copy of the approved version was kept, so only the names of the "
+                "changed files can be shown: open the folder to read them."
+            )
+        names = [*changed.added, *changed.removed, *changed.modified]
+        view = code_box(approved_copies.diff(prepared.skill.directory, names, copy), max_lines=10)
+        view.setLineWrapMode(view.LineWrapMode.NoWrap)
+        accessibility.name(view, "What changed since your approval")
+        return view
+
+    def _open_folder(self) -> None:
+        self.open_folder(self.prepared.skill.directory)
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Ctrl+Enter is "Run once" wherever the focus is."""
         if (
@@ -256,6 +295,23 @@ class ApprovalDialog(QDialog):
         super().reject()
 
 
+def script_of(prepared: PreparedRun) -> tuple[Path, str] | None:
+    """The first file of the skill's folder that the argv names, with its text (a
+    script the run starts: ``./large.sh``, ``python3 scripts/x.py``)."""
+    folder = prepared.skill.directory.resolve()
+    for arg in prepared.argv:
+        path = Path(arg) if Path(arg).is_absolute() else prepared.cwd / arg
+        try:
+            inside = path.resolve().is_relative_to(folder)
+        except (OSError, ValueError):
+            continue
+        if inside and path.name != "SKILL.md":
+            text = approved_copies.read_text(path, 64 * 1024)
+            if text is not None:
+                return path, text
+    return None
+
+
 def asks_again(prepared: PreparedRun) -> str:
     """When this skill will ask next time, in words (the rules of docs/trust.md)."""
     skill, decision = prepared.skill, prepared.decision
@@ -280,13 +336,18 @@ class ApprovalPrompterProtocol(Protocol):
 
 
 class ApprovalPrompter:
-    """Shows the dialog modally and returns the answer (the seam tests replace)."""
+    """Shows the dialog modally and returns the answer (the seam tests replace).
+
+    "Trust this version" also keeps a copy of the skill's text files
+    (``approved_copies``), so a later change can be shown as a diff."""
 
     def ask(self, prepared: PreparedRun, parent: QWidget | None = None) -> ApprovalAnswer:
         dialog = ApprovalDialog(prepared, parent)
         try:
             place(dialog)
             dialog.exec()
+            if dialog.answer is ApprovalAnswer.ALWAYS and prepared.decision.can_always_allow:
+                approved_copies.keep(prepared.skill.directory, prepared.fingerprint.files)
             return dialog.answer
         finally:
             dialog.deleteLater()
