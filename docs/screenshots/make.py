@@ -296,6 +296,10 @@ def make(out_dir: Path) -> list[Path]:
     save(ApprovalDialog(confirm), "approval-confirm")
     first = engine.prepare("photos.list_large")
     engine.approve(first)
+    # What "Trust this version" in the dialog does too: keep a copy to diff against.
+    from gibberish.ui import approved_copies
+
+    approved_copies.keep(first.skill.directory, first.fingerprint.files)
     (user_skills / "photos" / "large.sh").write_text("#!/bin/sh\nfind . -size +5M\n")
     (user_skills / "photos" / "upload.sh").write_text("#!/bin/sh\necho upload\n")
     changed = engine.prepare("photos.list_large")

@@ -32,7 +32,7 @@ from PySide6.QtGui import QAction, QActionGroup, QIcon
 from PySide6.QtWidgets import QMenu
 
 from gibberish.ui import icons
-from gibberish.ui.formatting import human_duration, plain_tooltip
+from gibberish.ui.formatting import human_duration, human_title, plain_tooltip
 
 if TYPE_CHECKING:
     from gibberish.app import Engine, RecentRun
@@ -173,8 +173,8 @@ def skill_items(skill: SkillDefinition, actions: MenuActions) -> list[MenuItem]:
     return [
         MenuItem(
             f"tool:{skill.name}.{tool.name}",
-            tool.name,
-            tooltip=tool.description,
+            human_title(tool.name),
+            tooltip=f"{tool.description}\n{skill.name}.{tool.name}".strip(),
             trigger=lambda ref=f"{skill.name}.{tool.name}": actions.launch(ref),
         )
         for tool in skill.tools

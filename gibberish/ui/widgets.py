@@ -169,7 +169,7 @@ def status_pill(status: str, parent: QWidget | None = None) -> QLabel:
 
 def set_status_pill(label: QLabel, status: str) -> None:
     text, kind = STATUS_STYLE.get(status, (status, "neutral"))
-    fill, ink = theme.pill(label.palette(), kind)
+    fill, ink = theme.pill(app_palette(), kind)  # its own palette holds its last colours
     font = label.font()
     font.setBold(True)
     label.setFont(font)

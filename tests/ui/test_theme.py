@@ -120,3 +120,17 @@ def test_enter_with_a_missing_field_turns_the_reminder_red(qtbot, engine: Engine
     form.show()
     qtbot.keyClick(form.fields["name"].editor, Qt.Key.Key_Return)
     assert form.isVisible() and form.error_label.property("tone") == "error"
+
+
+def test_a_pill_keeps_readable_text_through_status_changes(qtbot) -> None:
+    from gibberish.ui.widgets import set_status_pill
+
+    pill = status_pill("pending")
+    qtbot.addWidget(pill)
+    pill.show()  # polished: its palette now holds the stylesheet's colours
+    for status in ("running", "succeeded"):
+        set_status_pill(pill, status)
+        pill.ensurePolished()
+    fill, ink = theme.pill(QApplication.palette(), "success")
+    assert f"color: {ink.name()}" in pill.styleSheet()
+    assert theme.contrast(fill, ink) >= 2.5
