@@ -14,12 +14,13 @@ import os
 import shutil
 import tempfile
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gibberish import paths
+from gibberish.interop.projectdir import find_project, project_skills_dir
 from gibberish.runner import (
     Envelope,
     RunHandle,
@@ -34,15 +35,18 @@ from gibberish.runner import sandbox as runner_sandbox
 from gibberish.runner.logs import RunLogs
 from gibberish.runner.sandbox import Sandbox, SandboxStatus
 from gibberish.settings import Settings, load_settings, save_settings
+from gibberish.skills.fields import W_SKILL_OVERRIDDEN
 from gibberish.skills.library import LibraryChanges, SkillLibrary, SkillSource
 from gibberish.skills.model import (
     Diagnostic,
     Mode,
     SkillDefinition,
     ToolDefinition,
+    Trust,
 )
 from gibberish.skills.render import coerce_value, render
 from gibberish.trust.approvals import ApprovalRecord, ApprovalStore
+from gibberish.trust.context import MicrophoneProbe
 from gibberish.trust.decision import Decision
 from gibberish.trust.fingerprint import (
     Fingerprint,
@@ -55,10 +59,14 @@ from gibberish.trust.fingerprint import (
 )
 from gibberish.trust.modes import AppLists, ModeContext, ModeDetector, resolve_mode
 from gibberish.trust.policy import ToolPolicy, decide
+from gibberish.trust.provenance import read_provenance
 from gibberish.trust.secrets import MissingSecretError, SecretStore
 
 if TYPE_CHECKING:  # the model feed pulls in httpx; only ``catalog``/``route`` need it
     from gibberish.assistant import ModelClient, ModelSettings, RouteResult, ToolCatalog
+    from gibberish.assistant.context import ContextBlock, ContextFeed
+    from gibberish.interop.install import Installer
+    from gibberish.voice import AudioSource, Grammar, Proposal, VoiceService
 
 RECENT_RUNS = 20
 FULL_LOG_LIMIT = 16 * 1024 * 1024
@@ -164,10 +172,14 @@ class Engine:
         self._detector = detector
         self._lock = threading.Lock()
         self._state = _State()
+        self._project_skills: Path | None = None
         self._run_logs = RunLogs(paths.state_dir() / "runs")
         self._snapshots_pruned = False
         self.library = SkillLibrary(self._sources())
         self._loaded = False
+        self._voice: VoiceService | None = None
+        self.session_context: set[str] = set()
+        """Context blocks loaded for this session (the tray's Context menu)."""
 
     # ------------------------------------------------------------------ settings
     @property
@@ -199,11 +211,39 @@ class Engine:
 
     def _sources(self) -> list[SkillSource]:
         extra = tuple(self.options.extra_skills_dirs) + self._settings.extra_skill_paths
-        return SkillLibrary.default_sources(
+        sources = SkillLibrary.default_sources(
             extra_dirs=extra,
             include_user=self.options.include_user,
             include_bundled=self.options.include_bundled,
         )
+        if self._project_skills is not None:  # the project's own skills come first
+            sources.insert(0, SkillSource(self._project_skills, Trust.USER))
+        return sources
+
+    def use_project_of(self, folder: Path | None) -> bool:
+        """Also load the skills installed in the project holding ``folder`` (gibberish.toml).
+
+        Called with the focused app's working folder; True when the skill sources changed.
+        """
+        project = find_project(folder) if folder is not None else None
+        skills = project_skills_dir(project) if project is not None else None
+        if skills == self._project_skills:
+            return False
+        self._project_skills = skills
+        self.library = SkillLibrary(self._sources())
+        self._loaded = False
+        return True
+
+    def installer(self, project: Path | None = None) -> Installer:
+        """The installer for the user's skills folder, or for ``project``'s (gibberish.interop)."""
+        from gibberish.interop.install import Installer, InstallTarget
+
+        self.ensure_loaded()
+        target = InstallTarget.for_project(project) if project else InstallTarget.user()
+        bundled_dir = paths.bundled_skills_dir()
+        bundled = {p.name for p in bundled_dir.iterdir()} if bundled_dir.is_dir() else set()
+        available = {s.name for s in self.library.skills()}
+        return Installer(target, available=available, bundled=bundled, base=Path.cwd())
 
     # ------------------------------------------------------------------ skills
     def ensure_loaded(self) -> None:
@@ -229,6 +269,15 @@ class Engine:
     def diagnostics(self) -> list[Diagnostic]:
         self.ensure_loaded()
         return self.library.diagnostics()
+
+    def overrides(self) -> dict[str, Diagnostic]:
+        """Skills that hide another of the same name (a user ``files`` over the bundled
+        one), by name, with the warning that names both folders."""
+        found: dict[str, Diagnostic] = {}
+        for diagnostic in self.diagnostics():
+            if diagnostic.code == W_SKILL_OVERRIDDEN and diagnostic.file:
+                found.setdefault(Path(diagnostic.file).parent.name, diagnostic)
+        return found
 
     def skill(self, name: str) -> SkillDefinition:
         self.ensure_loaded()
@@ -285,7 +334,10 @@ class Engine:
                 apps=AppLists.from_mapping(self._settings.apps)
             )
             self._detector = detector
-        return resolve_mode(manual, detector)
+        context = resolve_mode(manual, detector)
+        if context.focus is not None and context.focus.cwd is not None:
+            self.use_project_of(context.focus.cwd)
+        return context
 
     def _app_lists(self) -> AppLists:
         try:
@@ -333,16 +385,144 @@ class Engine:
         client: ModelClient | None = None,
         cancel: threading.Event | None = None,
         on_text: Callable[[str], None] | None = None,
+        context: str | None = None,
     ) -> RouteResult:
         """Ask the model which tool fits ``request``. The answer is only a proposal: the
-        caller still goes through ``prepare`` and the decision table, as for a click."""
+        caller still goes through ``prepare`` and the decision table, as for a click.
+
+        ``context`` is the context-block text for the user turn; None means the pinned and
+        session blocks (``context_feed``)."""
         from gibberish.assistant import Router, client_for
 
         if mode is None:
             mode = self.mode_context().mode
         client = client or client_for(self.model_settings())
         router = Router(client, budget=client.settings.budget)
-        return router.route(request, self.catalog(mode), cancel=cancel, on_text=on_text)
+        if context is None:
+            context = self.context_feed(request).text
+        return router.route(
+            request, self.catalog(mode), cancel=cancel, on_text=on_text, context=context
+        )
+
+    # ------------------------------------------------------------------ context blocks
+    def context_blocks(self) -> list[ContextBlock]:
+        """Skills without tools, then imported blocks (a skill's name wins), by name."""
+        from gibberish.assistant.context import context_blocks
+        from gibberish.assistant.context_folders import imported_blocks
+
+        blocks = {b.name: b for b in context_blocks(self.skills())}
+        for block in imported_blocks():
+            blocks.setdefault(block.name, block)
+        return [blocks[name] for name in sorted(blocks)]
+
+    def context_feed(
+        self, request: str, request_blocks: Sequence[str] = (), budget: int | None = None
+    ) -> ContextFeed:
+        """Pinned blocks, the session's (``session_context``), and ``request_blocks``."""
+        from gibberish.assistant.context import DEFAULT_CONTEXT_BUDGET, Attached, Zone, build_feed
+        from gibberish.assistant.context_store import PinStore
+
+        store = PinStore()
+        pinned = store.names()
+        if store.problem:
+            self._notices.append(store.problem)
+        by_name = {b.name: b for b in self.context_blocks()}
+        unknown = [n for n in request_blocks if n not in by_name]
+        if unknown:
+            known = ", ".join(by_name) or "none"
+            raise EngineError(
+                f"No context block named {unknown[0]!r}. Known blocks: {known}. A context "
+                "block is a skill without tools; `gibberish context scan` finds other agents' skills."
+            )
+        zones = [(pinned, Zone.PINNED), (sorted(self.session_context), Zone.SESSION)]
+        zones.append((list(request_blocks), Zone.REQUEST))
+        attached = [
+            Attached(by_name[n], zone) for names, zone in zones for n in names if n in by_name
+        ]
+        return build_feed(attached, request, budget or DEFAULT_CONTEXT_BUDGET)
+
+    # ------------------------------------------------------------------ voice
+    def voice_service(self) -> VoiceService:
+        """The voice pipeline (recognizers are cached in it, rebuilt when the tools change)."""
+        if self._voice is None:
+            from gibberish.voice import VoiceService
+
+            self._voice = VoiceService()
+        return self._voice
+
+    def voice_grammar(self, mode: Mode | None = None) -> Grammar:
+        """The grammar built from the tools offered in ``mode`` (default: the current one)."""
+        if mode is None:
+            mode = self.mode_context().mode
+        return self.voice_service().grammar(self.catalog(mode))
+
+    def may_listen(
+        self,
+        mode: Mode,
+        *,
+        asked: bool = False,
+        microphone: bool = False,
+        probe: MicrophoneProbe | None = None,
+    ) -> str | None:
+        """Why listening is not allowed now, or None. In Meeting mode gibberish listens only
+        when the person asked (``asked``) or allowed it in the settings, and never from the
+        microphone while another program records from it (a call)."""
+        if mode is not Mode.MEETING:
+            return None
+        if not (asked or self._settings.voice.listen_in_meeting):
+            return (
+                "Not listening in Meeting mode; allow it with voice.listen_in_meeting in the "
+                "settings, or choose Listen from the menu."
+            )
+        if microphone and (probe or MicrophoneProbe()).in_use():
+            return "Another program is recording from the microphone (a call?); not listening."
+        return None
+
+    def listen(
+        self, source: AudioSource, *, mode: Mode | None = None, backend: str | None = None
+    ) -> Proposal:
+        """One utterance from ``source`` → a proposed call (only a proposal: the caller
+        still goes through ``prepare`` and the decision table, as for a click)."""
+        from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError
+
+        if mode is None:
+            mode = self.mode_context().mode
+        stored = self._settings.voice
+        config = VoiceConfig(
+            backend or stored.backend,
+            stored.model_folder,
+            until_stopped=stored.activation == "toggle",
+        )
+        catalog = self.catalog(mode)
+        try:
+            proposal = self.voice_service().listen(source, catalog, config)
+        except VoiceError as exc:
+            raise EngineError(str(exc)) from None
+        if (
+            proposal.status is ProposalStatus.NO_MATCH
+            and config.backend == "whisper"
+            and proposal.heard.text
+            and self._settings.model.enabled
+        ):
+            return self._route_heard(proposal, mode)
+        return proposal
+
+    def _route_heard(self, proposal: Proposal, mode: Mode) -> Proposal:
+        """A free-form transcript no spoken form covers goes to the model router."""
+        from gibberish.assistant import ModelError, RouteStatus
+        from gibberish.voice import ProposalStatus
+
+        try:
+            route = self.route(proposal.heard.text, mode=mode)
+        except ModelError as exc:
+            return replace(proposal, message=f"{proposal.message} The model failed: {exc}")
+        status = {
+            RouteStatus.OK: ProposalStatus.OK,
+            RouteStatus.NEEDS_ARGUMENTS: ProposalStatus.NEEDS_ARGUMENTS,
+        }.get(route.status)
+        if status is None or route.call is None:
+            return replace(proposal, candidates=route.candidates or proposal.candidates)
+        return replace(proposal, status=status, call=route.call, message=route.message)
 
     # ------------------------------------------------------------------ running
     def coerce_arguments(self, tool: ToolDefinition, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -362,7 +542,11 @@ class Engine:
         policy = replace(
             ToolPolicy.for_tool(skill, tool), read_only_enforced=runner_sandbox.status().active
         )
-        return decide(policy, state), fp
+        decision = decide(policy, state)
+        origin = read_provenance(skill.directory) if decision.banner else None
+        if origin is not None:  # an installed skill: say where it came from
+            decision = replace(decision, banner=f"{decision.banner} Source: {origin.source}")
+        return decision, fp
 
     @staticmethod
     def _fingerprint(skill: SkillDefinition, folder: Path | None = None) -> Fingerprint:

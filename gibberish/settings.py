@@ -50,6 +50,49 @@ class ModelSettings:
     budget: int = 2048
 
 
+VOICE_BACKENDS = ("pocketsphinx", "whisper")
+VOICE_ACTIVATIONS = ("push_to_talk", "toggle")
+
+
+@dataclass(frozen=True)
+class VoiceSettings:
+    """The ``[voice]`` table: how gibberish listens (docs: README, *Voice*)."""
+
+    backend: str = "pocketsphinx"
+    microphone: str = ""
+    """A device name or index from ``gibberish voice devices``; empty is the default."""
+    model_folder: str = ""
+    """A CTranslate2 Whisper model folder, for the whisper backend (never downloaded)."""
+    activation: str = "push_to_talk"
+    """``push_to_talk``: one utterance per press; ``toggle``: a second press stops."""
+    spoken_feedback: bool = False
+    listen_in_meeting: bool = False
+
+
+def _coerce_voice(raw: Any, notices: list[str], where: str) -> VoiceSettings:
+    default = VoiceSettings()
+    if not isinstance(raw, dict):
+        notices.append(f"{where}: [voice] must be a table; using the defaults.")
+        return default
+    allowed = {"backend": VOICE_BACKENDS, "activation": VOICE_ACTIVATIONS}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        known = {f.name: f for f in fields(VoiceSettings)}.get(key)
+        if known is None:
+            notices.append(f"{where}: unknown setting voice.{key} ignored.")
+            continue
+        expected = bool if isinstance(getattr(default, key), bool) else str
+        ok = isinstance(value, expected) and (key not in allowed or value in allowed[key])
+        if ok:
+            values[key] = value
+        else:
+            choices = " or ".join(allowed.get(key, ())) or expected.__name__
+            notices.append(
+                f"{where}: voice.{key} = {value!r} is not valid ({choices}); using the default."
+            )
+    return replace(default, **values)
+
+
 @dataclass(frozen=True)
 class Settings:
     extra_skills_dirs: tuple[str, ...] = ()
@@ -64,6 +107,7 @@ class Settings:
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
     """MCP servers ``gibberish sync`` adds to each agent's configuration (name → command,
     args, env or url)."""
+    voice: VoiceSettings = field(default_factory=VoiceSettings)
 
     @property
     def manual_mode(self) -> Mode:
@@ -148,6 +192,8 @@ def _from_dict(raw: dict[str, Any], where: str) -> LoadedSettings:
                 notices.append(f"{where}: grace_period must be 0–60 seconds; using 5.")
         elif key == "model":
             values[key] = _coerce_model(value, notices, where)
+        elif key == "voice":
+            values[key] = _coerce_voice(value, notices, where)
         elif key == "apps":
             if isinstance(value, dict) and all(
                 isinstance(v, list) and all(isinstance(i, str) for i in v) for v in value.values()

@@ -119,3 +119,78 @@ def test_ruff_format_is_clean() -> None:
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+# --- function size ---------------------------------------------------------------------
+
+MAX_FUNCTION_LINES = 60
+MAX_FUNCTION_BRANCHES = 15
+_BRANCH_NODES = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.Try,
+    ast.ExceptHandler,
+    ast.With,
+    ast.AsyncWith,
+    ast.BoolOp,
+    ast.IfExp,
+    ast.comprehension,
+    ast.Match,
+)
+SIZE_CHECKED = ("gibberish/skills", "gibberish/trust")
+"""The security boundary (what a skill may do, and whether it was approved) must stay
+easy to review: no function there over 60 lines or 15 branches."""
+SIZE_ALLOWLIST: dict[str, str] = {}
+"""``path:function`` -> why it must stay as it is."""
+
+
+def _branches(function: ast.AST) -> int:
+    return sum(
+        isinstance(node, _BRANCH_NODES) for node in ast.walk(function) if node is not function
+    )
+
+
+def _function_sizes(path: Path) -> list[tuple[str, int, int]]:
+    """(name, lines, branches) of every function and method in ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        (node.name, (node.end_lineno or node.lineno) - node.lineno + 1, _branches(node))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
+
+
+def test_branches_are_counted_as_documented() -> None:
+    source = "def f(x):\n    if x and [y for y in x]:\n        return 1 if x else 2\n"
+    function = ast.parse(source).body[0]
+    assert _branches(function) == 4  # if, and, comprehension, ternary
+
+
+def test_no_long_or_branchy_function_in_the_security_boundary() -> None:
+    offenders = []
+    for folder in SIZE_CHECKED:
+        for path in _modules(REPO_ROOT / folder):
+            rel = path.relative_to(REPO_ROOT).as_posix()
+            for name, lines, branches in _function_sizes(path):
+                too_big = lines > MAX_FUNCTION_LINES or branches > MAX_FUNCTION_BRANCHES
+                if too_big and f"{rel}:{name}" not in SIZE_ALLOWLIST:
+                    offenders.append(f"{rel}:{name} ({lines} lines, {branches} branches)")
+    assert offenders == [], "split these functions:\n" + "\n".join(offenders)
+
+
+def test_size_allowlist_has_no_stale_entries() -> None:
+    sizes = {
+        f"{path.relative_to(REPO_ROOT).as_posix()}:{name}": (lines, branches)
+        for folder in SIZE_CHECKED
+        for path in _modules(REPO_ROOT / folder)
+        for name, lines, branches in _function_sizes(path)
+    }
+    stale = [
+        key
+        for key in SIZE_ALLOWLIST
+        if key not in sizes
+        or (sizes[key][0] <= MAX_FUNCTION_LINES and sizes[key][1] <= MAX_FUNCTION_BRANCHES)
+    ]
+    assert stale == []

@@ -51,6 +51,7 @@ from gibberish.assistant.clients import (
     ModelReply,
     ModelRequest,
 )
+from gibberish.assistant.context import with_context
 from gibberish.assistant.functiongemma import render_call
 from gibberish.assistant.fuzzy import FuzzyIndex, FuzzyMatch
 from gibberish.assistant.naming import ExposedTool, ToolCatalog
@@ -197,8 +198,12 @@ class Router:
         *,
         cancel: threading.Event | None = None,
         on_text: Callable[[str], None] | None = None,
+        context: str = "",
     ) -> RouteResult:
-        """Ask the model which tool ``request`` means; ``tools`` are those of the current mode."""
+        """Ask the model which tool ``request`` means; ``tools`` are those of the current mode.
+
+        ``context`` (attached context blocks, see ``context.py``) goes in front of the
+        request in the user turn; tools are still chosen by the request alone."""
         catalog = tools if isinstance(tools, ToolCatalog) else ToolCatalog.of_exposed(tools)
         available = list(catalog.tools)
         request = request.strip()
@@ -210,7 +215,7 @@ class Router:
             return RouteResult(RouteStatus.ASK_USER, request, message="Say what you want to do.")
         selection = self.select(request, available)
         offered = tuple(t.name for t in selection.tools)
-        messages = [Message("user", request)]
+        messages = [Message("user", with_context(context, request))]
         outputs: list[str] = []
         verdict: _Verdict | None = None
         for attempt in (1, 2):

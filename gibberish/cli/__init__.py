@@ -67,8 +67,13 @@ for _module in (
     "gibberish.cli.trust",
     "gibberish.cli.assistant",
     "gibberish.cli.tray",
+    "gibberish.cli.install",
     "gibberish.cli.export",
     "gibberish.cli.doctor",
+    "gibberish.cli.voice",
+    "gibberish.cli.disclosure",
+    "gibberish.cli.mcp",
+    "gibberish.cli.context",
 ):
     try:
         _mod = __import__(_module, fromlist=["COMMANDS"])

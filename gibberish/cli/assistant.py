@@ -39,25 +39,45 @@ def _mode(engine: Engine, value: str | None) -> Mode:
 @click.option("--mode", type=MODE_CHOICE, help="Offer the tools of this mode (default: current).")
 @click.option("--budget", type=click.IntRange(min=1), help="Token budget for the declarations.")
 @click.option("--request", default="", help="The user's request (also ranks tools by relevance).")
+@click.option(
+    "--context", "context_names", multiple=True, metavar="NAME", help="Attach this context block."
+)
+@click.option("--context-budget", type=click.IntRange(min=1), help="Tokens for context blocks.")
 @pass_state
 def prompt_command(
-    state: CliState, fmt: str, mode: str | None, budget: int | None, request: str
+    state: CliState,
+    fmt: str,
+    mode: str | None,
+    budget: int | None,
+    request: str,
+    context_names: tuple[str, ...],
+    context_budget: int | None,
 ) -> None:
     """Print the tool manifest a model sees: FunctionGemma prompt, OpenAI tools JSON, or text."""
     from gibberish.assistant import render_plain_manifest, render_prompt, select_tools, tool_schemas
     from gibberish.assistant.budget import functiongemma_cost, json_cost
+    from gibberish.assistant.context import with_context
+    from gibberish.cli.context import context_feed
 
     engine = state.engine()
     catalog = engine.catalog(_mode(engine, mode))
     budget = budget or engine.settings.model.budget
     cost = json_cost if fmt == "openai" else functiongemma_cost
     chosen = select_tools(catalog.tools, request, budget, cost=cost).tools
+    feed = context_feed(engine, context_names, request, context_budget)
+    user_turn = with_context(feed.text, request)
     if fmt == "functiongemma":
-        click.echo(render_prompt(chosen, request), nl=False)
+        click.echo(render_prompt(chosen, user_turn), nl=False)
+    elif fmt == "openai" and feed.text:
+        print_json(
+            {"tools": tool_schemas(chosen), "messages": [{"role": "user", "content": user_turn}]}
+        )
     elif fmt == "openai":
         print_json(tool_schemas(chosen))
     else:
         click.echo(render_plain_manifest(chosen), nl=False)
+        if feed.text:
+            click.echo(f"\n{feed.text}")
 
 
 @click.command("parse-call")
@@ -105,6 +125,10 @@ def parse_call_command(state: CliState, fmt: str, mode: str | None) -> None:
     "approved or a bundled one: a skill you never approved is still asked about (and not "
     "run without a terminal), because the model chose it, not you.",
 )
+@click.option(
+    "--context", "context_names", multiple=True, metavar="NAME", help="Attach this context block."
+)
+@click.option("--context-budget", type=click.IntRange(min=1), help="Tokens for context blocks.")
 @click.option("--json", "compact", is_flag=True, help="Print the envelope as one JSON line.")
 @pass_state
 def ask_command(
@@ -116,15 +140,21 @@ def ask_command(
     mode: str | None,
     dry_run: bool,
     yes: bool,
+    context_names: tuple[str, ...],
+    context_budget: int | None,
     compact: bool,
 ) -> None:
     """Route a request through the local model, then approve and run the tool it chose."""
     from gibberish.assistant import ModelError, RouteStatus, client_for
+    from gibberish.cli.context import context_feed
 
     engine = state.engine()
     settings = engine.model_settings(endpoint=endpoint, model=model_name, api=api)
+    feed = context_feed(engine, context_names, text, context_budget)
     try:
-        route = engine.route(text, mode=_mode(engine, mode), client=client_for(settings))
+        route = engine.route(
+            text, mode=_mode(engine, mode), client=client_for(settings), context=feed.text
+        )
     except ModelError as exc:
         fail(str(exc), 1)
     if route.status is not RouteStatus.OK:

@@ -217,7 +217,13 @@ def compile_command(
 
 
 @click.command("web")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8765,
+    show_default=True,
+    help="Port to listen on, on 127.0.0.1.",
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Loopback only.")
 @pass_state
 def web_command(state: CliState, port: int, host: str) -> None:

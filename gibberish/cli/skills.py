@@ -40,22 +40,23 @@ def _display(diagnostic: Diagnostic) -> str:
     return printable(diagnostic.format())
 
 
-def _status(skill: SkillDefinition) -> str:
+def _status(skill: SkillDefinition, overrides: bool = False) -> str:
+    status = "ok"
     if not skill.ok:
-        return f"{len(skill.errors)} error(s)"
-    if skill.warnings:
-        return f"ok, {len(skill.warnings)} warning(s)"
-    return "ok"
+        status = f"{len(skill.errors)} error(s)"
+    elif skill.warnings:
+        status = f"ok, {len(skill.warnings)} warning(s)"
+    return f"{status}, overrides" if overrides else status
 
 
-def _row(skill: SkillDefinition) -> list[str]:
+def _row(skill: SkillDefinition, overrides: bool = False) -> list[str]:
     """One line of ``skills list``: every field from the skill escaped for the terminal."""
     return [
         printable(skill.name),
         printable(skill.version or "-"),
         skill.trust.value,
         str(len(skill.tools)),
-        _status(skill),
+        _status(skill, overrides),
         printable(" ".join(skill.description.split())),
     ]
 
@@ -80,17 +81,30 @@ def list_command(state: CliState, as_json: bool, mode: str | None) -> None:
     if mode:
         wanted = Mode(mode.capitalize())
         skills = [s for s in skills if s.available_in(wanted)]
+    overrides = engine.overrides()
     if as_json:
-        print_json([skill_to_dict(s) for s in skills])
+        print_json([_with_override(skill_to_dict(s), overrides.get(s.name)) for s in skills])
         return
     if not skills:
         click.echo("No skills found. Put skills in ~/.config/gibberish/skills/<name>/SKILL.md.")
         return
-    rows = [_row(s) for s in skills]
+    rows = [_row(s, s.name in overrides) for s in skills]
     click.echo(table(["NAME", "VERSION", "TRUST", "TOOLS", "STATUS", "DESCRIPTION"], rows, flex=5))
+    shown = {s.name for s in skills}
+    for name, warning in overrides.items():
+        if name in shown:
+            click.echo(f"\n{name} overrides another skill: {printable(warning.message)}")
     broken = [s for s in skills if not s.ok]
     if broken:
         click.echo(f"\n{len(broken)} skill(s) failed to load; see `gibberish skills check`.")
+
+
+def _with_override(data: dict, warning: Diagnostic | None) -> dict:
+    """A skill's JSON, plus ``overrides`` (the warning naming both folders) when it hides
+    a skill of the same name."""
+    if warning is not None:
+        data["overrides"] = warning.message
+    return data
 
 
 def _library_only(diagnostics: list[Diagnostic], skills: list[SkillDefinition]) -> list[Diagnostic]:
@@ -104,11 +118,16 @@ def _check_targets(
 ) -> tuple[list[SkillDefinition], list[Diagnostic]]:
     skills: list[SkillDefinition] = []
     extra: list[Diagnostic] = []
+    checker = SkillLibrary([], profile=profile)
     for path in paths:
-        if path.is_file():
+        if path.name == "SKILL.md" and os.path.lexists(path):
+            # a skill folder's own SKILL.md: read exactly as the library reads it
+            skills.append(checker.load_folder(path.parent))
+        elif path.is_file():
             skills.append(parse_skill_file(path, profile=profile, trust=Trust.USER))
-        elif (path / "SKILL.md").is_file():
-            skills.append(parse_skill_file(path / "SKILL.md", profile=profile, trust=Trust.USER))
+        elif os.path.lexists(path / "SKILL.md"):
+            # one code path decides what loads: links out, loops, FIFOs, the entry limit
+            skills.append(checker.load_folder(path))
         elif path.is_dir():
             library = SkillLibrary([SkillSource(path, Trust.USER)], profile=profile)
             library.load()

@@ -8,4 +8,9 @@ Export: ``agents`` is the table of other coding agents and their folders, ``sync
 skills into those folders and ``mcp_sync`` merges MCP server entries into their
 configuration (``ownership`` records what gibberish wrote), ``compile`` turns one skill
 into a Gemini CLI command file, ``webapp`` serves the local compile page.
+
+Agents, from here: ``mcp_server`` serves the skills over MCP (``gibberish mcp``) and
+``mcp_approval`` asks the running tray to approve its calls; ``disclosure`` reads a skill
+folder a section at a time (the ``skills_*`` tools and ``outline``/``show``/``open``/
+``sources``/``search``); ``stub`` compiles a skillc-style gateway stub.
 """

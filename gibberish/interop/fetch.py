@@ -64,7 +64,7 @@ def fetch(
         resolved = _FETCHERS[parsed.kind](parsed, scratch, tree, limits)
         yield Staged(parsed, root, resolved, list(tree.skipped))
     finally:
-        _remove(scratch)
+        remove_tree(scratch)
 
 
 def _fetch_folder(source: Source, scratch: Path, tree: StagingTree, limits: Limits) -> str:
@@ -133,7 +133,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _remove(folder: Path) -> None:
+def remove_tree(folder: Path) -> None:
     """Remove a staging folder, even one holding read-only folders."""
 
     def make_writable(func, path, _exc):  # type: ignore[no-untyped-def]

@@ -9,10 +9,14 @@ Submodules (gitlinks) are left out and reported; ``.git`` is never copied.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
+import tempfile
+import time
 from pathlib import Path
 
 from gibberish.interop.limits import FetchError, Limits
@@ -55,21 +59,68 @@ def _git(repo: Path, *args: str, limits: Limits, check: bool = True) -> subproce
     argv = [git_program(), "-C", str(repo)]
     for item in SAFE_CONFIG:
         argv += ["-c", item]
-    try:
-        done = subprocess.run(
-            [*argv, *args],
-            capture_output=True,
-            env=_git_env(),
-            stdin=subprocess.DEVNULL,
-            timeout=limits.total_timeout,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise FetchError(f"git {args[0]} took longer than {limits.total_timeout:.0f} s.") from exc
+    if args[0] == "fetch":
+        done = _run_watched([*argv, *args], repo, limits)
+    else:  # local commands: quick, nothing arrives from outside
+        try:
+            done = subprocess.run(
+                [*argv, *args], capture_output=True, env=_git_env(), stdin=subprocess.DEVNULL,
+                timeout=limits.total_timeout, check=False,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired as exc:
+            raise FetchError(
+                f"git {args[0]} took longer than {limits.total_timeout:.0f} s."
+            ) from exc
     if check and done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise FetchError(f"git {args[0]} failed: {message[-1] if message else done.returncode}")
     return done
+
+
+def _run_watched(argv: list[str], repo: Path, limits: Limits) -> subprocess.CompletedProcess:
+    """Run git (and the helpers it starts) within the deadline and the download cap.
+
+    A fetch cannot be told how much it may download, so the repository's size is
+    watched while it runs and the whole process group is killed past the cap.
+    """
+    deadline = time.monotonic() + limits.total_timeout
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=_git_env(),
+            start_new_session=True,
+        )  # fmt: skip
+        try:
+            finished = False
+            while not finished:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=0.2)
+                finished = process.poll() is not None  # checked once more after the end
+                if time.monotonic() > deadline:
+                    raise FetchError(
+                        f"git {argv[-1]} took longer than {limits.total_timeout:.0f} s."
+                    )
+                if _size(repo) > limits.max_download_bytes:
+                    raise FetchError(
+                        f"the repository is larger than {limits.max_download_bytes // 2**20} MiB; "
+                        "stopped (point at a smaller repository or a subfolder's archive)."
+                    )
+        finally:
+            if process.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(argv, process.returncode, out.read(), err.read())
+
+
+def _size(repo: Path) -> int:
+    total = 0
+    for folder, _dirs, files in os.walk(repo / "objects"):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(folder, name)).st_size
+    return total
 
 
 def fetch_git(source: Source, scratch: Path, tree: StagingTree, limits: Limits) -> str:

@@ -6,6 +6,7 @@ dependency resolver all agree on what a string means.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,16 +110,17 @@ def _require_scheme(location: str, schemes: tuple[str, ...], text: str) -> None:
 
 
 def _local(text: str, base: Path | None) -> Source:
+    """A folder, an archive or a lone SKILL.md on disk, recorded by its absolute path."""
     path = Path(text).expanduser()
     if not path.is_absolute():
         path = (base or Path.cwd()) / path
+    path = Path(os.path.normpath(path))
     if path.is_dir():
-        return Source("folder", str(path), text=text)
+        return Source("folder", str(path), text=str(path))
     if path.is_file():
         if is_archive_name(path.name) or path.name == "SKILL.md":
-            return Source(
-                "archive" if is_archive_name(path.name) else "folder", str(path), text=text
-            )
+            kind = "archive" if is_archive_name(path.name) else "folder"
+            return Source(kind, str(path), text=str(path))
         raise SourceError(
             f"{path}: not an archive gibberish can open (.zip, .skill, .tar.gz, .tar.xz) "
             "and not a SKILL.md."

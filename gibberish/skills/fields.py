@@ -10,12 +10,16 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from gibberish.skills.model import Diagnostic, Severity
+from gibberish.skills.model import DEFAULT_TIMEOUT_SECS, Diagnostic, Severity
 
 # --- limits -------------------------------------------------------------------------
 
 MAX_SKILL_FILE_BYTES = 1024 * 1024
 """A SKILL.md larger than this is refused unread: nobody writes 1 MiB of tool docs."""
+
+MAX_TOOLS = 500
+"""Tools per skill: the menu, the command bar and a model's tool list all show every
+one, and a file of nothing but ``###`` lines must not cost minutes to refuse."""
 
 MAX_NAME_LENGTH = 64
 MAX_TOOL_NAME_LENGTH = 32
@@ -25,7 +29,7 @@ AGENTSKILLS_DESCRIPTION_MAX = 1024
 COMPATIBILITY_MAX = 500
 TIMEOUT_MIN = 1
 TIMEOUT_MAX = 300
-TIMEOUT_DEFAULT = 30
+TIMEOUT_DEFAULT = DEFAULT_TIMEOUT_SECS
 
 SKILL_FILE_NAME = "SKILL.md"
 PROVENANCE_FILE_NAME = ".gibberish-source.json"
@@ -102,9 +106,26 @@ _SEMVER_RE = re.compile(
 )
 
 
-def is_valid_skill_name(name: str) -> bool:
-    """``[a-z0-9-]{1,64}`` without a leading, trailing or doubled hyphen."""
-    return len(name) <= MAX_NAME_LENGTH and _SKILL_NAME_RE.fullmatch(name) is not None
+def is_valid_skill_name(name: str, *, unicode: bool = False) -> bool:
+    """``[a-z0-9-]{1,64}`` without a leading, trailing or doubled hyphen. ``unicode``
+    (the agentskills profile, as the Agent Skills reference validator): lowercase letters
+    and digits of any script too, judged in NFKC form as that validator does."""
+    if len(name) > MAX_NAME_LENGTH:
+        return False
+    if _SKILL_NAME_RE.fullmatch(name) is not None:
+        return True
+    return unicode and _is_unicode_skill_name(unicodedata.normalize("NFKC", name))
+
+
+def _is_unicode_skill_name(name: str) -> bool:
+    return (
+        bool(name)
+        and name == name.lower()
+        and all(c.isalnum() or c == "-" for c in name)
+        and not name.startswith("-")
+        and not name.endswith("-")
+        and "--" not in name
+    )
 
 
 def is_valid_tool_name(name: str) -> bool:
@@ -170,6 +191,7 @@ E_NO_TOOLS = "E-NO-TOOLS"
 E_INVALID_TOOL_NAME = "E-INVALID-TOOL-NAME"
 E_DUP_TOOL = "E-DUP-TOOL"
 E_DUP_SECTION = "E-DUP-SECTION"
+E_TOO_MANY_TOOLS = "E-TOO-MANY-TOOLS"
 W_NO_TOOL_DESCRIPTION = "W-NO-TOOL-DESCRIPTION"
 W_NO_PARAMETERS = "W-NO-PARAMETERS"
 W_PARAMETERS_UNRECOGNIZED = "W-PARAMETERS-UNRECOGNIZED"
@@ -183,6 +205,7 @@ E_INVALID_DEFAULT = "E-INVALID-DEFAULT"
 W_DEFAULT_CONFLICT = "W-DEFAULT-CONFLICT"
 E_MISSING_COMMAND = "E-MISSING-COMMAND"
 E_UNTERMINATED_FENCE = "E-UNTERMINATED-FENCE"
+W_UNTERMINATED_FENCE = "W-UNTERMINATED-FENCE"
 W_COMMAND_LANGUAGE = "W-COMMAND-LANGUAGE"
 W_EXTRA_COMMAND = "W-EXTRA-COMMAND"
 # Library

@@ -18,7 +18,7 @@ import datetime
 import difflib
 import re
 import reprlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -26,7 +26,8 @@ from typing import Any
 import yaml
 
 from gibberish.skills import fields as F
-from gibberish.skills.model import Diagnostic, Mode, Profile
+from gibberish.skills.model import DEFAULT_MODES, DEFAULT_TIMEOUT_SECS, Diagnostic, Mode, Profile
+from gibberish.skills.serialize import json_key
 
 try:
     _Loader: type = yaml.CSafeLoader
@@ -49,7 +50,9 @@ GIBBERISH_FIELDS = (
 )
 AGENT_SKILLS_FIELDS = ("license", "compatibility", "metadata", "allowed-tools")
 """Fields of the Agent Skills spec: accepted in both profiles and kept in ``extra``."""
-KNOWN_FIELDS = frozenset(GIBBERISH_FIELDS + AGENT_SKILLS_FIELDS)
+INSTALL_FIELDS = ("dependencies",)
+"""Read by the installer (docs/skill-format.md, "dependencies"); kept in ``extra``."""
+KNOWN_FIELDS = frozenset(GIBBERISH_FIELDS + AGENT_SKILLS_FIELDS + INSTALL_FIELDS)
 
 _MODES_BY_LOWER = {m.value.lower(): m for m in Mode}
 
@@ -76,10 +79,10 @@ class Frontmatter:
     version: str = ""
     description: str = ""
     author: str | None = None
-    modes: tuple[Mode, ...] = (Mode.GLOBAL,)
+    modes: tuple[Mode, ...] = DEFAULT_MODES
     read_only: bool = False
     always_ask: bool = False
-    timeout_secs: int = F.TIMEOUT_DEFAULT
+    timeout_secs: int = DEFAULT_TIMEOUT_SECS
     network: bool = False
     secrets: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -316,47 +319,53 @@ def load_yaml(
         original = exc
     except RecursionError:
         return None, False, [_too_deep(file, first_line)]
+    lenient = _load_lenient(yaml_text, file=file, first_line=first_line)
+    if lenient is not None:
+        return lenient
+    return None, False, [_yaml_error(original, yaml_text, file=file, first_line=first_line)]
+
+
+def _load_lenient(
+    yaml_text: str, *, file: str | None, first_line: int
+) -> tuple[Any, bool, list[Diagnostic]] | None:
+    """The retry with values holding ``': '`` quoted; None when it does not help."""
     rewritten, fixed = _lenient_rewrite(yaml_text, first_line)
-    if fixed:
-        try:
-            data = _load(rewritten)
-        except _Refused as refused:
-            # The rewrite keeps every line where it was, so the index maps back.
-            line = _index_line(rewritten, refused.index, first_line)
-            return None, False, [F.error(refused.code, refused.message, file, line)]
-        except (yaml.YAMLError, RecursionError):
-            pass
-        else:
-            return (
-                data,
-                True,
-                [
-                    F.warning(
-                        F.W_YAML_LENIENT,
-                        f"the value of '{key}' contains ': ', which is not valid YAML "
-                        "unquoted; it was read as text. Put the value in quotes.",
-                        file,
-                        line,
-                    )
-                    for line, key in fixed
-                ],
-            )
-    line, column = _yaml_error_line(original, yaml_text, first_line)
-    problem = getattr(original, "problem", None) or str(original).split("\n")[0]
-    context = getattr(original, "context", None)
+    if not fixed:
+        return None
+    try:
+        data = _load(rewritten)
+    except _Refused as refused:
+        # The rewrite keeps every line where it was, so the index maps back.
+        line = _index_line(rewritten, refused.index, first_line)
+        return None, False, [F.error(refused.code, refused.message, file, line)]
+    except (yaml.YAMLError, RecursionError):
+        return None
+    warnings = [
+        F.warning(
+            F.W_YAML_LENIENT,
+            f"the value of '{key}' contains ': ', which is not valid YAML "
+            "unquoted; it was read as text. Put the value in quotes.",
+            file,
+            line,
+        )
+        for line, key in fixed
+    ]
+    return data, True, warnings
+
+
+def _yaml_error(
+    error: yaml.YAMLError, yaml_text: str, *, file: str | None, first_line: int
+) -> Diagnostic:
+    line, column = _yaml_error_line(error, yaml_text, first_line)
+    problem = getattr(error, "problem", None) or str(error).split("\n")[0]
+    context = getattr(error, "context", None)
     detail = f"{problem} ({context})" if context else problem
-    return (
-        None,
-        False,
-        [
-            F.error(
-                F.E_YAML,
-                f"invalid YAML in the frontmatter: {detail}{column}. Fix the syntax on this "
-                "line; quote values that contain ': ' or start with a special character.",
-                file,
-                line,
-            )
-        ],
+    return F.error(
+        F.E_YAML,
+        f"invalid YAML in the frontmatter: {detail}{column}. Fix the syntax on this "
+        "line; quote values that contain ': ' or start with a special character.",
+        file,
+        line,
     )
 
 
@@ -395,8 +404,10 @@ class _Checker:
         file: str | None,
         key_lines: Mapping[str, list[int]],
         default_line: int,
+        expected_name: str | None = None,
     ) -> None:
         self.data = data
+        self.expected_name = expected_name
         self.profile = profile
         self.file = file
         self.key_lines = key_lines
@@ -416,12 +427,8 @@ class _Checker:
     def invalid(self, key: str, expected: str, value: Any) -> None:
         self.err(F.E_INVALID_FIELD, key, f"'{key}' must be {expected}, got {_describe(value)}.")
 
-    def boolean(self, key: str) -> bool:
-        value = self.data.get(key, False)
-        if type(value) is bool:
-            return value
-        self.invalid(key, "true or false (a YAML boolean, without quotes)", value)
-        return False
+    def error_at(self, code: str, message: str, line: int) -> None:
+        self.diagnostics.append(F.error(code, message, self.file, line))
 
     def string_list(self, key: str, value: Any) -> list[str] | None:
         """A list of strings; a bare string counts as a list of one."""
@@ -433,6 +440,236 @@ class _Checker:
         return None
 
 
+_REJECTED: Any = object()
+"""What a field checker returns for a value it reported: the field keeps its default."""
+
+_Check = Callable[["_Checker", str, Any], Any]
+
+
+def _check_name(c: _Checker, key: str, raw: Any) -> Any:
+    if not isinstance(raw, str):
+        c.err(F.E_INVALID_NAME, key, f"'name' must be a string, got {_describe(raw)}.")
+    elif not F.is_valid_skill_name(raw, unicode=c.profile is Profile.AGENTSKILLS):
+        c.err(
+            F.E_INVALID_NAME,
+            key,
+            f"invalid skill name {raw!r}: {F.skill_name_problem(raw)}. Use 1-64 lowercase "
+            "letters, digits and single hyphens, not at either end (e.g. 'git-status').",
+        )
+    elif c.expected_name is not None and raw != c.expected_name:
+        c.err(
+            F.E_NAME_MISMATCH,
+            key,
+            f"the skill is named {raw!r} but its folder is {c.expected_name!r}; "
+            "rename the folder or change 'name' so they are equal.",
+        )
+    else:
+        return raw
+    return _REJECTED
+
+
+def _check_version(c: _Checker, key: str, raw: Any) -> Any:
+    if isinstance(raw, str) and F.is_semver(raw):
+        return raw
+    if isinstance(raw, str):
+        hint = " (drop the leading 'v')" if raw[:1] in "vV" and F.is_semver(raw[1:]) else ""
+        c.err(
+            F.E_INVALID_VERSION,
+            key,
+            f"'version' {raw!r} is not a semantic version{hint}; write MAJOR.MINOR.PATCH, "
+            "e.g. 1.0.0.",
+        )
+    else:
+        c.err(
+            F.E_INVALID_VERSION,
+            key,
+            f"'version' must be a semantic version string like 1.0.0, got {_describe(raw)}; "
+            'write all three numbers, or quote it: version: "1.0.0".',
+        )
+    return _REJECTED
+
+
+def _check_description(c: _Checker, key: str, raw: Any) -> Any:
+    if not isinstance(raw, str):
+        c.invalid(key, "text", raw)
+        return _REJECTED
+    description = raw.strip()
+    if not description:
+        c.err(
+            F.E_INVALID_FIELD,
+            key,
+            "'description' is empty; say what the skill does and when to use it.",
+        )
+        return _REJECTED
+    if c.profile is not Profile.GIBBERISH:
+        if len(description) <= F.AGENTSKILLS_DESCRIPTION_MAX:
+            return description
+        c.err(
+            F.E_DESCRIPTION_TOO_LONG,
+            key,
+            f"'description' is {len(description)} characters long; the limit is "
+            f"{F.AGENTSKILLS_DESCRIPTION_MAX}. Shorten it.",
+        )
+        return _REJECTED
+    limit = F.GIBBERISH_DESCRIPTION_MAX
+    if len(description) > limit:
+        c.warn(
+            F.W_DESCRIPTION_LONG,
+            key,
+            f"'description' is {len(description)} characters long; only the first "
+            f"{limit} are used. Shorten it to {limit} characters or fewer.",
+        )
+        description = description[:limit].rstrip()
+    return description
+
+
+def _check_text_or_null(c: _Checker, key: str, raw: Any) -> Any:
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        return raw.strip() or None
+    c.invalid(key, "text", raw)
+    return _REJECTED
+
+
+def _check_modes(c: _Checker, key: str, raw: Any) -> Any:
+    items = c.string_list(key, raw)
+    if items is None:
+        return _REJECTED
+    unknown = [m for m in items if m.lower() not in _MODES_BY_LOWER]
+    if unknown:
+        c.err(
+            F.E_INVALID_FIELD,
+            key,
+            "unknown mode "
+            + ", ".join(repr(m) for m in unknown)
+            + "; modes are "
+            + ", ".join(m.value for m in Mode)
+            + ".",
+        )
+        return _REJECTED
+    if not items:
+        c.err(
+            F.E_INVALID_FIELD,
+            key,
+            "'modes' is empty, so the skill would never be offered; list at least "
+            "one mode or remove the field (default: [Global]).",
+        )
+        return _REJECTED
+    return tuple(dict.fromkeys(_MODES_BY_LOWER[m.lower()] for m in items))
+
+
+def _check_boolean(c: _Checker, key: str, raw: Any) -> Any:
+    if type(raw) is bool:
+        return raw
+    c.invalid(key, "true or false (a YAML boolean, without quotes)", raw)
+    return _REJECTED
+
+
+def _check_timeout(c: _Checker, key: str, raw: Any) -> Any:
+    if type(raw) is not int:
+        c.invalid(key, f"a whole number of seconds ({F.TIMEOUT_MIN}-{F.TIMEOUT_MAX})", raw)
+        return _REJECTED
+    if not F.TIMEOUT_MIN <= raw <= F.TIMEOUT_MAX:
+        c.err(
+            F.E_INVALID_FIELD,
+            key,
+            f"'timeout' is {raw} seconds; it must be between {F.TIMEOUT_MIN} and {F.TIMEOUT_MAX}.",
+        )
+        return _REJECTED
+    return raw
+
+
+def _check_secrets(c: _Checker, key: str, raw: Any) -> Any:
+    items = c.string_list(key, raw)
+    if items is None:
+        return _REJECTED
+    bad = [s for s in items if not F.is_valid_secret_name(s)]
+    if bad:
+        c.err(
+            F.E_INVALID_FIELD,
+            key,
+            "invalid secret name " + ", ".join(repr(s) for s in bad) + "; secrets are "
+            "environment variable names: capital letters, digits and '_' "
+            "(e.g. GITHUB_TOKEN).",
+        )
+        return _REJECTED
+    return tuple(dict.fromkeys(items))
+
+
+def _check_text(c: _Checker, key: str, raw: Any) -> Any:
+    if isinstance(raw, str):
+        return raw
+    c.invalid(key, "text", raw)
+    return _REJECTED
+
+
+def _check_compatibility(c: _Checker, key: str, raw: Any) -> Any:
+    if not isinstance(raw, str):
+        c.invalid(key, "text", raw)
+    elif len(raw) > F.COMPATIBILITY_MAX:
+        c.err(
+            F.E_INVALID_FIELD,
+            key,
+            f"'compatibility' is {len(raw)} characters long; the limit is {F.COMPATIBILITY_MAX}.",
+        )
+    else:
+        return raw
+    return _REJECTED
+
+
+def _check_plain_mapping(c: _Checker, key: str, raw: Any) -> Any:
+    if not isinstance(raw, dict):
+        c.invalid(key, "a mapping of keys to values", raw)
+        return _REJECTED
+    plain = _plain_data(raw, depth=0, stack=set(), budget=_Budget(MAX_PLAIN_VALUES))
+    if plain is None:
+        c.err(
+            F.E_INVALID_FIELD,
+            key,
+            f"'{key}' must be plain data (text, numbers, booleans, lists and "
+            f"mappings with text keys, at most {_MAX_DEPTH} levels deep and "
+            f"{MAX_PLAIN_VALUES:,} values in all).",
+        )
+        return _REJECTED
+    return MappingProxyType(plain)
+
+
+def _check_allowed_tools(c: _Checker, key: str, raw: Any) -> Any:
+    if isinstance(raw, str):
+        return raw
+    if isinstance(raw, list) and all(isinstance(v, str) for v in raw):
+        return tuple(raw)
+    c.invalid(key, "text or a list of strings", raw)
+    return _REJECTED
+
+
+_FIELD_CHECKS: dict[str, tuple[str, _Check]] = {
+    "name": ("name", _check_name),
+    "version": ("version", _check_version),
+    "description": ("description", _check_description),
+    "author": ("author", _check_text_or_null),
+    "modes": ("modes", _check_modes),
+    "read_only": ("read_only", _check_boolean),
+    "always_ask": ("always_ask", _check_boolean),
+    "timeout": ("timeout_secs", _check_timeout),
+    "network": ("network", _check_boolean),
+    "secrets": ("secrets", _check_secrets),
+}
+"""Field -> (Frontmatter attribute, checker). A checker reports what is wrong and
+returns the checked value, or _REJECTED; the attribute's default is Frontmatter's."""
+
+_EXTRA_CHECKS: dict[str, _Check] = {
+    "license": _check_text,
+    "compatibility": _check_compatibility,
+    "metadata": _check_plain_mapping,
+    "allowed-tools": _check_allowed_tools,
+    "dependencies": _check_plain_mapping,
+}
+"""Agent Skills fields typed as that spec types them, and the installer's ``dependencies``
+(its own shape is checked when a skill is installed), kept in ``extra``."""
+
+
 def check_fields(
     data: Mapping[Any, Any],
     *,
@@ -442,212 +679,65 @@ def check_fields(
     expected_name: str | None = None,
     default_line: int = 1,
 ) -> tuple[Frontmatter, list[Diagnostic]]:
-    """Type- and range-check every field of a loaded frontmatter mapping."""
-    c = _Checker(data, profile=profile, file=file, key_lines=key_lines, default_line=default_line)
-    gib = profile is Profile.GIBBERISH
-    for key, lines in key_lines.items():
+    """Type- and range-check every field of a loaded frontmatter mapping: duplicates,
+    missing required fields, then each field present through its checker."""
+    c = _Checker(
+        data,
+        profile=profile,
+        file=file,
+        key_lines=key_lines,
+        default_line=default_line,
+        expected_name=expected_name,
+    )
+    _check_duplicates(c)
+    _check_required(c)
+    values: dict[str, Any] = {}
+    for key, (attribute, check) in _FIELD_CHECKS.items():
+        if key in data and (value := check(c, key, data[key])) is not _REJECTED:
+            values[attribute] = value
+    extra: dict[str, Any] = {}
+    for key, check in _EXTRA_CHECKS.items():
+        if key in data and (value := check(c, key, data[key])) is not _REJECTED:
+            extra[key] = value
+    _check_unknown(c)
+    front = Frontmatter(**values, extra=MappingProxyType(extra) if extra else _EMPTY)
+    return front, c.diagnostics
+
+
+def _check_duplicates(c: _Checker) -> None:
+    for key, lines in c.key_lines.items():
         if len(lines) > 1:
-            c.diagnostics.append(
-                F.error(
-                    F.E_DUPLICATE_FIELD,
-                    f"'{key}' is set {len(lines)} times (lines "
-                    + ", ".join(map(str, lines))
-                    + "); keep only one.",
-                    file,
-                    lines[-1],
-                )
+            shown = ", ".join(map(str, lines))
+            c.error_at(
+                F.E_DUPLICATE_FIELD,
+                f"'{key}' is set {len(lines)} times (lines {shown}); keep only one.",
+                lines[-1],
             )
 
-    required = ("name", "version", "description") if gib else ("name", "description")
+
+def _check_required(c: _Checker) -> None:
+    required = ("name", "description")
+    if c.profile is Profile.GIBBERISH:
+        required = ("name", "version", "description")
     for key in required:
-        if key not in data:
-            c.diagnostics.append(
-                F.error(
-                    F.E_MISSING_FIELD,
-                    f"the required field '{key}' is missing from the frontmatter; add it "
-                    f"between the '---' lines (e.g. {_EXAMPLES[key]}).",
-                    file,
-                    default_line,
-                )
+        if key not in c.data:
+            c.error_at(
+                F.E_MISSING_FIELD,
+                f"the required field '{key}' is missing from the frontmatter; add it "
+                f"between the '---' lines (e.g. {_EXAMPLES[key]}).",
+                c.default_line,
             )
 
-    name: str | None = None
-    if "name" in data:
-        raw = data["name"]
-        if not isinstance(raw, str):
-            c.err(F.E_INVALID_NAME, "name", f"'name' must be a string, got {_describe(raw)}.")
-        elif not F.is_valid_skill_name(raw):
-            c.err(
-                F.E_INVALID_NAME,
-                "name",
-                f"invalid skill name {raw!r}: {F.skill_name_problem(raw)}. Use 1-64 lowercase "
-                "letters, digits and single hyphens, not at either end (e.g. 'git-status').",
-            )
-        elif expected_name is not None and raw != expected_name:
-            c.err(
-                F.E_NAME_MISMATCH,
-                "name",
-                f"the skill is named {raw!r} but its folder is {expected_name!r}; "
-                "rename the folder or change 'name' so they are equal.",
-            )
-        else:
-            name = raw
 
-    version = ""
-    if "version" in data:
-        raw = data["version"]
-        if isinstance(raw, str) and F.is_semver(raw):
-            version = raw
-        elif isinstance(raw, str):
-            hint = " (drop the leading 'v')" if raw[:1] in "vV" and F.is_semver(raw[1:]) else ""
-            c.err(
-                F.E_INVALID_VERSION,
-                "version",
-                f"'version' {raw!r} is not a semantic version{hint}; write MAJOR.MINOR.PATCH, "
-                "e.g. 1.0.0.",
-            )
-        else:
-            c.err(
-                F.E_INVALID_VERSION,
-                "version",
-                f"'version' must be a semantic version string like 1.0.0, got {_describe(raw)}; "
-                'write all three numbers, or quote it: version: "1.0.0".',
-            )
-
-    description = ""
-    if "description" in data:
-        raw = data["description"]
-        limit = F.GIBBERISH_DESCRIPTION_MAX if gib else F.AGENTSKILLS_DESCRIPTION_MAX
-        if not isinstance(raw, str):
-            c.invalid("description", "text", raw)
-        elif not raw.strip():
-            c.err(
-                F.E_INVALID_FIELD,
-                "description",
-                "'description' is empty; say what the skill does and when to use it.",
-            )
-        else:
-            description = raw.strip()
-            if len(description) > limit and gib:
-                c.warn(
-                    F.W_DESCRIPTION_LONG,
-                    "description",
-                    f"'description' is {len(description)} characters long; only the first "
-                    f"{limit} are used. Shorten it to {limit} characters or fewer.",
-                )
-                description = description[:limit].rstrip()
-            elif len(description) > limit:
-                c.err(
-                    F.E_DESCRIPTION_TOO_LONG,
-                    "description",
-                    f"'description' is {len(description)} characters long; the limit is "
-                    f"{limit}. Shorten it.",
-                )
-
-    author: str | None = None
-    if "author" in data and data["author"] is not None:
-        raw = data["author"]
-        if isinstance(raw, str):
-            author = raw.strip() or None
-        else:
-            c.invalid("author", "text", raw)
-
-    modes: tuple[Mode, ...] = (Mode.GLOBAL,)
-    if "modes" in data:
-        items = c.string_list("modes", data["modes"])
-        if items is not None:
-            parsed: list[Mode] = []
-            unknown = [m for m in items if m.lower() not in _MODES_BY_LOWER]
-            if unknown:
-                c.err(
-                    F.E_INVALID_FIELD,
-                    "modes",
-                    "unknown mode "
-                    + ", ".join(repr(m) for m in unknown)
-                    + "; modes are "
-                    + ", ".join(m.value for m in Mode)
-                    + ".",
-                )
-            elif not items:
-                c.err(
-                    F.E_INVALID_FIELD,
-                    "modes",
-                    "'modes' is empty, so the skill would never be offered; list at least "
-                    "one mode or remove the field (default: [Global]).",
-                )
-            else:
-                for m in items:
-                    mode = _MODES_BY_LOWER[m.lower()]
-                    if mode not in parsed:
-                        parsed.append(mode)
-                modes = tuple(parsed)
-
-    read_only = c.boolean("read_only")
-    always_ask = c.boolean("always_ask")
-    network = c.boolean("network")
-
-    timeout = F.TIMEOUT_DEFAULT
-    if "timeout" in data:
-        raw = data["timeout"]
-        if type(raw) is not int:
-            c.invalid(
-                "timeout", f"a whole number of seconds ({F.TIMEOUT_MIN}-{F.TIMEOUT_MAX})", raw
-            )
-        elif not F.TIMEOUT_MIN <= raw <= F.TIMEOUT_MAX:
-            c.err(
-                F.E_INVALID_FIELD,
-                "timeout",
-                f"'timeout' is {raw} seconds; it must be between {F.TIMEOUT_MIN} and "
-                f"{F.TIMEOUT_MAX}.",
-            )
-        else:
-            timeout = raw
-
-    secrets: tuple[str, ...] = ()
-    if "secrets" in data:
-        items = c.string_list("secrets", data["secrets"])
-        if items is not None:
-            bad = [s for s in items if not F.is_valid_secret_name(s)]
-            if bad:
-                c.err(
-                    F.E_INVALID_FIELD,
-                    "secrets",
-                    "invalid secret name " + ", ".join(repr(s) for s in bad) + "; secrets are "
-                    "environment variable names: capital letters, digits and '_' "
-                    "(e.g. GITHUB_TOKEN).",
-                )
-            else:
-                secrets = tuple(dict.fromkeys(items))
-
-    extra = _check_agent_fields(c)
-
-    for key in data:
+def _check_unknown(c: _Checker) -> None:
+    for key in c.data:
         if key not in KNOWN_FIELDS:
             shown = str(key)
             close = difflib.get_close_matches(shown, sorted(KNOWN_FIELDS), n=1, cutoff=0.75)
             hint = f" Did you mean '{close[0]}'?" if close else ""
             c.warn(
-                F.W_UNKNOWN_FIELD,
-                shown,
-                f"unknown frontmatter field '{shown}' is ignored.{hint}",
+                F.W_UNKNOWN_FIELD, shown, f"unknown frontmatter field '{shown}' is ignored.{hint}"
             )
-
-    return (
-        Frontmatter(
-            name=name,
-            version=version,
-            description=description,
-            author=author,
-            modes=modes,
-            read_only=read_only,
-            always_ask=always_ask,
-            timeout_secs=timeout,
-            network=network,
-            secrets=secrets,
-            extra=MappingProxyType(extra) if extra else _EMPTY,
-        ),
-        c.diagnostics,
-    )
 
 
 _EXAMPLES = {
@@ -684,80 +774,41 @@ def _plain_data(value: Any, *, depth: int, stack: set[int], budget: _Budget) -> 
         return value
     if isinstance(value, datetime.date):
         return value.isoformat()
-    if depth >= _MAX_DEPTH or id(value) in stack:
+    if depth >= _MAX_DEPTH or id(value) in stack or not isinstance(value, list | dict):
         return None
-    if isinstance(value, list | dict):
-        stack.add(id(value))
-        try:
-            if isinstance(value, list):
-                items = []
-                for v in value:
-                    item = _plain_data(v, depth=depth + 1, stack=stack, budget=budget)
-                    if item is None and (v is not None or budget.left < 0):
-                        return None
-                    items.append(item)
-                return items
-            out: dict[str, Any] = {}
-            for k, v in value.items():
-                item = _plain_data(v, depth=depth + 1, stack=stack, budget=budget)
-                if not isinstance(k, str | int | float | bool) or (
-                    item is None and (v is not None or budget.left < 0)
-                ):
-                    return None
-                out[str(k)] = item
-            return out
-        finally:
-            stack.discard(id(value))
-    return None
+    stack.add(id(value))
+    try:
+        if isinstance(value, list):
+            return _plain_list(value, depth=depth, stack=stack, budget=budget)
+        return _plain_mapping(value, depth=depth, stack=stack, budget=budget)
+    finally:
+        stack.discard(id(value))
 
 
-def _check_agent_fields(c: _Checker) -> dict[str, Any]:
-    """license / compatibility / metadata / allowed-tools, as the Agent Skills spec types them."""
-    extra: dict[str, Any] = {}
-    data = c.data
-    if "license" in data:
-        if isinstance(data["license"], str):
-            extra["license"] = data["license"]
-        else:
-            c.invalid("license", "text", data["license"])
-    if "compatibility" in data:
-        raw = data["compatibility"]
-        if not isinstance(raw, str):
-            c.invalid("compatibility", "text", raw)
-        elif len(raw) > F.COMPATIBILITY_MAX:
-            c.err(
-                F.E_INVALID_FIELD,
-                "compatibility",
-                f"'compatibility' is {len(raw)} characters long; the limit is "
-                f"{F.COMPATIBILITY_MAX}.",
-            )
-        else:
-            extra["compatibility"] = raw
-    if "metadata" in data:
-        raw = data["metadata"]
-        if not isinstance(raw, dict):
-            c.invalid("metadata", "a mapping of keys to values", raw)
-        else:
-            plain = _plain_data(raw, depth=0, stack=set(), budget=_Budget(MAX_PLAIN_VALUES))
-            if plain is None:
-                c.err(
-                    F.E_INVALID_FIELD,
-                    "metadata",
-                    "'metadata' must be plain data (text, numbers, booleans, lists and "
-                    f"mappings with text keys, at most {_MAX_DEPTH} levels deep and "
-                    f"{MAX_PLAIN_VALUES:,} values in all).",
-                )
-            else:
-                extra["metadata"] = MappingProxyType(plain)
-    if "allowed-tools" in data:
-        raw = data["allowed-tools"]
-        if isinstance(raw, str):
-            extra["allowed-tools"] = raw
-        elif isinstance(raw, list) and all(isinstance(v, str) for v in raw):
-            extra["allowed-tools"] = tuple(raw)
-        else:
-            c.invalid("allowed-tools", "text or a list of strings", raw)
-    return extra
+def _plain_item(v: Any, *, depth: int, stack: set[int], budget: _Budget) -> tuple[bool, Any]:
+    """(whether ``v`` is plain data, its plain form)."""
+    item = _plain_data(v, depth=depth + 1, stack=stack, budget=budget)
+    return not (item is None and (v is not None or budget.left < 0)), item
+
+
+def _plain_list(value: list[Any], *, depth: int, stack: set[int], budget: _Budget) -> Any:
+    items = []
+    for v in value:
+        ok, item = _plain_item(v, depth=depth, stack=stack, budget=budget)
+        if not ok:
+            return None
+        items.append(item)
+    return items
+
+
+def _plain_mapping(value: dict[Any, Any], *, depth: int, stack: set[int], budget: _Budget) -> Any:
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        ok, item = _plain_item(v, depth=depth, stack=stack, budget=budget)
+        if not ok or not isinstance(k, str | int | float | bool | datetime.date | None):
+            return None
+        out[json_key(k)] = item
+    return out
 
 
 def _unsafe_in(value: Any) -> str | None:

@@ -37,7 +37,7 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -90,13 +90,18 @@ class SkillSource:
         object.__setattr__(self, "path", Path(os.path.abspath(Path(self.path).expanduser())))
 
 
+Stat = Callable[[str], os.stat_result]
+"""How the library reads a file's status (``os.stat``; a test may hand in a file system
+whose timestamps do not move)."""
+
+
 def _sig(st: os.stat_result) -> tuple[int, int, int, int]:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def _stat_sig(path: str) -> _Sig:
+def _stat_sig(stat: Stat, path: str) -> _Sig:
     try:
-        return _sig(os.stat(path))
+        return _sig(stat(path))
     except OSError:
         return None
 
@@ -112,56 +117,76 @@ class _Tree:
     too_many: bool
 
 
-def _walk(folder: str) -> _Tree:
+class _TreeWalk:
     """Sub-folders, escaping symlinks and the provenance marker of one skill folder.
 
     Symlinked sub-folders are checked but not entered (no loops; a link that stays
     inside is walked through its real location anyway). SKILL.md itself is checked by
-    the parser.
-    """
-    subdirs: list[str] = []
-    escapes: list[tuple[str, str]] = []
-    provenance = False
-    real_root: str | None = None
-    count = 0
-    stack = [(folder, "")]
-    while stack:
-        directory, rel = stack.pop()
+    the parser. Entries are iterated, not listed: a folder of a million files stops at
+    ``limit``, unread."""
+
+    def __init__(self, folder: str, limit: int) -> None:
+        self.folder = folder
+        self.limit = limit
+        self.subdirs: list[str] = []
+        self.escapes: list[tuple[str, str]] = []
+        self.provenance = False
+        self.real_root: str | None = None
+        self.count = 0
+
+    def run(self) -> _Tree:
+        stack = [(self.folder, "")]
+        while stack:
+            directory, rel = stack.pop()
+            if not self.folder_entries(directory, rel, stack):
+                return self.tree(too_many=True)
+        return self.tree(too_many=False)
+
+    def tree(self, *, too_many: bool) -> _Tree:
+        # Sorted: scandir order is arbitrary, and an unchanged skill must compare equal.
+        return _Tree(
+            tuple(sorted(self.subdirs)), tuple(sorted(self.escapes)), self.provenance, too_many
+        )
+
+    def folder_entries(self, directory: str, rel: str, stack: list[tuple[str, str]]) -> bool:
+        """Take the entries of one folder; False when there are more than the limit."""
         try:
             it = os.scandir(directory)
         except OSError:
-            continue
-        # Iterated, not listed: a folder of a million files stops at the cap, unread.
+            return True
         with it:
-            while True:
+            while (entry := _next_entry(it)) is not None:
+                self.count += 1
+                if self.count > self.limit:
+                    return False
                 try:
-                    entry = next(it, None)
-                except OSError:
-                    break
-                if entry is None:
-                    break
-                count += 1
-                if count > MAX_TREE_ENTRIES:
-                    return _Tree(tuple(sorted(subdirs)), tuple(sorted(escapes)), provenance, True)
-                relpath = rel + entry.name
-                if not rel and entry.name == F.PROVENANCE_FILE_NAME:
-                    provenance = True
-                try:
-                    if entry.is_symlink():
-                        if not rel and entry.name == F.SKILL_FILE_NAME:
-                            continue
-                        if real_root is None:
-                            real_root = os.path.realpath(folder)
-                        target = os.path.realpath(entry.path)
-                        if not is_inside(target, real_root):
-                            escapes.append((relpath, target))
-                    elif entry.is_dir(follow_symlinks=False):
-                        subdirs.append(entry.path)
-                        stack.append((entry.path, relpath + os.sep))
+                    self.entry(entry, rel, stack)
                 except OSError:
                     continue
-    # Sorted: scandir order is arbitrary, and an unchanged skill must compare equal.
-    return _Tree(tuple(sorted(subdirs)), tuple(sorted(escapes)), provenance, False)
+        return True
+
+    def entry(self, entry: os.DirEntry[str], rel: str, stack: list[tuple[str, str]]) -> None:
+        top = not rel
+        if top and entry.name == F.PROVENANCE_FILE_NAME:
+            self.provenance = True
+        if entry.is_symlink():
+            if top and entry.name == F.SKILL_FILE_NAME:
+                return  # checked by the parser
+            if self.real_root is None:
+                self.real_root = os.path.realpath(self.folder)
+            target = os.path.realpath(entry.path)
+            if not is_inside(target, self.real_root):
+                self.escapes.append((rel + entry.name, target))
+        elif entry.is_dir(follow_symlinks=False):
+            self.subdirs.append(entry.path)
+            stack.append((entry.path, rel + entry.name + os.sep))
+
+
+def _next_entry(it: Iterator[os.DirEntry[str]]) -> os.DirEntry[str] | None:
+    try:
+        return next(it, None)
+    except OSError:
+        return None
 
 
 @dataclass(slots=True)
@@ -183,10 +208,12 @@ def _digest(data: bytes | None) -> bytes | None:
     return None if data is None else hashlib.blake2b(data, digest_size=16).digest()
 
 
-def _is_racy(now: int, signature: tuple[_Sig, _Sig], subdir_sigs: tuple[_Sig, ...]) -> bool:
-    """Whether any file of the entry changed within RACY_WINDOW_NS of ``now``."""
+def _is_racy(
+    now: int, signature: tuple[_Sig, _Sig], subdir_sigs: tuple[_Sig, ...], window: int
+) -> bool:
+    """Whether any file of the entry changed within ``window`` nanoseconds of ``now``."""
     newest = max((max(s[2], s[3]) for s in (*signature, *subdir_sigs) if s is not None), default=0)
-    return now - newest < RACY_WINDOW_NS
+    return now - newest < window
 
 
 class _Candidate(NamedTuple):
@@ -214,10 +241,22 @@ class SkillLibrary:
     """All skills from ``sources`` (earlier sources win), with incremental refresh."""
 
     def __init__(
-        self, sources: Sequence[SkillSource], *, profile: Profile = Profile.GIBBERISH
+        self,
+        sources: Sequence[SkillSource],
+        *,
+        profile: Profile = Profile.GIBBERISH,
+        racy_window_ns: int = RACY_WINDOW_NS,
+        max_tree_entries: int = MAX_TREE_ENTRIES,
+        stat: Stat = os.stat,
     ) -> None:
+        """``racy_window_ns``: files changed this recently are re-checked on the next
+        refresh; ``max_tree_entries``: entries a skill folder may hold; ``stat``: how
+        file status is read. The defaults are what the app uses."""
         self._sources = tuple(sources)
         self._profile = profile
+        self._racy_window_ns = racy_window_ns
+        self._max_tree_entries = max_tree_entries
+        self._stat = stat
         self._scan_lock = threading.Lock()
         self._state_lock = threading.Lock()
         self._entries: dict[str, _Entry] = {}
@@ -328,6 +367,23 @@ class SkillLibrary:
             self._snapshot = snapshot
         return LibraryChanges(tuple(added), tuple(changed), tuple(removed))
 
+    def load_folder(self, folder: Path, *, trust: Trust = Trust.USER) -> SkillDefinition:
+        """One skill folder (holding SKILL.md), read exactly as :meth:`load` reads each
+        skill of a source: the same walk (symlinks leading out, loops, the entry limit),
+        the same SKILL.md checks (a FIFO, a device, a link to itself or out of the
+        folder) and the same parse. ``gibberish skills check DIR`` goes through here, so
+        it never reports fewer problems than the library then refuses a skill for."""
+        path = os.path.abspath(folder)
+        skill_md = os.path.join(path, F.SKILL_FILE_NAME)
+        source = SkillSource(Path(os.path.dirname(path)), trust)
+        candidate = _Candidate(
+            os.path.basename(path), path, skill_md, _stat_sig(self._stat, skill_md), source
+        )
+        try:
+            return self._entry_for(candidate, None, time.time_ns()).skill
+        except Exception as exc:  # a bug; the skill is reported, never raised
+            return _failed_skill(candidate, trust, self._profile, exc)
+
     def _candidates(self, source: SkillSource, diags: list[Diagnostic]) -> list[_Candidate]:
         """Skill folders of one source, sorted by name; missing sources are just empty."""
         root = str(source.path)
@@ -367,7 +423,7 @@ class SkillLibrary:
                 continue
             skill_md = entry.path + suffix
             try:
-                sig: _Sig = _sig(os.stat(skill_md))
+                sig: _Sig = _sig(self._stat(skill_md))
             except FileNotFoundError:
                 sig = None
                 missing = not os.path.lexists(skill_md)  # a dangling link is a broken skill
@@ -391,25 +447,25 @@ class SkillLibrary:
 
     def _entry_for(self, candidate: _Candidate, old: _Entry | None, now: int) -> _Entry:
         folder = candidate.folder
-        signature = (candidate.skill_md_sig, _stat_sig(folder))
+        signature = (candidate.skill_md_sig, _stat_sig(self._stat, folder))
         same_stat = False
         if (
             old is not None
             and old.signature == signature
             and old.trust is candidate.source.trust
-            and old.subdir_sigs == tuple(map(_stat_sig, old.tree.subdirs))
+            and old.subdir_sigs == self._sigs(old.tree.subdirs)
         ):
             if not old.racy:
                 return old
             same_stat = True
-        tree = _walk(folder)
+        tree = _TreeWalk(folder, self._max_tree_entries).run()
         data, problem = read_skill_bytes(Path(candidate.skill_md))
         digest = _digest(data)
         if same_stat and old is not None and old.tree == tree and old.digest == digest:
             # Racy but unchanged, as its content shows: no need to parse it again.
-            old.racy = _is_racy(now, old.signature, old.subdir_sigs)
+            old.racy = _is_racy(now, old.signature, old.subdir_sigs, self._racy_window_ns)
             return old
-        subdir_sigs = tuple(map(_stat_sig, tree.subdirs))
+        subdir_sigs = self._sigs(tree.subdirs)
         trust = Trust.UNTRUSTED if tree.provenance else candidate.source.trust
         try:
             skill = parse_skill_bytes(
@@ -422,7 +478,7 @@ class SkillLibrary:
             )
         except Exception as exc:  # the parser never raises for content; this is a bug
             skill = _failed_skill(candidate, trust, self._profile, exc)
-        extra = _tree_diagnostics(folder, tree)
+        extra = _tree_diagnostics(folder, tree, self._max_tree_entries)
         if extra:
             skill = dataclasses.replace(skill, diagnostics=skill.diagnostics + tuple(extra))
         if old is not None and old.skill == skill:
@@ -435,8 +491,11 @@ class SkillLibrary:
             subdir_sigs=subdir_sigs,
             digest=digest,
             skill=skill,
-            racy=_is_racy(now, signature, subdir_sigs),
+            racy=_is_racy(now, signature, subdir_sigs, self._racy_window_ns),
         )
+
+    def _sigs(self, folders: Sequence[str]) -> tuple[_Sig, ...]:
+        return tuple(_stat_sig(self._stat, f) for f in folders)
 
     def _failed_entry(self, candidate: _Candidate, exc: Exception) -> _Entry:
         """An entry for a skill whose reading raised: listed, broken, re-read next refresh."""
@@ -465,7 +524,7 @@ def _failed_skill(
     )
 
 
-def _tree_diagnostics(folder: str, tree: _Tree) -> list[Diagnostic]:
+def _tree_diagnostics(folder: str, tree: _Tree, limit: int) -> list[Diagnostic]:
     diags = [
         F.error(
             F.E_PATH_ESCAPE,
@@ -480,7 +539,7 @@ def _tree_diagnostics(folder: str, tree: _Tree) -> list[Diagnostic]:
         diags.append(
             F.error(
                 F.E_SKILL_TREE_LARGE,
-                f"the skill folder {folder} holds more than {MAX_TREE_ENTRIES:,} files and "
+                f"the skill folder {folder} holds more than {limit:,} files and "
                 "folders, too many to check them all for symlinks leading out of it, so the "
                 "skill is not loaded; a skill folder should hold only the skill. Move data, "
                 "caches and dependencies elsewhere.",

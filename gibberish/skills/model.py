@@ -92,15 +92,24 @@ class ParameterDefinition:
     default: Any = field(default=None, hash=False)
     """Already coerced to ``type`` (an int for integer, a list of str for array...)."""
     line: int | None = None
+    minimum: int | float | None = None
+    """The smallest value an integer or number takes (``integer 1..100``), if limited."""
+    maximum: int | float | None = None
+    """The largest value an integer or number takes, if limited."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        shape: dict[str, Any] = {
             "name": self.name,
             "type": self.type.value,
             "required": self.required,
             "default": self.default,
             "description": self.description,
         }
+        if self.minimum is not None:
+            shape["minimum"] = self.minimum
+        if self.maximum is not None:
+            shape["maximum"] = self.maximum
+        return shape
 
 
 class PlaceholderKind(StrEnum):
@@ -193,12 +202,21 @@ class ToolDefinition:
     parameters: tuple[ParameterDefinition, ...] = ()
     command: CommandTemplate | None = None
     line: int | None = None
+    phrases: tuple[str, ...] = ()
+    """Spoken forms the author gives under ``#### Phrases`` (voice grammar; may name
+    parameters in braces: ``show the last {count} commits``)."""
 
     def parameter(self, name: str) -> ParameterDefinition | None:
         for p in self.parameters:
             if p.name == name:
                 return p
         return None
+
+
+DEFAULT_TIMEOUT_SECS = 30
+"""A skill's timeout when its frontmatter sets none (the one definition of it)."""
+DEFAULT_MODES: tuple[Mode, ...] = (Mode.GLOBAL,)
+"""A skill's modes when its frontmatter sets none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,10 +229,10 @@ class SkillDefinition:
     version: str = ""
     description: str = ""
     author: str | None = None
-    modes: tuple[Mode, ...] = (Mode.GLOBAL,)
+    modes: tuple[Mode, ...] = DEFAULT_MODES
     read_only: bool = False
     always_ask: bool = False
-    timeout_secs: int = 30
+    timeout_secs: int = DEFAULT_TIMEOUT_SECS
     network: bool = False
     secrets: tuple[str, ...] = ()
     tools: tuple[ToolDefinition, ...] = ()

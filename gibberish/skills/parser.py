@@ -70,57 +70,49 @@ def read_skill_bytes(path: Path) -> tuple[bytes | None, Diagnostic | None]:
         )
     try:
         fd = os.open(path, _OPEN_FLAGS)
-    except IsADirectoryError:
-        return None, F.error(
-            F.E_UNREADABLE,
-            "SKILL.md is a directory, not a file; replace it with the file.",
-            file,
-            None,
-        )
-    except FileNotFoundError:
-        return None, F.error(
-            F.E_UNREADABLE, "SKILL.md does not exist (or is a broken link).", file, None
-        )
     except OSError as exc:
-        return None, F.error(
-            F.E_UNREADABLE,
-            f"cannot read SKILL.md: {exc.strerror or exc}; check its permissions.",
-            file,
-            None,
-        )
+        return None, _unopenable(file, exc)
     try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            return None, F.error(
-                F.E_UNREADABLE,
-                "SKILL.md is a directory, not a file; replace it with the file.",
-                file,
-                None,
-            )
-        if not stat.S_ISREG(st.st_mode):
-            return None, F.error(
-                F.E_UNREADABLE,
-                "SKILL.md is not a regular file (a device, pipe or socket).",
-                file,
-                None,
-            )
-        if st.st_size > F.MAX_SKILL_FILE_BYTES:
-            return None, _too_large(file, st.st_size)
-        chunks: list[bytes] = []
-        remaining = F.MAX_SKILL_FILE_BYTES + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        data = b"".join(chunks)
+        return _read_open_file(fd, file)
     except OSError as exc:
         return None, F.error(
             F.E_UNREADABLE, f"cannot read SKILL.md: {exc.strerror or exc}.", file, None
         )
     finally:
         os.close(fd)
+
+
+def _unopenable(file: str, exc: OSError) -> Diagnostic:
+    if isinstance(exc, IsADirectoryError):
+        message = "SKILL.md is a directory, not a file; replace it with the file."
+    elif isinstance(exc, FileNotFoundError):
+        message = "SKILL.md does not exist (or is a broken link)."
+    else:
+        message = f"cannot read SKILL.md: {exc.strerror or exc}; check its permissions."
+    return F.error(F.E_UNREADABLE, message, file, None)
+
+
+def _read_open_file(fd: int, file: str) -> tuple[bytes | None, Diagnostic | None]:
+    """Read at most one byte over the size limit from an open SKILL.md (never a FIFO or
+    a device: those are refused by their mode before any read)."""
+    st = os.fstat(fd)
+    if stat.S_ISDIR(st.st_mode):
+        message = "SKILL.md is a directory, not a file; replace it with the file."
+        return None, F.error(F.E_UNREADABLE, message, file, None)
+    if not stat.S_ISREG(st.st_mode):
+        message = "SKILL.md is not a regular file (a device, pipe or socket)."
+        return None, F.error(F.E_UNREADABLE, message, file, None)
+    if st.st_size > F.MAX_SKILL_FILE_BYTES:
+        return None, _too_large(file, st.st_size)
+    chunks: list[bytes] = []
+    remaining = F.MAX_SKILL_FILE_BYTES + 1
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    data = b"".join(chunks)
     if len(data) > F.MAX_SKILL_FILE_BYTES:
         return None, _too_large(file, len(data))
     return data, None

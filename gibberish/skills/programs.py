@@ -37,11 +37,18 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from gibberish.skills.model import Literal, Placeholder, PlaceholderKind, TemplateWord
+from gibberish.skills.program_table import (
+    CODE_ENVIRONMENT,
+    CODE_ENVIRONMENT_RE,
+    PROGRAMS,
+    TAKES_ARGUMENT,
+    Program,
+)
 
 __all__ = [
     "MARK",
@@ -59,245 +66,36 @@ parser masks each placeholder's first character with it and refuses it in source
 so literal text never holds it."""
 
 _FLAG_KINDS = (PlaceholderKind.FLAG, PlaceholderKind.FLAG_EQUALS)
-
-
-# ---------------------------------------------------------------------------------------
-# What each program's command line looks like (docs/adr/0006-code-running-programs.md: a value may never choose the
-# program or be parsed as code).
-#
-# Each known program has a spec: what kind of command line it has and the role of each
-# option. Roles:
-#   flag    no argument                    arg     takes an argument
-#   code    its argument is code           choose  its argument chooses code to run
-#   config  its argument is settings that can run commands (ssh -o)
-#   codepos (shells) -c: the first positional argument is the code
-#   digits  (perl -l, -0) optional digits attached; the cluster goes on
-#   stop    no command follows (sudo -l)   shell   the command goes to a shell (sudo -s)
-#   exec    the command follows as words, no shell (watch -x)
-#   execarg takes an argument, and the command follows as words (runuser -u USER)
-# An option written ``x?`` takes its argument attached only (``-i.bak``), never as the
-# next word.
-
-_TAKES_ARGUMENT = frozenset({"arg", "code", "choose", "config", "execarg"})
-
-
-@dataclass(frozen=True, slots=True)
-class _Spec:
-    kind: str
-    """interpreter | wrapper | script (awk, sed) | remote (ssh) | shellwords (watch,
-    parallel) | su | plain (script) | find | pwsh"""
-    short: dict[str, tuple[str, bool]]
-    long: dict[str, tuple[str, bool]]
-    skip: int = 0
-    """Positional arguments before the command (timeout DURATION, flock FILE ...)."""
-    warn: bool = True
-    """Whether literal inline code is worth a warning (sed scripts are not)."""
-    plus: bool = False
-    """Whether ``+o``-style words are options too (shells)."""
-    assignments: bool = False
-    """Whether NAME=VALUE words may come before the command (env)."""
-
-
-def _spec(kind: str, options: str = "", **more: Any) -> _Spec:
-    """A spec from ``"c:code o:arg i?:arg abx --norc --rcfile:choose"``: bare letters and
-    long options are flags; ``NAME:ROLE`` gives a role."""
-    short: dict[str, tuple[str, bool]] = {}
-    long: dict[str, tuple[str, bool]] = {}
-    for token in options.split():
-        name, _, role = token.partition(":")
-        attached_only = name.endswith("?")
-        name = name.rstrip("?")
-        role = role or "flag"
-        entry = (role, role in _TAKES_ARGUMENT and not attached_only)
-        if name.startswith("--"):
-            long[name] = entry
-        elif role == "flag":
-            short.update(dict.fromkeys(name, entry))
-        else:
-            short[name] = entry
-    return _Spec(kind, short, long, **more)
-
-
-_SHELL = _spec(
-    "interpreter",
-    "c:codepos o:arg O:arg C:code abefhiklmnprstuvxBDEHILPTV --rcfile:choose "
-    "--init-file:choose --command:code --init-command:code",
-    plus=True,
-)
-_INTERPRETERS: dict[str, _Spec] = {
-    "shell": _SHELL,
-    "python": _spec(
-        "interpreter",
-        "c:code m:choose W:arg X:arg Q:arg bBdEhiIOPqRsSuvVx --check-hash-based-pycs:arg",
-    ),
-    "node": _spec(
-        "interpreter",
-        "e:code p:code r:choose C:arg chiv --eval:code --print:code --require:choose "
-        "--import:choose --loader:choose --experimental-loader:choose --env-file:config "
-        "--conditions:arg --title:arg",
-    ),
-    "perl": _spec(
-        "interpreter",
-        "e:code E:code M:choose m:choose I:arg d?:choose D?:arg i?:arg C?:arg x?:arg "
-        "F?:arg l:digits 0:digits acfnpsStTuUvwWXhV",
-    ),
-    "ruby": _spec(
-        "interpreter",
-        "e:code r:choose I:arg C:arg E:arg F?:arg x?:arg T?:arg W?:arg K?:arg 0:digits "
-        "acdhlnpsSvwyU",
-    ),
-    "php": _spec(
-        "interpreter",
-        "r:code B:code R:code E:code F:choose f:choose c:choose z:choose d:config t:arg "
-        "S:arg ahHilmnqsvwe",
-    ),
-    "lua": _spec("interpreter", "e:code l:choose j:arg O?:arg b ivEW"),
-    "osascript": _spec("interpreter", "e:code l:arg s:arg i"),
-    "r": _spec("interpreter", "e:code f:choose --file:choose"),
-    "pwsh": _Spec("pwsh", {}, {}),
-}
-_INTERPRETER_RE = re.compile(
-    r"(?P<shell>(?:ba|z|da|k|mk|a|fi|c|tc|ya|rba|pdk)?sh)"
-    r"|(?P<python>(?:python|pypy)[0-9.]*)"
-    r"|(?P<node>node(?:js)?|bun)"
-    r"|(?P<perl>perl[0-9.]*)"
-    r"|(?P<ruby>ruby[0-9.]*)"
-    r"|(?P<php>php[0-9.]*)"
-    r"|(?P<lua>lua(?:jit)?[0-9.]*)"
-    r"|(?P<osascript>osascript)"
-    r"|(?P<r>Rscript|R)"
-    r"|(?P<pwsh>pwsh|powershell(?:\.exe)?)"
-)
-_AWK = _spec(
-    "script",
-    "e:code f:choose E:choose i:choose l:choose F:arg v:arg W:arg d?:arg D?:arg L?:arg "
-    "o?:arg p?:arg bcCghIkMnNOPrsStVy --source:code --file:choose --exec:choose "
-    "--include:choose --load:choose --field-separator:arg --assign:arg",
-)
-_SED = _spec(
-    "script",
-    "e:code f:choose l:arg i?:arg nrEsuzb --expression:code --file:choose "
-    "--line-length:arg --in-place?:arg",
-    warn=False,
-)
-_SU = _spec(
-    "su",
-    "c:code s:choose g:arg G:arg w:arg u:execarg lmpfP --command:code --session-command:code "
-    "--shell:choose --group:arg --supp-group:arg --whitelist-environment:arg --user:execarg",
-)
-_PROGRAMS: dict[str, _Spec] = {
-    "awk": _AWK,
-    "gawk": _AWK,
-    "mawk": _AWK,
-    "nawk": _AWK,
-    "sed": _SED,
-    "gsed": _SED,
-    "env": _spec(
-        "wrapper",
-        "u:arg C:arg S:code P:arg i0v --unset:arg --chdir:arg --split-string:code "
-        "--ignore-environment --null --debug --default-signal?:arg --ignore-signal?:arg "
-        "--block-signal?:arg --list-signal-handling",
-        assignments=True,
-    ),
-    "nice": _spec("wrapper", "n:arg --adjustment:arg"),
-    "nohup": _spec("wrapper"),
-    "timeout": _spec(
-        "wrapper",
-        "s:arg k:arg v --signal:arg --kill-after:arg --preserve-status --foreground --verbose",
-        skip=1,
-    ),
-    "stdbuf": _spec("wrapper", "i:arg o:arg e:arg --input:arg --output:arg --error:arg"),
-    "sudo": _spec(
-        "wrapper",
-        "u:arg g:arg C:arg D:arg h?:arg p:arg r:arg t:arg T:arg U:arg R:arg s:shell i:shell "
-        "e:stop l:stop v:stop K:stop V:stop AbBEHknNPS --user:arg --group:arg "
-        "--close-from:arg --chdir:arg --chroot:arg --host:arg --prompt:arg --role:arg "
-        "--type:arg --command-timeout:arg --other-user:arg --shell:shell --login:shell "
-        "--edit:stop --list:stop --validate:stop --remove-timestamp:stop --version:stop "
-        "--help:stop --preserve-env?:arg",
-    ),
-    "doas": _spec("wrapper", "u:arg C:stop s:shell nL"),
-    "flock": _spec(
-        "wrapper",
-        "w:arg E:arg c:code sxunoFv --wait:arg --timeout:arg --conflict-exit-code:arg "
-        "--command:code",
-        skip=1,
-    ),
-    "xargs": _spec(
-        "wrapper",
-        "a:arg d:arg E:arg I:arg L:arg n:arg P:arg s:arg e?:arg i?:arg l?:arg 0oprtx "
-        "--arg-file:arg --delimiter:arg --max-lines?:arg --max-args:arg --max-procs:arg "
-        "--max-chars:arg --process-slot-var:arg --eof?:arg --replace?:arg",
-    ),
-    "exec": _spec("wrapper", "a:arg cl"),
-    "command": _spec("wrapper", "v:stop V:stop p"),
-    "time": _spec("wrapper", "f:arg o:arg apqv --format:arg --output:arg"),
-    "setsid": _spec("wrapper", "cfw"),
-    "chroot": _spec("wrapper", "--userspec:arg --groups:arg", skip=1),
-    "ionice": _spec("wrapper", "c:arg n:arg p:stop P:stop u:stop t"),
-    "taskset": _spec("wrapper", "p:stop acV", skip=1),
-    "chrt": _spec("wrapper", "p:stop T:arg P:arg D:arg abdefiormRv", skip=1),
-    "pkexec": _spec("wrapper", "--user:arg"),
-    "unbuffer": _spec("wrapper", "p"),
-    "busybox": _spec("wrapper"),
-    "dbus-run-session": _spec("wrapper", "--config-file:arg --dbus-daemon:arg"),
-    "systemd-run": _spec(
-        "wrapper",
-        "u:arg p:arg E:arg H:arg M:arg S:stop dqGrtP --unit:arg --property:arg "
-        "--description:arg --slice:arg --setenv:arg --uid:arg --gid:arg --nice:arg "
-        "--working-directory:arg --on-active:arg --on-boot:arg --on-startup:arg "
-        "--on-unit-active:arg --on-unit-inactive:arg --on-calendar:arg "
-        "--timer-property:arg --path-property:arg --socket-property:arg --service-type:arg "
-        "--host:arg --machine:arg --json:arg --shell:stop",
-    ),
-    "ssh": _spec(
-        "remote",
-        "B:arg b:arg c:arg D:arg E:arg e:arg F:config I:arg i:arg J:arg L:arg l:arg m:arg "
-        "O:arg o:config p:arg Q:stop R:arg S:arg W:arg w:arg 46AaCfGgKkMNnqsTtVvXxYy",
-    ),
-    "watch": _spec(
-        "shellwords",
-        "n:arg q:arg d?:arg x:exec bcCeghprtvw --interval:arg --equexit:arg "
-        "--differences?:arg --exec:exec",
-    ),
-    "parallel": _spec(
-        "shellwords",
-        "j:arg a:arg d:arg E:arg I:arg L:arg N:arg n:arg S:arg s:arg C:arg P:arg l:arg "
-        "0kqvXumgt --jobs:arg --arg-file:arg --delimiter:arg --joblog:arg --results:arg "
-        "--sshlogin:arg --colsep:arg --tagstring:arg --workdir:arg --basefile:arg "
-        "--env:arg --timeout:arg --retries:arg --memfree:arg --load:arg --delay:arg "
-        "--halt:arg --tmpdir:arg --sshloginfile:arg --return:arg --max-args:arg "
-        "--max-replace-args:arg --max-lines:arg --replace:arg --max-procs:arg",
-    ),
-    "su": _SU,
-    "runuser": _SU,
-    "script": _spec(
-        "plain",
-        "c:code E:arg I:arg O:arg B:arg T:arg m:arg t?:arg aefqV --command:code --echo:arg "
-        "--log-in:arg --log-out:arg --log-io:arg --log-timing:arg --logging-format:arg "
-        "--output-limit:arg",
-    ),
-    "find": _Spec("find", {}, {}),
-}
 _PARALLEL_INPUTS = frozenset({":::", "::::", ":::+", "::::+"})
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_CODE_ENVIRONMENT_RE = re.compile(
-    r"LD_\w+|DYLD_\w+|BASH_ENV|ENV|BASH_FUNC_\S*|SHELLOPTS|PS4|PROMPT_COMMAND|PATH"
-    r"|PYTHON(?:PATH|STARTUP|HOME|INSPECT)|PERL5?(?:LIB|OPT|DB)|NODE_(?:OPTIONS|PATH)"
-    r"|RUBY(?:OPT|LIB)|GIT_\w+|GCONV_PATH|EDITOR|VISUAL|PAGER|BROWSER|TERMINAL|IFS"
-)
-"""Environment variables that make programs load or run code of the value's choosing."""
 _ASSIGN_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
+_VERSION_RE = re.compile(r"[0-9.]+$")
+_END = -1
+"""What a step of the scan returns when the command line needs no more reading."""
+
+
+def _index(rows: Sequence[Program]) -> tuple[dict[str, Program], dict[str, Program]]:
+    """Program names to rows: exact names, and names that may carry a version suffix."""
+    exact: dict[str, Program] = {}
+    versioned: dict[str, Program] = {}
+    for row in rows:
+        for name in row.names.split():
+            exact[name.rstrip("#")] = row
+            if name.endswith("#"):
+                versioned[name[:-1]] = row
+    return exact, versioned
+
+
+_EXACT, _VERSIONED = _index(PROGRAMS)
 
 
 @functools.lru_cache(maxsize=1024)
-def _program_spec(name: str) -> _Spec | None:
-    """The spec of the program called ``name`` (no directory), if it is one we know."""
-    spec = _PROGRAMS.get(name)
-    if spec is not None:
-        return spec
-    m = _INTERPRETER_RE.fullmatch(name)
-    return None if m is None else _INTERPRETERS[m.lastgroup or "shell"]
+def _program_spec(name: str) -> Program | None:
+    """The row of the program called ``name`` (no directory), if it is one we know."""
+    spec = _EXACT.get(name)
+    if spec is None:
+        spec = _VERSIONED.get(_VERSION_RE.sub("", name))
+    return spec
 
 
 def knows_program(name: str) -> bool:
@@ -315,15 +113,34 @@ def is_interpreter(name: str) -> bool:
     return spec is not None and spec.kind in ("interpreter", "pwsh")
 
 
-_Role = tuple[str, str, str | None, bool]
-"""(role, option as written, attached argument or None, whether the next word is its
-argument)."""
+# ---------------------------------------------------------------------------------------
+# Reading one option word
 
 
-def _long_role(spec: _Spec, shape: str) -> _Role:
+class _Role(NamedTuple):
+    role: str
+    option: str
+    """The option as written."""
+    attached: str | None
+    """Its argument when attached (``-cCODE``, ``--eval=CODE``)."""
+    takes_next: bool
+    """Whether the next word is its argument."""
+
+
+def _option_roles(spec: Program, shape: str) -> list[_Role]:
+    """The roles of an option word: a PowerShell option, a long (or single-dash whole
+    word) option, or a cluster of short letters."""
+    if spec.kind == "pwsh":
+        return [_pwsh_role(shape)]
+    if shape.startswith("--") or shape.partition("=")[0] in spec.long:
+        return [_long_role(spec, shape)]
+    return _cluster_roles(spec, shape)
+
+
+def _long_role(spec: Program, shape: str) -> _Role:
     name, eq, value = shape.partition("=")
     if MARK in name:
-        return ("value", name, None, False)
+        return _Role("value", name, None, False)
     entry = spec.long.get(name)
     if entry is None and len(name) > 3:  # getopt_long takes any unambiguous prefix
         roles = {v for k, v in spec.long.items() if k.startswith(name)}
@@ -331,19 +148,19 @@ def _long_role(spec: _Spec, shape: str) -> _Role:
     if entry is None:
         # Unknown long options of these programs are flags in practice: those that take
         # a value want it after `=` (or are listed).
-        return ("flag", name, value if eq else None, False)
+        return _Role("flag", name, value if eq else None, False)
     role, takes_next = entry
-    return (role, name, value, False) if eq else (role, name, None, takes_next)
+    return _Role(role, name, value, False) if eq else _Role(role, name, None, takes_next)
 
 
-def _cluster_roles(spec: _Spec, shape: str) -> list[_Role]:
-    """The roles of a short option word (``-lc``, ``-oL``, ``-cCODE``)."""
+def _cluster_roles(spec: Program, shape: str) -> list[_Role]:
+    """The roles of a short option word (``-lc``, ``-oL``, ``-cCODE``, ``-ce``)."""
     roles: list[_Role] = []
     k = 1
     while k < len(shape):
         letter = shape[k]
         if letter == MARK:  # a value among the option letters
-            return [*roles, ("value", shape, None, False)]
+            return [*roles, _Role("value", shape, None, False)]
         role, takes_next = spec.short.get(letter, ("unknown", False))
         rest = shape[k + 1 :]
         if role == "digits":
@@ -351,13 +168,14 @@ def _cluster_roles(spec: _Spec, shape: str) -> list[_Role]:
             while k < len(shape) and shape[k] in "0123456789":
                 k += 1
             continue
-        if role == "codepos" and rest:
+        if role == "codepos" and rest and not all(c in spec.short for c in rest):
             # `bash -c'echo x'`: whatever the shell makes of it, the text is code
-            return [*roles, ("code", shape[: k + 1], rest, False)]
-        if role in _TAKES_ARGUMENT or (role == "stop" and rest):
+            return [*roles, _Role("code", shape[: k + 1], rest, False)]
+        if role in TAKES_ARGUMENT or (role == "stop" and rest):
             attached = rest or None
-            return [*roles, (role, shape[: k + 1], attached, takes_next and not rest)]
-        roles.append((role, shape[: k + 1], None, False))
+            return [*roles, _Role(role, shape[: k + 1], attached, takes_next and not rest)]
+        # a flag, or `-c` of `sh -ce`: the letters after it are flags, the code comes later
+        roles.append(_Role(role, shape[: k + 1], None, False))
         k += 1
     return roles
 
@@ -384,15 +202,43 @@ def _pwsh_role(shape: str) -> _Role:
     """PowerShell options are words, case-insensitive, and may be abbreviated."""
     name = shape.lstrip("-").lower()
     if MARK in name:
-        return ("value", shape, None, False)
+        return _Role("value", shape, None, False)
     head, colon, value = name.partition(":")
     roles = {r for full, r in _PWSH_OPTIONS.items() if full.startswith(head)} if head else set()
     if head in ("c", "e"):  # -c is -Command, -e -EncodedCommand
         roles = {"code"}
     role = roles.pop() if len(roles) == 1 else "unknown"
     if colon:
-        return (role, shape, value, False)
-    return (role, shape, None, role in _TAKES_ARGUMENT)
+        return _Role(role, shape, value, False)
+    return _Role(role, shape, None, role in TAKES_ARGUMENT)
+
+
+def _hint(spec: Program) -> str:
+    """How to pass a value to code without putting it in the code."""
+    if not spec.hint:
+        return "Move the command into a script under scripts/ and pass the value to it."
+    return (
+        f"Pass the value as a separate argument and read it there ({spec.hint}), or move "
+        "the code into a script under scripts/."
+    )
+
+
+def _shape(word: TemplateWord) -> str | None:
+    """The word's text with each placeholder as MARK; None for a {{x:--flag}} word."""
+    ph = word.whole_placeholder
+    if ph is not None and ph.kind in _FLAG_KINDS:
+        return None
+    fragments = word.fragments
+    if len(fragments) == 1 and isinstance(fragments[0], Literal):
+        return fragments[0].text
+    return "".join(f.text if isinstance(f, Literal) else MARK for f in fragments)
+
+
+def _environment_reason(name: str) -> str | None:
+    """Why setting the environment variable ``name`` can run code, if it can."""
+    if CODE_ENVIRONMENT_RE.fullmatch(name) is None:
+        return None
+    return next(why for pattern, why in CODE_ENVIRONMENT if re.fullmatch(pattern, name))
 
 
 # ---------------------------------------------------------------------------------------
@@ -437,12 +283,45 @@ class CommandScan:
     slots: tuple[Slot, ...]
 
 
+@dataclass(slots=True)
+class _Line:
+    """Where the scan of one program's command line stands."""
+
+    spec: Program
+    name: str
+    stop: int
+    sweep: bool
+    """The program was found among another's arguments: only its code options count
+    (``apt install python3 {{pkg}}`` is no script)."""
+    front: bool
+    """Values here come before what the program runs (wrappers, interpreters)."""
+    options_open: bool = True
+    positionals: int = 0
+    has_code: bool = False
+    """The code is given by an option (``-c``, ``-e``, ``-m``)."""
+    code_next: str = ""
+    """The option (``sh -c``, ``node -p``) after which the next positional is the code."""
+    operand_seen: bool = False
+    certain: bool = True
+    """Every option before the operand is one we know."""
+    mode: str = ""
+    """``exec``, ``stop`` or ``shell``, set by an option of that role."""
+
+    @property
+    def before_operand(self) -> bool:
+        return self.front and not self.operand_seen and not self.has_code
+
+
 class _Scanner:
     """Walks the command line from the program through wrappers (``env``, ``sudo``,
     ``timeout`` ..., ``find -exec``) and reports values that would choose the program
     or be read as code by a program (shells and interpreters, ``awk``, ``sed``, ``ssh``,
     ``watch`` ...). Then any shell or interpreter named anywhere else (``docker run img
-    bash -c ...``) has its code options checked too."""
+    bash -c ...``) has its code options checked too.
+
+    The knowledge of each program is its row in :data:`program_table.PROGRAMS`; this
+    class only reads it: one method per option role (:data:`_OPTION_STEPS`) and one per
+    kind of command line (:data:`_POSITIONAL_STEPS`)."""
 
     def __init__(self, words: Sequence[TemplateWord]) -> None:
         self.words = words
@@ -475,7 +354,7 @@ class _Scanner:
     def tainted(self, k: int) -> bool:
         return k < len(self.words) and not self.words[k].is_literal
 
-    def code(self, k: int, name: str, how: str, spec: _Spec, attached: str | None = None) -> None:
+    def code(self, k: int, name: str, how: str, spec: Program, attached: str | None = None) -> None:
         """Word ``k`` (or the text attached to its option) is code run by ``name``."""
         if k >= len(self.words) or k in self.covered:
             return
@@ -534,6 +413,55 @@ class _Scanner:
                 "on the value inside a script under scripts/.",
             )
 
+    def config(self, k: int, name: str, option: str, attached: str | None) -> None:
+        """Word ``k`` (or its attached text) is settings that can run commands."""
+        bad = MARK in attached if attached is not None else self.tainted(k)
+        if bad:
+            self.covered.add(k)
+            self.add(
+                "E-PLACEHOLDER-IN-INLINE-CODE",
+                k,
+                f"`{self.text(k)}` sets `{name} {option}`, and such settings can run "
+                "commands (ssh's ProxyCommand, for one), so a value there could run code "
+                "(injection). Write the setting literally.",
+            )
+
+    def environment(self, k: int, name: str, text: str | None) -> None:
+        """Word ``k`` (text ``NAME=VALUE``) sets a variable in the environment of what
+        ``name`` runs."""
+        if text is None or MARK not in text:
+            return
+        m = _ASSIGN_RE.match(text)
+        if m is None:
+            what, why = "chooses which variable is set", "one of them runs code"
+        else:
+            reason = _environment_reason(m[1])
+            if reason is None:
+                return
+            what, why = f"lets a value set {m[1]}", reason
+        self.add(
+            "E-PLACEHOLDER-IN-INLINE-CODE",
+            k,
+            f"`{self.text(k)}` {what} for the program `{name}` runs, which makes programs "
+            f"load or run code of the value's choosing ({why}): injection. Set it "
+            "literally, or not at all.",
+        )
+
+    def value_among_options(self, j: int, name: str, spec: Program) -> None:
+        if spec.has_code_options:
+            code, what = "E-PLACEHOLDER-IN-INLINE-CODE", "one that runs code included (injection)"
+        else:
+            code, what = (
+                "E-PLACEHOLDER-COMMAND-POSITION",
+                "one that takes the next word included, which moves the program it runs",
+            )
+        self.add(
+            code,
+            j,
+            f"`{self.text(j)}` puts a value among the options of `{name}`, where it could "
+            f"become any option, {what}. Write the options literally.",
+        )
+
     def flag_code(self, k: int, name: str, option: str) -> None:
         self.covered.add(k)
         self.add(
@@ -584,259 +512,251 @@ class _Scanner:
                 j = end
             j += 1
 
-    def roles(self, spec: _Spec, j: int) -> tuple[list[_Role], bool]:
-        """The option roles of word ``j`` and whether it is a {{x:--flag}} placeholder."""
+    def roles(self, spec: Program, j: int) -> tuple[list[_Role], bool]:
+        """The option roles of word ``j`` and whether it is a {{x:--flag}} placeholder
+        (whose modifier is the option; it never takes the next word)."""
         shape = self.shapes[j]
-        if shape is None:  # {{x:--flag}} or {{x:--flag=}}: the modifier is the option
-            ph = self.words[j].fragments[0]
-            assert isinstance(ph, Placeholder)
-            option = ph.modifier or ""
-            if ph.kind is PlaceholderKind.FLAG_EQUALS:
-                option += MARK
-            shape = option
-            if spec.kind == "pwsh":
-                return [_pwsh_role(shape)], True
-            if shape.startswith("--"):
-                role = _long_role(spec, shape)
-                return [(role[0], role[1], role[2], False)], True
-            return [(r, o, a, False) for r, o, a, _ in _cluster_roles(spec, shape)], True
-        if spec.kind == "pwsh":
-            return [_pwsh_role(shape)], False
-        if shape.startswith("--"):
-            return [_long_role(spec, shape)], False
-        return _cluster_roles(spec, shape), False
+        if shape is not None:
+            return _option_roles(spec, shape), False
+        ph = self.words[j].fragments[0]
+        assert isinstance(ph, Placeholder)
+        option = (ph.modifier or "") + (MARK if ph.kind is PlaceholderKind.FLAG_EQUALS else "")
+        return [r._replace(takes_next=False) for r in _option_roles(spec, option)], True
 
-    def command_line(self, spec: _Spec, name: str, i: int, stop: int, *, sweep: bool) -> None:
-        """The arguments of ``name`` (word ``i``) up to ``stop``.
-
-        ``sweep``: the program was found somewhere in the arguments of another, so only
-        its code options are checked (``apt install python3 {{pkg}}`` is no script).
-        """
-        shapes = self.shapes
-        kind = spec.kind
-        options_open = True
-        positionals = 0
-        has_code = False  # the interpreter's code is given by an option (-c, -e, -m)
-        code_next = False  # shells after -c: the next positional is the code
-        operand_seen = False
-        certain = True  # every option before the operand is one we know
-        mode = ""
-        front = kind in ("wrapper", "interpreter", "pwsh") and not sweep
+    def command_line(self, spec: Program, name: str, i: int, stop: int, *, sweep: bool) -> None:
+        """The arguments of ``name`` (word ``i``) up to ``stop``, one step at a time: an
+        option word through its roles, a positional through the program's kind."""
+        front = spec.kind in ("wrapper", "interpreter", "pwsh") and not sweep
+        line = _Line(spec, name, stop, sweep, front)
         j = i + 1
         while j < stop:
-            shape = shapes[j]
-            if options_open and shape == "-" and spec.assignments:  # env -: same as -i
-                j += 1
-                continue
-            is_option = options_open and (
+            shape = self.shapes[j]
+            if line.options_open and shape == "--":
+                line.options_open = False
+                step = 1
+            elif line.options_open and (
                 shape is None
                 or (len(shape) > 1 and (shape[0] == "-" or (spec.plus and shape[0] == "+")))
-            )
-            if is_option and shape == "--":
-                options_open = False
-                j += 1
-                continue
-            if is_option:
-                roles, placeholder = self.roles(spec, j)
-                skip_next = False
-                for role, option, attached, takes_next in roles:
-                    pre = front and not operand_seen and not has_code
-                    if placeholder and (
-                        code_next or role in ("code", "codepos", "choose", "config")
-                    ):  # after `bash -c`, `{{v:--verbose}}` puts a value where the code goes
-                        self.flag_code(j, name, option.replace(MARK, ""))
-                        has_code = True
-                    elif role == "value":
-                        if _has_code_options(spec):
-                            code, what = (
-                                "E-PLACEHOLDER-IN-INLINE-CODE",
-                                "one that runs code included (injection)",
-                            )
-                        else:
-                            code, what = (
-                                "E-PLACEHOLDER-COMMAND-POSITION",
-                                "one that takes the next word included, which moves "
-                                "the program it runs",
-                            )
-                        self.add(
-                            code,
-                            j,
-                            f"`{self.text(j)}` puts a value among the options of `{name}`, "
-                            f"where it could become any option, {what}. Write the options "
-                            "literally.",
-                        )
-                    elif role == "code" and kind == "pwsh" and attached is None:
-                        how = f"runs the words after `{option}` as PowerShell code"
-                        self.shell_words(j + 1, stop, name, how)
-                        return
-                    elif role == "code":
-                        has_code = True
-                        where = j if attached is not None else j + 1
-                        skip_next = attached is None
-                        self.code(where, name, f"`{option}`", spec, attached)
-                    elif role == "codepos":
-                        has_code = code_next = True
-                    elif role in ("choose", "config"):
-                        where = j if attached is not None else j + 1
-                        skip_next = attached is None
-                        if where >= stop:
-                            continue
-                        if role == "config":
-                            self.config(where, name, option, attached)
-                        else:
-                            self.chooses(
-                                where,
-                                name,
-                                f"the code that `{name} {option}` runs",
-                                attached,
-                            )
-                        has_code = has_code or kind in ("interpreter", "script", "pwsh")
-                    elif role in ("arg", "execarg"):
-                        if role == "execarg":
-                            mode = "exec"
-                        if placeholder:
-                            if pre:  # {{b:-n}} on a boolean: -n would take the next word
-                                self.slots.append(Slot(j, name, "flag-argument", option))
-                        elif takes_next:
-                            skip_next = True
-                            if pre and self.tainted(j + 1):
-                                self.slots.append(Slot(j + 1, name, "argument", option))
-                    elif role == "exec":
-                        mode = "exec"
-                    elif role == "stop":
-                        mode = "stop"
-                    elif role == "shell":
-                        mode = "shell"
-                    else:  # flag or unknown
-                        if role == "unknown":
-                            certain = False
-                        if placeholder and pre:
-                            self.slots.append(Slot(j, name, "flag", option))
-                j += 2 if skip_next else 1
-                continue
-            # a positional argument
-            if kind == "wrapper":
-                if mode == "stop" or has_code:
-                    return
-                if spec.assignments and shape is not None and _ASSIGN_RE.match(shape):
-                    self.assignment(j, name, shape)
-                    j += 1
-                    continue
-                if positionals < spec.skip:
-                    positionals += 1
-                    if not sweep and self.tainted(j):
-                        self.slots.append(Slot(j, name, "positional"))
-                    j += 1
-                    continue
-                if mode == "shell":
-                    self.shell_words(j, stop, name, "hands its command to a shell")
-                else:
-                    self.program(j, stop, name)
+            ):
+                step = self.option(line, j)
+            else:
+                step = _POSITIONAL_STEPS[spec.kind](self, line, j)
+            if step == _END:
                 return
-            if kind in ("interpreter", "pwsh"):
-                if code_next:
-                    code_next = False
-                    operand_seen = True
-                    self.code(j, name, "`-c`", spec)
-                elif not has_code and not operand_seen:
-                    operand_seen = True
-                    if not sweep:
-                        self.covered.add(j)
-                        self.chooses(j, name, f"the script that `{name}` runs")
-                if certain and (operand_seen or has_code):
-                    return
-                j += 1
-                continue
-            if kind == "script":
-                if not has_code and not operand_seen and not sweep:
-                    self.code(j, name, "its program text", spec)
-                operand_seen = True
-                j += 1
-                continue
-            if kind == "remote":
-                if positionals == 0:
-                    positionals = 1
-                    j += 1
-                    continue
-                self.shell_words(
-                    j, stop, name, "sends the words after the host to the remote shell"
-                )
-                return
-            if kind == "shellwords":
-                if mode == "exec":
-                    self.program(j, stop, name)
-                    return
-                end = stop
-                if name == "parallel":
-                    end = next((k for k in range(j, stop) if shapes[k] in _PARALLEL_INPUTS), stop)
-                self.shell_words(j, end, name, "runs its command through a shell")
-                return
-            if kind == "su":
-                if mode == "exec":
-                    self.program(j, stop, name)
-                    return
-                if positionals and not sweep:
-                    self.chooses(j, name, f"an argument that `{name}` passes to the user's shell")
-                positionals += 1
-            j += 1
-        return
+            j += step
 
-    def config(self, k: int, name: str, option: str, attached: str | None) -> None:
-        bad = MARK in attached if attached is not None else self.tainted(k)
-        if bad:
-            self.covered.add(k)
+    def option(self, line: _Line, j: int) -> int:
+        """Read option word ``j``: how many words it takes (1 or 2), or _END."""
+        roles, placeholder = self.roles(line.spec, j)
+        step = 1
+        for role in roles:
+            if placeholder and (
+                line.code_next or role.role in ("code", "codepos", "choose", "config", "env")
+            ):  # after `bash -c`, `{{v:--verbose}}` puts a value where the code goes
+                self.flag_code(j, line.name, role.option.replace(MARK, ""))
+                line.has_code = True
+                continue
+            taken = _OPTION_STEPS.get(role.role, _Scanner.on_flag)(self, line, j, role, placeholder)
+            if taken == _END:
+                return _END
+            step = max(step, taken)
+        return step
+
+    # -- one method per option role: how many words the option takes -------------------
+
+    def on_value(self, line: _Line, j: int, role: _Role, placeholder: bool) -> int:
+        self.value_among_options(j, line.name, line.spec)
+        return 1
+
+    def on_code(self, line: _Line, j: int, role: _Role, placeholder: bool) -> int:
+        if line.spec.kind == "pwsh" and role.attached is None:
+            how = f"runs the words after `{role.option}` as PowerShell code"
+            self.shell_words(j + 1, line.stop, line.name, how)
+            return _END
+        line.has_code = True
+        where = j if role.attached is not None else j + 1
+        self.code(where, line.name, f"`{role.option}`", line.spec, role.attached)
+        return 1 if role.attached is not None else 2
+
+    def on_codepos(self, line: _Line, j: int, role: _Role, placeholder: bool) -> int:
+        if role.attached is not None:  # `node --print=CODE`
+            return self.on_code(line, j, role, placeholder)
+        line.has_code = True
+        line.code_next = role.option
+        return 1
+
+    def on_choose(self, line: _Line, j: int, role: _Role, placeholder: bool) -> int:
+        where = j if role.attached is not None else j + 1
+        if where < line.stop:
+            what = f"the code that `{line.name} {role.option}` runs"
+            self.chooses(where, line.name, what, role.attached)
+            line.has_code = line.has_code or line.spec.kind in ("interpreter", "script", "pwsh")
+        return 1 if role.attached is not None else 2
+
+    def on_config(self, line: _Line, j: int, role: _Role, placeholder: bool) -> int:
+        where = j if role.attached is not None else j + 1
+        if where < line.stop:
+            self.config(where, line.name, role.option, role.attached)
+            line.has_code = line.has_code or line.spec.kind in ("interpreter", "script", "pwsh")
+        return 1 if role.attached is not None else 2
+
+    def on_env(self, line: _Line, j: int, role: _Role, placeholder: bool) -> int:
+        where = j if role.attached is not None else j + 1
+        if where < line.stop:
+            text = role.attached if role.attached is not None else self.shapes[where]
+            self.environment(where, line.name, text)
+        return 1 if role.attached is not None else 2
+
+    def on_arg(self, line: _Line, j: int, role: _Role, placeholder: bool) -> int:
+        if role.role == "execarg":
+            line.mode = "exec"
+        if placeholder:
+            if line.before_operand:  # {{b:-n}} on a boolean: -n would take the next word
+                self.slots.append(Slot(j, line.name, "flag-argument", role.option))
+            return 1
+        if not role.takes_next:
+            return 1
+        if line.before_operand and self.tainted(j + 1):
+            self.slots.append(Slot(j + 1, line.name, "argument", role.option))
+        return 2
+
+    def on_mode(self, line: _Line, j: int, role: _Role, placeholder: bool) -> int:
+        line.mode = role.role
+        return 1
+
+    def on_flag(self, line: _Line, j: int, role: _Role, placeholder: bool) -> int:
+        if role.role == "unknown":
+            line.certain = False
+        if placeholder and line.before_operand:
+            self.slots.append(Slot(j, line.name, "flag", role.option))
+        return 1
+
+    # -- one method per kind of command line: what a positional argument is -------------
+
+    def at_wrapper(self, line: _Line, j: int) -> int:
+        spec, shape = line.spec, self.shapes[j]
+        if spec.assignments and shape == "-" and line.options_open:  # env -: same as -i
+            return 1
+        if line.mode == "stop" or line.has_code:
+            return _END
+        if spec.assignments and shape is not None and _ASSIGN_RE.match(shape):
+            self.environment(j, line.name, shape)
+            return 1
+        if line.positionals < spec.skip:
+            line.positionals += 1
+            if not line.sweep and self.tainted(j):
+                self.slots.append(Slot(j, line.name, "positional"))
+            return 1
+        if line.mode == "shell":
+            self.shell_words(j, line.stop, line.name, "hands its command to a shell")
+        else:
+            self.program(j, line.stop, line.name)
+        return _END
+
+    def at_interpreter(self, line: _Line, j: int) -> int:
+        name = line.name
+        if line.code_next:
+            self.code(j, name, f"`{line.code_next}`", line.spec)
+            line.code_next = ""
+            line.operand_seen = True
+        elif not line.has_code and not line.operand_seen:
+            line.operand_seen = True
+            if not line.sweep:
+                self.covered.add(j)
+                self.chooses(j, name, f"the script that `{name}` runs")
+        if line.certain and (line.operand_seen or line.has_code):
+            return _END
+        return 1
+
+    def at_script(self, line: _Line, j: int) -> int:
+        if not line.has_code and not line.operand_seen and not line.sweep:
+            self.code(j, line.name, "its program text", line.spec)
+        line.operand_seen = True
+        return 1
+
+    def at_sql(self, line: _Line, j: int) -> int:
+        line.positionals += 1
+        if line.positionals > 1:  # after the database, every argument is SQL
+            self.code(j, line.name, "an SQL statement or dot-command such as .shell", line.spec)
+        return 1
+
+    def at_remote(self, line: _Line, j: int) -> int:
+        if line.positionals == 0:
+            line.positionals = 1
+            return 1
+        how = "sends the words after the host to the remote shell"
+        self.shell_words(j, line.stop, line.name, how)
+        return _END
+
+    def at_shellwords(self, line: _Line, j: int) -> int:
+        if line.mode == "exec":
+            self.program(j, line.stop, line.name)
+            return _END
+        end = line.stop
+        if line.name == "parallel":
+            end = next((k for k in range(j, end) if self.shapes[k] in _PARALLEL_INPUTS), end)
+        self.shell_words(j, end, line.name, "runs its command through a shell")
+        return _END
+
+    def at_su(self, line: _Line, j: int) -> int:
+        if line.mode == "exec":
+            self.program(j, line.stop, line.name)
+            return _END
+        if line.positionals and not line.sweep:
+            what = f"an argument that `{line.name}` passes to the user's shell"
+            self.chooses(j, line.name, what)
+        line.positionals += 1
+        return 1
+
+    def at_editor(self, line: _Line, j: int) -> int:
+        shape = self.shapes[j] or ""
+        if line.options_open and shape.startswith("+"):
+            self.code(j, line.name, "a `+` command", line.spec)
+        elif line.options_open and shape.startswith(MARK):
             self.add(
                 "E-PLACEHOLDER-IN-INLINE-CODE",
-                k,
-                f"`{self.text(k)}` sets `{name} {option}`, and such settings can run "
-                "commands (ssh's ProxyCommand, for one), so a value there could run code "
-                "(injection). Write the setting literally.",
+                j,
+                f"`{self.text(j)}` starts with a value, and `{line.name}` runs an argument "
+                "starting with `+` as an editor command (injection). Write `--` before "
+                "the files.",
             )
+        return 1
 
-    def assignment(self, k: int, name: str, shape: str) -> None:
-        m = _ASSIGN_RE.match(shape)
-        if m is not None and MARK in shape and _CODE_ENVIRONMENT_RE.fullmatch(m[1]):
-            self.add(
-                "E-PLACEHOLDER-IN-INLINE-CODE",
-                k,
-                f"`{self.text(k)}` lets a value set {m[1]} for the program `{name}` runs, "
-                "which makes programs load or run code of the value's choosing "
-                "(injection). Set it literally, or not at all.",
-            )
+    def at_plain(self, line: _Line, j: int) -> int:
+        if line.mode == "exec":  # gdb --args PROGRAM ...
+            self.program(j, line.stop, line.name)
+            return _END
+        return 1
 
 
-def _hint(spec: _Spec) -> str:
-    """How to pass a value to code without putting it in the code."""
-    if spec is _SHELL:
-        way = "sh -c '... \"$1\"' sh {{value}}"
-    elif spec is _AWK:
-        way = "awk -v name={{value}} '... name ...'"
-    elif spec.kind == "interpreter":
-        way = "sys.argv, @ARGV, process.argv ..."
-    else:
-        return "Move the command into a script under scripts/ and pass the value to it."
-    return (
-        f"Pass the value as a separate argument and read it there ({way}), or move the "
-        "code into a script under scripts/."
-    )
-
-
-def _has_code_options(spec: _Spec) -> bool:
-    return spec.kind == "pwsh" or any(
-        role in ("code", "codepos", "choose", "config")
-        for role, _ in (*spec.short.values(), *spec.long.values())
-    )
-
-
-def _shape(word: TemplateWord) -> str | None:
-    """The word's text with each placeholder as MARK; None for a {{x:--flag}} word."""
-    ph = word.whole_placeholder
-    if ph is not None and ph.kind in _FLAG_KINDS:
-        return None
-    fragments = word.fragments
-    if len(fragments) == 1 and isinstance(fragments[0], Literal):
-        return fragments[0].text
-    return "".join(f.text if isinstance(f, Literal) else MARK for f in fragments)
+_Step = Callable[[_Scanner, _Line, int, _Role, bool], int]
+_OPTION_STEPS: dict[str, _Step] = {
+    "value": _Scanner.on_value,
+    "code": _Scanner.on_code,
+    "codepos": _Scanner.on_codepos,
+    "choose": _Scanner.on_choose,
+    "config": _Scanner.on_config,
+    "env": _Scanner.on_env,
+    "arg": _Scanner.on_arg,
+    "execarg": _Scanner.on_arg,
+    "exec": _Scanner.on_mode,
+    "stop": _Scanner.on_mode,
+    "shell": _Scanner.on_mode,
+}
+"""Option role -> how the scan reads it (flags and unknown options: :meth:`on_flag`)."""
+_POSITIONAL_STEPS: dict[str, Callable[[_Scanner, _Line, int], int]] = {
+    "wrapper": _Scanner.at_wrapper,
+    "interpreter": _Scanner.at_interpreter,
+    "pwsh": _Scanner.at_interpreter,
+    "script": _Scanner.at_script,
+    "sql": _Scanner.at_sql,
+    "remote": _Scanner.at_remote,
+    "shellwords": _Scanner.at_shellwords,
+    "su": _Scanner.at_su,
+    "editor": _Scanner.at_editor,
+    "plain": _Scanner.at_plain,
+}
+"""Kind of command line -> what a positional argument is."""
 
 
 @functools.lru_cache(maxsize=1024)

@@ -335,22 +335,11 @@ class ShellScan:
         return end
 
     def dollar(self, i: int, *, in_double: bool) -> int:
-        text, n = self.text, len(self.text)
-        nxt = text[i + 1] if i + 1 < n else ""
-        literal = "single quotes ('$')" if not in_double else "a backslash (\\$)"
+        """A ``$`` at ``i``: report what it starts; return where scanning goes on."""
+        text = self.text
+        nxt = text[i + 1 : i + 2]
         if nxt == "'" and not in_double:
-            j = i + 2
-            while j < n and text[j] != "'":
-                j += 2 if text[j] == "\\" else 1
-            end = min(j + 1, n)
-            self.add(
-                "E-SHELL-ANSI-C",
-                i,
-                end,
-                "is a bash ANSI-C string, which only a shell decodes. Write the text "
-                "directly in single quotes, or pass escapes through a script under scripts/.",
-            )
-            return end
+            return self.ansi_c(i)
         if nxt == '"' and not in_double:
             self.add(
                 "E-SHELL-LOCALE",
@@ -361,7 +350,7 @@ class ShellScan:
             )
             return i + 1
         if text.startswith("((", i + 1) or nxt == "[":
-            end = skip_parens(text, i + 1) if nxt == "(" else text.find("]", i) + 1 or n
+            end = skip_parens(text, i + 1) if nxt == "(" else text.find("]", i) + 1 or len(text)
             self.add(
                 "E-SHELL-ARITHMETIC",
                 i,
@@ -379,6 +368,28 @@ class ShellScan:
                 f"is command substitution, which needs a shell; {SCRIPT_HINT}.",
             )
             return end
+        return self.variable(i, nxt, in_double=in_double)
+
+    def ansi_c(self, i: int) -> int:
+        """``$'...'``."""
+        text, n = self.text, len(self.text)
+        j = i + 2
+        while j < n and text[j] != "'":
+            j += 2 if text[j] == "\\" else 1
+        end = min(j + 1, n)
+        self.add(
+            "E-SHELL-ANSI-C",
+            i,
+            end,
+            "is a bash ANSI-C string, which only a shell decodes. Write the text "
+            "directly in single quotes, or pass escapes through a script under scripts/.",
+        )
+        return end
+
+    def variable(self, i: int, nxt: str, *, in_double: bool) -> int:
+        """``$NAME``, ``${...}``, ``$1``, ``$?`` ..., or a bare ``$``."""
+        text, n = self.text, len(self.text)
+        literal = "single quotes ('$')" if not in_double else "a backslash (\\$)"
         if nxt == "{":
             close = text.find("}", i)
             end = n if close == -1 else close + 1
@@ -429,47 +440,50 @@ def _gobble(text: str, i: int, satisfy: str) -> int:
     quoted = ""
     while i < n:
         c = text[i]
-        if c == "\\" and quoted != "'":
-            i += 2
-            continue
-        if c == "$" and quoted != "'" and text.startswith("{", i + 1):
-            i += 2  # ${ counts as an escaped, nested brace
-            if not quoted:
-                level += 1
-            continue
-        if quoted:
-            if c == quoted:
-                quoted = ""
-            i += 1
-            continue
-        if c in "\"'`":
-            quoted = c
-            i += 1
-            continue
-        if c in "$<>" and text.startswith("(", i + 1):
-            i = skip_parens(text, i + 1)
+        skipped = _skip_quoting(text, i, quoted)
+        if skipped is not None:
+            i, quoted, opened = skipped
+            level += opened
             continue
         if c == satisfy and level == 0 and commas:
-            if (
-                c == "{"
-                and (i == 0 or text[i - 1] in _BLANK_OR_END)
-                and (i + 1 >= n or text[i + 1] in _BLANK_OR_END or text[i + 1] == "}")
-            ):
-                i += 1
-                continue
-            return i
-        if c == "{":
+            if not (c == "{" and _lone_open_brace(text, i)):
+                return i
+        elif c == "{":
             level += 1
         elif c == "}" and level:
             level -= 1
-        elif (
-            satisfy == "}"
-            and level == 0
-            and (c == "," or (text.startswith("..", i) and text[i + 2 : i + 3] != "}"))
-        ):
+        elif satisfy == "}" and level == 0 and _is_brace_separator(text, i):
             commas += 1
         i += 1
     return -1
+
+
+def _skip_quoting(text: str, i: int, quoted: str) -> tuple[int, str, int] | None:
+    """What quoting does at ``i`` inside a brace scan: (next index, quote now open, levels
+    opened), or None when ``text[i]`` is an ordinary character."""
+    c = text[i]
+    if c == "\\" and quoted != "'":
+        return i + 2, quoted, 0
+    if c == "$" and quoted != "'" and text.startswith("{", i + 1):
+        return i + 2, quoted, 0 if quoted else 1  # ${ counts as an escaped, nested brace
+    if quoted:
+        return i + 1, "" if c == quoted else quoted, 0
+    if c in "\"'`":
+        return i + 1, c, 0
+    if c in "$<>" and text.startswith("(", i + 1):
+        return skip_parens(text, i + 1), "", 0
+    return None
+
+
+def _lone_open_brace(text: str, i: int) -> bool:
+    """A ``{`` that starts a word and is followed by a blank or ``}`` opens nothing."""
+    before = i == 0 or text[i - 1] in _BLANK_OR_END
+    return before and (i + 1 >= len(text) or text[i + 1] in _BLANK_OR_END or text[i + 1] == "}")
+
+
+def _is_brace_separator(text: str, i: int) -> bool:
+    """A ``,`` or a ``..`` (not right before ``}``)."""
+    return text[i] == "," or (text.startswith("..", i) and text[i + 2 : i + 3] != "}")
 
 
 def _has_separator(amble: str) -> bool:
@@ -502,33 +516,43 @@ def _is_sequence(amble: str) -> bool:
     lhs, rhs = amble[:at], amble[at + 2 :]
     if not lhs or not rhs:
         return False
+    end = _sequence_end(rhs)
+    if end is None:
+        return False
+    rhs_kind, rest = end
+    return _sequence_start(lhs) == rhs_kind and _is_increment(rest)
+
+
+def _sequence_start(lhs: str) -> str | None:
     m = _SEQ_INT_RE.fullmatch(lhs)
     if m is not None and _in_range(m[1]):
-        lhs_kind = "int"
-    elif len(lhs) == 1 and lhs.isascii() and lhs.isalpha():
-        lhs_kind = "char"
-    else:
-        return False
+        return "int"
+    if len(lhs) == 1 and lhs.isascii() and lhs.isalpha():
+        return "char"
+    return None
+
+
+def _sequence_end(rhs: str) -> tuple[str, str] | None:
+    """(``int`` or ``char``, what follows it) for the end of a sequence."""
     if rhs[0] in _DIGITS or (rhs[0] in "+-" and rhs[1:2] in _DIGITS and len(rhs) > 1):
         m = _SEQ_RHS_INT_RE.match(rhs)
         if m is None or not _in_range(m[0]):
-            return False
+            return None
         rest = rhs[m.end() :]
-        if rest and rest[0] != ".":
-            return False
-        rhs_kind = "int"
-    elif rhs[0].isascii() and rhs[0].isalpha() and (len(rhs) == 1 or rhs[1] == "."):
-        rest = rhs[1:]
-        rhs_kind = "char"
-    else:
+        return None if rest and rest[0] != "." else ("int", rest)
+    if rhs[0].isascii() and rhs[0].isalpha() and (len(rhs) == 1 or rhs[1] == "."):
+        return "char", rhs[1:]
+    return None
+
+
+def _is_increment(rest: str) -> bool:
+    """Nothing, or ``..N``."""
+    if not rest:
+        return True
+    if not rest.startswith("..") or len(rest) == 2:
         return False
-    if rest:  # only an increment may follow: ..N
-        if not rest.startswith("..") or len(rest) == 2:
-            return False
-        m = _SEQ_INCR_RE.fullmatch(rest[2:])
-        if m is None or not _in_range(m[1]):
-            return False
-    return lhs_kind == rhs_kind
+    m = _SEQ_INCR_RE.fullmatch(rest[2:])
+    return m is not None and _in_range(m[1])
 
 
 def _join_continuations(word: str) -> tuple[str, list[int]]:

@@ -41,7 +41,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from urllib.parse import quote
 
@@ -94,104 +94,151 @@ def coerce_value(param: ParameterDefinition, value: object) -> object:
     integer -> int, number -> int or float, boolean -> bool, array -> list[str],
     string -> str. Raises :class:`RenderError` naming the parameter otherwise.
     """
+    value = _COERCE.get(param.type, _to_string)(param, value)
+    if param.minimum is not None or param.maximum is not None:
+        _check_range(param, value)
+    return value
+
+
+def _check_range(param: ParameterDefinition, value: object) -> None:
+    """``integer 1..100``: a number outside the range is refused (``git log -n -5`` would
+    print every commit)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return
+    low, high = param.minimum, param.maximum
+    if (low is None or value >= low) and (high is None or value <= high):
+        return
+    if low is not None and high is not None:
+        allowed = f"between {low} and {high}"
+    else:
+        allowed = f"at least {low}" if low is not None else f"at most {high}"
+    raise RenderError(
+        f"Parameter '{param.name}' must be {allowed}, got {_show(value)}.", param.name
+    )
+
+
+def _exact_int(text: str) -> int | None:
+    try:
+        return int(text)
+    except ValueError:  # more digits than Python converts
+        return None
+
+
+def _to_integer(param: ParameterDefinition, value: object) -> object:
+    result: int | None = None
+    if isinstance(value, bool):
+        pass
+    elif isinstance(value, int):
+        result = value
+    elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        result = int(value)
+    elif isinstance(value, str) and _INT_RE.fullmatch(value.strip()):
+        result = _exact_int(value.strip())
+    if result is None:
+        raise RenderError(
+            f"Parameter '{param.name}' expects an integer (a whole number such as 5), got "
+            f"{_show(value)}.",
+            param.name,
+        )
+    return result
+
+
+def _number_from_text(text: str) -> int | float | None:
+    if not _NUMBER_RE.fullmatch(text):
+        return None
+    if _INT_RE.fullmatch(text) and (exact := _exact_int(text)) is not None:
+        return exact
+    number = float(text)
+    return number if math.isfinite(number) else None
+
+
+def _to_number(param: ParameterDefinition, value: object) -> object:
+    result: int | float | None = None
+    if isinstance(value, bool):
+        pass
+    elif isinstance(value, int) or (isinstance(value, float) and math.isfinite(value)):
+        result = value
+    elif isinstance(value, str):
+        result = _number_from_text(value.strip())
+    if result is None:
+        raise RenderError(
+            f"Parameter '{param.name}' expects a number (such as 12 or 12.5), got {_show(value)}.",
+            param.name,
+        )
+    return result
+
+
+def _to_boolean(param: ParameterDefinition, value: object) -> object:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise RenderError(
+        f"Parameter '{param.name}' expects a boolean (true/false, yes/no or 1/0), got "
+        f"{_show(value)}.",
+        param.name,
+    )
+
+
+def _to_array(param: ParameterDefinition, value: object) -> object:
     name = param.name
-    kind = param.type
-    if kind is ParameterType.INTEGER:
-        if isinstance(value, bool):
-            pass
-        elif isinstance(value, int):
-            return value
-        elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
-            return int(value)
-        elif isinstance(value, str) and _INT_RE.fullmatch(value.strip()):
-            try:
-                return int(value.strip())
-            except ValueError:  # more digits than Python converts
-                pass
+    if isinstance(value, str):
         raise RenderError(
-            f"Parameter '{name}' expects an integer (a whole number such as 5), got "
-            f"{_show(value)}.",
+            f"Parameter '{name}' expects a list of strings, got the single text "
+            f"{_show(value)}. Text is never split into items: pass a list such as "
+            f"[{_show(value)}].",
             name,
         )
-    if kind is ParameterType.NUMBER:
-        if isinstance(value, bool):
-            pass
-        elif isinstance(value, int):
-            return value
-        elif isinstance(value, float):
-            if math.isfinite(value):
-                return value
-        elif isinstance(value, str) and _NUMBER_RE.fullmatch(value.strip()):
-            text = value.strip()
-            if _INT_RE.fullmatch(text):
-                try:
-                    return int(text)
-                except ValueError:
-                    pass
-            number = float(text)
-            if math.isfinite(number):
-                return number
+    if not isinstance(value, list | tuple):
         raise RenderError(
-            f"Parameter '{name}' expects a number (such as 12 or 12.5), got {_show(value)}.",
+            f"Parameter '{name}' expects a list of strings, got {_show(value)}.", name
+        )
+    return [_array_item(param, index, item) for index, item in enumerate(value)]
+
+
+def _array_item(param: ParameterDefinition, index: int, item: object) -> str:
+    name = param.name
+    if isinstance(item, str):
+        return _no_nul(param, item, f" (item {index})")
+    if not isinstance(item, int | float) or isinstance(item, bool):
+        raise RenderError(
+            f"Parameter '{name}' expects a list of strings, but item {index} is {_show(item)}.",
             name,
         )
-    if kind is ParameterType.BOOLEAN:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, int) and value in (0, 1):
-            return bool(value)
-        if isinstance(value, str):
-            word = value.strip().lower()
-            if word in _TRUE:
-                return True
-            if word in _FALSE:
-                return False
+    if isinstance(item, float) and not math.isfinite(item):
         raise RenderError(
-            f"Parameter '{name}' expects a boolean (true/false, yes/no or 1/0), got "
-            f"{_show(value)}.",
-            name,
+            f"Item {index} of '{name}' is {item!r}, which is not a usable number.", name
         )
-    if kind is ParameterType.ARRAY:
-        if isinstance(value, str):
-            raise RenderError(
-                f"Parameter '{name}' expects a list of strings, got the single text "
-                f"{_show(value)}. Text is never split into items: pass a list such as "
-                f"[{_show(value)}].",
-                name,
-            )
-        if not isinstance(value, list | tuple):
-            raise RenderError(
-                f"Parameter '{name}' expects a list of strings, got {_show(value)}.", name
-            )
-        items: list[str] = []
-        for index, item in enumerate(value):
-            if isinstance(item, str):
-                items.append(_no_nul(param, item, f" (item {index})"))
-            elif isinstance(item, int | float) and not isinstance(item, bool):
-                if isinstance(item, float) and not math.isfinite(item):
-                    raise RenderError(
-                        f"Item {index} of '{name}' is {item!r}, which is not a usable number.",
-                        name,
-                    )
-                items.append(str(item))
-            else:
-                raise RenderError(
-                    f"Parameter '{name}' expects a list of strings, but item {index} is "
-                    f"{_show(item)}.",
-                    name,
-                )
-        return items
-    # string (and any type this module does not know yet)
+    return str(item)
+
+
+def _to_string(param: ParameterDefinition, value: object) -> object:
+    """Text (and the coercion for any type this module does not know yet)."""
+    name = param.name
     if isinstance(value, str):
         return _no_nul(param, value)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        if isinstance(value, float) and not math.isfinite(value):
-            raise RenderError(
-                f"Parameter '{name}' expects text, got {value!r}, which is not a usable number.",
-                name,
-            )
-        return str(value)
-    raise RenderError(f"Parameter '{name}' expects text, got {_show(value)}.", name)
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise RenderError(f"Parameter '{name}' expects text, got {_show(value)}.", name)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise RenderError(
+            f"Parameter '{name}' expects text, got {value!r}, which is not a usable number.",
+            name,
+        )
+    return str(value)
+
+
+_COERCE: dict[ParameterType, Callable[[ParameterDefinition, object], object]] = {
+    ParameterType.INTEGER: _to_integer,
+    ParameterType.NUMBER: _to_number,
+    ParameterType.BOOLEAN: _to_boolean,
+    ParameterType.ARRAY: _to_array,
+    ParameterType.STRING: _to_string,
+}
 
 
 def _text(value: object) -> str:
@@ -283,29 +330,30 @@ class _Renderer:
             return []
         check = guarded and caller
         if ph.kind is PlaceholderKind.FLAG:
-            flag = ph.modifier or ""
-            if param.type is ParameterType.BOOLEAN:
-                return [flag] if value else []
-            if isinstance(value, list):
-                out: list[str] = []
-                for item in value:
-                    out += [flag, self.guard(param, item, check)]
-                return out
-            text = _text(value)
-            if isinstance(value, str):
-                self.guard(param, text, check)
-            return [flag, text]
+            return self.flag(ph.modifier or "", param, value, check)
         if ph.kind is PlaceholderKind.FLAG_EQUALS:
-            flag = ph.modifier or ""
-            if isinstance(value, list):
-                return [flag + item for item in value]
-            return [flag + _text(value)]
+            items = value if isinstance(value, list) else [_text(value)]
+            return [(ph.modifier or "") + item for item in items]
         if isinstance(value, list):
             return [self.guard(param, item, check) for item in value]
         text = _text(value)
         if isinstance(value, str):
             self.guard(param, text, check)
         return [text]
+
+    def flag(self, flag: str, param: ParameterDefinition, value: object, check: bool) -> list[str]:
+        """``{{x:--flag}}``: the flag alone (boolean), or the flag before each value."""
+        if param.type is ParameterType.BOOLEAN:
+            return [flag] if value else []
+        if isinstance(value, list):
+            out: list[str] = []
+            for item in value:
+                out += [flag, self.guard(param, item, check)]
+            return out
+        text = _text(value)
+        if isinstance(value, str):
+            self.guard(param, text, check)
+        return [flag, text]
 
     def word(self, word: TemplateWord, guarded: bool) -> list[str]:
         """One template word: no argument (absent value), one, or several (arrays)."""
@@ -318,18 +366,9 @@ class _Renderer:
         """Caller values in the word: (parameter, whether the value was text)."""
         for index, frag in enumerate(word.fragments):
             if isinstance(frag, Placeholder):
-                param, value, caller = self.resolve(frag)
-                if value is _ABSENT:
+                text = self.fragment(frag, url[index] if url else "", callers)
+                if text is None:
                     return []  # an absent optional value removes its whole word
-                if frag.kind in (PlaceholderKind.FLAG, PlaceholderKind.FLAG_EQUALS):
-                    raise RenderError(
-                        f"{{{{{frag.name}:{frag.modifier}}}}} must be a word on its own in the "
-                        f"command of '{self.tool.name}'; the skill needs fixing.",
-                        frag.name,
-                    )
-                text = self.url_value(frag, _text(value), url[index] if url else "")
-                if caller:
-                    callers.append((param, isinstance(value, str | list)))
             else:
                 text = frag.text
                 if index == 0:
@@ -337,20 +376,44 @@ class _Renderer:
             parts.append(text)
         joined = "".join(parts)
         if guarded and callers and joined.startswith("-"):
-            head = word.fragments[0]
-            written = isinstance(head, Literal) and head.text.startswith("-")
-            numeric = not any(is_text for _, is_text in callers) and _NUMBER_RE.fullmatch(joined)
-            if not written and not numeric:
-                names = ", ".join(dict.fromkeys(f"'{p.name}'" for p, _ in callers))
-                raise RenderError(
-                    f"The argument {_show(joined)}, made with the value of {names}, starts "
-                    "with '-', so the program could read it as an option; it was refused to "
-                    "prevent argument injection. If such values are legitimate, the skill "
-                    "author can put a literal `--` before it in the command (most programs "
-                    "treat everything after `--` as plain arguments).",
-                    callers[0][0].name,
-                )
+            self.guard_joined(word, joined, callers)
         return [joined]
+
+    def fragment(
+        self, frag: Placeholder, part: str, callers: list[tuple[ParameterDefinition, bool]]
+    ) -> str | None:
+        """The text of a placeholder inside a longer word; None when its value is absent."""
+        param, value, caller = self.resolve(frag)
+        if value is _ABSENT:
+            return None
+        if frag.kind in (PlaceholderKind.FLAG, PlaceholderKind.FLAG_EQUALS):
+            raise RenderError(
+                f"{{{{{frag.name}:{frag.modifier}}}}} must be a word on its own in the "
+                f"command of '{self.tool.name}'; the skill needs fixing.",
+                frag.name,
+            )
+        if caller:
+            callers.append((param, isinstance(value, str | list)))
+        return self.url_value(frag, _text(value), part)
+
+    def guard_joined(
+        self, word: TemplateWord, joined: str, callers: list[tuple[ParameterDefinition, bool]]
+    ) -> None:
+        """Refuse a word made with caller values that starts with ``-`` (unless written so)."""
+        head = word.fragments[0]
+        written = isinstance(head, Literal) and head.text.startswith("-")
+        numeric = not any(is_text for _, is_text in callers) and _NUMBER_RE.fullmatch(joined)
+        if written or numeric:
+            return
+        names = ", ".join(dict.fromkeys(f"'{p.name}'" for p, _ in callers))
+        raise RenderError(
+            f"The argument {_show(joined)}, made with the value of {names}, starts "
+            "with '-', so the program could read it as an option; it was refused to "
+            "prevent argument injection. If such values are legitimate, the skill "
+            "author can put a literal `--` before it in the command (most programs "
+            "treat everything after `--` as plain arguments).",
+            callers[0][0].name,
+        )
 
     def url_value(self, ph: Placeholder, text: str, part: str) -> str:
         """A value placed inside an ``http(s)://`` word, encoded for where it sits."""
@@ -377,12 +440,24 @@ _PATH_END_RE = re.compile(r"[?#]")
 
 @functools.lru_cache(maxsize=2048)
 def url_parts(word: TemplateWord) -> tuple[str, ...] | None:
-    """Where each fragment of ``word`` sits in the ``http://`` or ``https://`` URL the word
-    contains: ``"host"`` (from ``://`` to the next ``/``, ``?`` or ``#``), ``"path"``,
-    ``"query"`` (from the first ``?`` or ``#`` on), or ``""`` (before the URL, and for
-    literal text). None when no literal of the word contains such a URL."""
+    """Where each fragment of ``word`` sits in the URL the word contains: ``"host"``
+    (from ``://`` to the next ``/``, ``?`` or ``#`` of an ``http(s)://`` URL, and any
+    placeholder before a ``://`` that no blank separates from it: ``{{scheme}}://host``
+    lets a value write the whole URL), ``"path"``, ``"query"`` (from the first ``?`` or
+    ``#`` on), or ``""`` (before the URL, and for literal text). None when no literal of
+    the word contains ``://``."""
     if not any(isinstance(f, Literal) and "://" in f.text for f in word.fragments):
         return None
+    parts = _http_parts(word)
+    before = _before_scheme(word)
+    if not before:
+        return parts
+    return tuple(
+        "host" if k in before else (parts[k] if parts else "") for k in range(len(word.fragments))
+    )
+
+
+def _http_parts(word: TemplateWord) -> tuple[str, ...] | None:
     parts: list[str] = []
     state = ""
     for frag in word.fragments:
@@ -405,6 +480,24 @@ def url_parts(word: TemplateWord) -> tuple[str, ...] | None:
         if state == "path" and _PATH_END_RE.search(text, at):
             state = "query"
     return tuple(parts) if state else None
+
+
+def _before_scheme(word: TemplateWord) -> set[int]:
+    """Placeholders that come before the word's first ``://`` with no blank between."""
+    found: set[int] = set()
+    pending: list[int] = []
+    for k, frag in enumerate(word.fragments):
+        if isinstance(frag, Placeholder):
+            pending.append(k)
+            continue
+        at = frag.text.find("://")
+        head = frag.text if at == -1 else frag.text[:at]
+        if any(c.isspace() for c in head):
+            pending.clear()
+        if at != -1:
+            found.update(pending)
+            return found
+    return found
 
 
 def _expand_home(text: str, home: Path, *, whole: bool) -> str:

@@ -29,7 +29,9 @@ How a template is read:
    Plain words remember whether they name such a program, so the common template skips
    all of this.
 
-The diagnostic codes are stable; ``CODES`` lists every one with a one-line summary.
+The cross-check against the tool's parameter table (``check_template``) lives in
+:mod:`gibberish.skills.template_params`. The diagnostic codes of both are stable;
+``CODES`` lists every one with a one-line summary.
 
 Decisions beyond docs/adr/0003-no-shell-ever.md:
 
@@ -57,8 +59,6 @@ from gibberish.skills.model import (
     CommandTemplate,
     Diagnostic,
     Literal,
-    ParameterDefinition,
-    ParameterType,
     Placeholder,
     PlaceholderKind,
     Severity,
@@ -67,9 +67,9 @@ from gibberish.skills.model import (
 from gibberish.skills.programs import MARK, is_interpreter, knows_program, scan_command
 from gibberish.skills.quoting import SCRIPT_HINT, ShellScan, remove_quotes, show, skip_parens
 from gibberish.skills.quoting import Issue as _Problem
-from gibberish.skills.render import RenderError, coerce_value, url_parts
+from gibberish.skills.render import url_parts
 
-__all__ = ["CODES", "check_template", "parse_template"]
+__all__ = ["CODES", "PLACEHOLDER_RE", "parse_template"]
 
 CODES: dict[str, str] = {
     "E-TEMPLATE-SYNTAX": "the command cannot be parsed (unbalanced quote, stray token ...)",
@@ -127,7 +127,7 @@ PAD = "\ue001"
 # ---------------------------------------------------------------------------------------
 # Placeholders
 
-_PLACEHOLDER_RE = re.compile(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::([^{}\n]*))?\}\}")
+PLACEHOLDER_RE = re.compile(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::([^{}\n]*))?\}\}")
 _FLAG_RE = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9_.:+-]*=?")
 
 
@@ -188,7 +188,7 @@ def _find_placeholders(source: str) -> tuple[str, list[_Hole], list[_Problem]]:
         n = m.end() - m.start()
         return _MASKS[n] if n < len(_MASKS) else MARK + PAD * (n - 1)
 
-    marked = _PLACEHOLDER_RE.sub(mask, source)
+    marked = PLACEHOLDER_RE.sub(mask, source)
     reported = {p.start for p in problems}
     at = marked.find("{{")
     while at != -1 and len(problems) < _MAX_PLACEHOLDER_PROBLEMS:
@@ -283,47 +283,43 @@ def _structural(code: str, start: int, end: int, source: str) -> _Problem:
 def _walk(node: Any, source: str, out: list[_Problem]) -> None:
     """Report every structural construct under ``node`` (not descending into words)."""
     kind = node.kind
-    if kind == "command":
+    if kind in _PART_CODES:
+        codes = _PART_CODES[kind]
         for part in node.parts:
-            if part.kind == "redirect":
-                out.append(_structural("E-SHELL-REDIRECT", *part.pos, source))
-            elif part.kind == "assignment":
-                out.append(_structural("E-SHELL-ASSIGNMENT", *part.pos, source))
-            elif part.kind != "word":
-                _walk(part, source, out)
-    elif kind == "pipeline":
-        for part in node.parts:
-            if part.kind == "pipe":
-                out.append(_structural("E-SHELL-PIPE", *part.pos, source))
-            elif part.kind == "reservedword":
-                out.append(_structural("E-SHELL-NEGATION", *part.pos, source))
-            else:
-                _walk(part, source, out)
-    elif kind == "list":
-        for part in node.parts:
+            code = codes.get(part.kind)
             if part.kind == "operator":
                 code = "E-SHELL-BACKGROUND" if part.op == "&" else "E-SHELL-LIST"
+            if code is not None:
                 out.append(_structural(code, *part.pos, source))
-            else:
+            elif part.kind != "word":
                 _walk(part, source, out)
     elif kind == "compound":
-        first = node.list[0] if node.list else None
-        grouping = first is not None and first.kind == "reservedword" and first.word in "({"
-        code = "E-SHELL-SUBSHELL" if grouping else "E-SHELL-COMPOUND"
-        if source.startswith("((", node.pos[0]):
-            start, end = node.pos
-            out.append(
-                _Problem(
-                    "E-SHELL-ARITHMETIC",
-                    start,
-                    f"{show(source[start:end])} is shell arithmetic, which needs a shell; "
-                    f"{SCRIPT_HINT}.",
-                )
-            )
-            return
-        out.append(_structural(code, *node.pos, source))
+        out.append(_compound(node, source))
     else:  # function, if, for, while, until, and anything newer
         out.append(_structural("E-SHELL-COMPOUND", *node.pos, source))
+
+
+_PART_CODES: dict[str, dict[str, str]] = {
+    "command": {"redirect": "E-SHELL-REDIRECT", "assignment": "E-SHELL-ASSIGNMENT"},
+    "pipeline": {"pipe": "E-SHELL-PIPE", "reservedword": "E-SHELL-NEGATION"},
+    "list": {},
+}
+"""Node kind -> the code of each kind of part it reports (a list's operators are
+``&`` or ``&&``/``||``/``;``); other parts are walked into."""
+
+
+def _compound(node: Any, source: str) -> _Problem:
+    """``( ... )``, ``{ ...; }``, ``(( ... ))`` and other compound commands."""
+    start, end = node.pos
+    if source.startswith("((", start):
+        return _Problem(
+            "E-SHELL-ARITHMETIC",
+            start,
+            f"{show(source[start:end])} is shell arithmetic, which needs a shell; {SCRIPT_HINT}.",
+        )
+    first = node.list[0] if node.list else None
+    grouping = first is not None and first.kind == "reservedword" and first.word in "({"
+    return _structural("E-SHELL-SUBSHELL" if grouping else "E-SHELL-COMPOUND", start, end, source)
 
 
 _NOT_IMPLEMENTED_RE = re.compile(r"(?<![\w-])(time|case|select|coproc|\(\()(?![\w-])")
@@ -477,51 +473,24 @@ def _build_words(
     known) lets holes outside any word (say, in a comment) be skipped.
     """
     words: list[TemplateWord] = []
-    append = words.append
     flag_inside: list[int] = []
     url_host: list[int] = []
     flags: list[int] = []
-    add_flags = flags.append
     cache = _LITERAL_WORDS
     next_hole = 0
     for k, raw in enumerate(raws):
-        entry = cache.get(raw)
-        if entry is not None:
-            append(entry[0])
-            add_flags(entry[1])
-            continue
-        if MARK not in raw:
-            word, named = _literal_word(raw)
-            append(word)
-            add_flags(named)
-            continue
-        if starts is not None:
-            while holes[next_hole][0] < starts[k]:
-                next_hole += 1
-        if raw[0] == MARK and not raw[1:].strip(PAD):  # the whole word is one placeholder
-            append(holes[next_hole][2])
-            add_flags(0)
-            next_hole += 1
-            continue
-        text = remove_quotes(raw).replace(PAD, "")
-        pieces = text.split(MARK)
-        fragments: list[Literal | Placeholder] = [Literal(pieces[0])] if pieces[0] else []
-        for piece in pieces[1:]:
-            placeholder = holes[next_hole][1]
-            next_hole += 1
-            fragments.append(placeholder)
-            if piece:
-                fragments.append(Literal(piece))
-            if placeholder.kind in _FLAG_KINDS and (len(pieces) > 2 or pieces[0] or piece):
+        entry = cache.get(raw) or (None if MARK in raw else _literal_word(raw))
+        if entry is None:
+            if starts is not None:
+                while holes[next_hole][0] < starts[k]:
+                    next_hole += 1
+            entry, next_hole, inside, in_host = _placeholder_word(raw, holes, next_hole)
+            if inside:
                 flag_inside.append(k)
-        word = TemplateWord(tuple(fragments))
-        if "://" in text:
-            word, in_host = _mark_url(word)
             if in_host:
                 url_host.append(k)
-        append(word)
-        head = pieces[0]
-        add_flags(_F_DOT if head[:1] in "-." and _dot_argument(head, complete=False) else 0)
+        words.append(entry[0])
+        flags.append(entry[1])
     later = 0
     for f in flags[1:]:
         later |= f
@@ -534,6 +503,36 @@ def _build_words(
         or MARK in raws[0]
     )
     return _Words(words, flag_inside, url_host, first, later, suspicious)
+
+
+def _placeholder_word(
+    raw: str, holes: Sequence[_Hole], next_hole: int
+) -> tuple[tuple[TemplateWord, int], int, bool, bool]:
+    """A word holding placeholders, taken from ``holes`` from ``next_hole`` on: (the word
+    and its ``_F_*`` flags), the next unused hole, whether a ``{{x:--flag}}`` sits inside
+    it, and whether a placeholder sits in a URL's host."""
+    if raw[0] == MARK and not raw[1:].strip(PAD):  # the whole word is one placeholder
+        return (holes[next_hole][2], 0), next_hole + 1, False, False
+    text = remove_quotes(raw).replace(PAD, "")
+    pieces = text.split(MARK)
+    fragments: list[Literal | Placeholder] = [Literal(pieces[0])] if pieces[0] else []
+    inside = False
+    for piece in pieces[1:]:
+        placeholder = holes[next_hole][1]
+        next_hole += 1
+        fragments.append(placeholder)
+        if piece:
+            fragments.append(Literal(piece))
+        inside = inside or (
+            placeholder.kind in _FLAG_KINDS and (len(pieces) > 2 or bool(pieces[0]) or bool(piece))
+        )
+    word = TemplateWord(tuple(fragments))
+    in_host = False
+    if "://" in text:
+        word, in_host = _mark_url(word)
+    head = pieces[0]
+    dot = head[:1] in "-." and _dot_argument(head, complete=False)
+    return (word, _F_DOT if dot else 0), next_hole, inside, in_host
 
 
 def _mark_url(word: TemplateWord) -> tuple[TemplateWord, bool]:
@@ -550,11 +549,37 @@ def _mark_url(word: TemplateWord) -> tuple[TemplateWord, bool]:
 
 
 def _word_problems(built: _Words, starts: Sequence[int]) -> list[_Problem]:
-    problems: list[_Problem] = []
-    words = built.words
-    program = words[0]
+    """Everything wrong with the words themselves: the program, flag placeholders inside
+    longer words, URL hosts, ``./`` arguments, and what code-running programs make of
+    the words (:func:`programs.scan_command`)."""
+    problems = _program_problems(built, starts)
+    problems += _flag_inside_problems(built, starts)
+    problems += [
+        _Problem(
+            "E-PLACEHOLDER-IN-HOST",
+            starts[k],
+            f"`{built.words[k].literal_text}` has a placeholder in the host part of a URL "
+            "(before `://`, or between `://` and the next `/`), where a value could send "
+            "the request to another host (`@evil.example`, `evil.example#`). Write the "
+            "host literally and put values in the path or the query.",
+        )
+        for k in built.url_host
+    ]
+    if built.later & _F_DOT:
+        problems += _dot_argument_problems(built.words, starts)
+    if (built.first & _F_PROGRAM) or (built.later & _F_INTERPRETER):
+        scan = scan_command(tuple(built.words))
+        problems += [
+            _Problem(code, starts[k], message, warning=warning)
+            for code, k, message, warning in scan.problems
+        ]
+    return problems
+
+
+def _program_problems(built: _Words, starts: Sequence[int]) -> list[_Problem]:
+    program = built.words[0]
     if not program.is_literal:
-        problems.append(
+        return [
             _Problem(
                 "E-PLACEHOLDER-PROGRAM",
                 starts[0],
@@ -562,66 +587,57 @@ def _word_problems(built: _Words, starts: Sequence[int]) -> list[_Problem]:
                 "never choose which program runs. Write the program literally and pass the "
                 "value as an argument (or switch on it inside a script under scripts/).",
             )
+        ]
+    if not built.first & _F_RELATIVE:
+        return []
+    text = program.literal_text
+    fixed = "./scripts/..." if text.startswith("..") else "./" + text
+    return [
+        _Problem(
+            "E-RELATIVE-PROGRAM",
+            starts[0],
+            f"The program `{text}` is a relative path, so it would be looked up in the "
+            "run's working folder (the focused repository), not in the skill. Write "
+            f"`{fixed}` to run the skill's own file, or give an absolute path.",
         )
-    elif built.first & _F_RELATIVE:
-        text = program.literal_text
-        fixed = "./scripts/..." if text.startswith("..") else "./" + text
+    ]
+
+
+def _flag_inside_problems(built: _Words, starts: Sequence[int]) -> list[_Problem]:
+    return [
+        _Problem(
+            "E-FLAG-PLACEHOLDER-NOT-WORD",
+            starts[k],
+            f"`{{{{{ph.name}:{ph.modifier}}}}}` must be a word on its own (it "
+            f"becomes whole arguments), but it is part of `{built.words[k].literal_text}`. "
+            "Separate it with a space.",
+        )
+        for k in dict.fromkeys(built.flag_inside)
+        for ph in built.words[k].placeholders
+        if ph.kind in _FLAG_KINDS
+    ]
+
+
+def _dot_argument_problems(words: Sequence[TemplateWord], starts: Sequence[int]) -> list[_Problem]:
+    problems = []
+    for k in range(1, len(words)):
+        head = words[k].fragments[0] if words[k].fragments else None
+        if not isinstance(head, Literal) or not _dot_argument(
+            head.text, complete=words[k].is_literal
+        ):
+            continue
         problems.append(
             _Problem(
-                "E-RELATIVE-PROGRAM",
-                starts[0],
-                f"The program `{text}` is a relative path, so it would be looked up in the "
-                "run's working folder (the focused repository), not in the skill. Write "
-                f"`{fixed}` to run the skill's own file, or give an absolute path.",
-            )
-        )
-    for k in dict.fromkeys(built.flag_inside):
-        word = words[k]
-        for ph in word.placeholders:
-            if ph.kind in _FLAG_KINDS:
-                problems.append(
-                    _Problem(
-                        "E-FLAG-PLACEHOLDER-NOT-WORD",
-                        starts[k],
-                        f"`{{{{{ph.name}:{ph.modifier}}}}}` must be a word on its own (it "
-                        f"becomes whole arguments), but it is part of `{word.literal_text}`. "
-                        "Separate it with a space.",
-                    )
-                )
-    for k in built.url_host:
-        problems.append(
-            _Problem(
-                "E-PLACEHOLDER-IN-HOST",
+                "W-RELATIVE-ARGUMENT",
                 starts[k],
-                f"`{words[k].literal_text}` has a placeholder in the host part of a URL "
-                "(between `://` and the next `/`), where a value could send the request "
-                "to another host (`@evil.example`, `evil.example#`). Write the host "
-                "literally and put values in the path or the query.",
+                f"`{words[k].literal_text}` is an argument, and arguments are not "
+                "resolved against the skill folder: the program reads it relative to "
+                "the run's working folder (the focused repository). To run a file of "
+                "the skill, make it the program (`./scripts/x.py` with a `#!` line, "
+                "executable); to mean the repository, drop the `./`.",
+                warning=True,
             )
         )
-    if built.later & _F_DOT:
-        for k in range(1, len(words)):
-            head = words[k].fragments[0] if words[k].fragments else None
-            if not isinstance(head, Literal) or not _dot_argument(
-                head.text, complete=words[k].is_literal
-            ):
-                continue
-            problems.append(
-                _Problem(
-                    "W-RELATIVE-ARGUMENT",
-                    starts[k],
-                    f"`{words[k].literal_text}` is an argument, and arguments are not "
-                    "resolved against the skill folder: the program reads it relative to "
-                    "the run's working folder (the focused repository). To run a file of "
-                    "the skill, make it the program (`./scripts/x.py` with a `#!` line, "
-                    "executable); to mean the repository, drop the `./`.",
-                    warning=True,
-                )
-            )
-    if (built.first & _F_PROGRAM) or (built.later & _F_INTERPRETER):
-        scan = scan_command(tuple(words))
-        for code, k, message, warning in scan.problems:
-            problems.append(_Problem(code, starts[k], message, warning=warning))
     return problems
 
 
@@ -633,38 +649,21 @@ def _analyse(
     source: str, *, allow_fast: bool
 ) -> tuple[tuple[TemplateWord, ...] | None, list[_Problem]]:
     """The words of ``source`` (None when it has errors) and every problem found."""
-    if len(source) > MAX_TEMPLATE_CHARS:
-        message = (
-            f"The command is {len(source)} characters long (the limit is "
-            f"{MAX_TEMPLATE_CHARS}); {SCRIPT_HINT}."
-        )
-        return None, [_Problem("E-TEMPLATE-SYNTAX", 0, message)]
-    bad = _BAD_CHAR_RE.search(source)
-    if bad is not None:
-        why = {"\x00": "a NUL byte"}.get(bad[0], f"U+{ord(bad[0]):04X}, a reserved character")
-        message = f"The command contains {why}, which cannot appear in a command. Remove it."
-        return None, [_Problem("E-TEMPLATE-SYNTAX", bad.start(), message)]
-
+    refused = _refuse_unreadable(source)
+    if refused is not None:
+        return None, [refused]
     marked, holes, problems = _find_placeholders(source)
     raws = _fast_words(marked) if allow_fast and not problems else None
+    built: _Words | None = None
+    starts: list[int] = []
     if raws:
         built = _build_words(raws, None, holes)
         if not built.suspicious:  # the common case: nothing more to check
             return tuple(built.words), []
-    starts: list[int] | None = None
-    if raws is None:
-        lexer = ShellScan(marked, source)
-        problems.extend(lexer.problems)
-        spans: list[tuple[int, int]] = []
-        trimmed = _without_trailing_continuations(lexer.structure_only())
-        if not lexer.unbalanced and trimmed.strip():
-            spans, structural, failed = _bashlex_words(trimmed, source)
-            # When bashlex chokes on something the lexer already explained (``$((``,
-            # ``$'``), its own complaint would only repeat it less clearly.
-            if not (failed and lexer.problems):
-                problems.extend(structural)
-        raws = [marked[s:e] for s, e in spans]
-        starts = [s for s, _ in spans]
+        starts = [m.start() for m in _WORD_RE.finditer(marked)]
+    elif raws is None:  # the slow path
+        raws, starts = _slow_words(marked, source, problems)
+    words: tuple[TemplateWord, ...] | None = None
     if not raws and not problems:
         problems.append(
             _Problem(
@@ -674,18 +673,49 @@ def _analyse(
                 "`git status --short`.",
             )
         )
-    words: tuple[TemplateWord, ...] | None = None
-    if raws and not any(p.code == "E-PLACEHOLDER-SYNTAX" for p in problems):
-        if starts is not None:
+    elif raws and not any(p.code == "E-PLACEHOLDER-SYNTAX" for p in problems):
+        if built is None:
             built = _build_words(raws, starts, holes)
-        else:  # fast path with something to report: find where the words start
-            starts = [m.start() for m in _WORD_RE.finditer(marked)]
         problems.extend(_word_problems(built, starts))
         words = tuple(built.words)
-    if any(not p.warning for p in problems):
-        words = None
     problems.sort(key=lambda p: p.start)
-    return words, problems
+    return (None if _has_error(problems) else words), problems
+
+
+def _has_error(problems: list[_Problem]) -> bool:
+    return any(not p.warning for p in problems)
+
+
+def _refuse_unreadable(source: str) -> _Problem | None:
+    """A block too long to parse, or holding a character no command can hold."""
+    if len(source) > MAX_TEMPLATE_CHARS:
+        message = (
+            f"The command is {len(source)} characters long (the limit is "
+            f"{MAX_TEMPLATE_CHARS}); {SCRIPT_HINT}."
+        )
+        return _Problem("E-TEMPLATE-SYNTAX", 0, message)
+    bad = _BAD_CHAR_RE.search(source)
+    if bad is None:
+        return None
+    why = {"\x00": "a NUL byte"}.get(bad[0], f"U+{ord(bad[0]):04X}, a reserved character")
+    message = f"The command contains {why}, which cannot appear in a command. Remove it."
+    return _Problem("E-TEMPLATE-SYNTAX", bad.start(), message)
+
+
+def _slow_words(marked: str, source: str, problems: list[_Problem]) -> tuple[list[str], list[int]]:
+    """Raw words and where they start, by the lexer (:class:`quoting.ShellScan`) and
+    bashlex; their problems are added to ``problems``."""
+    lexer = ShellScan(marked, source)
+    problems.extend(lexer.problems)
+    trimmed = _without_trailing_continuations(lexer.structure_only())
+    if lexer.unbalanced or not trimmed.strip():
+        return [], []
+    spans, structural, failed = _bashlex_words(trimmed, source)
+    # When bashlex chokes on something the lexer already explained (``$((``, ``$'``),
+    # its own complaint would only repeat it less clearly.
+    if not (failed and lexer.problems):
+        problems.extend(structural)
+    return [marked[s:e] for s, e in spans], [s for s, _ in spans]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -737,197 +767,3 @@ def parse_template(
     words, problems = _analyse_cached(source)
     template = None if words is None else CommandTemplate(source, words, line)
     return template, _diagnostics(problems, file, line) if problems else []
-
-
-# ---------------------------------------------------------------------------------------
-# Cross-check against the parameter table
-
-
-def _placeholder_lines(template: CommandTemplate, line: int | None) -> dict[str, int | None]:
-    """First line of each placeholder name in the template source."""
-    found: dict[str, int | None] = {}
-    for m in _PLACEHOLDER_RE.finditer(template.source):
-        if m.group(1) not in found:
-            found[m.group(1)] = (
-                None if line is None else line + template.source.count("\n", 0, m.start())
-            )
-    return found
-
-
-def check_template(
-    template: CommandTemplate,
-    parameters: Sequence[ParameterDefinition],
-    *,
-    file: str | None = None,
-    line: int | None = None,
-) -> list[Diagnostic]:
-    """Cross-check a parsed template against the tool's parameter table.
-
-    Errors: a placeholder that names no parameter (``E-UNKNOWN-PLACEHOLDER``, once per
-    name), ``{{x:--flag=}}`` on a boolean, a ``{{x:default}}`` whose default is not a
-    valid value of the type, a value in front of the program a wrapper runs that could
-    move it (``E-PLACEHOLDER-COMMAND-POSITION``: optional without a default, a list, or
-    ``{{x:--flag}}`` that gives two words where one is expected). Warnings: a parameter the command never uses, a default on a
-    required parameter, two defaults that disagree. ``line`` is the block's first line
-    (default: the template's own); each diagnostic points at the placeholder's line.
-    """
-    if line is None:
-        line = template.line
-    where = _placeholder_lines(template, line)
-    params = {p.name: p for p in parameters}
-    out: list[Diagnostic] = []
-
-    def add(code: str, message: str, at: int | None) -> None:
-        severity = Severity.WARNING if code.startswith("W-") else Severity.ERROR
-        out.append(Diagnostic(severity, code, message, file, at))
-
-    seen: set[tuple[str, PlaceholderKind, str | None]] = set()
-    unknown: set[str] = set()
-    for word in template.words:
-        for ph in word.placeholders:
-            if (ph.name, ph.kind, ph.modifier) in seen:
-                continue
-            seen.add((ph.name, ph.kind, ph.modifier))
-            at = where.get(ph.name, line)
-            param = params.get(ph.name)
-            if param is None:
-                if ph.name not in unknown:
-                    unknown.add(ph.name)
-                    declared = ", ".join(sorted(params)) or "none"
-                    add(
-                        "E-UNKNOWN-PLACEHOLDER",
-                        f"{{{{{ph.name}}}}} is not a parameter of this tool (declared: "
-                        f"{declared}). Add it to the Parameters table or fix the spelling.",
-                        at,
-                    )
-            elif ph.kind is PlaceholderKind.FLAG_EQUALS and param.type is ParameterType.BOOLEAN:
-                flag = (ph.modifier or "").rstrip("=")
-                add(
-                    "E-FLAG-EQUALS-BOOLEAN",
-                    f"`{{{{{ph.name}:{ph.modifier}}}}}` gives a value after `=`, but "
-                    f"'{ph.name}' is a boolean. Write {{{{{ph.name}:{flag}}}}} to pass "
-                    f"`{flag}` only when it is true, or {{{{{ph.name}}}}} for true/false text.",
-                    at,
-                )
-            elif ph.kind is PlaceholderKind.DEFAULT:
-                for code, message in _default_problems(ph, param):
-                    add(code, message, at)
-    for code, message, ph_name in _slot_problems(template, params):
-        add(code, message, where.get(ph_name, line))
-    used = template.placeholder_names
-    for p in parameters:
-        if p.name not in used:
-            add(
-                "W-UNUSED-PARAMETER",
-                f"Parameter '{p.name}' is declared but the command never uses it; add "
-                f"{{{{{p.name}}}}} to the command or remove it from the table.",
-                p.line if p.line is not None else line,
-            )
-    return out
-
-
-def _slot_problems(
-    template: CommandTemplate, params: dict[str, ParameterDefinition]
-) -> list[tuple[str, str, str]]:
-    """(code, message, placeholder name) for values in front of the program a wrapper runs
-    (or the script an interpreter runs) that could move it: an optional value that is
-    left out removes its word, a list adds words, ``{{x:--flag}}`` gives two words unless
-    x is a boolean; then a later word, maybe a value, becomes the program."""
-    words = template.words
-    if not words or not (_literal_word_flags(words[0]) & _F_PROGRAM):
-        return []
-    out: list[tuple[str, str, str]] = []
-    for slot in scan_command(words).slots:
-        word = words[slot.index]
-        for ph in word.placeholders:
-            param = params.get(ph.name)
-            if param is None:
-                continue
-            shown = word.literal_text
-            before = f"`{shown}` comes before what `{slot.program}` runs"
-            why = ""
-            if slot.kind == "flag":
-                if ph.kind is PlaceholderKind.FLAG and param.type is not ParameterType.BOOLEAN:
-                    why = (
-                        f"for a {param.type.value} it gives two words, `{ph.modifier} VALUE`, "
-                        f"and `{ph.modifier}` takes no value here, so VALUE would be read "
-                        f"as what runs. Make '{ph.name}' a boolean or write "
-                        f"`{ph.modifier}={{{{{ph.name}}}}}` if the option takes a value"
-                    )
-            elif slot.kind == "flag-argument":
-                if param.type is ParameterType.BOOLEAN:
-                    why = (
-                        f"for the boolean '{ph.name}' it gives `{ph.modifier}` alone, and "
-                        f"`{ph.modifier}` takes the next word as its value. Use it with a "
-                        "text or number parameter"
-                    )
-            elif param.type is ParameterType.ARRAY and word.whole_placeholder is not None:
-                why = (
-                    f"'{ph.name}' is a list, and each item becomes a word, so the words "
-                    "after it move. Use a text parameter"
-                )
-            elif (
-                not param.required
-                and param.default is None
-                and ph.kind is not PlaceholderKind.DEFAULT
-            ):
-                why = (
-                    f"'{ph.name}' is optional, and when it is left out its word goes and "
-                    "the words after it move. Make it required or give it a default"
-                )
-                if slot.option:
-                    joined = "=" if slot.option.startswith("--") else ""
-                    why += (
-                        f", or attach it to its option "
-                        f"(`{slot.option}{joined}{{{{{ph.name}}}}}`, gone as one when left out)"
-                    )
-            if why:
-                out.append(
-                    (
-                        "E-PLACEHOLDER-COMMAND-POSITION",
-                        f"{before}, and a value could move it: {why}.",
-                        ph.name,
-                    )
-                )
-    return out
-
-
-def _literal_word_flags(word: TemplateWord) -> int:
-    return _word_flags(word.literal_text) if word.is_literal else 0
-
-
-def _default_problems(ph: Placeholder, param: ParameterDefinition) -> list[tuple[str, str]]:
-    """(code, message) for a ``{{x:default}}`` that cannot or will not be used as written."""
-    text = ph.modifier or ""
-    shown = f"`{{{{{ph.name}:{text}}}}}`"
-    try:
-        value = coerce_value(param, [text] if param.type is ParameterType.ARRAY else text)
-    except RenderError as exc:
-        return [
-            (
-                "E-BAD-PLACEHOLDER-DEFAULT",
-                f"The default in {shown} is not a valid {param.type.value}: {exc.message}",
-            )
-        ]
-    if param.required:
-        return [
-            (
-                "W-DEFAULT-ON-REQUIRED",
-                f"'{ph.name}' is required, so the default in {shown} is never used. Make the "
-                "parameter optional or drop the default.",
-            )
-        ]
-    if param.default is not None:
-        try:
-            table = coerce_value(param, param.default)
-        except RenderError:
-            table = param.default
-        if table != value:
-            return [
-                (
-                    "W-CONFLICTING-DEFAULT",
-                    f"'{ph.name}' has the default {param.default!r} in the Parameters table "
-                    f"and {text!r} in the command; the table's wins. Keep only one.",
-                )
-            ]
-    return []

@@ -373,19 +373,24 @@ def _verify(raw: bytes, key: bytes) -> tuple[dict[str, Any], int | None]:
     payload = {k: v for k, v in document.items() if k != "signature"}
     if not hmac.compare_digest(_sign(payload, key), document["signature"]):
         raise _Invalid("it was changed outside gibberish or signed with another key")
-    version = payload.get("format")
-    if version == FORMAT and set(payload) == {"format", "generation", "approvals"}:
-        generation = payload["generation"]
-        if isinstance(generation, bool) or not isinstance(generation, int) or generation < 1:
-            raise _Invalid("its generation is not a positive number")
-    elif version == LEGACY_FORMAT and set(payload) == {"format", "approvals"}:
-        generation = None
-    else:
-        raise _Invalid(f"it is in a format this version does not know ({version})")
+    generation = _generation(payload)
     approvals = payload["approvals"]
     if not isinstance(approvals, dict) or not all(_valid_entry(e) for e in approvals.values()):
         raise _Invalid("its entries are malformed")
     return approvals, generation
+
+
+def _generation(payload: dict[str, Any]) -> int | None:
+    """The generation of a signed payload (None for the legacy format), or ``_Invalid``."""
+    version = payload.get("format")
+    if version == LEGACY_FORMAT and set(payload) == {"format", "approvals"}:
+        return None
+    if version != FORMAT or set(payload) != {"format", "generation", "approvals"}:
+        raise _Invalid(f"it is in a format this version does not know ({version})")
+    generation = payload["generation"]
+    if isinstance(generation, bool) or not isinstance(generation, int) or generation < 1:
+        raise _Invalid("its generation is not a positive number")
+    return generation
 
 
 def _valid_entry(entry: Any) -> bool:

@@ -149,22 +149,12 @@ def what_changed(old: Mapping[str, str], new: Mapping[str, str]) -> ChangedFiles
 
 def _walk(root: Path, real_root: str, out: dict[str, str]) -> None:
     """Fill ``out`` for every entry under ``root``: iterative, so depth never means recursion."""
-    seen = 0
+    seen = [0]
     pending: list[tuple[str, str, int]] = [(os.fspath(root), "", 0)]
     while pending:
         folder, prefix, depth = pending.pop()
-        entries: list[os.DirEntry[str]] = []
         try:
-            with os.scandir(folder) as scan:
-                for entry in scan:  # counted as they come: a huge folder is never listed whole
-                    seen += 1
-                    if seen > MAX_ENTRIES:
-                        raise FingerprintError(
-                            f"The skill folder {root} holds more than {MAX_ENTRIES:,} files "
-                            "and folders, too many to check before each run; remove what "
-                            "the skill does not need."
-                        )
-                    entries.append(entry)
+            entries = _list_folder(root, folder, seen)
         except FingerprintError:
             raise
         except OSError as exc:
@@ -175,29 +165,62 @@ def _walk(root: Path, real_root: str, out: dict[str, str]) -> None:
             out[prefix.rstrip("/")] = _unreadable(folder, "unreadable-dir", exc)
             continue
         for entry in entries:
-            rel = prefix + entry.name
             try:
-                if entry.is_symlink():
-                    out[rel] = _hash_symlink(Path(entry.path), real_root)
-                elif entry.is_dir(follow_symlinks=False):
-                    if not (depth == 0 and entry.name in SKIPPED_TOP_DIRS):
-                        if depth + 1 > MAX_DEPTH:
-                            raise FingerprintError(
-                                f"The skill folder {root} has folders nested more than "
-                                f"{MAX_DEPTH} deep ({rel}), too deep to check before each "
-                                "run; flatten it."
-                            )
-                        pending.append((entry.path, rel + "/", depth + 1))
-                elif entry.is_file(follow_symlinks=False):
-                    if not (depth == 0 and entry.name in SKIPPED_TOP_FILES):
-                        out[rel] = _hash_file(entry.path)
-                else:
-                    mode = entry.stat(follow_symlinks=False).st_mode
-                    out[rel] = _marker("special", _kind(mode))
+                _walk_entry(root, real_root, entry, prefix, depth, out, pending)
             except FingerprintError:
                 raise
             except OSError as exc:
-                out[rel] = _unreadable(entry.path, "unreadable", exc)
+                out[prefix + entry.name] = _unreadable(entry.path, "unreadable", exc)
+
+
+def _list_folder(root: Path, folder: str, seen: list[int]) -> list[os.DirEntry[str]]:
+    """The entries of ``folder``, counted as they come (``seen[0]`` over the whole walk):
+    a huge folder is never listed whole."""
+    entries: list[os.DirEntry[str]] = []
+    with os.scandir(folder) as scan:
+        for entry in scan:
+            seen[0] += 1
+            if seen[0] > MAX_ENTRIES:
+                raise FingerprintError(
+                    f"The skill folder {root} holds more than {MAX_ENTRIES:,} files "
+                    "and folders, too many to check before each run; remove what "
+                    "the skill does not need."
+                )
+            entries.append(entry)
+    return entries
+
+
+def _walk_entry(
+    root: Path,
+    real_root: str,
+    entry: os.DirEntry[str],
+    prefix: str,
+    depth: int,
+    out: dict[str, str],
+    pending: list[tuple[str, str, int]],
+) -> None:
+    """One entry: a symlink, file or special file is hashed into ``out``; a folder is
+    queued in ``pending`` (unless skipped at the top)."""
+    rel = prefix + entry.name
+    top = depth == 0
+    if entry.is_symlink():
+        out[rel] = _hash_symlink(Path(entry.path), real_root)
+    elif entry.is_dir(follow_symlinks=False):
+        if top and entry.name in SKIPPED_TOP_DIRS:
+            return
+        if depth + 1 > MAX_DEPTH:
+            raise FingerprintError(
+                f"The skill folder {root} has folders nested more than "
+                f"{MAX_DEPTH} deep ({rel}), too deep to check before each "
+                "run; flatten it."
+            )
+        pending.append((entry.path, rel + "/", depth + 1))
+    elif entry.is_file(follow_symlinks=False):
+        if not (top and entry.name in SKIPPED_TOP_FILES):
+            out[rel] = _hash_file(entry.path)
+    else:
+        mode = entry.stat(follow_symlinks=False).st_mode
+        out[rel] = _marker("special", _kind(mode))
 
 
 def _hash_file(path: str) -> str:

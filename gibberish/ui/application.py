@@ -119,6 +119,7 @@ def run_application(
             engine_factory, seams=seams, reporter=reporter, tray_available=tray_available
         )
         instance.message_received.connect(controller.handle_message)
+        instance.approval_requested.connect(controller.mcp_approvals.handle)
         watcher = _SignalWatcher(controller.quit)
         app.aboutToQuit.connect(controller.shutdown)
         controller.start(no_tray=no_tray)

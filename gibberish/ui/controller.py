@@ -24,11 +24,13 @@ from gibberish import paths
 from gibberish.ui.dialogs import Dialogs
 from gibberish.ui.engine_host import EngineHost, EngineSource
 from gibberish.ui.errors import ErrorReporter, fatal_start, guard
+from gibberish.ui.listening import Listening
+from gibberish.ui.mcp_approvals import McpApprovals
 from gibberish.ui.menu import fill_pending_later, populate_qmenu
 from gibberish.ui.menu_source import MenuSource
 from gibberish.ui.run_views import RunSession, RunViews
 from gibberish.ui.seams import Lazy, Seams
-from gibberish.ui.single_instance import ASK_PREFIX, OPEN_COMMAND_BAR, SHOW
+from gibberish.ui.single_instance import ASK_PREFIX, LISTEN, OPEN_COMMAND_BAR, SHOW
 from gibberish.ui.surface import Surface
 from gibberish.ui.text_requests import TextRequests
 from gibberish.ui.watcher import SkillsWatcher
@@ -70,6 +72,7 @@ class Controller(QObject):
         self.surface = Surface(self.menu, self)
         self.surface.closed.connect(self.quit)
         self.surface.command_bar_requested.connect(self.open_command_bar)
+        self.surface.install_requested.connect(self.install_skill)
         self.menus = MenuSource(self.host, self)
         self._shut_down = False
         self.runs = RunViews(lambda: self.engine, self)
@@ -89,6 +92,17 @@ class Controller(QObject):
         self.dialogs.approvals_closed.connect(self.show_notices)
         self.watcher = SkillsWatcher(parent=self)
         self.watcher.changed.connect(self.reload)
+        self.listening = Listening(self)
+        self.listening.state.connect(self._voice_state)
+        self.listening.heard.connect(self._heard)
+        self.listening.failed.connect(self._listen_failed)
+        self._voice_runs: list[RunSession] = []
+        self.runs.changed.connect(self._speak_finished)
+        self.mcp_approvals = McpApprovals(
+            lambda: self.engine,
+            self.seams.approvals or Lazy("gibberish.ui.approval", "ApprovalPrompter"),
+            self,
+        )
 
     @property
     def engine(self) -> Engine:
@@ -214,6 +228,23 @@ class Controller(QObject):
         self.seams.open_url(QUrl.fromLocalFile(str(folder)))
 
     @guard
+    def install_skill(self, source: str = "") -> None:
+        """*Install skill…*, or a folder, archive or URL dropped on the launcher."""
+        dialog = self.dialogs.open_install(lambda: self.engine.installer(), source)
+        dialog.installed.connect(self._skills_installed)
+
+    def _skills_installed(self, names: list[str]) -> None:
+        self.reload()
+        from gibberish.session import Notice
+
+        self.notify(
+            Notice(
+                "Skills installed",
+                f"{', '.join(names)}: untrusted, so every run asks first.",
+            )
+        )
+
+    @guard
     def reload_skills(self) -> None:
         self.reload(manual=True)
 
@@ -293,6 +324,93 @@ class Controller(QObject):
         log.info("request from another gibberish process: %s", message[:200])
         if message == OPEN_COMMAND_BAR or (message == SHOW and not self.surface.raise_launcher()):
             self.open_command_bar()
+        elif message == LISTEN:
+            self.listen(asked=False)
         elif message.startswith(ASK_PREFIX):
             self.menus.capture()
             self.text.route(message[len(ASK_PREFIX) :])
+
+    # ================================================================== voice
+    @guard
+    def listen(self, *, asked: bool = True) -> None:
+        """Listen for one request (the menu's *Listen*, or ``gibberish listen``); a second
+        press while listening ends the recording. ``asked``: chosen in the menu, which
+        also allows listening in Meeting mode."""
+        if self.listening.busy:
+            self.listening.stop()
+            return
+        self.menus.capture()
+        engine = self.engine
+        mode = self.menus.context.mode
+        reason = engine.may_listen(mode, asked=asked, microphone=self.seams.audio is None)
+        if reason:
+            self._say_notice("Not listening", reason)
+            return
+        if self.seams.audio is not None:
+            source = self.seams.audio()
+        else:
+            from gibberish.voice import MicrophoneSource
+
+            device = engine.settings.voice.microphone
+            source = MicrophoneSource(int(device) if device.isdigit() else device or None)
+        self.listening.start(engine, mode, source)
+
+    def _voice_state(self, state: str) -> None:
+        if not self.surface.show_voice(state):
+            self._runs_changed()
+
+    @guard
+    def _heard(self, proposal: Any) -> None:
+        """What was heard: the command bar shows the transcript and the proposed tool, then
+        the parameter form opens with the heard values, as for a click."""
+        from gibberish.voice import ProposalStatus
+
+        text = proposal.heard.text
+        call = proposal.call
+        if proposal.status is ProposalStatus.NO_MATCH or call is None:
+            refs = [f"{m.item.skill.name}.{m.item.tool.name}" for m in proposal.candidates]
+            if not text and not refs:
+                self._say_notice("Nothing recognized", proposal.message, failed=True)
+                return
+            self.text.show_heard(text, proposal.message, refs, failed=True)
+            return
+        ref = f"{call.skill}.{call.tool}"
+        self.text.show_heard(text, f"Heard “{text}”", [ref], failed=False)
+        QTimer.singleShot(0, lambda: self._launch_heard(ref, proposal))
+
+    def _launch_heard(self, ref: str, proposal: Any) -> None:
+        bar = self.text.command_bar
+        if bar is not None:
+            bar.hide()
+        call = proposal.call
+        session = self.launch(
+            ref,
+            dict(call.arguments) or None,
+            note=f"Heard “{proposal.heard.text}”",
+            missing=tuple(call.missing),
+        )
+        if session is not None:
+            self._voice_runs.append(session)
+
+    def _listen_failed(self, message: str) -> None:
+        self._say_notice("Not listening", message, failed=True)
+
+    def _say_notice(self, title: str, body: str, *, failed: bool = False) -> None:
+        from gibberish.session import Notice
+
+        self.notify(Notice(title, body, failed=failed))
+
+    def _speak_finished(self) -> None:
+        """Spoken feedback for runs started by voice, when the settings ask for it."""
+        done = [s for s in self._voice_runs if s.result is not None]
+        if not done:
+            return
+        self._voice_runs = [s for s in self._voice_runs if s.result is None]
+        if not self.engine.settings.voice.spoken_feedback:
+            return
+        from gibberish.voice.feedback import speak
+
+        say = self.seams.speak or speak
+        for session in done:
+            ok = session.result is not None and session.result.success
+            say(f"{session.prepared.tool.name.replace('_', ' ')} {'done' if ok else 'failed'}")

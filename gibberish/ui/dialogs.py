@@ -13,10 +13,14 @@ import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from PySide6.QtWidgets import QWidget
 
     from gibberish.app import Engine
+    from gibberish.interop.install import Installer
     from gibberish.skills.model import SkillDefinition
+    from gibberish.ui.install_dialog import InstallDialog
 
 
 class Dialogs(QObject):
@@ -53,6 +57,15 @@ class Dialogs(QObject):
         if skill is None:
             box = plain_box("warning", f"Problem in {name} — gibberish", f"“{name}” is gone.")
             box.setObjectName("problem-dialog")
+        elif skill.ok:  # it loaded, and hides another skill of the same name
+            box = plain_box(
+                "warning",
+                f"Problem in {name} — gibberish",
+                f"The skill “{name}” in {skill.directory} hides another skill of the same "
+                "name, which is not offered. Rename one of the folders to keep both.",
+                "\n".join(d.format() for d in skill.diagnostics),
+            )
+            box.setObjectName("problem-dialog")
         else:
             box = (
                 ProblemDialog(skill, self.open_editor) if self.open_editor else ProblemDialog(skill)
@@ -73,6 +86,14 @@ class Dialogs(QObject):
         box.setObjectName("notice-dialog")
         self.keep("notices", box)
         box.open()
+
+    def open_install(self, installer: Callable[[], Installer], source: str = "") -> InstallDialog:
+        from gibberish.ui.install_dialog import InstallDialog
+
+        dialog = InstallDialog(installer, source)
+        self.keep("install", dialog)
+        dialog.open()
+        return dialog
 
     def open_approvals(self, engine: Engine) -> None:
         from gibberish.ui.approvals_dialog import ApprovalsDialog

@@ -16,11 +16,14 @@ from gibberish import paths
 
 
 class TrayState:
-    """What the tray icon says: idle, a tool is running, the last run failed."""
+    """What the tray icon says: idle, a tool is running, the last run failed, listening to
+    the person, recognizing what they said."""
 
     NORMAL = "normal"
     RUNNING = "running"
     FAILED = "failed"
+    LISTENING = "listening"
+    THINKING = "thinking"
 
 
 @cache

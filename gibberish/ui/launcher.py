@@ -15,8 +15,8 @@ import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCloseEvent, QKeyEvent
+from PySide6.QtCore import QMimeData, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeyEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QPushButton,
@@ -56,12 +56,14 @@ class LauncherWindow(QWidget):
     """A window version of the tray menu."""
 
     closed = Signal()
+    dropped = Signal(str)  # a folder, archive or URL dropped on the window: install it
 
     def __init__(self, reason: str | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("launcher-window")
         self.setWindowTitle("gibberish")
         self.setWindowIcon(icons.app_icon())
+        self.setAcceptDrops(True)
         self._triggers: dict[str, Callable[[], None]] = {}
         self._buttons: dict[str, QPushButton] = {}
         self._mnemonics: set[str] = set()
@@ -268,9 +270,33 @@ class LauncherWindow(QWidget):
         set_tone(self.status, "error" if failed else None)
         self.status.show()
 
+    # ------------------------------------------------------------------ drops
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if dropped_source(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        source = dropped_source(event.mimeData())
+        if source:
+            event.acceptProposedAction()
+            self.dropped.emit(source)
+
     def closeEvent(self, event: QCloseEvent) -> None:
         event.accept()
         self.closed.emit()
+
+
+def dropped_source(mime: QMimeData) -> str:
+    """The first local path or http(s)/git URL in a drop, or "" when there is none."""
+    for url in mime.urls() if mime.hasUrls() else []:
+        if url.isLocalFile():
+            return url.toLocalFile()
+        if url.scheme() in ("http", "https"):
+            return url.toString()
+    text = mime.text().strip() if mime.hasText() else ""
+    if text.startswith(("http://", "https://", "file://", "git+", "github:")) and "\n" not in text:
+        return text
+    return ""
 
 
 def _expanded_file() -> Path:

@@ -14,7 +14,7 @@ tests (and people writing desktop automation) can rely on:
 ``tool:SKILL.TOOL``           launches a tool
 ``problems`` / ``problem:NAME``  skills that failed to load
 ``recent`` / ``recent:N``     recent runs (0 = newest)
-``open-skills-folder`` ``reload-skills`` ``approvals`` ``settings`` ``quit``
+``open-skills-folder`` ``reload-skills`` ``install-skill`` ``approvals`` ``settings`` ``quit``
 ============================  =============================================
 
 Skill submenus are *lazy*: their tools are created when the submenu is about to show
@@ -31,6 +31,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QIcon
 from PySide6.QtWidgets import QMenu
 
+from gibberish.trust.provenance import read_provenance
 from gibberish.ui import icons
 from gibberish.ui.formatting import human_duration, human_title, plain_tooltip
 
@@ -119,10 +120,12 @@ class MenuActions(Protocol):
 
     def set_mode(self, mode: Mode | str | None) -> None: ...
     def open_command_bar(self) -> None: ...
+    def listen(self) -> None: ...
     def launch(self, ref: str) -> None: ...
     def show_problem(self, name: str) -> None: ...
     def show_recent(self, index: int) -> None: ...
     def open_skills_folder(self) -> None: ...
+    def install_skill(self) -> None: ...
     def reload_skills(self) -> None: ...
     def open_approvals(self) -> None: ...
     def open_settings(self) -> None: ...
@@ -139,6 +142,9 @@ def _skill_tooltip(skill: SkillDefinition) -> str:
     lines = [skill.description, f"Trust: {trust}"]
     if skill.trust == "untrusted":
         lines.append("Imported from outside: asks before every run.")
+        origin = read_provenance(skill.directory)
+        if origin is not None:
+            lines.append(f"Source: {origin.source}")
     return "\n".join(line for line in lines if line)
 
 
@@ -216,6 +222,14 @@ def build_menu(
             trigger=actions.open_command_bar,
         )
     )
+    items.append(
+        MenuItem(
+            "listen",
+            "Listen",
+            tooltip="Say what to run (also: `gibberish listen`, e.g. from a shortcut)",
+            trigger=actions.listen,
+        )
+    )
     items.append(separator("skills-separator"))
 
     skills = [s for s in engine.skills() if s.ok and s.tools and s.available_in(context.mode)]
@@ -254,13 +268,24 @@ def build_menu(
                 trigger=lambda n=skill.name: actions.show_problem(n),
             )
         )
+    for name, warning in engine.overrides().items():
+        problem_items.append(
+            MenuItem(
+                f"override:{name}",
+                elide(f"{name}: overrides another skill of the same name"),
+                tooltip=warning.message,
+                trigger=lambda n=name: actions.show_problem(n),
+            )
+        )
     items.append(
         MenuItem(
             "problems",
-            f"Problems ({len(problems)})" if problems else "No problems",
+            f"Problems ({len(problem_items)})" if problem_items else "No problems",
             kind=Kind.MENU,
-            enabled=bool(problems),
-            tooltip="Skills that failed to load" if problems else "Every skill loaded",
+            enabled=bool(problem_items),
+            tooltip="Skills that failed to load or hide another"
+            if problem_items
+            else "Every skill loaded",
             children=problem_items,
         )
     )
@@ -292,6 +317,12 @@ def build_menu(
                 "open-skills-folder", "Open skills folder", trigger=actions.open_skills_folder
             ),
             MenuItem("reload-skills", "Reload skills", trigger=actions.reload_skills),
+            MenuItem(
+                "install-skill",
+                "Install skill…",
+                tooltip="From a folder, an archive or a URL (or drop one on the launcher)",
+                trigger=actions.install_skill,
+            ),
             MenuItem("approvals", "Approvals…", trigger=actions.open_approvals),
             MenuItem("settings", "Settings…", trigger=actions.open_settings),
             separator("quit-separator"),

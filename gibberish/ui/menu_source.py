@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gibberish.ui import menu_cache
+from gibberish.ui.context_menu import ContextMenu
 from gibberish.ui.menu import build_menu
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ class MenuSource:
         self.host = host
         self.actions = actions
         self._context: ModeContext | menu_cache.CachedContext | None = None
+        self.context_menu = ContextMenu(self.host.get, lambda: None)
 
     def capture(self) -> ModeContext:
         """The mode and focused app *now*."""
@@ -46,6 +48,8 @@ class MenuSource:
             context = self.capture()
             items = build_menu(engine, self.actions, context)
             menu_cache.save(engine, context)
+            at = next(i for i, item in enumerate(items) if item.name == "lists-separator")
+            items.insert(at + 1, self.context_menu.item())
             return items
         cached = menu_cache.load()
         library, context = cached if cached is not None else (menu_cache.CachedLibrary(), None)

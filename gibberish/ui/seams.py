@@ -60,3 +60,5 @@ class Seams:
     open_url: Callable[[QUrl], Any] = _open_url
     set_autostart: Callable[[bool], None] = _set_autostart
     show_fatal: Callable[[str, str], Any] = _critical
+    audio: Callable[[], Any] | None = None  # None: the microphone from the [voice] settings
+    speak: Callable[[str], Any] | None = None  # None: spd-say / espeak-ng when enabled

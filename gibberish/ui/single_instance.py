@@ -16,8 +16,12 @@ use but nobody answers on it, the file is stale and is removed. The check-then-l
 step runs under a ``QLockFile`` so two instances started at the same moment cannot both
 decide they are first.
 
-Protocol: one UTF-8 line per request (``open-command-bar``, ``show``, ``ask <text>``),
-answered by ``ok``.
+Protocol: one UTF-8 line per request (``open-command-bar``, ``show``, ``listen``,
+``ask <text>``), answered by ``ok``. ``gibberish listen`` sends ``listen``, so a desktop
+shortcut bound to it is push-to-talk. An ``mcp-approve {json}`` line (from ``gibberish
+mcp``, see ``gibberish.interop.mcp_approval``) is not answered at once:
+``approval_requested`` carries it with a ``Reply`` that sends the person's answer when the
+dialog closes.
 """
 
 from __future__ import annotations
@@ -29,9 +33,11 @@ from PySide6.QtCore import QLockFile, QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 from gibberish.instance_socket import is_same_user, socket_path
+from gibberish.interop.mcp_approval import REQUEST_PREFIX
 
 OPEN_COMMAND_BAR = "open-command-bar"
 SHOW = "show"
+LISTEN = "listen"
 ASK_PREFIX = "ask "
 CONNECT_TIMEOUT_MS = 500
 MAX_MESSAGE = 64 * 1024
@@ -67,10 +73,30 @@ def send_message(name: str, message: str, timeout_ms: int = CONNECT_TIMEOUT_MS) 
         socket.disconnectFromServer()
 
 
+class Reply:
+    """Sends one answer line on the socket a request came from, if it is still open."""
+
+    def __init__(self, socket: QLocalSocket) -> None:
+        self._socket: QLocalSocket | None = socket
+
+    def __call__(self, data: bytes) -> bool:
+        if self._socket is None:
+            return False
+        self._socket.write(data)
+        self._socket.flush()
+        self._socket = None
+        return True
+
+    def close(self) -> None:
+        self._socket = None
+
+
 class SingleInstance(QObject):
     """The running instance's side: listens and emits ``message_received`` per request."""
 
     message_received = Signal(str)
+    approval_requested = Signal(str, object)
+    """An ``mcp-approve`` line and the ``Reply`` that answers it."""
 
     def __init__(self, name: str | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -78,6 +104,7 @@ class SingleInstance(QObject):
         self.server: QLocalServer | None = None
         self.removed_stale = False
         self._buffers: dict[QLocalSocket, bytes] = {}
+        self._replies: dict[QLocalSocket, list[Reply]] = {}
 
     def forward(self, message: str = OPEN_COMMAND_BAR) -> bool:
         """True when another instance is running and took ``message`` (then exit)."""
@@ -147,9 +174,14 @@ class SingleInstance(QObject):
         data = self._buffers.get(socket, b"") + bytes(socket.readAll().data())
         while b"\n" in data:
             line, data = data.split(b"\n", 1)
+            text = line.decode("utf-8", errors="replace").strip()
+            if text.startswith(REQUEST_PREFIX):
+                reply = Reply(socket)
+                self._replies.setdefault(socket, []).append(reply)
+                self.approval_requested.emit(text, reply)
+                continue
             socket.write(b"ok\n")
             socket.flush()
-            text = line.decode("utf-8", errors="replace").strip()
             if text:
                 self.message_received.emit(text)
         if len(data) > MAX_MESSAGE:
@@ -159,6 +191,8 @@ class SingleInstance(QObject):
 
     def _forget(self, socket: QLocalSocket) -> None:
         self._buffers.pop(socket, None)
+        for reply in self._replies.pop(socket, []):
+            reply.close()
         socket.deleteLater()
 
     def close(self) -> None:
@@ -166,3 +200,11 @@ class SingleInstance(QObject):
             self.server.close()
             self.server.deleteLater()
             self.server = None
+
+
+def hand_over(message: str) -> bool:
+    """From a command-line process: give ``message`` to a running tray; False when none runs."""
+    from PySide6.QtCore import QCoreApplication
+
+    _app = QCoreApplication.instance() or QCoreApplication([])  # sockets need one
+    return send_message(server_name(), message)

@@ -29,6 +29,7 @@ FORCED_REASON = "Started with --no-tray: gibberish shows its menu in this window
 
 class Surface(QObject):
     command_bar_requested = Signal()
+    install_requested = Signal(str)  # a source dropped on the launcher
     closed = Signal()  # the launcher window was closed: quit
 
     def __init__(self, menu: QMenu, parent: QObject | None = None) -> None:
@@ -49,6 +50,7 @@ class Surface(QObject):
 
             self.launcher = LauncherWindow(FORCED_REASON if no_tray else NO_TRAY_REASON)
             self.launcher.closed.connect(self.closed)
+            self.launcher.dropped.connect(self.install_requested)
             self.launcher.set_items(items())
             from gibberish.ui.placement import place
 
@@ -100,6 +102,18 @@ class Surface(QObject):
             self.tray.set_state(TrayState.FAILED, "gibberish — the last run failed")
         else:
             self.tray.set_state(TrayState.NORMAL)
+
+    def show_voice(self, state: str) -> bool:
+        """The tray icon while listening / thinking; False for ``idle`` (show the runs)."""
+        if self.tray is None:
+            return state != "idle"
+        if state == "listening":
+            self.tray.set_state(TrayState.LISTENING, "gibberish — listening…")
+        elif state == "thinking":
+            self.tray.set_state(TrayState.THINKING, "gibberish — recognizing…")
+        else:
+            return False
+        return True
 
     def hide(self) -> None:
         if self.tray is not None:

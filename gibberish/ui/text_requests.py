@@ -12,7 +12,7 @@ the settings dialog switches it; a router given to the constructor (tests) wins.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
@@ -187,6 +187,12 @@ class TextRequests(QObject):
             from gibberish.session import Notice
 
             self.notice.emit(Notice("No tool found", f"Nothing matches “{text}”."))
+
+    def show_heard(self, text: str, message: str, refs: Sequence[str], *, failed: bool) -> None:
+        """The command bar holding what was heard, with the proposed (or closest) tools."""
+        from gibberish.ui.routing import Choices
+
+        self._offer(Choices(message, tuple(refs), failed=failed), text)
 
     def _offer(self, choices: Choices, text: str) -> None:
         """Show ``choices`` in the command bar under ``text`` (opening the bar if needed)."""

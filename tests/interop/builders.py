@@ -6,6 +6,7 @@ import contextlib
 import http.server
 import io
 import os
+import shutil
 import socket
 import stat
 import subprocess
@@ -14,6 +15,12 @@ import threading
 import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+
+import pytest
+
+needs_git = pytest.mark.skipif(
+    shutil.which("git") is None, reason="needs the git program (Debian: apt-get install git)"
+)
 
 
 def skill_text(name: str, *, extra: str = "", tool: str = "hello", command: str = "echo hi") -> str:

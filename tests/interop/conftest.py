@@ -4,6 +4,9 @@ Gemini CLI (pinned to ``GEMINI_CLI_VERSION``) is installed with npm into
 ``.cache/npm-tools`` of the repository: ``.ci/run`` does it before the suite, and the
 ``gemini_cli`` fixture does it on first use when it is missing. Tests that need it skip
 only when ``node`` or ``npm`` is absent.
+
+For the MCP tests: ``skills_dir`` holds an approved read-only tool (echoer), a tool that
+asks (writer) and an instruction skill (guide).
 """
 
 from __future__ import annotations
@@ -13,11 +16,18 @@ import os
 import pwd
 import shutil
 import subprocess
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
+from gibberish import paths
+from gibberish.cli import cli
+from gibberish.trust.approvals import ApprovalStore
+from gibberish.trust.fingerprint import fingerprint
 from tests.conftest import REPO_ROOT
 
 GEMINI_CLI_VERSION = "0.61.0"
@@ -148,3 +158,129 @@ ART_FILES = {
     "docs/colors.txt": "teal, coral\n",
     "unused.txt": "never mentioned\n",
 }
+
+
+# -- installer tests (test_install_*) ------------------------------------------------------
+
+
+@pytest.fixture
+def gib() -> Callable[..., Result]:
+    """The CLI run in-process against the test's own HOME and XDG folders."""
+
+    def run(*args: str, input: str | None = None) -> Result:
+        return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+
+    return run
+
+
+@pytest.fixture
+def user_skills() -> Path:
+    return paths.user_skills_dir()
+
+
+@pytest.fixture
+def state_file() -> Path:
+    return paths.data_dir() / "installed.json"
+
+
+# ---------------------------------------------------------------------- MCP
+
+ECHOER = """---
+name: echoer
+version: 1.0.0
+description: Echo words back. Use when the user wants to hear something repeated.
+read_only: true
+---
+
+# Echoer
+
+## Usage
+
+Call say with the words to repeat.
+
+### say
+
+Print the words back.
+
+#### Parameters
+
+| Name | Type | Required | Description |
+|------|------|----------|-------------|
+| words | string | yes | What to print |
+
+#### Command
+
+```bash
+echo {{words}}
+```
+"""
+
+WRITER = """---
+name: writer
+version: 1.0.0
+description: Write a marker file. Use when the user wants to leave a mark.
+---
+
+### mark
+
+Create a file named marker in the folder given.
+
+#### Parameters
+
+| Name | Type | Required | Description |
+|------|------|----------|-------------|
+| folder | string | yes | Where to write |
+
+#### Command
+
+```bash
+touch {{folder}}/marker
+```
+"""
+
+GUIDE = """---
+name: guide
+description: How to write release notes. Use when the user drafts release notes.
+---
+
+# Release notes
+
+Write for the people who upgrade.
+
+## Structure
+
+Start with breaking changes, then features, then fixes.
+
+## Tone
+
+Plain words, short sentences.
+"""
+
+
+@pytest.fixture
+def skills_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "skills"
+    for name, text in (("echoer", ECHOER), ("writer", WRITER), ("guide", GUIDE)):
+        (root / name).mkdir(parents=True)
+        (root / name / "SKILL.md").write_text(text, encoding="utf-8")
+    ApprovalStore().approve("echoer", fingerprint(root / "echoer"), skill_dir=root / "echoer")
+    return root
+
+
+def gibberish_argv(skills_dir: Path, *args: str) -> list[str]:
+    """The command that starts gibberish with only ``skills_dir`` (no bundled, no user)."""
+    return [
+        sys.executable,
+        "-m",
+        "gibberish",
+        "--no-bundled",
+        "--no-user-skills",
+        "--skills-dir",
+        str(skills_dir),
+        *args,
+    ]
+
+
+def child_env() -> dict[str, str]:
+    """This test's HOME and XDG folders, for a server started as a child process."""
+    return dict(os.environ)

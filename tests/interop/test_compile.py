@@ -76,12 +76,14 @@ def test_injection_triggers_are_neutralized(tmp_path: Path) -> None:
 
 
 def test_tool_skill_lists_exact_commands_and_inlines_its_scripts() -> None:
-    command = compile_skill(parse_skill_file(BUNDLED_SKILLS / "notes" / "SKILL.md"))
+    command = compile_skill(parse_skill_file(BUNDLED_SKILLS / "take-note" / "SKILL.md"))
     assert "./scripts/append-note.sh -- {{text}}" in command.prompt
-    assert "`{{count}}` (integer, optional, default 20)" in command.prompt
-    rels = [r.rel for r in command.resources]
-    assert rels == ["scripts/append-note.sh", "scripts/read-notes.sh"]
+    assert [r.rel for r in command.resources] == ["scripts/append-note.sh"]
     assert "### add_note" in command.prompt and "#### Command" not in command.prompt
+    reading = compile_skill(parse_skill_file(BUNDLED_SKILLS / "notes" / "SKILL.md"))
+    assert "`{{count}}` (integer, optional, default 20)" in reading.prompt
+    rels = [r.rel for r in reading.resources]
+    assert rels == ["scripts/read-notes.sh", "scripts/search-notes.sh"]
 
 
 def test_size_cap_names_the_largest_file(tmp_path: Path) -> None:
@@ -188,6 +190,6 @@ def test_a_name_means_the_installed_skill_a_path_means_the_folder(
 ) -> None:
     (tmp_path / "notes").mkdir()  # an unrelated folder named like a bundled skill
     monkeypatch.chdir(tmp_path)
-    assert "Keep quick notes" in _compile("notes", "--stdout")
+    assert "Read and search the notes file" in _compile("notes", "--stdout")
     result = CliRunner().invoke(cli, ["compile", "./notes", "--stdout"])
     assert result.exit_code == 2 and "SKILL.md does not exist" in result.output

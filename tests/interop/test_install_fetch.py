@@ -20,6 +20,7 @@ from tests.interop.builders import (
     git_repo,
     loopback,
     mode_of,
+    needs_git,
     skill_text,
     tar_info,
     tar_with,
@@ -356,6 +357,7 @@ def test_an_interrupted_download_is_not_a_file(tmp_path: Path) -> None:
 # -- git -----------------------------------------------------------------------------------
 
 
+@needs_git
 def test_git_ref_and_subfolder(tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo", {"skills/demo/SKILL.md": skill_text("demo"), "README": "x"})
     first = git(repo, "rev-parse", "HEAD")
@@ -374,6 +376,7 @@ def test_git_ref_and_subfolder(tmp_path: Path) -> None:
     refused(tmp_path, f"file://{repo}#main:no/such", "no folder")
 
 
+@needs_git
 def test_git_hooks_filters_and_submodules_run_nothing(tmp_path: Path, monkeypatch) -> None:
     marker = tmp_path / "ran"
     evil = f"#!/bin/sh\ntouch {marker}\n"
@@ -409,6 +412,7 @@ def test_git_hooks_filters_and_submodules_run_nothing(tmp_path: Path, monkeypatc
     assert not marker.exists()
 
 
+@needs_git
 def test_a_repository_with_a_git_folder_inside_its_tree_is_not_copied(tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo", {"SKILL.md": skill_text("demo")})
     # Plant a tree entry named ".git" with plumbing (porcelain refuses to).
@@ -426,3 +430,27 @@ def test_a_repository_with_a_git_folder_inside_its_tree_is_not_copied(tmp_path: 
     with fetch(f"file://{repo}#evil") as staged:
         assert files_under(staged.root) == {"SKILL.md": skill_text("demo").encode()}
         assert staged.skipped == [".git"]
+
+
+def test_the_bomb_cap_holds_while_writing_not_after(tmp_path: Path) -> None:
+    from gibberish.interop.archive import extract_archive
+    from gibberish.interop.tree import CHUNK, StagingTree
+
+    zipped = zip_with(tmp_path / "big.zip", [("zeros", b"\0" * (64 << 20), 0)])
+    root = tmp_path / "root"
+    root.mkdir()
+    tree = StagingTree(root, Limits(max_total_bytes=1 << 20, max_ratio=10**9), origin="big.zip")
+    with pytest.raises(FetchError, match="more than 1 MiB"):
+        extract_archive(zipped, tree)
+    assert tree.written <= (1 << 20) + CHUNK  # stopped at the cap, 63 MiB never written
+    assert (root / "zeros").stat().st_size <= (1 << 20) + CHUNK
+
+
+@needs_git
+def test_a_repository_larger_than_the_cap_is_stopped(tmp_path: Path) -> None:
+    repo = git_repo(
+        tmp_path / "repo", {"SKILL.md": skill_text("demo"), "blob.bin": os.urandom(3 << 20)}
+    )
+    refused(
+        tmp_path, f"file://{repo}#main", "larger than 1 MiB", Limits(max_download_bytes=1 << 20)
+    )

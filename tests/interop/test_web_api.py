@@ -65,7 +65,7 @@ def test_agent_skills_target_for_an_installed_skill(client: TestClient) -> None:
     with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
         names = archive.namelist()
         readme = archive.read("README.md").decode()
-        mode = archive.getinfo("notes/scripts/append-note.sh").external_attr >> 16
+        mode = archive.getinfo("notes/scripts/search-notes.sh").external_attr >> 16
     assert "notes/SKILL.md" in names and "notes/scripts/read-notes.sh" in names
     assert "cp -r notes ~/.cursor/skills/" in readme and mode & 0o111
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from gibberish.skills import fields as F
 from gibberish.skills.body import parse_body
 from gibberish.skills.model import ParameterType, PlaceholderKind, Profile, SkillDefinition
 from gibberish.skills.parser import parse_skill_text
@@ -276,12 +277,25 @@ def test_defaults_are_coerced(ptype, text, expected):
 @pytest.mark.parametrize(
     ("ptype", "text"), [("integer", "ten"), ("boolean", "maybe"), ("number", "x")]
 )
-def test_bad_default(ptype, text):
-    skill, params = params_of(TABLE + f"| a | {ptype} | no | x (default: {text}) |")
+def test_bad_default_in_the_default_column(ptype, text):
+    table = "| Name | Type | Required | Description | Default |\n|---|---|---|---|---|\n"
+    skill, params = params_of(table + f"| a | {ptype} | no | x | {text} |")
     diag = only(skill, "E-INVALID-DEFAULT")
     assert_located(diag, PATH, BODY_LINE + 8)
     assert text in diag.message
     assert params == ()
+
+
+@pytest.mark.parametrize(
+    ("ptype", "text"), [("integer", "all"), ("boolean", "maybe"), ("number", "unlimited")]
+)
+def test_a_prose_default_that_is_no_value_of_the_type_is_prose(ptype, text):
+    # `| lines | integer | no | Number of lines to read (default: all) |` once made every
+    # tool of the skill unavailable (E-INVALID-DEFAULT)
+    command = "echo {{a:--a}}" if ptype == "boolean" else "echo {{a}}"
+    skill, params = params_of(TABLE + f"| a | {ptype} | no | x (default: {text}) |", command)
+    assert skill.diagnostics == ()
+    assert params[0].default is None
 
 
 def test_conflicting_defaults_column_wins():
@@ -488,7 +502,7 @@ def test_text_of_a_skill_with_control_characters_is_shown_escaped():
 
 
 def test_names_in_messages_are_escaped():
-    skill = parse("### Bad\x1b[8mName\n\nDoes it.\n")
+    skill = parse("### Bad\x1b[8mName\n\nDoes it.\n\n#### Command\n\n```\nls\n```\n")
     assert len(skill.diagnostics) >= 3
     for d in skill.diagnostics:
         assert "\x1b" not in d.message, d.message
@@ -501,3 +515,175 @@ def test_many_lines_with_control_characters_are_summarised():
     found = [d for d in skill.diagnostics if d.code == "E-CONTROL-CHARACTER"]
     assert len(found) == 21
     assert "10 more lines" in found[-1].message
+
+
+def test_too_many_tools_is_one_error_at_the_first_tool_over_the_limit() -> None:
+    body = "".join(tool(f"t{i}") for i in range(F.MAX_TOOLS + 3))
+    skill = parse(body)
+    over = only(skill, "E-TOO-MANY-TOOLS")
+    first_over = BODY_LINE + body.split("\n").index(f"### t{F.MAX_TOOLS}")
+    assert_located(over, PATH, first_over)
+    assert str(F.MAX_TOOLS) in over.message and "Split" in over.message
+    assert len(skill.tools) == F.MAX_TOOLS
+
+
+def test_a_megabyte_of_headings_is_refused_without_reading_it_all() -> None:
+    # 1 MiB of `###` lines once made `skills list` take 25 s and 1.9 GB: one tool per
+    # line, four diagnostics each. Now the scan stops at the limit.
+    body = "###\n" * (F.MAX_SKILL_FILE_BYTES // 4 - 100)
+    skill = parse(body)
+    assert "E-TOO-MANY-TOOLS" in codes(skill)
+    assert len(skill.diagnostics) <= 4 * F.MAX_TOOLS + 5
+
+
+def test_prose_headings_of_an_instruction_skill_are_not_counted_as_tools() -> None:
+    body = "### A heading\n\nSome prose.\n\n" * (F.MAX_TOOLS + 50) + tool("real")
+    skill = parse(body, Profile.AGENTSKILLS)
+    assert "E-TOO-MANY-TOOLS" not in codes(skill)
+    assert [t.name for t in skill.tools] == ["real"]
+
+
+def test_the_command_default_wins_over_a_prose_default() -> None:
+    # `(default: current)` beside `{{path:.}}` once ran `ls -la current`
+    skill, params = params_of(
+        TABLE + "| path | string | no | Directory to list (default: current) |",
+        "ls -la {{path:.}}",
+    )
+    assert skill.diagnostics == ()
+    assert params[0].default == "."
+
+
+def test_the_default_column_still_wins_over_the_command_default_with_a_warning() -> None:
+    table = "| Name | Type | Required | Description | Default |\n|---|---|---|---|---|\n"
+    skill, params = params_of(table + "| path | string | no | x | src |", "ls {{path:.}}")
+    assert codes(skill) == ["W-CONFLICTING-DEFAULT"]
+    assert params[0].default == "src"
+
+
+FILES_SKILL = """\
+### read_file
+
+Read a text file.
+
+#### Parameters
+
+| Name | Type | Required | Description |
+|------|------|----------|-------------|
+| path | string | yes | File to read |
+| lines | integer | no | Number of lines to read (default: all) |
+
+#### Command
+
+```bash
+head -n {{lines:1000000}} -- {{path}}
+```
+
+### list_directory
+
+List a folder.
+
+#### Parameters
+
+| Name | Type | Required | Description |
+|------|------|----------|-------------|
+| path | string | no | Directory to list (default: current) |
+
+#### Command
+
+```bash
+ls -la {{path:.}}
+```
+"""
+
+
+def test_a_skill_written_like_the_specifications_files_skill_loads_and_renders() -> None:
+    from gibberish.skills.render import render
+
+    skill = parse(FILES_SKILL)
+    assert skill.ok and skill.diagnostics == (), [d.format() for d in skill.diagnostics]
+    read_file, list_directory = skill.tools
+    assert read_file.parameters[1].default is None
+    folder = Path("/skills/demo")
+    assert render(read_file, {"path": "a.txt"}, skill_dir=folder) == [
+        "head",
+        "-n",
+        "1000000",
+        "--",
+        "a.txt",
+    ]
+    assert render(list_directory, {}, skill_dir=folder) == ["ls", "-la", "."]
+
+
+INSTRUCTIONS = """\
+# PDF handling
+
+### When to use
+
+When the user hands you a PDF.
+
+### Steps
+
+1. Read it.
+2. Summarise it.
+
+### Notes
+
+Be brief.
+"""
+
+
+def test_an_instruction_skill_under_the_gibberish_profile_is_one_error_with_a_hint():
+    skill = parse(INSTRUCTIONS)
+    assert codes(skill) == ["E-NO-TOOLS"]
+    assert "--profile agentskills" in only(skill, "E-NO-TOOLS").message
+    assert parse(INSTRUCTIONS, Profile.AGENTSKILLS).diagnostics == ()
+
+
+def test_a_single_tool_missing_its_sections_still_says_what_is_missing():
+    skill = parse("### git_status\n\nShow the status.\n")
+    assert "E-MISSING-COMMAND" in codes(skill) and "E-NO-TOOLS" not in codes(skill)
+
+
+@pytest.mark.parametrize(
+    ("written", "low", "high"),
+    [
+        ("integer 1..1000", 1, 1000),
+        ("integer 0..", 0, None),
+        ("integer ..-1", None, -1),
+        ("number 0..1", 0.0, 1.0),
+        ("number -2.5..2.5", -2.5, 2.5),
+        ("integer", None, None),
+    ],
+)
+def test_a_numeric_type_may_say_its_range(written, low, high):
+    skill, params = params_of(TABLE + f"| a | {written} | no | x |")
+    assert skill.diagnostics == ()
+    assert (params[0].minimum, params[0].maximum) == (low, high)
+
+
+@pytest.mark.parametrize(
+    "written", ["string 1..3", "integer 5..1", "integer 1.5..3", "integer ..", "integer 1-3"]
+)
+def test_a_range_that_cannot_be_is_an_error(written):
+    skill, params = params_of(TABLE + f"| a | {written} | no | x |")
+    diag = only(skill, "E-INVALID-PARAM-TYPE")
+    assert "LOW..HIGH" in diag.message
+    assert params == ()
+
+
+def test_values_and_defaults_outside_the_range_are_refused():
+    from gibberish.skills.render import RenderError, render
+
+    skill, params = params_of(TABLE + "| n | integer 1..1000 | no | x (default: 10) |", "x {{n}}")
+    assert params[0].to_dict()["minimum"] == 1 and params[0].to_dict()["maximum"] == 1000
+    tool = skill.tools[0]
+    folder = Path("/skills/demo")
+    assert render(tool, {}, skill_dir=folder) == ["x", "10"]
+    assert render(tool, {"n": "1000"}, skill_dir=folder) == ["x", "1000"]
+    with pytest.raises(RenderError, match="between 1 and 1000, got -5"):
+        render(tool, {"n": -5}, skill_dir=folder)
+    table = "| Name | Type | Required | Description | Default |\n|---|---|---|---|---|\n"
+    skill, _ = params_of(table + "| n | integer 1..9 | no | x | 0 |", "x {{n}}")
+    assert "E-INVALID-DEFAULT" in codes(skill)
+    skill, _ = params_of(TABLE + "| n | integer 1..9 | no | x |", "x {{n:0}}")
+    assert "E-BAD-PLACEHOLDER-DEFAULT" in codes(skill)

@@ -14,7 +14,7 @@ from gibberish import paths
 from gibberish.skills.library import SkillLibrary, SkillSource
 from gibberish.skills.model import Mode, Profile, Trust
 from gibberish.skills.parser import parse_skill_file
-from gibberish.skills.render import render
+from gibberish.skills.render import RenderError, render
 from tests.conftest import BUNDLED_SKILLS
 
 EXPECTED_TOOLS = {
@@ -88,6 +88,13 @@ def test_git_commands(bundled):
     ]  # fmt: skip
     assert argv(bundled, "git", "git_diff", staged=True)[-1] == "--staged"
     assert "--staged" not in argv(bundled, "git", "git_diff")
+
+
+def test_git_log_count_must_be_positive(bundled):
+    # `--arg count=-5` once ran `git log -n -5`, which prints every commit
+    with pytest.raises(RenderError, match="between 1 and 1000"):
+        argv(bundled, "git", "git_log", count=-5)
+    assert argv(bundled, "git", "git_log", count=3)[-1] == "3"
 
 
 def test_find_refuses_option_injection(bundled):

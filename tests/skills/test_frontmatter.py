@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -594,3 +595,20 @@ def test_newlines_and_tabs_in_values_are_fine():
     )
     assert skill.diagnostics == ()
     assert skill.author == "Ann\tB"
+
+
+def test_frontmatter_and_skill_defaults_are_the_same_values() -> None:
+    Frontmatter = frontmatter.Frontmatter
+    front = Frontmatter()
+    skill = SkillDefinition(name="x", source_path=Path("/x/SKILL.md"))
+    shared = {f.name for f in dataclasses.fields(Frontmatter)} & {
+        f.name for f in dataclasses.fields(SkillDefinition)
+    }
+    assert {"timeout_secs", "modes", "read_only", "network"} <= shared
+    for name in shared - {"name", "extra"}:
+        assert getattr(front, name) == getattr(skill, name), name
+
+
+def test_each_field_has_one_checker() -> None:
+    checked = set(frontmatter._FIELD_CHECKS) | set(frontmatter._EXTRA_CHECKS)
+    assert checked == set(frontmatter.KNOWN_FIELDS)

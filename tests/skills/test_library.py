@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -18,12 +20,6 @@ from tests.skills.fixtures.skillkit import codes, front, only, skill_text, write
 
 def make_library(*roots: Path, trust: Trust = Trust.USER, **kwargs) -> SkillLibrary:
     return SkillLibrary([SkillSource(r, trust) for r in roots], **kwargs)
-
-
-@pytest.fixture
-def no_racy(monkeypatch):
-    """Files written by the test a moment ago would all count as racy: switch that off."""
-    monkeypatch.setattr(library_module, "RACY_WINDOW_NS", 0)
 
 
 @pytest.fixture
@@ -266,12 +262,11 @@ def test_symlinked_skill_folder_is_followed(tmp_path):
 
 
 def test_huge_skill_tree_is_an_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(library_module, "MAX_TREE_ENTRIES", 5)
     write_skill(tmp_path, "demo")
     write_skill(tmp_path, "small")
     for i in range(10):
         (tmp_path / "demo" / f"f{i}").write_text("")
-    lib = make_library(tmp_path)
+    lib = make_library(tmp_path, max_tree_entries=5)
     lib.load()
     skill = lib.get("demo")
     diag = only(skill, "E-SKILL-TREE-LARGE")
@@ -285,7 +280,6 @@ def test_huge_skill_tree_is_an_error(tmp_path, monkeypatch):
 def test_escaping_link_past_the_entry_cap_never_loads(tmp_path, monkeypatch):
     """M2: past the cap the walk used to stop with a warning, so a link deeper in the
     tree was never looked at and the skill loaded."""
-    monkeypatch.setattr(library_module, "MAX_TREE_ENTRIES", 20)
     write_skill(tmp_path / "skills", "demo")
     deep = tmp_path / "skills" / "demo" / "data" / "deeper"
     deep.mkdir(parents=True)
@@ -293,7 +287,7 @@ def test_escaping_link_past_the_entry_cap_never_loads(tmp_path, monkeypatch):
         (tmp_path / "skills" / "demo" / "data" / f"f{i:02}").write_text("")
     (tmp_path / "secret").write_text("key")
     (deep / "zz-link").symlink_to(tmp_path / "secret")
-    lib = make_library(tmp_path / "skills")
+    lib = make_library(tmp_path / "skills", max_tree_entries=20)
     lib.load()
     skill = lib.get("demo")
     assert not skill.ok
@@ -301,17 +295,15 @@ def test_escaping_link_past_the_entry_cap_never_loads(tmp_path, monkeypatch):
 
 
 def test_tree_at_the_entry_cap_is_fine(tmp_path, monkeypatch):
-    monkeypatch.setattr(library_module, "MAX_TREE_ENTRIES", 5)
     write_skill(tmp_path, "demo")
     for i in range(4):  # with SKILL.md: exactly 5 entries
         (tmp_path / "demo" / f"f{i}").write_text("")
-    lib = make_library(tmp_path)
+    lib = make_library(tmp_path, max_tree_entries=5)
     lib.load()
     assert lib.get("demo").diagnostics == ()
 
 
 def test_huge_folder_is_not_listed_in_full(tmp_path, monkeypatch):
-    monkeypatch.setattr(library_module, "MAX_TREE_ENTRIES", 5)
     write_skill(tmp_path, "demo")
     for i in range(50):
         (tmp_path / "demo" / f"f{i}").write_text("")
@@ -337,9 +329,10 @@ def test_huge_folder_is_not_listed_in_full(tmp_path, monkeypatch):
             return entry
 
     monkeypatch.setattr(library_module.os, "scandir", Counting)
-    tree = library_module._walk(str(tmp_path / "demo"))
-    assert tree.too_many
-    assert len(seen) == 6
+    lib = make_library(tmp_path, max_tree_entries=5)
+    lib.load()
+    assert "E-SKILL-TREE-LARGE" in codes(lib.get("demo"))
+    assert len(seen) == 1 + 6  # the source folder's one entry, then the skill's first six
 
 
 # --- refresh -------------------------------------------------------------------------------
@@ -351,10 +344,10 @@ def test_refresh_before_load_loads(tmp_path):
     assert lib.refresh().added == ("demo",)
 
 
-def test_refresh_without_changes_rereads_nothing(tmp_path, no_racy, parse_calls):
+def test_refresh_without_changes_rereads_nothing(tmp_path, parse_calls):
     write_skill(tmp_path, "a")
     write_skill(tmp_path, "b")
-    lib = make_library(tmp_path)
+    lib = make_library(tmp_path, racy_window_ns=0)
     lib.load()
     before = lib.get("a")
     parse_calls.clear()
@@ -364,10 +357,10 @@ def test_refresh_without_changes_rereads_nothing(tmp_path, no_racy, parse_calls)
     assert lib.get("a") is before
 
 
-def test_refresh_reports_added_changed_removed(tmp_path, no_racy, parse_calls):
+def test_refresh_reports_added_changed_removed(tmp_path, parse_calls):
     for name in ("keep", "edit", "gone"):
         write_skill(tmp_path, name)
-    lib = make_library(tmp_path)
+    lib = make_library(tmp_path, racy_window_ns=0)
     lib.load()
     parse_calls.clear()
     edited = skill_text("edit").replace("A skill used in tests.", "Now edited.")
@@ -383,9 +376,9 @@ def test_refresh_reports_added_changed_removed(tmp_path, no_racy, parse_calls):
     assert lib.get("gone") is None
 
 
-def test_touch_without_content_change_is_not_a_change(tmp_path, no_racy):
+def test_touch_without_content_change_is_not_a_change(tmp_path):
     path = write_skill(tmp_path, "demo")
-    lib = make_library(tmp_path)
+    lib = make_library(tmp_path, racy_window_ns=0)
     lib.load()
     os.utime(path, ns=(1, 1))
     assert not lib.refresh()
@@ -404,10 +397,10 @@ def test_quick_same_size_edit_is_not_missed(tmp_path):
     assert lib.get("demo").description == "A skill USED in tests."
 
 
-def test_new_escaping_symlink_in_a_subfolder_is_noticed(tmp_path, no_racy):
+def test_new_escaping_symlink_in_a_subfolder_is_noticed(tmp_path):
     write_skill(tmp_path, "demo")
     (tmp_path / "demo" / "scripts").mkdir()
-    lib = make_library(tmp_path)
+    lib = make_library(tmp_path, racy_window_ns=0)
     lib.load()
     assert lib.get("demo").ok
     (tmp_path / "demo" / "scripts" / "x").symlink_to("/etc/passwd")
@@ -415,7 +408,7 @@ def test_new_escaping_symlink_in_a_subfolder_is_noticed(tmp_path, no_racy):
     assert "E-PATH-ESCAPE" in codes(lib.get("demo"))
 
 
-def test_refresh_notices_provenance_and_overrides(tmp_path, no_racy):
+def test_refresh_notices_provenance_and_overrides(tmp_path):
     user, bundled = tmp_path / "user", tmp_path / "bundled"
     write_skill(bundled, "git")
     lib = SkillLibrary([SkillSource(user, Trust.USER), SkillSource(bundled, Trust.BUNDLED)])
@@ -430,9 +423,9 @@ def test_refresh_notices_provenance_and_overrides(tmp_path, no_racy):
     assert lib.get("git").trust is Trust.UNTRUSTED
 
 
-def test_load_reparses_everything(tmp_path, no_racy, parse_calls):
+def test_load_reparses_everything(tmp_path, parse_calls):
     write_skill(tmp_path, "a")
-    lib = make_library(tmp_path)
+    lib = make_library(tmp_path, racy_window_ns=0)
     lib.load()
     assert not lib.load()
     assert parse_calls == ["a", "a"]
@@ -469,19 +462,23 @@ def test_concurrent_refresh_and_reads(tmp_path):
     assert lib.get("late") is not None
 
 
-def test_racy_entries_are_reread_even_when_stat_is_identical(tmp_path, monkeypatch):
-    # Simulate a filesystem whose timestamps did not move: only the racy rule helps.
-    frozen = (1, 1, library_module.time.time_ns(), library_module.time.time_ns())
-    monkeypatch.setattr(library_module, "_sig", lambda st: frozen)
+def test_racy_entries_are_reread_even_when_stat_is_identical(tmp_path):
+    # A file system whose timestamps did not move: only the racy rule helps.
+    now = time.time_ns()
+
+    def frozen_stat(path: str) -> SimpleNamespace:
+        st = os.stat(path)
+        return SimpleNamespace(st_ino=1, st_size=st.st_size, st_mtime_ns=now, st_ctime_ns=now)
+
     path = write_skill(tmp_path, "demo")
-    lib = make_library(tmp_path)
+    lib = make_library(tmp_path, stat=frozen_stat)
     lib.load()
     path.write_text(path.read_text().replace("A skill used", "A skill USED"))
     assert lib.refresh().changed == ("demo",)
-    monkeypatch.setattr(library_module, "RACY_WINDOW_NS", 0)
-    lib.refresh()  # re-parsed once more, now no longer racy
+    calm = make_library(tmp_path, stat=frozen_stat, racy_window_ns=0)
+    calm.load()
     path.write_text(path.read_text().replace("A skill USED", "A skill used"))
-    assert not lib.refresh()  # identical stat and not racy: trusted (the point of the cache)
+    assert not calm.refresh()  # identical stat and not racy: trusted (the point of the cache)
 
 
 def test_racy_but_unchanged_skills_are_not_parsed_again(tmp_path, parse_calls):
@@ -539,14 +536,14 @@ def test_parser_exception_becomes_e_internal_on_that_skill(tmp_path, monkeypatch
 def test_any_exception_for_one_skill_is_contained(tmp_path, monkeypatch):
     write_skill(tmp_path, "alpha")
     write_skill(tmp_path, "boom")
-    real = library_module._walk
+    real = os.scandir
 
-    def walk(folder):
-        if folder.endswith("boom"):
+    def scandir(folder):
+        if str(folder).endswith("boom"):
             raise ValueError("bad walk")
         return real(folder)
 
-    monkeypatch.setattr(library_module, "_walk", walk)
+    monkeypatch.setattr(library_module.os, "scandir", scandir)
     lib = make_library(tmp_path)
     assert lib.load().added == ("alpha", "boom")
     assert lib.get("alpha").ok

@@ -22,7 +22,8 @@ from gibberish.skills.model import (
     Severity,
 )
 from gibberish.skills.quoting import remove_quotes
-from gibberish.skills.templates import CODES, check_template, parse_template
+from gibberish.skills.template_params import check_template
+from gibberish.skills.templates import CODES, parse_template
 
 P = ParameterDefinition
 T = ParameterType
@@ -368,13 +369,17 @@ def test_value_passed_after_inline_code_is_the_safe_pattern() -> None:
         "find . -name {{n}} -exec rm {} +",
         "apt-get install -y python3 {{pkg}}",
         "kubectl get node {{name}} -o wide",
-        "ssh {{host}} -- /usr/bin/true",
     ],
 )
 def test_not_inline_code(source: str) -> None:
-    diags = parse_template(source)[1]
-    assert [d.code for d in diags if d.code != "W-INLINE-SHELL"] == []
-    assert "ssh" in source or diags == []
+    assert parse_template(source)[1] == []
+
+
+def test_remote_command_after_a_value_host_is_literal_code() -> None:
+    # the host is data; the words after it are a remote shell command (literal: a warning)
+    template, diags = parse_template("ssh {{host}} -- /usr/bin/true")
+    assert template is not None
+    assert [(d.code, d.severity) for d in diags] == [("W-INLINE-SHELL", Severity.WARNING)]
 
 
 # Each of these once loaded without any error: options with values, `--`, attached code, flag placeholders, wrappers,
@@ -686,6 +691,11 @@ def test_url_query_only_in_http_words(source: str, expected: bool) -> None:
         "curl '--url=https://{{host}}/x?q=1'",
         "curl 'http://a.b{{x}}/?q=1'",
         "x HTTPS://{{host}}",
+        # before `://`, a value writes the whole URL (`http://127.0.0.1:18500/?`)
+        "curl -s {{scheme}}://api.example.com/items/{{item}}",
+        "curl '--url={{scheme}}://api.example.com/'",
+        "x {{a}}s://b.c/",
+        "git clone {{proto}}://host/repo",
     ],
 )
 def test_placeholder_in_url_host_is_an_error(source: str) -> None:
@@ -704,6 +714,7 @@ def test_placeholder_in_url_host_is_an_error(source: str) -> None:
         "curl 'https://api.example.com/x' {{more}}",
         "curl {{url}}",
         "echo 'see {{x}} at https://a.b/'",
+        "echo '{{x}} at ftp://a.b/'",
     ],
 )
 def test_placeholders_outside_the_url_host_are_fine(source: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import time
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
@@ -25,14 +26,20 @@ def _launcher() -> LauncherWindow | None:
 def test_launcher_mode_runs_until_quit(qtbot, engine) -> None:
     seen: list[list[str]] = []
 
+    deadline = time.monotonic() + 30
+
     def press_quit() -> None:
         launcher = _launcher()
+        loaded = launcher is not None and "tool:hello.say_hello" in launcher.names()
+        if not loaded and time.monotonic() < deadline:
+            QTimer.singleShot(20, press_quit)  # the skills load on a worker thread
+            return
         assert launcher is not None
         seen.append(launcher.names())
         seen.append(gc.isenabled())  # collection runs on the GUI thread only (gui_gc.py)
         launcher.trigger("quit")
 
-    QTimer.singleShot(300, press_quit)
+    QTimer.singleShot(0, press_quit)
     assert run_application(lambda: engine, no_tray=False, tray_available=False) == 0
     assert "tool:hello.say_hello" in seen[0]
     assert seen[1] is False and gc.isenabled()

@@ -1,0 +1,165 @@
+"""Benchmark voice: accuracy per backend and voice, decode cost, latency, grammar build.
+
+Corpus: the synthesized phrases of ``tests/voice/corpus.py`` (19 in-grammar requests over
+every bundled skill — numbers said several ways — and 8 requests no tool covers), each in
+three synthetic voices (flite slt, flite kal16, espeak-ng en-us), 16 kHz mono, from the
+committed fixtures. Each utterance goes through the whole path a person's does: WAV
+source → PocketSphinx endpointer → recognizer → phrase matching → validated proposal.
+
+Figures, each next to its target or baseline as a ratio:
+
+* exact: tool *and* arguments right (and ``needs_arguments`` where a value was not said);
+  rejected: out-of-grammar requests that end as no match. Targets ≥ 95 % and ≥ 90 %.
+* decode: recognizer seconds per utterance; RTF = decode / audio length.
+* latency: end of speech (the endpointer's last speech frame) → proposal ready: the
+  recognizer's finalization, verification and matching. Target ≤ 300 ms. The endpointer
+  itself waits ``ENDPOINT_WINDOW`` (0.3 s) of silence before it calls speech ended.
+* grammar build for 1,000 generated tools (forms + JSGF + dictionary + decoder load),
+  against the bundled tools' grammar as the baseline.
+
+Whisper: ``--whisper-model DIR`` (a CTranslate2 model folder; never downloaded) adds the
+whisper backend's rows; without it they are skipped.
+
+Run: ``.venv/bin/python benchmarks/voice.py [--whisper-model DIR] [--voices slt,kal16]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from gibberish.app import Engine, EngineOptions
+from gibberish.skills.model import ParameterDefinition, ParameterType, ToolDefinition
+from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError, WavSource
+from gibberish.voice.grammar import VoiceTool, grammar_for_tools
+from gibberish.voice.sphinx import SphinxRecognizer
+from tests.voice.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR, VOICES, fixture
+
+WORDS = [
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+    "uniform",
+    "victor",
+    "whiskey",
+    "xray",
+    "yankee",
+    "zulu",
+]
+
+
+def _row(service, catalog, config, voice) -> dict[str, float]:
+    exact = rejected = 0
+    decode, rtf, latency = [], [], []
+    for phrase in IN_GRAMMAR + OUT_OF_GRAMMAR:
+        try:
+            proposal = service.listen(WavSource(fixture(phrase, voice)), catalog, config)
+        except VoiceError:
+            rejected += phrase.tool is None
+            continue
+        t = proposal.heard.timings
+        decode.append(t["decode"])
+        rtf.append(t["decode"] / max(t["audio"], 1e-6))
+        latency.append(t["latency"])
+        call = proposal.call
+        got = None
+        if proposal.status is not ProposalStatus.NO_MATCH and call is not None:
+            got = (call.name, dict(call.arguments), proposal.status.value)
+        if phrase.tool is None:
+            rejected += got is None
+        else:
+            exact += got == (phrase.tool, phrase.arguments, phrase.status)
+    return {
+        "exact": exact / len(IN_GRAMMAR),
+        "rejected": rejected / len(OUT_OF_GRAMMAR),
+        "decode": statistics.median(decode),
+        "rtf": statistics.median(rtf),
+        "latency": statistics.median(latency),
+        "latency_max": max(latency),
+    }
+
+
+def _tools(n: int) -> list[VoiceTool]:
+    out = []
+    for i in range(n):
+        a, b, c = WORDS[i % 26], WORDS[(i // 26) % 26], WORDS[(i // 676) % 26]
+        params = (ParameterDefinition("count", ParameterType.INTEGER, False, "How many"),)
+        tool = ToolDefinition(
+            f"{a}_{b}_{c}_{i}",
+            f"Show the {a} {b} report for {c}, one line each.",
+            params if i % 2 else (),
+            phrases=(f"show {a} {b} {c} {{count}} times",) if i % 2 else (),
+        )
+        out.append(VoiceTool(tool.name, tool))
+    return out
+
+
+def _build_seconds(tools: list[VoiceTool]) -> tuple[float, int]:
+    began = time.perf_counter()
+    grammar = grammar_for_tools(tools)
+    SphinxRecognizer(grammar)
+    return time.perf_counter() - began, len(grammar.forms)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--whisper-model", default="")
+    parser.add_argument("--voices", default=",".join(VOICES))
+    args = parser.parse_args()
+    engine = Engine(EngineOptions(include_user=False))
+    catalog = engine.catalog(None)
+    service = engine.voice_service()
+    backends = [VoiceConfig("pocketsphinx")]
+    if args.whisper_model:
+        backends.append(VoiceConfig("whisper", args.whisper_model))
+    print(f"corpus: {len(IN_GRAMMAR)} in-grammar + {len(OUT_OF_GRAMMAR)} out-of-grammar per voice")
+    print(
+        f"{'backend':<13}{'voice':<8}{'exact':>7}{'/95%':>6}{'reject':>8}{'/90%':>6}"
+        f"{'decode s':>10}{'RTF':>6}{'latency ms':>12}{'/300':>6}{'max ms':>8}"
+    )
+    for config in backends:
+        try:
+            service.recognizer(service.grammar(catalog), config)
+        except VoiceError as exc:
+            print(f"{config.backend}: skipped ({exc})")
+            continue
+        for voice in args.voices.split(","):
+            r = _row(service, catalog, config, voice)
+            print(
+                f"{config.backend:<13}{voice:<8}{r['exact']:>7.0%}{r['exact'] / 0.95:>6.2f}"
+                f"{r['rejected']:>8.0%}{r['rejected'] / 0.9:>6.2f}{r['decode']:>10.3f}"
+                f"{r['rtf']:>6.2f}{r['latency'] * 1000:>12.0f}{r['latency'] / 0.3:>6.2f}"
+                f"{r['latency_max'] * 1000:>8.0f}"
+            )
+    base, base_forms = _build_seconds([VoiceTool(t.name, t.tool) for t in catalog.tools])
+    big, big_forms = _build_seconds(_tools(1000))
+    print(
+        f"grammar build: {len(catalog.tools)} bundled tools ({base_forms} forms) {base:.2f} s; "
+        f"1,000 tools ({big_forms} forms) {big:.2f} s; ratio {big / base:.1f}x"
+    )
+
+
+if __name__ == "__main__":
+    main()

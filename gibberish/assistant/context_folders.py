@@ -1,0 +1,158 @@
+"""Other agents' instruction skills: find them, and import the ones a person picks.
+
+Claude Code, Codex, Cursor, Gemini CLI, Copilot and Devin keep Agent Skills in
+``~/.<agent>/skills/<name>/SKILL.md`` (``~/.agents/skills`` is a shared one). A scan
+reads each with the Agent Skills profile and offers those without runnable tools as a
+checklist (name, description, token estimate).
+An import copies the picked folder — regular files only, no symlinks — into gibberish's
+own context folder (``<data folder>/context/<name>``) and records where it came from
+(``.gibberish-source.json``): such a block is ``untrusted`` and says so. Imported blocks
+live apart from the skills folders on purpose: they have no tools, and the tool library
+would list every one of them as a skill that fails to load.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gibberish import paths
+from gibberish.assistant.budget import estimate_tokens
+from gibberish.assistant.context import ContextBlock, as_context_block
+from gibberish.skills.model import Profile, Trust
+from gibberish.skills.parser import parse_skill_file
+from gibberish.trust.provenance import write_provenance
+
+AGENT_FOLDERS = (
+    ("claude", ".claude/skills"),
+    ("codex", ".codex/skills"),
+    ("agents", ".agents/skills"),
+    ("cursor", ".cursor/skills"),
+    ("gemini", ".gemini/skills"),
+    ("copilot", ".copilot/skills"),
+    ("devin", ".config/devin/skills"),
+)
+MAX_IMPORT_BYTES = 8 * 1024 * 1024
+
+
+class ImportError_(Exception):
+    """An import that cannot be done; the message says what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    name: str
+    description: str
+    tokens: int
+    folder: Path
+    agent: str
+    problem: str = ""
+    """Why it cannot be imported ("" when it can)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "tokens": self.tokens,
+            "folder": str(self.folder),
+            "agent": self.agent,
+            "problem": self.problem,
+        }
+
+
+def context_dir() -> Path:
+    return paths.data_dir() / "context"
+
+
+def default_folders() -> list[tuple[str, Path]]:
+    home = Path.home()
+    return [(agent, home / rel) for agent, rel in AGENT_FOLDERS]
+
+
+def scan(folders: list[tuple[str, Path]] | None = None) -> list[Candidate]:
+    """Every ``*/SKILL.md`` under the folders, as import candidates, sorted by name."""
+    out = []
+    for agent, folder in folders if folders is not None else default_folders():
+        if not folder.is_dir():
+            continue
+        for entry in sorted(folder.iterdir()):
+            if (entry / "SKILL.md").is_file():
+                out.append(_candidate(agent, entry))
+    return sorted(out, key=lambda c: (c.name, c.agent))
+
+
+def _candidate(agent: str, folder: Path) -> Candidate:
+    skill = parse_skill_file(
+        folder / "SKILL.md", profile=Profile.AGENTSKILLS, trust=Trust.UNTRUSTED
+    )
+    tokens = estimate_tokens(skill.body)
+    problem = ""
+    if not skill.ok:
+        problem = skill.errors[0].format()
+    elif skill.tools:
+        problem = "it has runnable tools: add its folder to the skills folders instead"
+    elif (context_dir() / skill.name).exists():
+        problem = "already imported"
+    return Candidate(skill.name, skill.description, tokens, folder, agent, problem)
+
+
+def _copy_regular_files(source: Path, target: Path) -> None:
+    total = 0
+    for folder, dirs, files in os.walk(source, followlinks=False):
+        here = Path(folder)
+        dirs[:] = [d for d in dirs if not d.startswith(".") and not (here / d).is_symlink()]
+        for name in files:
+            path = here / name
+            if path.is_symlink() or not path.is_file():
+                continue
+            total += path.stat().st_size
+            if total > MAX_IMPORT_BYTES:
+                raise ImportError_(f"{source} holds more than {MAX_IMPORT_BYTES} bytes of files.")
+            dest = target / path.relative_to(source)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, dest)
+
+
+def import_candidate(candidate: Candidate) -> ContextBlock:
+    """Copy the candidate in as an untrusted context block (with its provenance)."""
+    if candidate.problem:
+        raise ImportError_(f"{candidate.name} cannot be imported: {candidate.problem}.")
+    target = context_dir() / candidate.name
+    staging = context_dir() / f".{candidate.name}.importing"
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        _copy_regular_files(candidate.folder, staging)
+        write_provenance(staging, str(candidate.folder), "folder")
+        staging.rename(target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    block = imported_block(target)
+    if block is None:  # pragma: no cover - it parsed a moment ago
+        raise ImportError_(f"{candidate.name} changed while it was imported; scan again.")
+    return block
+
+
+def imported_block(folder: Path) -> ContextBlock | None:
+    skill = parse_skill_file(
+        folder / "SKILL.md", profile=Profile.AGENTSKILLS, trust=Trust.UNTRUSTED
+    )
+    return as_context_block(skill)
+
+
+def imported_blocks() -> list[ContextBlock]:
+    root = context_dir()
+    if not root.is_dir():
+        return []
+    found = (imported_block(d) for d in sorted(root.iterdir()) if not d.name.startswith("."))
+    return [b for b in found if b is not None]
+
+
+def remove_imported(name: str) -> bool:
+    folder = context_dir() / name
+    if not folder.is_dir() or name.startswith(".") or "/" in name:
+        return False
+    shutil.rmtree(folder)
+    return True

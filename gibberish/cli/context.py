@@ -1,0 +1,167 @@
+"""``gibberish context list|show|pin|unpin|scan|remove``: instruction skills as context blocks.
+
+A context block is a skill without runnable tools — from the skills folders, or imported
+from another agent's folder with ``context scan --import``. Pinned blocks go in front of
+every model request (``gibberish prompt``, ``gibberish ask``) within the context budget;
+``--context NAME`` on those commands adds a block for one request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+
+from gibberish.app import Engine, EngineError
+from gibberish.cli.common import CliState, fail, pass_state, print_json, printable, table
+
+
+def all_blocks(engine: Engine):
+    return engine.context_blocks()
+
+
+def _find(engine: Engine, name: str):
+    for block in engine.context_blocks():
+        if block.name == name:
+            return block
+    known = ", ".join(b.name for b in engine.context_blocks()) or "none"
+    fail(
+        f"No context block named {name!r}. Known blocks: {known}. A context block is a skill "
+        "without tools; `gibberish context scan` finds other agents' skills.",
+        1,
+    )
+
+
+def context_feed(engine: Engine, request_names: Sequence[str], request: str, budget: int | None):
+    """The feed for one request: pinned blocks, plus ``request_names`` for this request."""
+    try:
+        feed = engine.context_feed(request, request_names, budget)
+    except EngineError as exc:
+        fail(str(exc), 1)
+    for notice in engine.notices():
+        click.secho(f"note: {notice}", err=True, fg="yellow")
+    return feed
+
+
+@click.group("context")
+def context_group() -> None:
+    """Instruction skills as context for the model: list, pin, import."""
+
+
+@context_group.command("list")
+@click.option("--json", "as_json", is_flag=True)
+@pass_state
+def context_list(state: CliState, as_json: bool) -> None:
+    from gibberish.assistant.context_store import PinStore
+
+    pinned = set(PinStore().names())
+    blocks = all_blocks(state.engine())
+    if as_json:
+        print_json([{**b.to_dict(), "pinned": b.name in pinned} for b in blocks])
+        return
+    if not blocks:
+        click.echo("No context blocks. `gibberish context scan` finds other agents' skills.")
+        return
+    rows = [
+        ["*" if b.name in pinned else "", b.name, str(b.tokens), b.trust, printable(b.description)]
+        for b in blocks
+    ]
+    click.echo(table(["PIN", "NAME", "TOKENS", "TRUST", "DESCRIPTION"], rows, flex=4))
+
+
+@context_group.command("show")
+@click.argument("name")
+@pass_state
+def context_show(state: CliState, name: str) -> None:
+    """A block's text, its token estimate and where it came from."""
+    block = _find(state.engine(), name)
+    click.echo(f"# {block.name}  (~{block.tokens} tokens, {block.trust}, from {block.source})")
+    click.echo(block.body)
+
+
+@context_group.command("pin")
+@click.argument("name")
+@pass_state
+def context_pin(state: CliState, name: str) -> None:
+    """Always put NAME in front of model requests."""
+    from gibberish.assistant.context_store import PinStore
+
+    block = _find(state.engine(), name)
+    changed = PinStore().pin(block.name)
+    click.echo(
+        f"{'Pinned' if changed else 'Already pinned:'} {block.name} (~{block.tokens} tokens)."
+    )
+
+
+@context_group.command("unpin")
+@click.argument("name")
+def context_unpin(name: str) -> None:
+    from gibberish.assistant.context_store import PinStore
+
+    if not PinStore().unpin(name):
+        fail(f"{name!r} is not pinned.", 1)
+    click.echo(f"Unpinned {name}.")
+
+
+@context_group.command("scan")
+@click.argument("folders", nargs=-1, type=click.Path(path_type=Path, file_okay=False))
+@click.option("--import", "picked", multiple=True, metavar="NAME", help="Import this one.")
+@click.option("--all", "import_all", is_flag=True, help="Import every one that can be.")
+@click.option("--json", "as_json", is_flag=True)
+def context_scan(
+    folders: tuple[Path, ...], picked: tuple[str, ...], import_all: bool, as_json: bool
+) -> None:
+    """Find instruction skills in other agents' folders (~/.claude/skills ...) and import them."""
+    from gibberish.assistant.context_folders import ImportError_, import_candidate, scan
+
+    found = scan([("folder", f.expanduser()) for f in folders] if folders else None)
+    if as_json and not (picked or import_all):
+        print_json([c.to_dict() for c in found])
+        return
+    if not (picked or import_all):
+        _print_checklist(found)
+        return
+    chosen = [c for c in found if (import_all and not c.problem) or c.name in picked]
+    missing = set(picked) - {c.name for c in found}
+    if missing:
+        fail(f"Not found in the scanned folders: {', '.join(sorted(missing))}.", 1)
+    failed = False
+    for candidate in chosen:
+        try:
+            block = import_candidate(candidate)
+        except (ImportError_, OSError) as exc:
+            click.secho(f"gibberish: {exc}", err=True, fg="red")
+            failed = True
+            continue
+        click.echo(
+            f"Imported {block.name} (~{block.tokens} tokens, untrusted) from {block.source}."
+        )
+    raise SystemExit(1 if failed else 0)
+
+
+def _print_checklist(found) -> None:
+    if not found:
+        click.echo("No skills found in ~/.claude/skills, ~/.codex/skills, ~/.cursor/skills, ...")
+        return
+    rows = []
+    for c in found:
+        box = "[-]" if c.problem else "[ ]"
+        note = c.problem or printable(c.description)
+        rows.append([box, c.name, str(c.tokens), c.agent, note])
+    click.echo(table(["", "NAME", "TOKENS", "FROM", "DESCRIPTION"], rows, flex=4))
+    click.echo("Import with: gibberish context scan --import NAME [--import NAME ...] (or --all)")
+
+
+@context_group.command("remove")
+@click.argument("name")
+def context_remove(name: str) -> None:
+    """Delete an imported block (skills in the skills folders are left alone)."""
+    from gibberish.assistant.context_folders import remove_imported
+
+    if not remove_imported(name):
+        fail(f"{name!r} is not an imported context block.", 1)
+    click.echo(f"Removed {name}.")
+
+
+COMMANDS = [context_group]

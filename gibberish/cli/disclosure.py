@@ -1,0 +1,141 @@
+"""``gibberish outline|show|open|sources|search`` and ``gibberish stub``.
+
+The command-line fallback of the gateway a stub names: the same functions as the MCP
+server's ``skills_*`` tools (gibberish/interop/disclosure.py). Errors print as
+``error[EXXX]: message`` and exit with status 1, as skillc's RFC-0001 asks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from gibberish.app import Engine, EngineError
+from gibberish.cli.common import CliState, fail, pass_state, print_json, table
+from gibberish.interop import disclosure
+from gibberish.interop.disclosure import DisclosureError
+
+
+def skill_folder(engine: Engine, name_or_path: str) -> Path:
+    """A skill by name, or a folder given as a path (anything with a ``/`` or ``.``)."""
+    if "/" in name_or_path or name_or_path.startswith("."):
+        folder = Path(name_or_path).expanduser()
+        if not folder.is_dir():
+            raise DisclosureError(disclosure.E_SKILL_NOT_FOUND, f"{folder} is not a folder.")
+        return folder
+    try:
+        return engine.skill(name_or_path).directory
+    except EngineError as exc:
+        raise DisclosureError(disclosure.E_SKILL_NOT_FOUND, str(exc)) from None
+
+
+def _guard(action):
+    try:
+        return action()
+    except DisclosureError as exc:
+        fail(str(exc), 1)
+    except OSError as exc:
+        fail(f"error[{disclosure.E_FILE_NOT_FOUND}]: {exc}", 1)
+
+
+@click.command("outline")
+@click.argument("skill")
+@click.option("--json", "as_json", is_flag=True)
+@pass_state
+def outline_command(state: CliState, skill: str, as_json: bool) -> None:
+    """Every heading of a skill's Markdown files, with its level (SKILL.md first)."""
+    headings = _guard(lambda: disclosure.outline(skill_folder(state.engine(), skill)))
+    if as_json:
+        print_json([h.to_dict() for h in headings])
+        return
+    current = None
+    for h in headings:
+        if h.file != current:
+            current = h.file
+            click.echo(f"{h.file}")
+        click.echo(f"  {'  ' * (h.level - 1)}{'#' * h.level} {h.title}  (line {h.line})")
+
+
+@click.command("show")
+@click.argument("skill")
+@click.option("--section", help="A heading's title (as the outline shows it).")
+@click.option("--max-lines", type=click.IntRange(min=1), help="Cut the text after N lines.")
+@pass_state
+def show_command(state: CliState, skill: str, section: str | None, max_lines: int | None) -> None:
+    """A skill's SKILL.md body, or one section of any of its Markdown files."""
+    click.echo(
+        _guard(lambda: disclosure.show(skill_folder(state.engine(), skill), section, max_lines))
+    )
+
+
+@click.command("open")
+@click.argument("skill")
+@click.argument("path")
+@pass_state
+def open_command(state: CliState, skill: str, path: str) -> None:
+    """One file of a skill (refused when PATH leaves the skill folder)."""
+    click.echo(_guard(lambda: disclosure.open_file(skill_folder(state.engine(), skill), path)))
+
+
+@click.command("sources")
+@click.argument("skill")
+@click.option("--json", "as_json", is_flag=True)
+@pass_state
+def sources_command(state: CliState, skill: str, as_json: bool) -> None:
+    """The files of a skill with their sizes."""
+    files = _guard(lambda: disclosure.sources(skill_folder(state.engine(), skill)))
+    if as_json:
+        print_json([f.to_dict() for f in files])
+    else:
+        click.echo(table(["SIZE", "PATH"], [[str(f.size), f.path] for f in files]))
+
+
+@click.command("search")
+@click.argument("query")
+@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@pass_state
+def search_command(state: CliState, query: str, limit: int, as_json: bool) -> None:
+    """Sections across every skill, most relevant to QUERY first."""
+    engine = state.engine()
+    hits = disclosure.search(((s.name, s.directory) for s in engine.skills()), query, limit)
+    if as_json:
+        print_json([h.to_dict() for h in hits])
+        return
+    if not hits:
+        click.echo(f"No section matches {query!r}.")
+        raise SystemExit(1)
+    for hit in hits:
+        h = hit.section.heading
+        click.echo(f"{hit.score:>4g}  {hit.skill}  {h.file}:{h.line}  {'#' * h.level} {h.title}")
+
+
+@click.command("stub")
+@click.argument("skill")
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Write OUT/<name>/SKILL.md and OUT/<name>/.skillc/manifest.json here.",
+)
+@click.option("--force", is_flag=True, help="Rebuild even when the sources did not change.")
+@pass_state
+def stub_command(state: CliState, skill: str, out_dir: Path, force: bool) -> None:
+    """Compile a skill to a gateway stub (skillc RFC-0001): no source content, a manifest."""
+    from gibberish.interop.stub import build_stub
+
+    result = _guard(lambda: build_stub(skill_folder(state.engine(), skill), out_dir, force=force))
+    verb = "built" if result.rebuilt else "up to date"
+    click.echo(f"{result.skill}: {verb} {result.folder} (source {result.source_hash[:12]})")
+
+
+COMMANDS = [
+    outline_command,
+    show_command,
+    open_command,
+    sources_command,
+    search_command,
+    stub_command,
+]

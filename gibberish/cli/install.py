@@ -1,0 +1,335 @@
+"""``gibberish install``, ``uninstall``, ``update`` and ``installed``.
+
+Thin: the Engine hands out the installer (gibberish.interop); this module shows what
+will be added (skills, tools, the exact commands, MCP servers) and asks before anything
+is moved into place. ``--yes`` answers the install question; replacing a skill that is
+already there is asked separately (``--replace`` answers it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from gibberish.cli.common import CliState, fail, pass_state, printable, table
+from gibberish.interop.discover import Found, InstallError, show_warnings
+from gibberish.interop.install import Installer, Plan
+from gibberish.interop.project import (
+    install_locked,
+    read_manifest,
+    record_in_manifest,
+    write_lock,
+)
+from gibberish.interop.projectdir import find_project
+from gibberish.interop.update import stage_update, update_available
+
+_EXISTING = {
+    "installed": "is already installed; replace it",
+    "user": "would overwrite a skill of your own; replace it",
+    "bundled": "would hide the bundled skill of that name; install anyway",
+}
+
+
+def _project_option(func):  # type: ignore[no-untyped-def]
+    return click.option(
+        "--project",
+        type=click.Path(path_type=Path, file_okay=False),
+        help="Work on DIR/.gibberish/skills and DIR/gibberish.toml instead of your own skills.",
+    )(func)
+
+
+def _installer(state: CliState, project: Path | None) -> Installer:
+    return state.engine().installer(project)
+
+
+@click.command("install")
+@click.argument("source", required=False)
+@click.option("--name", "names", multiple=True, help="Install only the skill named N (repeatable).")
+@_project_option
+@click.option("--yes", "-y", is_flag=True, help="Do not ask before installing.")
+@click.option("--replace", is_flag=True, help="Replace skills of the same name without asking.")
+@pass_state
+def install_command(
+    state: CliState,
+    source: str | None,
+    names: tuple[str, ...],
+    project: Path | None,
+    yes: bool,
+    replace: bool,
+) -> None:
+    """Install skills from a folder, an archive, a URL or a git repository.
+
+    With no SOURCE inside a project (a folder with gibberish.toml), installs everything
+    gibberish.lock pins, then whatever gibberish.toml lists that the lock does not.
+    """
+    try:
+        if source is None:
+            _install_project(state, project, yes=yes, replace=replace)
+            return
+        installer = _installer(state, project)
+        installed = _install_one(installer, source, names, yes=yes, replace=replace)
+        if installer.target.project and installed:
+            _record_project(installer, installed)
+    except InstallError as exc:
+        fail(str(exc), 1)
+    except OSError as exc:
+        fail(f"the install failed and was rolled back; nothing changed ({exc}).", 1)
+
+
+def _install_one(
+    installer: Installer, source: str, names: tuple[str, ...], *, yes: bool, replace: bool
+) -> list[str]:
+    with installer.stage(source, choose=_chooser(names, yes)) as plan:
+        for notice in installer.state.notices:
+            click.secho(f"note: {notice}", err=True, fg="yellow")
+        if not plan.skills:
+            click.echo("Nothing chosen; nothing installed.")
+            return []
+        _show_plan(plan)
+        replacing = _confirm_replacements(plan, replace)
+        if not yes and not click.confirm(
+            f"Install {len(plan.skills)} skill(s)? They load as untrusted: every run asks first.",
+            default=False,
+        ):
+            click.echo("Nothing installed.")
+            return []
+        done = installer.commit(plan, replace=replacing)
+    click.echo(f"Installed {', '.join(done)} into {installer.target.skills_dir}.")
+    click.echo("They are untrusted: each run shows where the skill came from and asks first.")
+    return done
+
+
+def _chooser(names: tuple[str, ...], yes: bool):  # type: ignore[no-untyped-def]
+    def choose(found: list[Found]) -> list[str]:
+        if names:
+            missing = set(names) - {f.name for f in found}
+            if missing:
+                known = ", ".join(f.name for f in found)
+                raise InstallError(
+                    f"No skill named {', '.join(sorted(missing))} here (found: {known})."
+                )
+            return list(names)
+        if len(found) == 1 or yes:
+            return [f.name for f in found]
+        return _checklist(found)
+
+    return choose
+
+
+def _checklist(found: list[Found]) -> list[str]:
+    click.echo(f"This source holds {len(found)} skills:")
+    for index, item in enumerate(found, 1):
+        tools = ", ".join(t.name for t in item.skill.tools) or "instructions only"
+        click.echo(
+            f"  {index:>3}. {item.name:<24} ~{item.tokens} tokens  "
+            f"{printable(item.skill.description)}\n        tools: {tools}"
+        )
+    answer = click.prompt(
+        "Install which? (numbers or names, comma-separated; `all`)", default="all"
+    )
+    if answer.strip().lower() == "all":
+        return [f.name for f in found]
+    chosen = []
+    for word in (w.strip() for w in answer.split(",") if w.strip()):
+        if word.isdigit() and 1 <= int(word) <= len(found):
+            chosen.append(found[int(word) - 1].name)
+        elif word in {f.name for f in found}:
+            chosen.append(word)
+        else:
+            raise InstallError(f"“{word}” is not one of the skills listed.")
+    return chosen
+
+
+def _show_plan(plan: Plan) -> None:
+    for item in plan.skills:
+        skill = item.found.skill
+        why = "" if item.required_by == "user" else f"  (needed by {item.required_by})"
+        click.secho(f"+ {item.name} {skill.version}{why}", bold=True)
+        click.echo(f"    from {printable(item.staged.source.text)} {item.staged.resolved[:19]}")
+        for tool in skill.tools:
+            command = tool.command.source if tool.command else "(no command)"
+            click.echo(f"    {tool.name}: {printable(command)}")
+        for line in show_warnings(item.found, item.staged.source.text):
+            click.secho(f"    {printable(line)}", fg="yellow")
+        for skipped in item.staged.skipped:
+            click.echo(f"    left out: {printable(skipped)}")
+    for name, needers in sorted(plan.satisfied.items()):
+        click.echo(f"= {name} (already available; needed by {', '.join(sorted(set(needers)))})")
+    for server, needer in plan.mcp:
+        words = " ".join([server.command, *server.args])
+        click.echo(
+            f"MCP server {server.name} for {needer}: {printable(words)} (recorded, not started)"
+        )
+
+
+def _confirm_replacements(plan: Plan, replace: bool) -> list[str]:
+    replacing = []
+    for item in plan.conflicts():
+        question = f"“{item.name}” {_EXISTING[item.existing]}?"
+        if replace or click.confirm(question, default=False):
+            replacing.append(item.name)
+    return replacing
+
+
+def _record_project(installer: Installer, installed: list[str]) -> None:
+    project = installer.target.project
+    assert project is not None
+    entries = {
+        name: {
+            "source": installer.state.skills[name]["source"],
+            "path": installer.state.skills[name].get("path", ""),
+        }
+        for name in installed
+        if installer.state.skills[name].get("installed_by") == "user"
+    }
+    record_in_manifest(project, entries)
+    write_lock(project, installer.state, installer.target.skills_dir)
+
+
+def _install_project(state: CliState, project: Path | None, *, yes: bool, replace: bool) -> None:
+    project = project or find_project(Path.cwd())
+    if project is None:
+        raise InstallError(
+            "Give a SOURCE to install, or run this inside a project with a gibberish.toml."
+        )
+    installer = _installer(state, project)
+    done = install_locked(installer, project.resolve(), say=click.echo)
+    for name, entry in read_manifest(project).items():
+        if name not in installer.state.skills:
+            source = entry["source"]
+            done += _install_one(installer, source, (name,), yes=yes, replace=replace)
+    write_lock(project.resolve(), installer.state, installer.target.skills_dir)
+    click.echo(
+        "Up to date with gibberish.lock."
+        if not done
+        else f"Project skills ready: {', '.join(done)}."
+    )
+
+
+@click.command("uninstall")
+@click.argument("name")
+@_project_option
+@click.option("--force", is_flag=True, help="Remove it even though other skills need it.")
+@click.option("--yes", "-y", is_flag=True, help="Also remove dependencies nothing else needs.")
+@pass_state
+def uninstall_command(
+    state: CliState, name: str, project: Path | None, force: bool, yes: bool
+) -> None:
+    """Remove a skill gibberish installed (never one of your own)."""
+    try:
+        installer = _installer(state, project)
+        orphans = (
+            installer.state.orphans_after_removing(name) if name in installer.state.skills else []
+        )
+        take_orphans = bool(orphans) and (
+            yes
+            or click.confirm(
+                f"{', '.join(orphans)} were installed only for {name}; remove them too?",
+                default=True,
+            )
+        )
+        removed = installer.uninstall(name, force=force, orphans=take_orphans)
+        if installer.target.project:
+            record_in_manifest(installer.target.project, {}, removed)
+            write_lock(installer.target.project, installer.state, installer.target.skills_dir)
+    except (InstallError, OSError) as exc:
+        fail(str(exc), 1)
+    click.echo(f"Removed {', '.join(removed)}.")
+    left = [o for o in orphans if o not in removed]
+    if left:
+        click.echo(f"Kept {', '.join(left)} (installed only for {name}).")
+
+
+@click.command("update")
+@click.argument("name", required=False)
+@_project_option
+@click.option("--yes", "-y", is_flag=True, help="Do not ask before applying changes.")
+@pass_state
+def update_command(state: CliState, name: str | None, project: Path | None, yes: bool) -> None:
+    """Fetch installed skills again and apply what changed (changed skills ask again)."""
+    try:
+        installer = _installer(state, project)
+        names = (
+            [name]
+            if name
+            else sorted(
+                n for n, e in installer.state.skills.items() if e.get("installed_by") == "user"
+            )
+        )
+        if not names:
+            click.echo("No installed skills to update.")
+        for each in names:
+            _update_one(installer, each, yes=yes)
+        if installer.target.project:
+            write_lock(installer.target.project, installer.state, installer.target.skills_dir)
+    except InstallError as exc:
+        fail(str(exc), 1)
+    except OSError as exc:
+        fail(f"the update failed and was rolled back ({exc}).", 1)
+
+
+def _update_one(installer: Installer, name: str, *, yes: bool) -> None:
+    with stage_update(installer, name) as update:
+        if not update.changed:
+            click.echo(f"{name}: up to date ({update.new_resolved[:19] or 'same content'}).")
+            return
+        click.secho(
+            f"{name}: {update.old_resolved[:19] or '?'} → {update.new_resolved[:19] or '?'}",
+            bold=True,
+        )
+        for line in update.files:
+            click.echo(f"    {printable(line)}")
+        for line in update.commands:
+            click.echo(f"    command {printable(line)}")
+        extra = [p for p in update.plan.skills if p.name != name]
+        if extra:
+            _show_plan(Plan(skills=extra, mcp=update.plan.mcp))
+        if not yes and not click.confirm(
+            f"Update {name}? It will ask for approval again.", default=False
+        ):
+            click.echo(f"{name}: not updated.")
+            return
+        installer.commit(update.plan, replace=[name])
+    click.echo(f"{name}: updated; its next run asks for approval again.")
+
+
+@click.command("installed")
+@_project_option
+@click.option(
+    "--check", is_flag=True, help="Fetch each source to see whether an update is available."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
+@pass_state
+def installed_command(state: CliState, project: Path | None, check: bool, as_json: bool) -> None:
+    """What gibberish installed: source, version, pinned commit or hash, update available."""
+    from gibberish.cli.common import print_json
+
+    installer = _installer(state, project)
+    rows, data = [], []
+    for name, entry in sorted(installer.state.skills.items()):
+        available = update_available(installer, name) if check else None
+        shown = {True: "yes", False: "no", None: "?" if check else "(use --check)"}[available]
+        by = entry.get("installed_by", "user")
+        rows.append(
+            [
+                name,
+                entry.get("version", ""),
+                printable(entry.get("source", "")),
+                entry.get("resolved", "")[:19],
+                by,
+                shown,
+            ]
+        )
+        data.append({"name": name, **entry, "update_available": available})
+    if as_json:
+        print_json(data)
+    elif not rows:
+        click.echo(
+            f"Nothing installed in {installer.target.skills_dir} yet: try `gibberish install SOURCE`."
+        )
+    else:
+        click.echo(table(["SKILL", "VERSION", "SOURCE", "PINNED", "BY", "UPDATE"], rows))
+
+
+COMMANDS = [install_command, uninstall_command, update_command, installed_command]

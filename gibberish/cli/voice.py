@@ -1,0 +1,183 @@
+"""``gibberish listen`` and ``gibberish voice …``: speech → a proposed call, on a terminal.
+
+What was heard is a proposal like a model's call: ``listen`` puts it through
+``Engine.prepare`` and the same approve-and-run path as ``gibberish run`` and ``ask``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from gibberish.app import Engine, EngineError, ToolRef
+from gibberish.cli.assistant import MODE_CHOICE, _mode
+from gibberish.cli.common import CliState, fail, pass_state, print_json, table
+from gibberish.cli.run import execute, refuse
+from gibberish.settings import VOICE_BACKENDS
+from gibberish.skills.render import RenderError
+
+
+def _source(engine: Engine, file: Path | None):
+    from gibberish.voice import MicrophoneSource, VoiceError, WavSource
+
+    try:
+        if file is not None:
+            return WavSource(file)
+        device = engine.settings.voice.microphone
+        return MicrophoneSource(int(device) if device.isdigit() else device or None)
+    except VoiceError as exc:
+        fail(str(exc), 1)
+
+
+def _hand_to_tray() -> bool:
+    """True when a running tray took the ``listen`` request (see ui/single_instance)."""
+    try:
+        from gibberish.ui.single_instance import LISTEN, hand_over
+    except ImportError:  # Qt missing: there is no tray to hand it to
+        return False
+    return hand_over(LISTEN)
+
+
+def _describe(proposal) -> str:
+    heard = proposal.heard
+    ms = heard.timings.get("latency", 0.0) * 1000
+    said = repr(heard.text) if heard.text else "nothing usable"
+    return (
+        f"heard {said} (confidence {heard.confidence:.2f}, {heard.backend}, "
+        f"proposal {ms:.0f} ms after the end of speech)"
+    )
+
+
+def _explain(proposal) -> None:
+    from gibberish.voice import ProposalStatus
+
+    click.secho(f"gibberish: {proposal.message}", err=True, fg="red")
+    call = proposal.call
+    if proposal.status is ProposalStatus.NEEDS_ARGUMENTS and call is not None:
+        args = " ".join(f"--arg {name}=…" for name in call.missing)
+        click.echo(f"  try: gibberish run {call.skill}.{call.tool} {args}", err=True)
+    if proposal.candidates:
+        click.echo("  closest tools:", err=True)
+        for match in proposal.candidates:
+            exposed = match.item
+            click.echo(
+                f"    {exposed.skill.name}.{exposed.tool.name}  {exposed.tool.description}",
+                err=True,
+            )
+
+
+@click.command("listen")
+@click.option(
+    "--file",
+    "file",
+    type=click.Path(path_type=Path),
+    help="Decode this WAV (16 kHz, 16-bit PCM) instead of the microphone.",
+)
+@click.option("--backend", type=click.Choice(VOICE_BACKENDS), help="Default from settings.")
+@click.option("--mode", type=MODE_CHOICE, help="Offer the tools of this mode (default: current).")
+@click.option(
+    "--dry-run", is_flag=True, help="Print what was heard, the call and the argv; run nothing."
+)
+@click.option("--yes", "-y", is_flag=True, help="Approve this one run without asking.")
+@click.option("--json", "compact", is_flag=True, help="Print JSON on one line.")
+@click.option("--here", is_flag=True, help="Listen in this terminal even when the tray runs.")
+@pass_state
+def listen_command(
+    state: CliState,
+    file: Path | None,
+    backend: str | None,
+    mode: str | None,
+    dry_run: bool,
+    yes: bool,
+    compact: bool,
+    here: bool,
+) -> None:
+    """Listen for one spoken request, then approve and run the tool it names.
+
+    From the microphone, with the tray running, the request is handed to the tray (so a
+    desktop shortcut bound to ``gibberish listen`` is push-to-talk); --here keeps it here.
+    """
+    from gibberish.voice import ProposalStatus
+
+    if file is None and not (here or dry_run or compact or backend) and _hand_to_tray():
+        click.echo("Listening in the running gibberish.", err=True)
+        return
+    engine = state.engine()
+    if file is None:
+        reason = engine.may_listen(_mode(engine, mode), asked=True, microphone=True)
+        if reason:
+            fail(reason, 1)
+    source = _source(engine, file)
+    try:
+        proposal = engine.listen(source, mode=_mode(engine, mode), backend=backend)
+    except EngineError as exc:
+        fail(str(exc), 1)
+    if not compact:
+        click.echo(_describe(proposal), err=True)
+    if proposal.status is not ProposalStatus.OK:
+        if compact:
+            print_json(proposal.to_dict(), compact=True)
+        _explain(proposal)
+        raise SystemExit(1)
+    call = proposal.call
+    assert call is not None and call.exposed is not None
+    ref = ToolRef(call.exposed.skill, call.exposed.tool)
+    try:
+        prepared = engine.prepare(ref, call.arguments, context_dir=None)
+    except (EngineError, RenderError) as exc:
+        refuse(str(exc), compact=compact)
+    if dry_run or compact:
+        out = proposal.to_dict()
+        out["argv"] = list(prepared.argv)
+        out["decision"] = {"kind": prepared.decision.kind.value, "reason": prepared.decision.reason}
+        print_json(out, compact=compact)
+        if dry_run:
+            raise SystemExit(0)
+    args = json.dumps(dict(call.arguments), ensure_ascii=False)
+    click.echo(f"proposed {prepared.ref} {args}", err=True)
+    execute(engine, prepared, yes=yes, compact=compact)
+
+
+@click.group("voice")
+def voice_group() -> None:
+    """The voice grammar and the microphones."""
+
+
+@voice_group.command("grammar")
+@click.option("--mode", type=MODE_CHOICE, help="The tools of this mode (default: current).")
+@pass_state
+def grammar_command(state: CliState, mode: str | None) -> None:
+    """Print the JSGF grammar generated from the loaded tools' spoken forms."""
+    engine = state.engine()
+    grammar = engine.voice_grammar(_mode(engine, mode))
+    click.echo(grammar.text, nl=False)
+    for problem in grammar.problems:
+        click.secho(f"note: {problem}", err=True, fg="yellow")
+
+
+@voice_group.command("devices")
+def devices_command() -> None:
+    """List the microphones PortAudio sees (the default is marked *)."""
+    from gibberish.voice import VoiceError, input_devices
+
+    try:
+        devices = input_devices()
+    except VoiceError as exc:
+        fail(str(exc), 1)
+    if not devices:
+        fail("No microphone found: plug one in (and check it is not muted).", 1)
+    rows = [
+        [
+            ("* " if d.is_default else "  ") + str(d.index),
+            d.name,
+            str(d.channels),
+            f"{d.default_rate:.0f}",
+        ]
+        for d in devices
+    ]
+    click.echo(table(["#", "name", "channels", "rate"], rows, flex=1))
+
+
+COMMANDS = [listen_command, voice_group]

@@ -1,0 +1,353 @@
+"""Progressive disclosure: read a skill folder a heading at a time.
+
+An agent that is handed a whole skill folder spends its context on text it may never
+need. These functions give it the structure first (``outline``, ``sources``), then only
+the part it asks for (``show`` one section, ``open`` one file), and ``search`` across
+skills to find the right section. They are the gateway commands of skillc's RFC-0001
+(``outline``/``show``/``open``/``sources``/``search``) and back both the MCP tools
+(``skills_*``) and the CLI fallback commands.
+
+Every path an agent names is resolved and must stay inside the skill folder, symlinks
+included (E012). Errors carry the RFC's codes and print as ``error[EXXX]: message``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gibberish.skills.frontmatter import find_frontmatter, load_yaml
+
+E_SKILL_NOT_FOUND = "E001"
+E_NO_SKILL_MD = "E010"
+E_MISSING_FIELD = "E011"
+E_PATH_ESCAPE = "E012"
+E_SECTION_NOT_FOUND = "E020"
+E_FILE_NOT_FOUND = "E021"
+
+SKILL_FILE = "SKILL.md"
+MAX_OPEN_BYTES = 256 * 1024
+"""``open`` returns at most this much of a file (an agent's context is the limit)."""
+MAX_MARKDOWN_BYTES = 2 * 1024 * 1024
+"""Markdown files larger than this are listed by ``sources`` but not parsed for headings."""
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*(?:[ \t]#+[ \t]*)?$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_WORD = re.compile(r"[^\W_]+")
+
+
+class DisclosureError(Exception):
+    """A request that cannot be answered; ``code`` is the RFC-0005 style error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"error[{self.code}]: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Heading:
+    file: str
+    """Path relative to the skill folder, with ``/``."""
+    level: int
+    title: str
+    line: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "level": self.level, "title": self.title, "line": self.line}
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    heading: Heading
+    text: str
+    """From the heading line up to the next heading of the same or a higher level."""
+    own: str = ""
+    """From the heading line up to the next heading of any level (what search scores)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    path: str
+    size: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "size": self.size}
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    skill: str
+    section: Section
+    score: float
+
+    def to_dict(self, snippet_chars: int = 200) -> dict[str, Any]:
+        body = " ".join(self.section.own.split("\n", 1)[-1].split())
+        return {
+            "skill": self.skill,
+            **self.section.heading.to_dict(),
+            "score": self.score,
+            "snippet": body[:snippet_chars] + ("…" if len(body) > snippet_chars else ""),
+        }
+
+
+# ------------------------------------------------------------------ files
+
+
+def require_skill_md(root: Path) -> Path:
+    """The folder's SKILL.md, or E010."""
+    path = root / SKILL_FILE
+    if not path.is_file():
+        raise DisclosureError(E_NO_SKILL_MD, f"{root} has no {SKILL_FILE}: it is not a skill.")
+    return path
+
+
+def inside(root: Path, relative: str) -> Path:
+    """``root/relative`` resolved; E012 when it (or a symlink on the way) leaves ``root``."""
+    if not relative or "\x00" in relative:
+        raise DisclosureError(E_FILE_NOT_FOUND, "give a path relative to the skill folder.")
+    candidate = Path(relative)
+    if candidate.is_absolute():
+        raise DisclosureError(
+            E_PATH_ESCAPE, f"{relative!r} is absolute; give a path inside the skill folder."
+        )
+    real_root = root.resolve()
+    target = (root / candidate).resolve()
+    if not target.is_relative_to(real_root):
+        raise DisclosureError(E_PATH_ESCAPE, f"{relative!r} escapes the skill folder.")
+    return target
+
+
+def walk_files(root: Path) -> Iterator[Path]:
+    """Regular files under ``root`` outside hidden folders, in no particular order.
+
+    Symlinks are not followed and not yielded; a symlink that points outside ``root`` is
+    refused with E012 (a skill must not smuggle in files from elsewhere).
+    """
+    real_root = root.resolve()
+    for folder, dirs, files in os.walk(root, followlinks=False):
+        here = Path(folder)
+        kept = []
+        for name in dirs:
+            path = here / name
+            if path.is_symlink():
+                _check_link(path, real_root, root)
+            elif not name.startswith("."):
+                kept.append(name)
+        dirs[:] = kept
+        for name in files:
+            path = here / name
+            if path.is_symlink():
+                _check_link(path, real_root, root)
+            elif path.is_file():
+                yield path
+
+
+def _check_link(path: Path, real_root: Path, root: Path) -> None:
+    if not path.resolve().is_relative_to(real_root):
+        rel = path.relative_to(root).as_posix()
+        raise DisclosureError(E_PATH_ESCAPE, f"{rel} is a symlink that leaves the skill folder.")
+
+
+def relative(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def sources(root: Path) -> list[SourceFile]:
+    """Every file of the skill (outside hidden folders) with its size, sorted by path."""
+    require_skill_md(root)
+    out = [SourceFile(relative(root, p), p.stat().st_size) for p in walk_files(root)]
+    return sorted(out, key=lambda f: f.path)
+
+
+def markdown_files(root: Path) -> list[str]:
+    """``SKILL.md`` first, then every other ``.md`` file in order of path."""
+    require_skill_md(root)
+    others = sorted(
+        relative(root, p)
+        for p in walk_files(root)
+        if p.suffix.lower() == ".md" and relative(root, p) != SKILL_FILE
+    )
+    return [SKILL_FILE, *others]
+
+
+def read_text(path: Path, limit: int = MAX_MARKDOWN_BYTES) -> str:
+    with path.open("rb") as handle:
+        data = handle.read(limit)
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n").lstrip("\ufeff")
+
+
+# ------------------------------------------------------------------ markdown
+
+
+def split_frontmatter(text: str, *, file: str) -> tuple[dict[str, Any], str, int]:
+    """``(fields, body, first body line)``; no or broken frontmatter gives ``{}``."""
+    if not text.startswith("---"):
+        return {}, text, 1
+    block, _ = find_frontmatter(text, file=file)
+    if block is None:
+        return {}, text, 1
+    data, ok, _ = load_yaml(block.yaml_text, file=file, first_line=block.yaml_line)
+    fields = data if ok and isinstance(data, dict) else {}
+    return fields, text[block.body_offset :], block.body_line
+
+
+def skill_meta(root: Path) -> tuple[str, str]:
+    """``name`` and ``description`` from SKILL.md's frontmatter; E010/E011 when missing."""
+    path = require_skill_md(root)
+    fields, _, _ = split_frontmatter(read_text(path), file=SKILL_FILE)
+    missing = [k for k in ("name", "description") if not str(fields.get(k) or "").strip()]
+    if missing:
+        raise DisclosureError(
+            E_MISSING_FIELD,
+            f"{path}: the frontmatter lacks {' and '.join(missing)} "
+            "(add them between the '---' lines).",
+        )
+    return str(fields["name"]).strip(), " ".join(str(fields["description"]).split())
+
+
+def _headings_in(body: str, first_line: int, file: str) -> Iterator[Heading]:
+    fence: str | None = None
+    for offset, line in enumerate(body.split("\n")):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        match = _HEADING.match(line)
+        if match:
+            yield Heading(file, len(match.group(1)), match.group(2).strip(), first_line + offset)
+
+
+def _document(root: Path, file: str) -> tuple[dict[str, Any], list[str], int]:
+    fields, body, first = split_frontmatter(read_text(root / file), file=file)
+    return fields, body.split("\n"), first
+
+
+def outline(root: Path) -> list[Heading]:
+    """Every heading of every ``.md`` file, SKILL.md first, in document order."""
+    out: list[Heading] = []
+    for file in markdown_files(root):
+        _, lines, first = _document(root, file)
+        out.extend(_headings_in("\n".join(lines), first, file))
+    return out
+
+
+def sections(root: Path, file: str) -> list[Section]:
+    """The sections of one Markdown file (text up to the next heading of level <= own)."""
+    _, lines, first = _document(root, file)
+    heads = list(_headings_in("\n".join(lines), first, file))
+    out = []
+    for i, head in enumerate(heads):
+        end = next((h.line for h in heads[i + 1 :] if h.level <= head.level), first + len(lines))
+        own_end = heads[i + 1].line if i + 1 < len(heads) else first + len(lines)
+        text = "\n".join(lines[head.line - first : end - first]).rstrip()
+        own = "\n".join(lines[head.line - first : own_end - first]).rstrip()
+        out.append(Section(head, text, own))
+    return out
+
+
+def all_sections(root: Path) -> list[Section]:
+    return [s for file in markdown_files(root) for s in sections(root, file)]
+
+
+# ------------------------------------------------------------------ show / open
+
+
+def _cap(text: str, max_lines: int | None) -> str:
+    if max_lines is None or max_lines <= 0:
+        return text
+    lines = text.split("\n")
+    if len(lines) <= max_lines:
+        return text
+    rest = len(lines) - max_lines
+    return "\n".join(lines[:max_lines]) + f"\n… ({rest} more lines; raise max_lines to see them)"
+
+
+def show(root: Path, section: str | None = None, max_lines: int | None = None) -> str:
+    """SKILL.md's body, or one section by heading title (case-insensitive) in any .md file.
+
+    A reference file's first H1 names the whole file, as the stub lists it.
+    """
+    if not section:
+        _, body, _ = split_frontmatter(read_text(require_skill_md(root)), file=SKILL_FILE)
+        return _cap(body.strip("\n"), max_lines)
+    wanted = " ".join(section.split()).casefold()
+    found = [s for s in all_sections(root) if s.heading.title.casefold() == wanted]
+    if not found:
+        titles = [s.heading.title for s in all_sections(root)]
+        close = difflib.get_close_matches(section, titles, n=3, cutoff=0.5)
+        hint = f" Did you mean: {', '.join(repr(t) for t in close)}?" if close else ""
+        raise DisclosureError(
+            E_SECTION_NOT_FOUND,
+            f"no section {section!r} in this skill.{hint} The outline lists every heading.",
+        )
+    return _cap("\n\n".join(s.text for s in found), max_lines)
+
+
+def open_file(root: Path, path: str, max_bytes: int = MAX_OPEN_BYTES) -> str:
+    """A file of the skill as text (refused outside the folder; binary files described)."""
+    require_skill_md(root)
+    target = inside(root, path)
+    if not target.is_file():
+        raise DisclosureError(E_FILE_NOT_FOUND, f"{path!r} is not a file of this skill.")
+    with target.open("rb") as handle:
+        data = handle.read(max_bytes + 1)
+    if b"\x00" in data[:8192]:
+        return f"({path} is a binary file of {target.stat().st_size} bytes)"
+    text = data[:max_bytes].decode("utf-8", errors="replace")
+    if len(data) > max_bytes:
+        text += f"\n… (cut at {max_bytes} bytes of {target.stat().st_size})"
+    return text
+
+
+# ------------------------------------------------------------------ search
+
+
+def _stem(word: str) -> str:
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _words(text: str) -> frozenset[str]:
+    """Lowercase words of two letters or more, a final plural ``s`` dropped."""
+    return frozenset(_stem(w) for w in _WORD.findall(text.casefold()) if len(w) > 1)
+
+
+def score(query_words: frozenset[str], section: Section) -> float:
+    """2 per query word in the heading, 1 per query word only in the section's own text
+    (not its subsections': they are scored on their own)."""
+    title = _words(section.heading.title)
+    body = _words(section.own) - title
+    return 2.0 * len(query_words & title) + 1.0 * len(query_words & body)
+
+
+def search(skills: Iterable[tuple[str, Path]], query: str, limit: int = 10) -> list[SearchHit]:
+    """Sections across ``(name, folder)`` skills ranked by word overlap with ``query``.
+
+    Skills that cannot be read are skipped (a search must not fail on one bad folder).
+    """
+    wanted = _words(query)
+    if not wanted:
+        return []
+    hits: list[SearchHit] = []
+    for name, root in skills:
+        try:
+            found = all_sections(root)
+        except (DisclosureError, OSError):
+            continue
+        hits.extend(SearchHit(name, s, sc) for s in found if (sc := score(wanted, s)) > 0)
+    hits.sort(key=lambda h: (-h.score, h.skill, h.section.heading.file, h.section.heading.line))
+    return hits[:limit]

@@ -1,0 +1,113 @@
+"""Finding the skills in a staged folder and checking them with the skills loader.
+
+A staged folder is one skill (``SKILL.md`` at its top) or a folder of skills (each in
+a sub-folder, up to a few levels down, like a repository's ``skills/pdf``). Every one is
+parsed as ``untrusted`` by the same loader the app uses; errors stop the install.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from gibberish.interop.dependencies import Dependencies, frontmatter, read_dependencies
+from gibberish.skills.fields import SKILL_FILE_NAME, is_valid_skill_name
+from gibberish.skills.model import Diagnostic, SkillDefinition, Trust
+from gibberish.skills.parser import parse_skill_file
+
+MAX_DEPTH = 4
+# The loader does not know the installer's field; the warning would only confuse.
+_IGNORED_WARNINGS = ("dependencies",)
+
+
+class InstallError(Exception):
+    """An install that cannot go ahead; the message says what, where, and what to do."""
+
+
+@dataclass
+class Found:
+    """One skill in a staged folder."""
+
+    name: str
+    folder: Path  # inside the staging folder
+    path: str  # relative to the staged root ("" when the root is the skill)
+    skill: SkillDefinition
+    dependencies: Dependencies
+    tokens: int
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [
+            d
+            for d in self.skill.warnings
+            if not (d.code == "W-UNKNOWN-FIELD" and any(w in d.message for w in _IGNORED_WARNINGS))
+        ]
+
+
+def skill_folders(root: Path) -> list[Path]:
+    """Folders holding a SKILL.md: the root itself, or sub-folders (not inside a skill)."""
+    if (root / SKILL_FILE_NAME).is_file():
+        return [root]
+    found: list[Path] = []
+    queue = deque([(root, 0)])
+    while queue:
+        folder, depth = queue.popleft()
+        for child in sorted(folder.iterdir()):
+            if child.name.startswith(".") or child.is_symlink() or not child.is_dir():
+                continue
+            if (child / SKILL_FILE_NAME).is_file():
+                found.append(child)
+            elif depth + 1 < MAX_DEPTH:
+                queue.append((child, depth + 1))
+    return found
+
+
+def discover(root: Path, origin: str) -> list[Found]:
+    """Every skill under ``root``; InstallError when there is none, one is broken, or two clash."""
+    folders = skill_folders(root)
+    if not folders:
+        raise InstallError(
+            f"{origin}: no SKILL.md found (looked in the top folder and {MAX_DEPTH} levels below)."
+        )
+    found = [_check(folder, root, origin) for folder in folders]
+    seen: dict[str, Found] = {}
+    for item in found:
+        if item.name in seen:
+            raise InstallError(
+                f"{origin}: two skills are named “{item.name}” "
+                f"({seen[item.name].path or '.'} and {item.path or '.'}); rename one."
+            )
+        seen[item.name] = item
+    return found
+
+
+def _check(folder: Path, root: Path, origin: str) -> Found:
+    skill_md = folder / SKILL_FILE_NAME
+    relative = folder.relative_to(root).as_posix()
+    relative = "" if relative == "." else relative
+    shown = f"{origin}{'/' + relative if relative else ''}/{SKILL_FILE_NAME}"
+    text = skill_md.read_text("utf-8", errors="replace")
+    declared = frontmatter(text).get("name")
+    name = declared if isinstance(declared, str) and is_valid_skill_name(declared) else folder.name
+    skill = parse_skill_file(skill_md, trust=Trust.UNTRUSTED, expected_name=name)
+    if not skill.ok or not is_valid_skill_name(skill.name):
+        problems = "\n".join("  " + _shown(d, str(skill_md), shown) for d in skill.errors)
+        raise InstallError(
+            f"{shown} is not a skill gibberish can install:\n{problems or '  no valid name'}"
+        )
+    try:
+        dependencies = read_dependencies(skill_md)
+    except ValueError as exc:
+        raise InstallError(str(exc).replace(str(skill_md), shown)) from None
+    return Found(skill.name, folder, relative, skill, dependencies, max(1, len(text) // 4))
+
+
+def _shown(diagnostic: Diagnostic, real: str, shown: str) -> str:
+    return diagnostic.format().replace(real, shown)
+
+
+def show_warnings(found: Found, origin: str) -> list[str]:
+    real = str(found.folder / SKILL_FILE_NAME)
+    shown = f"{origin}{'/' + found.path if found.path else ''}/{SKILL_FILE_NAME}"
+    return [_shown(d, real, shown) for d in found.warnings]

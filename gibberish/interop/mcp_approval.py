@@ -1,0 +1,125 @@
+"""Ask the running tray to approve an MCP call, over its single-instance socket. Qt-free.
+
+The MCP server has no window and its stdio belongs to the agent, so it cannot ask the
+person itself. When the tray runs, the server connects to the tray's local socket (the
+same one a second ``gibberish`` start uses), sends one line
+
+    mcp-approve {"ref": ..., "arguments": {...}, "cwd": ..., "digest": ...}
+
+and waits for one JSON line back: ``{"answer": "once" | "always" | "no", "message": ...}``.
+The tray prepares the run itself from ``ref``, ``arguments`` and ``cwd`` with its own
+Engine and shows its usual approval dialog; it answers ``no`` when what it would show is
+not what the server is about to run (a different argv or skill fingerprint). A tray too
+old to know the request answers ``ok``, which counts as no answer. No tray, no answer
+within the wait, or any socket error: ``None`` — the caller refuses the call and says how
+to approve instead. Never a silent run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from gibberish.instance_socket import is_same_user, socket_path
+
+REQUEST_PREFIX = "mcp-approve "
+ANSWERS = frozenset({"once", "always", "no"})
+CONNECT_TIMEOUT = 0.5
+DEFAULT_WAIT = 120.0
+MAX_REPLY = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    ref: str
+    arguments: dict[str, Any]
+    cwd: str
+    argv: tuple[str, ...]
+    digest: str
+    """The skill fingerprint the server will run against."""
+    client: str = "an MCP client"
+
+    def to_line(self) -> bytes:
+        payload = {
+            "ref": self.ref,
+            "arguments": self.arguments,
+            "cwd": self.cwd,
+            "argv": list(self.argv),
+            "digest": self.digest,
+            "client": self.client,
+        }
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        return (REQUEST_PREFIX + text + "\n").encode("utf-8")
+
+    @classmethod
+    def from_line(cls, line: str) -> ApprovalRequest:
+        """Parse a request line (the tray side); ValueError when it is malformed."""
+        if not line.startswith(REQUEST_PREFIX):
+            raise ValueError("not an approval request")
+        data = json.loads(line[len(REQUEST_PREFIX) :])
+        if not isinstance(data, dict) or not isinstance(data.get("ref"), str):
+            raise ValueError("an approval request needs a ref")
+        arguments = data.get("arguments") or {}
+        if not isinstance(arguments, dict):
+            raise ValueError("arguments must be an object")
+        return cls(
+            ref=data["ref"],
+            arguments=arguments,
+            cwd=str(data.get("cwd") or ""),
+            argv=tuple(str(a) for a in data.get("argv") or ()),
+            digest=str(data.get("digest") or ""),
+            client=str(data.get("client") or "an MCP client"),
+        )
+
+
+def answer_line(answer: str, message: str = "") -> bytes:
+    """The tray's reply line."""
+    return (json.dumps({"answer": answer, "message": message}) + "\n").encode("utf-8")
+
+
+def request_approval(
+    request: ApprovalRequest, *, path: str | None = None, wait: float = DEFAULT_WAIT
+) -> tuple[str, str] | None:
+    """``(answer, message)`` from the tray, or None when no tray answered."""
+    if os.name == "nt" or not hasattr(socket, "AF_UNIX"):
+        return None  # the tray listens on a named pipe there; not reachable from here
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(CONNECT_TIMEOUT)
+        sock.connect(path or socket_path())
+        if not is_same_user(sock.fileno()):
+            return None  # somebody else's server on our name: tell it nothing
+        sock.sendall(request.to_line())
+        return _read_answer(sock, wait)
+    except OSError:
+        return None
+    finally:
+        with contextlib.suppress(OSError):
+            sock.close()
+
+
+def _read_answer(sock: socket.socket, wait: float) -> tuple[str, str] | None:
+    deadline = time.monotonic() + wait
+    data = b""
+    while b"\n" not in data:
+        left = deadline - time.monotonic()
+        if left <= 0 or len(data) > MAX_REPLY:
+            return None
+        sock.settimeout(left)
+        chunk = sock.recv(4096)
+        if not chunk:
+            return None
+        data += chunk
+    line = data.split(b"\n", 1)[0].decode("utf-8", errors="replace").strip()
+    try:
+        reply = json.loads(line)
+    except ValueError:
+        return None  # "ok": a tray that does not know approval requests
+    if not isinstance(reply, dict) or reply.get("answer") not in ANSWERS:
+        return None
+    return str(reply["answer"]), str(reply.get("message") or "")

@@ -1,0 +1,312 @@
+"""``gibberish mcp``: the skills as an MCP server over stdio, with the official SDK.
+
+Two kinds of tools:
+
+* **skill tools** — every tool of every skill offered in the chosen mode, named as the
+  model feed names them (plain, or ``skill__tool`` when two skills share a name), with the
+  same JSON Schema and ``readOnlyHint``/``openWorldHint`` from the skill's ``read_only`` /
+  ``network``. A call goes through the Engine exactly like a click: ``prepare`` (render
+  checks, decision table), approval, ``run``; the result envelope is the structured
+  content. A call that needs approval is asked in the tray's dialog (see
+  ``mcp_approval``) or refused with the command that approves it.
+* **disclosure tools** — ``skills_list``, ``skills_outline``, ``skills_show``,
+  ``skills_open``, ``skills_sources``, ``skills_search`` (the gateway of a stub).
+
+Each SKILL.md is a resource (``skill://NAME/SKILL.md``) and each instruction skill a
+prompt. ``MCPServer`` builds a tool's schema from a Python signature; skill tools are
+data, so this subclass adds them in ``list_tools``/``call_tool`` and leaves everything
+else (the disclosure tools, resources, prompts, the protocol) to the SDK.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.prompts.base import Prompt
+from mcp.server.mcpserver.resources.types import FunctionResource
+from mcp_types import CallToolResult, TextContent, Tool, ToolAnnotations
+
+from gibberish import __version__
+from gibberish.assistant.context import ContextBlock, context_blocks
+from gibberish.assistant.manifest import parameters_schema
+from gibberish.assistant.naming import ExposedTool, qualified_name
+from gibberish.interop import disclosure
+from gibberish.interop.disclosure import DisclosureError
+from gibberish.interop.mcp_approval import ApprovalRequest, request_approval
+from gibberish.session import Answer, authorize
+from gibberish.skills.model import Mode, SkillDefinition
+
+if TYPE_CHECKING:
+    from gibberish.app import Engine, PreparedRun
+
+Approver = Callable[["PreparedRun"], "tuple[str, str] | None"]
+"""Asks a person about a prepared run: ``(answer, message)`` or None when nobody can."""
+
+DISCLOSURE_TOOLS = (
+    "skills_list",
+    "skills_outline",
+    "skills_show",
+    "skills_open",
+    "skills_sources",
+    "skills_search",
+)
+INSTRUCTIONS = (
+    "Tools of the user's gibberish skills. Each skill tool runs a real program after the "
+    "user's approval rules; its result is a JSON envelope (exit_code, stdout, stderr ...). "
+    "To read a skill's instructions, use skills_outline, then skills_show with a section, "
+    "instead of reading whole files."
+)
+
+
+def tray_approver(prepared: PreparedRun) -> tuple[str, str] | None:
+    """Ask the running tray (None when there is none)."""
+    return request_approval(
+        ApprovalRequest(
+            ref=prepared.ref,
+            arguments=dict(prepared.arguments),
+            cwd=str(prepared.cwd),
+            argv=prepared.argv,
+            digest=prepared.fingerprint.digest,
+        )
+    )
+
+
+def how_to_approve(prepared: PreparedRun) -> str:
+    return (
+        f"{prepared.ref} needs your approval ({prepared.decision.reason}) and no gibberish "
+        "tray is running to ask you. Start the tray (`gibberish`) to approve calls in a "
+        f"dialog, or approve the skill as it is now: `gibberish approvals approve "
+        f"{prepared.skill.name}`."
+    )
+
+
+class _NoAnswer(Exception):
+    """Nobody can be asked, or the person said no; the message says what to do."""
+
+
+def _envelope_result(envelope: dict[str, Any], *, error: bool) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(envelope, ensure_ascii=False))],
+        structured_content=envelope,
+        is_error=error,
+    )
+
+
+class GibberishMCP(MCPServer):
+    """The MCP server over one Engine and one mode."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        mode: Mode | None = None,
+        *,
+        approver: Approver = tray_approver,
+        cwd: Path | None = None,
+    ) -> None:
+        super().__init__(
+            name="gibberish", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+        )
+        self.engine = engine
+        self.mode = mode or engine.mode_context().mode
+        self.approver = approver
+        self.cwd = cwd or Path.cwd()
+        self.skill_tools = self._expose()
+        self._add_disclosure_tools()
+        for skill in engine.skills():
+            self._add_resource(skill)
+        for block in context_blocks(engine.skills()):
+            self._add_prompt(block)
+
+    # ------------------------------------------------------------------ skill tools
+    def _expose(self) -> dict[str, ExposedTool]:
+        out = {}
+        for exposed in self.engine.catalog(self.mode).tools:
+            name = exposed.name
+            if name in DISCLOSURE_TOOLS:
+                name = qualified_name(exposed.skill.name, exposed.tool.name)
+            out[name] = exposed
+        return out
+
+    @staticmethod
+    def describe(name: str, exposed: ExposedTool) -> Tool:
+        skill = exposed.skill
+        description = exposed.description or exposed.tool.name
+        return Tool(
+            name=name,
+            title=f"{skill.name}: {exposed.tool.name}",
+            description=f"{description} (skill {skill.name})",
+            input_schema=parameters_schema(exposed),
+            annotations=ToolAnnotations(
+                read_only_hint=skill.read_only,
+                open_world_hint=skill.network,
+            ),
+        )
+
+    async def list_tools(self) -> list[Tool]:
+        """Skill tools as the folders are now (a reload is a cheap stat pass), then the SDK's."""
+        await anyio.to_thread.run_sync(self._refresh)
+        own = [self.describe(name, exposed) for name, exposed in self.skill_tools.items()]
+        return [*own, *await super().list_tools()]
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        exposed = self.skill_tools.get(name)
+        if exposed is None:
+            return await super().call_tool(name, arguments, context)
+        return await anyio.to_thread.run_sync(self.run_skill_tool, exposed, dict(arguments))
+
+    def _refresh(self) -> None:
+        self.engine.reload()
+        self.skill_tools = self._expose()
+
+    def run_skill_tool(self, exposed: ExposedTool, arguments: dict[str, Any]) -> CallToolResult:
+        """Prepare, decide, ask (through the tray) or refuse, run; the envelope is the result."""
+        from gibberish.app import Engine, EngineError, ToolRef
+        from gibberish.skills.render import RenderError
+
+        def refuse(message: str) -> CallToolResult:
+            return _envelope_result(Engine.failure(message).to_dict(), error=True)
+
+        try:
+            prepared = self.engine.prepare(
+                ToolRef(exposed.skill, exposed.tool),
+                arguments,
+                context_dir=self.cwd,
+                mode=self.mode,
+            )
+        except (EngineError, RenderError) as exc:
+            return refuse(str(exc))
+        try:
+            verdict = authorize(self.engine, prepared, self._ask)
+        except _NoAnswer as exc:
+            return refuse(str(exc))
+        if verdict.refused:
+            return refuse(verdict.refused)
+        confirmed = verdict.confirmed
+        try:
+            result = self.engine.run(prepared, confirmed=confirmed)
+        except EngineError as exc:
+            return refuse(str(exc))
+        envelope = result.envelope
+        return _envelope_result(envelope.to_dict(), error=not envelope.success)
+
+    def _ask(self, prepared: PreparedRun) -> Answer:
+        """``session.authorize``'s question, put to the person in the tray's dialog."""
+        reply = self.approver(prepared)
+        if reply is None:
+            raise _NoAnswer(how_to_approve(prepared))
+        answer, message = reply
+        if answer == "no":
+            raise _NoAnswer(f"Not run: you declined in the gibberish tray. {message}".strip())
+        return Answer.ALWAYS if answer == "always" else Answer.ONCE
+
+    # ------------------------------------------------------------------ disclosure
+    def _folder(self, name: str) -> Path:
+        from gibberish.app import EngineError
+
+        try:
+            return self.engine.skill(name).directory
+        except EngineError as exc:
+            raise ToolError(str(DisclosureError(disclosure.E_SKILL_NOT_FOUND, str(exc)))) from None
+
+    def _add_disclosure_tools(self) -> None:
+        read = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+        for fn in (
+            self.skills_list,
+            self.skills_outline,
+            self.skills_show,
+            self.skills_open,
+            self.skills_sources,
+            self.skills_search,
+        ):
+            self.add_tool(_guarded(fn), name=fn.__name__, annotations=read, structured_output=True)
+
+    def skills_list(self) -> dict[str, Any]:
+        """Every skill: name, description, its tools (empty for an instruction skill)."""
+        return {
+            "skills": [
+                {
+                    "name": s.name,
+                    "description": s.description,
+                    "kind": "instructions" if s.is_instruction_skill else "tools",
+                    "tools": [t.name for t in s.tools],
+                    "available": s.ok and s.available_in(self.mode),
+                    "trust": s.trust.value,
+                }
+                for s in self.engine.skills()
+            ]
+        }
+
+    def skills_outline(self, name: str) -> dict[str, Any]:
+        """Headings (with levels and lines) of every Markdown file of skill NAME, SKILL.md first."""
+        return {"headings": [h.to_dict() for h in disclosure.outline(self._folder(name))]}
+
+    def skills_show(
+        self, name: str, section: str | None = None, max_lines: int | None = None
+    ) -> dict[str, Any]:
+        """SKILL.md's body, or one section by heading title; max_lines cuts long text."""
+        return {"text": disclosure.show(self._folder(name), section, max_lines)}
+
+    def skills_open(self, name: str, path: str) -> dict[str, Any]:
+        """One file of skill NAME by its path relative to the skill folder (never outside)."""
+        return {"path": path, "text": disclosure.open_file(self._folder(name), path)}
+
+    def skills_sources(self, name: str) -> dict[str, Any]:
+        """The files of skill NAME with their sizes in bytes."""
+        return {"files": [f.to_dict() for f in disclosure.sources(self._folder(name))]}
+
+    def skills_search(self, query: str, limit: int = 10) -> dict[str, Any]:
+        """Sections across all skills ranked by how many of QUERY's words they contain."""
+        skills = ((s.name, s.directory) for s in self.engine.skills())
+        return {"hits": [h.to_dict() for h in disclosure.search(skills, query, limit)]}
+
+    # ------------------------------------------------------------------ resources, prompts
+    def _add_resource(self, skill: SkillDefinition) -> None:
+        path = skill.source_path
+
+        def read() -> str:
+            return disclosure.read_text(path)
+
+        self.add_resource(
+            FunctionResource(
+                uri=f"skill://{skill.name}/SKILL.md",
+                name=f"{skill.name}/SKILL.md",
+                description=skill.description,
+                mime_type="text/markdown",
+                fn=read,
+            )
+        )
+
+    def _add_prompt(self, block: ContextBlock) -> None:
+        def prompt() -> str:
+            return block.body
+
+        self.add_prompt(
+            Prompt.from_function(prompt, name=block.name, description=block.description)
+        )
+
+
+def _guarded(fn: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """Disclosure errors become the tool's error text (``error[EXXX]: ...``)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        try:
+            return fn(*args, **kwargs)
+        except DisclosureError as exc:
+            raise ToolError(str(exc)) from None
+        except OSError as exc:
+            raise ToolError(f"error[{disclosure.E_FILE_NOT_FOUND}]: {exc}") from None
+
+    return wrapper
+
+
+def serve(engine: Engine, mode: Mode | None = None) -> None:
+    """Serve over stdio until the client closes the connection."""
+    GibberishMCP(engine, mode).run("stdio")

@@ -1,0 +1,27 @@
+"""Which project a folder belongs to: the nearest folder above it with a gibberish.toml.
+
+Kept apart from the installer (no network or git imports), because the Engine asks it
+every time the focused app's working folder is captured.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+MANIFEST = "gibberish.toml"
+
+
+def find_project(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` holding a gibberish.toml, or None."""
+    try:
+        start = Path(start).resolve()
+    except (OSError, RuntimeError):
+        return None
+    for folder in (start, *start.parents):
+        if (folder / MANIFEST).is_file():
+            return folder
+    return None
+
+
+def project_skills_dir(project: Path) -> Path:
+    return project / ".gibberish" / "skills"

@@ -1,0 +1,60 @@
+"""The provenance file an installed skill carries: ``.gibberish-source.json``.
+
+Its presence makes the skill ``untrusted`` (see docs/trust.md). Besides the four fields
+the trust layer reads (source, kind, imported_at, fingerprint), the installer records
+``resolved`` (the commit, or ``sha256:`` of the archive or file), ``installed_at``,
+``installed_by`` (``user``, ``lock`` or the skill that needed it), ``version`` and
+``pinned`` (a source string that fetches exactly this content again).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from gibberish.fileio import atomic_write_bytes
+from gibberish.trust.fingerprint import PROVENANCE_FILE, fingerprint
+
+
+def write_record(
+    skill_dir: Path,
+    *,
+    source: str,
+    kind: str,
+    resolved: str,
+    pinned: str,
+    version: str,
+    installed_at: str,
+    installed_by: str,
+    durable: bool = True,
+) -> dict[str, Any]:
+    record = {
+        "source": source,
+        "kind": kind,
+        "imported_at": installed_at,
+        "fingerprint": fingerprint(skill_dir).digest,
+        "resolved": resolved,
+        "pinned": pinned,
+        "version": version,
+        "installed_at": installed_at,
+        "installed_by": installed_by,
+    }
+    text = json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    if durable:
+        atomic_write_bytes(skill_dir / PROVENANCE_FILE, text.encode("utf-8"), mode=0o644)
+    else:  # a staged folder nobody sees yet: the installer syncs once before moving it in
+        target = skill_dir / PROVENANCE_FILE
+        with open(target, "x", encoding="utf-8") as handle:
+            handle.write(text)
+        target.chmod(0o644)
+    return record
+
+
+def read_record(skill_dir: Path) -> dict[str, Any] | None:
+    """The whole provenance record, or None when absent or unreadable."""
+    try:
+        data = json.loads((skill_dir / PROVENANCE_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None

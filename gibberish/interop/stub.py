@@ -1,0 +1,214 @@
+"""Compile a skill to a skillc-style stub: a small SKILL.md that points at the gateway.
+
+The stub (RFC-0001 C-STUB) keeps the skill's name and description, tells the agent to use
+the gateway (the ``skills_*`` MCP tools first, the ``gibberish outline|show|open|sources|
+search`` commands as fallback) and lists the sections (C-SECTIONS) — never the source
+text, a file listing or an absolute path. Beside it, ``.skillc/manifest.json``
+(C-MANIFEST) records ``source_hash``, so a build is redone only when a source file
+changed. skillc's reference implementation writes that file to ``.skillc-meta/``; the RFC
+says ``.skillc/`` and this module follows the RFC (docs/mcp.md).
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gibberish.fileio import atomic_write_bytes
+from gibberish.interop.disclosure import (
+    SKILL_FILE,
+    Heading,
+    markdown_files,
+    outline,
+    read_text,
+    relative,
+    skill_meta,
+    split_frontmatter,
+    walk_files,
+)
+
+MANIFEST_DIR = ".skillc"
+MANIFEST_FILE = "manifest.json"
+MANIFEST_VERSION = 1
+MAX_ENTRIES = 15
+MAX_TOP_LEVEL = 12
+MAX_DESCRIPTION = 120
+MAX_STUB_LINES = 100
+REFERENCES_LABEL = "References (query by title only)"
+_PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+
+
+@dataclass(frozen=True, slots=True)
+class StubResult:
+    skill: str
+    folder: Path
+    source_hash: str
+    rebuilt: bool
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 16), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def source_hash(root: Path) -> str:
+    """SHA-256 over the sorted ``(relative_path, file_hash)`` pairs (RFC-0001 C-MANIFEST).
+
+    For each regular file outside hidden folders, in order of relative path (``/``
+    separated, compared by code point), the UTF-8 path and then the lowercase hex SHA-256
+    of the file's bytes are fed, with no separator, to one SHA-256.
+    """
+    pairs = sorted((relative(root, p), file_sha256(p)) for p in walk_files(root))
+    digest = hashlib.sha256()
+    for path, file_hash in pairs:
+        digest.update(path.encode("utf-8"))
+        digest.update(file_hash.encode("ascii"))
+    return digest.hexdigest()
+
+
+# ------------------------------------------------------------------ section listing
+
+
+def _limited(entries: list[str], limit: int) -> list[str]:
+    if len(entries) <= limit:
+        return entries
+    return [*entries[:limit], f"- … ({len(entries) - limit} more)"]
+
+
+def _skill_md_entries(headings: list[Heading]) -> list[str]:
+    entries, top = [], 0
+    hidden_top = 0
+    for h in headings:
+        if h.file != SKILL_FILE or h.level > 2:
+            continue
+        if h.level == 1:
+            top += 1
+            if top > MAX_TOP_LEVEL:
+                hidden_top += 1
+                continue
+        elif top > MAX_TOP_LEVEL:
+            continue
+        entries.append(("  " if h.level == 2 else "") + f"- {_one_line(h.title)}")
+    if hidden_top:
+        entries.append(f"- … ({hidden_top} more top-level headings)")
+    return _limited(entries, MAX_ENTRIES)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def _reference_entries(root: Path, headings: list[Heading]) -> list[str]:
+    files = markdown_files(root)[1:]
+    entries = []
+    for file in files:
+        h1 = next((h.title for h in headings if h.file == file and h.level == 1), None)
+        label = _one_line(h1 or file)
+        fields, _, _ = split_frontmatter(read_text(root / file), file=file)
+        description = _one_line(fields.get("description") or "")
+        if len(description) > MAX_DESCRIPTION:
+            description = description[: MAX_DESCRIPTION - 1].rstrip() + "…"
+        entries.append(f"  - {label} — {description}" if description else f"  - {label}")
+    return _limited(entries, MAX_ENTRIES)
+
+
+def section_listing(root: Path) -> list[str]:
+    """The "Top Sections" lines of RFC-0001 C-SECTIONS."""
+    headings = outline(root)
+    lines = _skill_md_entries(headings)
+    references = _reference_entries(root, headings)
+    if references:
+        lines += [f"- {REFERENCES_LABEL}", *references]
+    return lines or ["- (no H1 or H2 headings; the outline lists every heading)"]
+
+
+# ------------------------------------------------------------------ the stub
+
+
+def render_stub(root: Path) -> str:
+    """The stub SKILL.md text for the skill in ``root`` (E010/E011 when it is not one)."""
+    name, description = skill_meta(root)
+    front = yaml.safe_dump(
+        {"name": name, "description": description},
+        sort_keys=False,
+        allow_unicode=True,
+        width=10_000,
+    )
+    quoted = name if _PLAIN_NAME.fullmatch(name) else json.dumps(name)
+    lines = [
+        "---",
+        front.rstrip("\n"),
+        "---",
+        "",
+        f"# {name}",
+        "",
+        "This skill is served through a gateway. Do not read its source files directly:",
+        "ask for its structure, then for the sections you need.",
+        "",
+        "If the `gibberish` MCP server is available, prefer its tools — faster, with",
+        "structured output: `skills_outline`, `skills_show`, `skills_search`, `skills_open`,",
+        "`skills_sources`.",
+        "",
+        "Otherwise use the command line:",
+        "",
+        f"- `gibberish outline {quoted}` — every heading of every Markdown file",
+        f'- `gibberish show {quoted} --section "<heading>"` — one section',
+        f"- `gibberish open {quoted} <path>` — one file of the skill",
+        f"- `gibberish sources {quoted}` — the file tree with sizes",
+        '- `gibberish search "<words>"` — find sections across skills',
+        "",
+        "## Top Sections",
+        "",
+    ]
+    listing = section_listing(root)
+    room = MAX_STUB_LINES - len(lines) - 1
+    if len(listing) > room:
+        listing = [*listing[: room - 1], f"- … ({len(listing) - room + 1} more entries)"]
+    return "\n".join(lines + listing) + "\n"
+
+
+def read_manifest(folder: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((folder / MANIFEST_DIR / MANIFEST_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def build_stub(root: Path, out_dir: Path, *, force: bool = False) -> StubResult:
+    """Write ``out_dir/<name>/SKILL.md`` and its manifest; skip when the sources are unchanged."""
+    name, _ = skill_meta(root)
+    digest = source_hash(root)
+    folder = out_dir / name
+    previous = read_manifest(folder)
+    if (
+        not force
+        and previous is not None
+        and previous.get("source_hash") == digest
+        and (folder / SKILL_FILE).is_file()
+    ):
+        return StubResult(name, folder, digest, rebuilt=False)
+    text = render_stub(root)
+    manifest = {
+        "skill": name,
+        "version": MANIFEST_VERSION,
+        "built_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "source_hash": digest,
+    }
+    atomic_write_bytes(folder / SKILL_FILE, text.encode("utf-8"), mode=0o644)
+    atomic_write_bytes(
+        folder / MANIFEST_DIR / MANIFEST_FILE,
+        (json.dumps(manifest, indent=2) + "\n").encode("utf-8"),
+        mode=0o644,
+    )
+    return StubResult(name, folder, digest, rebuilt=True)

@@ -1,0 +1,100 @@
+"""Listen from the tray: one utterance on a worker thread, its states back on the GUI thread.
+
+The microphone (or, in tests, a WAV file: ``Seams.audio``) is read and decoded by
+``Engine.listen`` on a plain thread, so the tray never freezes. ``state`` says what the
+tray icon should show: ``listening`` while audio is read, ``thinking`` once the end of
+speech is found and the recognizer finishes, ``idle`` after. The answer comes back as
+``heard`` (a ``gibberish.voice.Proposal``) or ``failed`` (a sentence for the person).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+
+if TYPE_CHECKING:
+    from gibberish.app import Engine
+    from gibberish.skills.model import Mode
+
+log = logging.getLogger("gibberish.ui")
+
+LISTENING = "listening"
+THINKING = "thinking"
+IDLE = "idle"
+
+
+class _Watched:
+    """An audio source that reports when its frames stop being read (end of speech)."""
+
+    def __init__(self, source: Any, done: Callable[[], None]) -> None:
+        self.source = source
+        self.description = source.description
+        self._done = done
+
+    def frames(self, size: int) -> Iterator[bytes]:
+        try:
+            yield from self.source.frames(size)
+        finally:
+            self._done()
+
+    def stop(self) -> None:
+        stop = getattr(self.source, "stop", None)
+        if stop is not None:
+            stop()
+
+
+class Listening(QObject):
+    state = Signal(str)
+    heard = Signal(object)  # gibberish.voice.Proposal
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._thread: threading.Thread | None = None
+        self._source: _Watched | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self, engine: Engine, mode: Mode, source: Any) -> bool:
+        """Listen once; False when already listening (a second press then stops it)."""
+        if self.busy:
+            self.stop()
+            return False
+        self._source = _Watched(source, lambda: self.state.emit(THINKING))
+        self.state.emit(LISTENING)
+        self._thread = threading.Thread(
+            target=self._work, args=(engine, mode, self._source), name="gibberish-listen"
+        )
+        self._thread.daemon = True
+        self._thread.start()
+        return True
+
+    def _work(self, engine: Engine, mode: Mode, source: _Watched) -> None:
+        from gibberish.app import EngineError
+
+        try:
+            proposal = engine.listen(source, mode=mode)
+        except EngineError as exc:
+            self.failed.emit(str(exc))
+        except Exception as exc:  # a bug must not kill the tray silently
+            log.exception("listening failed")
+            self.failed.emit(f"Listening failed: {type(exc).__name__}: {exc}")
+        else:
+            self.heard.emit(proposal)
+        finally:
+            self.state.emit(IDLE)
+
+    def stop(self) -> None:
+        """End the recording now (toggle mode's second press)."""
+        if self._source is not None:
+            self._source.stop()
+
+    def wait(self, timeout: float = 10.0) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)

@@ -1,0 +1,196 @@
+"""Audio in: 16 kHz mono 16-bit PCM from a WAV file or the default microphone.
+
+Both sources have one interface, ``frames(size)``: an iterator of ``size``-byte chunks
+(the endpointer's frame), the last one possibly shorter. The recognizer never knows
+which source it is fed from, so tests and ``gibberish listen --file`` exercise exactly
+the code a microphone does.
+
+The microphone goes through PortAudio via ``sounddevice``: it is the well-kept binding
+that works with ALSA, PulseAudio and PipeWire alike, needs no compiler, and reports its
+devices. It is imported only when a microphone is used, so a machine without the
+PortAudio library still decodes files.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import wave
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from gibberish.voice.errors import VoiceError
+
+SAMPLE_RATE = 16000
+SAMPLE_WIDTH = 2
+PORTAUDIO_PACKAGE = "libportaudio2"
+CONVERT_HINT = "convert it with: sox IN.wav -r 16000 -c 1 -b 16 OUT.wav"
+
+
+class AudioSource(Protocol):
+    """Where speech comes from; ``frames`` ends when the source is exhausted or stopped."""
+
+    description: str
+
+    def frames(self, size: int) -> Iterator[bytes]: ...
+
+
+def _chunks(data: bytes, size: int) -> Iterator[bytes]:
+    for start in range(0, len(data), size):
+        yield data[start : start + size]
+
+
+def _downmix(data: bytes, channels: int) -> bytes:
+    """Average interleaved 16-bit channels into one (stdlib only: no numpy needed)."""
+    import array
+
+    samples = array.array("h", data)
+    mono = array.array(
+        "h",
+        (
+            sum(samples[i : i + channels]) // channels
+            for i in range(0, len(samples) - channels + 1, channels)
+        ),
+    )
+    return mono.tobytes()
+
+
+def read_wav(path: Path) -> bytes:
+    """The PCM samples of a 16 kHz 16-bit WAV (stereo is mixed down); clear errors otherwise."""
+    try:
+        with wave.open(str(path), "rb") as wav:
+            width, rate, channels = wav.getsampwidth(), wav.getframerate(), wav.getnchannels()
+            data = wav.readframes(wav.getnframes())
+    except FileNotFoundError:
+        raise VoiceError(f"{path}: no such file.") from None
+    except IsADirectoryError:
+        raise VoiceError(f"{path} is a folder, not a WAV file.") from None
+    except (wave.Error, EOFError) as exc:
+        raise VoiceError(f"{path} is not a 16-bit PCM WAV file ({exc}); {CONVERT_HINT}") from None
+    except OSError as exc:
+        raise VoiceError(f"{path} cannot be read: {exc.strerror or exc}.") from None
+    if width != SAMPLE_WIDTH:
+        raise VoiceError(
+            f"{path} is {width * 8}-bit PCM at {rate} Hz, {channels} channel(s); gibberish needs "
+            f"16-bit PCM — {CONVERT_HINT}"
+        )
+    if rate != SAMPLE_RATE:
+        raise VoiceError(
+            f"{path} is sampled at {rate} Hz; gibberish needs 16000 Hz — {CONVERT_HINT}"
+        )
+    if not data:
+        raise VoiceError(f"{path} is an empty recording (no samples).")
+    return data if channels == 1 else _downmix(data, channels)
+
+
+@dataclass
+class WavSource:
+    """A WAV file, read whole (utterances are seconds long) and replayed frame by frame."""
+
+    path: Path
+
+    def __post_init__(self) -> None:
+        self.path = Path(self.path)
+        self.description = str(self.path)
+        self._data = read_wav(self.path)
+
+    @property
+    def duration(self) -> float:
+        return len(self._data) / (SAMPLE_RATE * SAMPLE_WIDTH)
+
+    def frames(self, size: int) -> Iterator[bytes]:
+        return _chunks(self._data, size)
+
+
+def _sounddevice() -> Any:
+    """Import ``sounddevice``; a missing PortAudio library becomes a message naming the package."""
+    try:
+        import sounddevice
+    except ModuleNotFoundError:
+        raise VoiceError(
+            "The microphone needs the Python package 'sounddevice': "
+            "pip install sounddevice (it is a dependency of gibberish; reinstall it)."
+        ) from None
+    except OSError as exc:  # sounddevice raises OSError when libportaudio is missing
+        raise VoiceError(
+            f"The PortAudio library is not installed ({exc}); install the package "
+            f"'{PORTAUDIO_PACKAGE}' (sudo apt install {PORTAUDIO_PACKAGE}) to use a microphone."
+        ) from None
+    return sounddevice
+
+
+@dataclass(frozen=True)
+class InputDevice:
+    index: int
+    name: str
+    channels: int
+    default_rate: float
+    is_default: bool
+
+
+def input_devices() -> list[InputDevice]:
+    """The microphones PortAudio sees (devices with at least one input channel)."""
+    sd = _sounddevice()
+    try:
+        devices = sd.query_devices()
+        default_in = sd.default.device[0]
+    except Exception as exc:  # PortAudioError is not importable without the library
+        raise VoiceError(f"Could not list audio devices: {exc}.") from None
+    return [
+        InputDevice(i, d["name"], d["max_input_channels"], d["default_samplerate"], i == default_in)
+        for i, d in enumerate(devices)
+        if d["max_input_channels"] > 0
+    ]
+
+
+class MicrophoneSource:
+    """The microphone, until ``stop()`` (key released, second press) or ``max_seconds``.
+
+    PortAudio calls back on its own thread; blocks go through a queue so ``frames`` can be
+    consumed at the caller's pace without dropping audio.
+    """
+
+    def __init__(self, device: str | int | None = None, *, max_seconds: float = 15.0) -> None:
+        self.device = device if device not in ("", "default") else None
+        self.max_seconds = max_seconds
+        self.description = f"microphone {self.device or '(default)'}"
+        self._stop = threading.Event()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def frames(self, size: int) -> Iterator[bytes]:
+        sd = _sounddevice()
+        blocks: queue.Queue[bytes] = queue.Queue()
+
+        def callback(indata: Any, _frames: int, _time: Any, _status: Any) -> None:
+            blocks.put(bytes(indata))
+
+        try:
+            stream = sd.RawInputStream(
+                samplerate=SAMPLE_RATE,
+                channels=1,
+                dtype="int16",
+                blocksize=size // SAMPLE_WIDTH,
+                device=self.device,
+                callback=callback,
+            )
+        except Exception as exc:
+            raise VoiceError(self._open_error(exc)) from None
+        budget = int(self.max_seconds * SAMPLE_RATE * SAMPLE_WIDTH)
+        with stream:
+            while budget > 0 and not self._stop.is_set():
+                try:
+                    block = blocks.get(timeout=0.5)
+                except queue.Empty:
+                    continue
+                budget -= len(block)
+                yield from _chunks(block, size)
+
+    def _open_error(self, exc: Exception) -> str:
+        text = str(exc)
+        if "Invalid number of channels" in text or "No Default Input" in text or "-9996" in text:
+            return "No microphone found: plug one in, or pick one in Settings (gibberish voice devices lists them)."
+        return f"Could not open the {self.description}: {text}."

@@ -1,0 +1,34 @@
+"""What a recognizer heard: the text, how sure it is, and what it cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Heard:
+    text: str
+    """The words recognized; empty when nothing usable was heard."""
+    confidence: float
+    """0..1. For the grammar recognizer: agreement of the grammar's words with a free
+    phone-loop pass over the same audio (see docs/adr/0015-voice-grammar-and-rejection.md)."""
+    alternatives: tuple[str, ...] = ()
+    backend: str = "pocketsphinx"
+    timings: dict[str, float] = field(default_factory=dict)
+    """Seconds: ``audio`` (speech length), ``decode`` (recognizer work), ``finish``
+    (end of speech → text), and later ``interpret`` and ``total``."""
+    rejected: str = ""
+    """Why the recognizer itself refused the utterance (empty when it did not)."""
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "confidence": round(self.confidence, 3),
+            "alternatives": list(self.alternatives),
+            "backend": self.backend,
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "rejected": self.rejected,
+            "details": self.details,
+        }

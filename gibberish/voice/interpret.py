@@ -1,0 +1,106 @@
+"""Heard → a proposed call, or *no match* with the closest tools.
+
+The words are matched against the tools' spoken forms (``PhraseMatcher``); the call that
+comes out goes through the model feed's ``validate_call``, so a spoken call is checked and
+typed exactly like a model's. Whatever is not a confident match ends as ``NO_MATCH``
+with fuzzy candidates for the person to pick from — never as a different tool.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from gibberish.assistant import (
+    CallStatus,
+    ExposedTool,
+    FuzzyIndex,
+    FuzzyMatch,
+    ToolCatalog,
+    ValidatedCall,
+    validate_call,
+)
+from gibberish.voice.heard import Heard
+from gibberish.voice.matcher import PhraseMatcher
+
+MAX_CANDIDATES = 5
+
+
+class ProposalStatus(StrEnum):
+    OK = "ok"
+    NEEDS_ARGUMENTS = "needs_arguments"
+    NO_MATCH = "no_match"
+
+
+@dataclass(frozen=True)
+class Proposal:
+    heard: Heard
+    status: ProposalStatus
+    call: ValidatedCall | None = None
+    candidates: tuple[FuzzyMatch[ExposedTool], ...] = ()
+    message: str = ""
+
+    @property
+    def exposed(self) -> ExposedTool | None:
+        return self.call.exposed if self.call is not None else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status.value,
+            "heard": self.heard.to_dict(),
+            "call": self.call.to_dict() if self.call else None,
+            "candidates": [
+                {"skill": m.item.skill.name, "tool": m.item.tool.name, "score": m.score}
+                for m in self.candidates
+            ],
+            "message": self.message,
+        }
+
+
+def closest(text: str, catalog: ToolCatalog) -> tuple[FuzzyMatch[ExposedTool], ...]:
+    if not text:
+        return ()
+    index = FuzzyIndex.for_tools(catalog.tools)
+    return tuple(index.rank(text, MAX_CANDIDATES, require_all=False))
+
+
+def interpret(heard: Heard, catalog: ToolCatalog, matcher: PhraseMatcher) -> Proposal:
+    began = time.perf_counter()
+    proposal = _interpret(heard, catalog, matcher)
+    heard.timings["interpret"] = time.perf_counter() - began
+    heard.timings["latency"] = heard.timings.get("finish", 0.0) + heard.timings["interpret"]
+    return proposal
+
+
+def _interpret(heard: Heard, catalog: ToolCatalog, matcher: PhraseMatcher) -> Proposal:
+    if heard.rejected or not heard.text:
+        reason = heard.rejected or "nothing was recognized"
+        return Proposal(
+            heard,
+            ProposalStatus.NO_MATCH,
+            candidates=closest(heard.text, catalog),
+            message=f"No tool matches what was heard: {reason}.",
+        )
+    match = matcher.match(heard.text)
+    if match is None:
+        return Proposal(
+            heard,
+            ProposalStatus.NO_MATCH,
+            candidates=closest(heard.text, catalog),
+            message=f"No tool matches {heard.text!r}.",
+        )
+    call = validate_call((match.tool, match.arguments), catalog)
+    if call.status is CallStatus.OK:
+        return Proposal(heard, ProposalStatus.OK, call)
+    if call.status is CallStatus.MISSING_ARGUMENTS:
+        missing = ", ".join(call.missing)
+        return Proposal(heard, ProposalStatus.NEEDS_ARGUMENTS, call, message=f"Missing: {missing}.")
+    return Proposal(
+        heard,
+        ProposalStatus.NO_MATCH,
+        call,
+        closest(heard.text, catalog),
+        "; ".join(call.problems) or f"{match.tool} cannot take what was heard.",
+    )

@@ -1,0 +1,87 @@
+"""The voice pipeline behind the Engine: grammar, cached recognizers, listen → proposal.
+
+A recognizer is expensive to build and cheap to reuse, so one is kept per backend and
+rebuilt only when the grammar's signature changes (a skill added, a phrase edited, another
+mode's tools).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from gibberish.assistant import ToolCatalog
+from gibberish.voice.audio import AudioSource
+from gibberish.voice.errors import VoiceError
+from gibberish.voice.grammar import Grammar, VoiceTool, grammar_for_tools
+from gibberish.voice.interpret import Proposal, interpret
+from gibberish.voice.listen import StreamingRecognizer, capture
+from gibberish.voice.matcher import PhraseMatcher
+
+BACKENDS = ("pocketsphinx", "whisper")
+
+
+@dataclass(frozen=True)
+class VoiceConfig:
+    backend: str = "pocketsphinx"
+    model_folder: str = ""
+    threshold: float | None = None
+    until_stopped: bool = False
+    """Toggle mode: keep listening across pauses until the source is stopped."""
+
+
+class VoiceService:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._grammar: tuple[tuple[object, ...], Grammar] | None = None
+        self._recognizers: dict[tuple[str, str], StreamingRecognizer] = {}
+
+    def grammar(self, catalog: ToolCatalog) -> Grammar:
+        """The grammar of ``catalog``'s tools; rebuilt only when a tool changed."""
+        key = tuple((t.name, t.tool) for t in catalog.tools)
+        cached = self._grammar
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        grammar = grammar_for_tools(VoiceTool(t.name, t.tool) for t in catalog.tools)
+        self._grammar = (key, grammar)
+        return grammar
+
+    def recognizer(self, grammar: Grammar, config: VoiceConfig) -> StreamingRecognizer:
+        if config.backend not in BACKENDS:
+            raise VoiceError(
+                f"Unknown voice backend {config.backend!r}; use one of: {', '.join(BACKENDS)}."
+            )
+        key = (config.backend, grammar.signature if config.backend == "pocketsphinx" else "")
+        with self._lock:
+            found = self._recognizers.get(key)
+            if found is None:
+                found = self._build(grammar, config)
+                self._recognizers = {
+                    k: v for k, v in self._recognizers.items() if k[0] != config.backend
+                }
+                self._recognizers[key] = found
+            return found
+
+    @staticmethod
+    def _build(grammar: Grammar, config: VoiceConfig) -> StreamingRecognizer:
+        if config.backend == "whisper":
+            from gibberish.voice.whisper import WhisperRecognizer
+
+            return WhisperRecognizer(config.model_folder)
+        from gibberish.voice.sphinx import DEFAULT_THRESHOLD, SphinxRecognizer
+
+        threshold = DEFAULT_THRESHOLD if config.threshold is None else config.threshold
+        return SphinxRecognizer(grammar, threshold=threshold)
+
+    def listen(self, source: AudioSource, catalog: ToolCatalog, config: VoiceConfig) -> Proposal:
+        """Capture one utterance from ``source`` and turn it into a proposal."""
+        began = time.perf_counter()
+        grammar = self.grammar(catalog)
+        recognizer = self.recognizer(grammar, config)
+        with self._lock:  # one utterance at a time per recognizer
+            heard = capture(source, recognizer, until_stopped=config.until_stopped)
+        matcher = PhraseMatcher(grammar.forms, free_text=config.backend != "pocketsphinx")
+        proposal = interpret(heard, catalog, matcher)
+        heard.timings["total"] = time.perf_counter() - began
+        return proposal

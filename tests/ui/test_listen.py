@@ -1,0 +1,103 @@
+"""Listen in the tray with a WAV source: listening icon → thinking → form with heard values."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gibberish.app import Engine, EngineOptions
+from gibberish.ui.icons import TrayState
+from gibberish.voice import WavSource
+from tests.ui.conftest import FakeForms, make_controller
+from tests.voice.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR, fixture
+
+FIVE_COMMITS = fixture(IN_GRAMMAR[2], "slt")
+
+
+def _controller(wav, forms, **seams):
+    engine = Engine(EngineOptions(include_user=False))
+    return make_controller(engine, forms=forms, audio=lambda: WavSource(wav), **seams)
+
+
+def test_listen_opens_the_form_with_the_heard_values(qtbot) -> None:
+    forms = FakeForms(cancel=True)  # stop at the form: nothing runs
+    ctl = _controller(FIVE_COMMITS, forms)
+    ctl.start()
+    states: list[str] = []
+    icons: list[str] = []
+    ctl.listening.state.connect(states.append)
+    ctl.listening.state.connect(lambda _s: icons.append(ctl.surface.tray.state))
+    try:
+        ctl.listen()
+        assert ctl.surface.tray.state == TrayState.LISTENING
+        qtbot.waitUntil(lambda: bool(forms.calls), timeout=60_000)
+        assert forms.calls == [("git.git_log", {"count": 5})]
+        assert forms.extras[0]["note"] == "Heard “show the last five commits”"
+        assert ctl.text.command_bar.input.text() == "show the last five commits"
+        qtbot.waitUntil(lambda: states[-1:] == ["idle"], timeout=10_000)
+        assert states == ["listening", "thinking", "idle"]
+        assert icons[:2] == [TrayState.LISTENING, TrayState.THINKING]
+        assert ctl.surface.tray.state == TrayState.NORMAL
+    finally:
+        ctl.listening.wait()
+        ctl.shutdown()
+
+
+def test_out_of_grammar_speech_opens_the_bar_without_a_form(qtbot) -> None:
+    forms = FakeForms(cancel=True)
+    ctl = _controller(fixture(OUT_OF_GRAMMAR[0], "slt"), forms)
+    ctl.start()
+    said: list[tuple[str, str, bool]] = []
+    ctl.notified.connect(lambda *a: said.append(a))
+    try:
+        ctl.listen()
+        qtbot.waitUntil(lambda: not ctl.listening.busy, timeout=60_000)
+        qtbot.waitUntil(lambda: bool(said) or (ctl.text.command_bar is not None), timeout=10_000)
+        assert forms.calls == []
+        assert said or ctl.text.command_bar.isVisible()
+    finally:
+        ctl.listening.wait()
+        ctl.shutdown()
+
+
+def test_no_listening_in_meeting_mode_unless_asked(qtbot) -> None:
+    forms = FakeForms(cancel=True)
+    ctl = _controller(FIVE_COMMITS, forms)
+    engine = ctl.engine
+    engine.update_settings(replace(engine.settings, auto_mode=False, mode="Meeting"))
+    ctl.start()
+    said: list[tuple[str, str, bool]] = []
+    ctl.notified.connect(lambda *a: said.append(a))
+    try:
+        ctl.handle_message("listen")  # a desktop shortcut: not an explicit ask
+        assert not ctl.listening.busy
+        assert said and said[-1][0] == "Not listening" and "Meeting" in said[-1][1]
+        ctl.listen(asked=True)  # chosen in the menu: allowed
+        qtbot.waitUntil(lambda: bool(forms.calls), timeout=60_000)
+    finally:
+        ctl.listening.wait()
+        ctl.shutdown()
+
+
+def test_gibberish_listen_is_handed_to_the_running_tray(qtbot) -> None:
+    import subprocess
+    import sys
+
+    from gibberish.ui.single_instance import SingleInstance
+
+    first = SingleInstance()
+    assert first.acquire() is True
+    received: list[str] = []
+    first.message_received.connect(received.append)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gibberish", "listen"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        qtbot.waitUntil(lambda: proc.poll() is not None, timeout=30_000)
+        assert proc.returncode == 0, proc.stderr.read()
+        assert "Listening in the running gibberish" in proc.stderr.read()
+        qtbot.waitUntil(lambda: received == ["listen"])
+    finally:
+        first.close()

@@ -1,0 +1,25 @@
+"""One recognizer for the bundled tools, shared by the module (building it takes a second)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gibberish.app import Engine, EngineOptions
+from gibberish.voice import VoiceConfig
+
+
+@pytest.fixture(scope="module")
+def engine() -> Engine:
+    return Engine(EngineOptions(include_user=False))
+
+
+@pytest.fixture(scope="module")
+def catalog(engine: Engine):
+    return engine.catalog(None)
+
+
+@pytest.fixture(scope="module")
+def service(engine: Engine, catalog):
+    svc = engine.voice_service()
+    svc.recognizer(svc.grammar(catalog), VoiceConfig())
+    return svc
