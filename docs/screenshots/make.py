@@ -7,7 +7,12 @@ Everything shown is real: a demo library of skills is written to a temporary fol
 real Engine loads it, the dialogs are built from real ``PreparedRun`` decisions and the
 result windows show real runs. Nothing outside the temporary folder is touched (every
 XDG folder and HOME point into it), so approvals and settings of the person running the
-script are safe.
+script are safe; the dialogs show paths in the home folder as ``~/…``, so the pictures
+read like a real home.
+
+Every picture is made in Fusion's light palette; the approval, form, result and command
+bar pictures also in a dark palette (``*-dark.png``). ``tests/ui/test_screenshots.py``
+compares fresh pictures with the committed ones, within a tolerance.
 """
 
 from __future__ import annotations
@@ -234,6 +239,8 @@ def make(out_dir: Path) -> list[Path]:
 
     app = QApplication.instance() or QApplication(["gibberish"])
     app.setStyle("Fusion")
+    light = app.style().standardPalette()
+    app.setPalette(light)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
 
@@ -289,6 +296,10 @@ def make(out_dir: Path) -> list[Path]:
     save(ApprovalDialog(confirm), "approval-confirm")
     first = engine.prepare("photos.list_large")
     engine.approve(first)
+    # What "Trust this version" in the dialog does too: keep a copy to diff against.
+    from gibberish.ui import approved_copies
+
+    approved_copies.keep(first.skill.directory, first.fingerprint.files)
     (user_skills / "photos" / "large.sh").write_text("#!/bin/sh\nfind . -size +5M\n")
     (user_skills / "photos" / "upload.sh").write_text("#!/bin/sh\necho upload\n")
     changed = engine.prepare("photos.list_large")
@@ -312,13 +323,33 @@ def make(out_dir: Path) -> list[Path]:
     run("project.check_links", "result-failure")
     run("project.build_log", "result-truncated")
 
+    def typing_bar() -> CommandBar:
+        bar = CommandBar()
+        bar.set_tools(engine.tools())
+        bar.popup()
+        bar.input.setText("photo")
+        pump(30)
+        return bar
+
     # The command bar while typing.
-    bar = CommandBar()
-    bar.set_tools(engine.tools())
-    bar.popup()
-    bar.input.setText("photo")
-    pump(30)
+    bar = typing_bar()
     save(bar, "command-bar")
+
+    # The same windows in a dark palette (new widgets: they take the palette when built).
+    app.setPalette(dark_palette())
+    save(ApprovalDialog(engine.prepare("photos.list_large")), "approval-changed-dark")
+    save(
+        ParameterForm(
+            target.skill,
+            target.tool,
+            lambda args: engine.render(target, args),
+            prefilled={"folder": "~/Pictures/Lisbon 2025", "formats": ["jpg", "heic"]},
+        ),
+        "parameter-form-dark",
+    )
+    run("project.check_links", "result-failure-dark")
+    save(typing_bar(), "command-bar-dark")
+    app.setPalette(light)
 
     # The command bar while the local model thinks about a request in words (the busy
     # state is what the controller shows between Enter and the model's answer).
@@ -358,6 +389,37 @@ def make(out_dir: Path) -> list[Path]:
 
     controller.shutdown()
     return written
+
+
+def dark_palette():
+    """A dark Fusion palette (what a dark desktop theme gives Qt)."""
+    from PySide6.QtGui import QColor, QPalette
+
+    palette = QPalette()
+    roles = QPalette.ColorRole
+    for role, colour in (
+        (roles.Window, "#2d2d30"),
+        (roles.WindowText, "#e8e8e8"),
+        (roles.Base, "#1e1e1e"),
+        (roles.AlternateBase, "#262629"),
+        (roles.ToolTipBase, "#2d2d30"),
+        (roles.ToolTipText, "#e8e8e8"),
+        (roles.Text, "#e8e8e8"),
+        (roles.Button, "#3a3a3d"),
+        (roles.ButtonText, "#e8e8e8"),
+        (roles.BrightText, "#ff6b6b"),
+        (roles.Light, "#4a4a4e"),
+        (roles.Midlight, "#404044"),
+        (roles.Mid, "#5a5a5e"),
+        (roles.Dark, "#202022"),
+        (roles.Shadow, "#000000"),
+        (roles.Highlight, "#3d7bd9"),
+        (roles.HighlightedText, "#ffffff"),
+        (roles.Link, "#7aa7f0"),
+        (roles.PlaceholderText, "#9a9a9e"),
+    ):
+        palette.setColor(role, QColor(colour))
+    return palette
 
 
 def main() -> int:

@@ -19,8 +19,13 @@ a description word starts with it     0.35
 description contains it               0.20
 ====================================  =====
 
-A word also tries its singular (``commits`` → ``commit``) at 95 %. The entry's score is the
-mean over the query's words, in 0..1; results are sorted by score, then by name.
+A word also tries its singular (``commits`` → ``commit``) at 95 % and its synonyms
+(``SYNONYMS``: ``last`` → ``recent``, ``changes`` → ``diff`` …) at 90 %. Words of the
+entry's *context* (for a tool: its skill's name and description, which every tool of the
+skill shares) count at 60 % of a description word, so "show me the last 5 commits"
+picks the tool whose own description speaks of recent commits over a sibling whose
+skill merely mentions commits. The entry's score is the mean over the query's words, in
+0..1; results are sorted by score, then by name.
 """
 
 from __future__ import annotations
@@ -53,6 +58,31 @@ class SkillTool(Protocol):
 S = TypeVar("S", bound=SkillTool)
 
 
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "last": ("recent", "latest", "newest"),
+    "latest": ("recent", "last", "newest"),
+    "newest": ("recent", "latest"),
+    "recent": ("last", "latest"),
+    "history": ("log", "recent"),
+    "changes": ("diff", "changed", "modified"),
+    "changed": ("diff", "changes", "modified"),
+    "difference": ("diff",),
+    "differences": ("diff",),
+    "remove": ("delete",),
+    "delete": ("remove",),
+    "find": ("search",),
+    "search": ("find", "grep"),
+    "show": ("list", "print"),
+    "list": ("show",),
+    "note": ("notes",),
+    "space": ("disk", "usage"),
+    "size": ("disk", "usage"),
+}
+"""Words a person says for what a tool's name or description says differently."""
+SYNONYM_WEIGHT = 0.9
+CONTEXT_WEIGHT = 0.6
+
+
 def _tool_name(item: SkillTool) -> str:
     return item.name if isinstance(item, ExposedTool) else item.tool.name
 
@@ -76,6 +106,9 @@ class _Entry(Generic[T]):
     ldesc: str
     desc_words: frozenset[str]
     desc_words_sorted: tuple[str, ...]
+    lctx: str = ""
+    ctx_words: frozenset[str] = frozenset()
+    ctx_words_sorted: tuple[str, ...] = ()
 
 
 def _subsequence_span(term: str, text: str) -> int | None:
@@ -106,14 +139,34 @@ def _score_term(term: str, e: _Entry) -> float:
         span = _subsequence_span(term, lname)
         if span is not None:
             best = 0.3 + 0.2 * (len(term) / span)
-    if term in e.ldesc:
-        if term in e.desc_words:
-            return max(best, 0.45)
-        for w in e.desc_words_sorted:
-            if w.startswith(term):
-                return max(best, 0.35)
-        return max(best, 0.2)
-    return best
+    found = _score_text(term, e.ldesc, e.desc_words, e.desc_words_sorted)
+    if not found and e.lctx:
+        found = CONTEXT_WEIGHT * _score_text(term, e.lctx, e.ctx_words, e.ctx_words_sorted)
+    return max(best, found)
+
+
+def _score_text(term: str, text: str, words: frozenset[str], ordered: tuple[str, ...]) -> float:
+    if term not in text:
+        return 0.0
+    if term in words:
+        return 0.45
+    for w in ordered:
+        if w.startswith(term):
+            return 0.35
+    return 0.2
+
+
+def _score_with_variants(term: str, e: _Entry) -> float:
+    """The term, its singular (95 %) and its synonyms (90 %): the best of them."""
+    score = _score_term(term, e)
+    if score >= 1.0:
+        return score
+    stem = _stem(term)
+    if stem != term:
+        score = max(score, 0.95 * _score_term(stem, e))
+    for synonym in SYNONYMS.get(term, SYNONYMS.get(stem, ())):
+        score = max(score, SYNONYM_WEIGHT * _score_term(synonym, e))
+    return score
 
 
 def _stem(word: str) -> str:
@@ -127,12 +180,15 @@ class FuzzyIndex(Generic[T]):
 
     __slots__ = ("_entries",)
 
-    def __init__(self, entries: Iterable[tuple[T, str, str]]) -> None:
+    def __init__(self, entries: Iterable[tuple[T, str, str] | tuple[T, str, str, str]]) -> None:
+        """``(item, name, description[, context])``: context words count for less."""
         built = []
-        for item, name, description in entries:
+        for item, name, description, *rest in entries:
             lname = name.lower()
             ldesc = description.lower()
+            lctx = rest[0].lower() if rest else ""
             dwords = frozenset(_SPLIT.findall(ldesc))
+            cwords = frozenset(_SPLIT.findall(lctx))
             built.append(
                 _Entry(
                     item,
@@ -142,6 +198,9 @@ class FuzzyIndex(Generic[T]):
                     ldesc,
                     dwords,
                     tuple(sorted(dwords)),
+                    lctx,
+                    cwords,
+                    tuple(sorted(cwords)),
                 )
             )
         self._entries: tuple[_Entry[T], ...] = tuple(built)
@@ -156,7 +215,7 @@ class FuzzyIndex(Generic[T]):
         the Engine's ``ToolRef``) can be indexed; the command bar and the router share it."""
         get_name = name or _tool_name
         return FuzzyIndex(
-            (t, get_name(t), f"{t.tool.description} {t.skill.name} {t.skill.description}")
+            (t, get_name(t), t.tool.description, f"{t.skill.name} {t.skill.description}")
             for t in tools
         )
 
@@ -172,15 +231,13 @@ class FuzzyIndex(Generic[T]):
             terms = [w for w in _SPLIT.findall(" ".join(terms)) if w not in STOPWORDS]
         if not terms:
             return []
-        stems = [(t, _stem(t)) for t in dict.fromkeys(terms)]
-        count = len(stems)
+        unique = list(dict.fromkeys(terms))
+        count = len(unique)
         results: list[FuzzyMatch[T]] = []
         for e in self._entries:
             total = 0.0
-            for term, stem in stems:
-                s = _score_term(term, e)
-                if s < 1.0 and stem != term:
-                    s = max(s, 0.95 * _score_term(stem, e))
+            for term in unique:
+                s = _score_with_variants(term, e)
                 if s == 0.0 and require_all:
                     break
                 total += s

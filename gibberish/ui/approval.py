@@ -5,9 +5,14 @@ and its trust level (with the warning banner for untrusted skills), the tool and
 says it does, the exact argv, the working folder, the timeout, whether it uses the
 network, and — after a change — which files changed since the last approval.
 
-"Cancel" is the default button and Esc cancels, so a stray Enter never approves
-anything. "Always allow this skill" appears only when the decision offers it
-(``decision.can_always_allow``). A ``refuse`` decision shows the reason and no run button.
+Keyboard: "Cancel" is the default button and Esc cancels, so a stray Enter never
+approves anything; every button is auto-default, so Enter presses the *focused* button
+and nothing else; Ctrl+Enter is "Run once"; every button has a mnemonic (Alt+R, Alt+T,
+Alt+C); a focused button wears a highlight-coloured ring, distinct from the default
+button's outline. "Trust this version" appears only when the decision offers it
+(``decision.can_always_allow``), and the dialog says in words when it will ask again
+(``asks_again``, following docs/trust.md). A ``refuse`` decision shows the reason and
+no run button.
 
 ``ApprovalPrompter`` is the seam the controller calls; tests (and later a model-routing
 flow that wants a different presentation) replace it instead of patching ``exec``.
@@ -16,9 +21,12 @@ flow that wants a different presentation) replace it instead of patching ``exec`
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl
+from PySide6.QtGui import QDesktopServices, QKeyEvent
 from PySide6.QtWidgets import (
     QDialog,
     QGridLayout,
@@ -31,16 +39,20 @@ from PySide6.QtWidgets import (
 
 from gibberish.session import Answer
 from gibberish.skills.model import Trust
-from gibberish.ui import icons
+from gibberish.ui import accessibility, approved_copies, icons
+from gibberish.ui.formatting import command_text, human_title
+from gibberish.ui.placement import place
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
+    MarkdownLabel,
     banner,
     code_box,
     field_label,
     fit_to_width,
     heading_label,
     help_label,
+    keyboard_buttons,
     value_label,
 )
 
@@ -73,13 +85,15 @@ class ApprovalDialog(QDialog):
         self.setWindowIcon(icons.app_icon())
         self.prepared = prepared
         self.answer = ApprovalAnswer.CANCEL
+        self.open_folder: Callable[[Path], object] = lambda p: QDesktopServices.openUrl(
+            QUrl.fromLocalFile(str(p))
+        )
         decision = prepared.decision
         skill, tool = prepared.skill, prepared.tool
         refused = decision.refused
+        human = human_title(tool.name)
         self.setWindowTitle(
-            f"Cannot run {prepared.ref} — gibberish"
-            if refused
-            else f"Run {prepared.ref}? — gibberish"
+            f"Cannot run {human} — gibberish" if refused else f"Run {human}? — gibberish"
         )
 
         layout = QVBoxLayout(self)
@@ -97,9 +111,8 @@ class ApprovalDialog(QDialog):
         badge.setPixmap(icons.trust_icon(skill.trust).pixmap(28, 28))
         badge.setToolTip(f"Trust: {icons.TRUST_LABELS.get(skill.trust, str(skill.trust))}")
         header.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
-        title = heading_label(
-            f"Cannot run {prepared.ref}" if refused else f"Run {prepared.ref}?", scale=1.3
-        )
+        title = heading_label(f"Cannot run {human}" if refused else f"Run {human}?", scale=1.3)
+        title.setTextFormat(Qt.TextFormat.PlainText)
         title.setObjectName("approval-title")
         title.setWordWrap(True)
         header.addWidget(title, 1)
@@ -134,13 +147,18 @@ class ApprovalDialog(QDialog):
             value_label(f"{skill.name}{version}  ·  {trust_text}", wrap=False),
             "approval-skill",
         )
-        tool_text = f"{tool.name} — {tool.description}" if tool.description else tool.name
-        add("Tool", value_label(tool_text), "approval-tool")
-        command = code_box(shlex.join(prepared.argv), max_lines=5)
+        tool_text = f"**{human}** `{prepared.ref}`"
+        if tool.description:
+            tool_text += f" — {tool.description}"
+        tool_label = MarkdownLabel(tool_text)
+        tool_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        add("Tool", tool_label, "approval-tool")
+        command = code_box(command_text(prepared.argv), max_lines=5)
         command.setToolTip(
             "The exact arguments, shell-quoted only for reading: gibberish runs the "
             "program directly, without a shell."
         )
+        accessibility.name(command, "Command it will run", shlex.join(prepared.argv))
         add("Command", command, "approval-argv")
         add("Folder", value_label(_home_short(prepared.cwd), wrap=False), "approval-cwd")
         add("Timeout", value_label(f"{prepared.timeout:g} seconds", wrap=False), "approval-timeout")
@@ -158,34 +176,57 @@ class ApprovalDialog(QDialog):
         if changed:
             lines = changed.lines()
             files = code_box("\n".join(lines), max_lines=6)
+            accessibility.name(files, "Files changed since your approval")
             add("Changed", files, "approval-changed")
             grid.addWidget(
                 help_label("Since your last approval: + added, − removed, ~ modified."), row, 1
             )
             row += 1
+            add("What changed", self._diff_view(prepared), "approval-diff")
+        secrets = ", ".join(prepared.secrets) if prepared.secrets else "None"
+        add("Secrets", value_label(secrets, wrap=True), "approval-secrets")
+        script = script_of(prepared)
+        if script is not None:
+            path, text = script
+            view = code_box(text, max_lines=8)
+            view.setLineWrapMode(view.LineWrapMode.NoWrap)
+            accessibility.name(view, f"Content of {path.name}", "The script this run starts")
+            add(path.name, view, "approval-script")
         layout.addLayout(grid)
+
+        if not refused:
+            again = help_label(asks_again(prepared))
+            again.setObjectName("approval-asks-again")
+            layout.addWidget(again)
 
         buttons = QHBoxLayout()
         buttons.setSpacing(SPACING)
         self.always_button: QPushButton | None = None
         self.once_button: QPushButton | None = None
         if not refused and decision.can_always_allow:
-            self.always_button = QPushButton("Always allow this skill")
+            self.always_button = QPushButton("&Trust this version")
             self.always_button.setObjectName("approval-always")
             self.always_button.setToolTip(
-                "Remember this exact version of the skill; any change to its files asks again."
+                "Remember these exact files of the skill; any change to them asks again."
             )
-            self.always_button.setAutoDefault(False)
             self.always_button.clicked.connect(self._choose_always)
             buttons.addWidget(self.always_button)
+        self.folder_button = QPushButton("Open &folder")
+        self.folder_button.setObjectName("approval-open-folder")
+        self.folder_button.setToolTip(f"Look at every file of the skill: {skill.directory}")
+        self.folder_button.clicked.connect(self._open_folder)
+        buttons.addWidget(self.folder_button)
         buttons.addStretch(1)
-        self.cancel_button = QPushButton("Close" if refused else "Cancel")
+        self.cancel_button = QPushButton("&Close" if refused else "&Cancel")
         self.cancel_button.setObjectName("approval-cancel")
+        self.cancel_button.setToolTip("Run nothing (Esc)")
         self.cancel_button.clicked.connect(self.reject)
         if not refused:
-            self.once_button = QPushButton("Run once")
+            self.once_button = QPushButton("&Run once")
             self.once_button.setObjectName("approval-once")
-            self.once_button.setAutoDefault(False)
+            self.once_button.setToolTip(
+                "Run it this one time (Ctrl+Enter); it asks again next time"
+            )
             self.once_button.clicked.connect(self._choose_once)
         buttons.addWidget(self.cancel_button)
         if self.once_button is not None:
@@ -194,11 +235,50 @@ class ApprovalDialog(QDialog):
         layout.addSpacing(4)
         layout.addLayout(buttons)
 
+        # Every button is auto-default: the focused one is what Enter presses. With
+        # focus anywhere else, Enter presses the default, Cancel.
+        for button in (self.always_button, self.cancel_button, self.once_button):
+            if button is not None:
+                button.setAutoDefault(True)
         self.cancel_button.setDefault(True)
-        self.cancel_button.setAutoDefault(True)
+        keyboard_buttons(self)
+        for child in self.findChildren(QWidget):  # a focused button would take Ctrl+Enter
+            child.installEventFilter(self)
         self.cancel_button.setFocus()
         self.setMinimumWidth(560)
         fit_to_width(self, 620)
+
+    def _diff_view(self, prepared: PreparedRun) -> QWidget:
+        """The changed files' unified diff against the copy kept at approval time."""
+        changed = prepared.decision.changed_files
+        assert changed is not None
+        copy = approved_copies.approved(prepared.skill.directory)
+        if copy is None:
+            return help_label(
+                "No copy of the approved version was kept, so only the names of the "
+                "changed files can be shown: open the folder to read them."
+            )
+        names = [*changed.added, *changed.removed, *changed.modified]
+        view = code_box(approved_copies.diff(prepared.skill.directory, names, copy), max_lines=10)
+        view.setLineWrapMode(view.LineWrapMode.NoWrap)
+        accessibility.name(view, "What changed since your approval")
+        return view
+
+    def _open_folder(self) -> None:
+        self.open_folder(self.prepared.skill.directory)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Ctrl+Enter is "Run once" wherever the focus is."""
+        if (
+            event.type() == QEvent.Type.KeyPress
+            and self.once_button is not None
+            and isinstance(event, QKeyEvent)
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            and event.modifiers() & Qt.KeyboardModifier.ControlModifier
+        ):
+            self.once_button.click()
+            return True
+        return super().eventFilter(watched, event)
 
     # Bound methods, not lambdas: a lambda capturing ``self`` connected to a child's
     # signal can release the dialog's last reference while that child is being destroyed.
@@ -215,17 +295,59 @@ class ApprovalDialog(QDialog):
         super().reject()
 
 
+def script_of(prepared: PreparedRun) -> tuple[Path, str] | None:
+    """The first file of the skill's folder that the argv names, with its text (a
+    script the run starts: ``./large.sh``, ``python3 scripts/x.py``)."""
+    folder = prepared.skill.directory.resolve()
+    for arg in prepared.argv:
+        path = Path(arg) if Path(arg).is_absolute() else prepared.cwd / arg
+        try:
+            inside = path.resolve().is_relative_to(folder)
+        except (OSError, ValueError):
+            continue
+        if inside and path.name != "SKILL.md":
+            text = approved_copies.read_text(path, 64 * 1024)
+            if text is not None:
+                return path, text
+    return None
+
+
+def asks_again(prepared: PreparedRun) -> str:
+    """When this skill will ask next time, in words (the rules of docs/trust.md)."""
+    skill, decision = prepared.skill, prepared.decision
+    if skill.trust is Trust.UNTRUSTED:
+        return "Imported skills ask before every run; Run once runs it this time only."
+    if skill.always_ask:
+        rule = "This skill asks before every run, as it requests, even once trusted."
+    elif not skill.read_only:
+        rule = "This skill can change things, so it asks before every run, even once trusted."
+    else:
+        rule = "Once trusted, it runs without asking until any of its files changes."
+    if decision.can_always_allow:
+        return (
+            f"Trust this version: remembers these exact files. {rule} "
+            "Run once: this time only; next time it asks for approval again."
+        )
+    return rule
+
+
 class ApprovalPrompterProtocol(Protocol):
     def ask(self, prepared: PreparedRun, parent: QWidget | None = None) -> ApprovalAnswer: ...
 
 
 class ApprovalPrompter:
-    """Shows the dialog modally and returns the answer (the seam tests replace)."""
+    """Shows the dialog modally and returns the answer (the seam tests replace).
+
+    "Trust this version" also keeps a copy of the skill's text files
+    (``approved_copies``), so a later change can be shown as a diff."""
 
     def ask(self, prepared: PreparedRun, parent: QWidget | None = None) -> ApprovalAnswer:
         dialog = ApprovalDialog(prepared, parent)
         try:
+            place(dialog)
             dialog.exec()
+            if dialog.answer is ApprovalAnswer.ALWAYS and prepared.decision.can_always_allow:
+                approved_copies.keep(prepared.skill.directory, prepared.fingerprint.files)
             return dialog.answer
         finally:
             dialog.deleteLater()

@@ -20,9 +20,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gibberish.ui import icons
+from gibberish.ui import accessibility, icons
 from gibberish.ui.formatting import plain_tooltip
-from gibberish.ui.widgets import MARGIN, SPACING, help_label
+from gibberish.ui.widgets import (
+    MARGIN,
+    SPACING,
+    help_label,
+    keyboard_buttons,
+    mnemonic_buttons,
+)
 
 if TYPE_CHECKING:
     from gibberish.app import ApprovalStatus
@@ -56,6 +62,8 @@ class ApprovalsDialog(QDialog):
         )
         self.table = QTreeWidget()
         self.table.setObjectName("approvals-table")
+        accessibility.name(self.table, "Approved skills")
+        accessibility.name(self.table.header(), "Columns")
         self.table.setHeaderLabels(["Skill", "Approved", "Status", "Folder"])
         self.table.setRootIsDecorated(False)
         self.table.setAlternatingRowColors(True)
@@ -63,7 +71,7 @@ class ApprovalsDialog(QDialog):
         layout.addWidget(self.table, 1)
 
         row = QHBoxLayout()
-        self.revoke_button = QPushButton("Revoke")
+        self.revoke_button = QPushButton("&Revoke")
         self.revoke_button.setObjectName("approvals-revoke")
         self.revoke_button.setEnabled(False)
         self.revoke_button.clicked.connect(self.revoke_selected)
@@ -74,6 +82,8 @@ class ApprovalsDialog(QDialog):
         buttons.button(QDialogButtonBox.StandardButton.Close).setObjectName("approvals-close")
         row.addWidget(buttons)
         layout.addLayout(row)
+        mnemonic_buttons(self)
+        keyboard_buttons(self)
         self.resize(620, 320)
         self.refresh()
 

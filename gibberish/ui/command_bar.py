@@ -42,13 +42,15 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from gibberish.ui.formatting import plain_tooltip
+from gibberish.ui import accessibility
+from gibberish.ui.formatting import human_title, plain_tooltip
 from gibberish.ui.spinner import Spinner
-from gibberish.ui.widgets import PlainLabel
+from gibberish.ui.widgets import PlainLabel, set_tone
 
 if TYPE_CHECKING:
     from gibberish.app import ToolRef
@@ -58,10 +60,23 @@ REF_ROLE = Qt.ItemDataRole.UserRole
 DESCRIPTION_ROLE = Qt.ItemDataRole.UserRole + 1
 MAX_RESULTS = 12
 WIDTH = 600
-ERROR_COLOUR = "#c02626"
 HINT_CHOOSE = "↑↓ to choose · Enter to open · Esc to close"
 HINT_BUSY = "Esc to cancel"
 HINT_EDIT = "Edit the text and press Enter to try again · Esc to close"
+
+
+def by_use(tools: Sequence[ToolRef], history: Sequence[str]) -> list[ToolRef]:
+    """``tools`` ordered by how often they ran in ``history`` (newest first), then how
+    recently, then by name: what the person uses is one Enter away."""
+    counts: dict[str, int] = {}
+    newest: dict[str, int] = {}
+    for position, ref in enumerate(history):
+        counts[ref] = counts.get(ref, 0) + 1
+        newest.setdefault(ref, position)
+    return sorted(
+        tools,
+        key=lambda r: (-counts.get(r.ref, 0), newest.get(r.ref, len(history)), r.tool.name),
+    )
 
 
 class _ResultDelegate(QStyledItemDelegate):
@@ -145,6 +160,8 @@ class CommandBar(QFrame):
         self._tools: list[ToolRef] = []
         self._busy = False
         self._choices: tuple[str, ...] | None = None
+        self.history: Sequence[str] = ()
+        """``skill.tool`` refs of recent runs, newest first (orders the empty query)."""
         self.ask_hint = "Enter to ask in your own words"
         """The hint's action for unmatched text (the controller names the model here)."""
 
@@ -155,6 +172,9 @@ class CommandBar(QFrame):
         self.input.setObjectName("command-input")
         self.input.setPlaceholderText("Find a tool, or say what you want to do…")
         self.input.setClearButtonEnabled(True)
+        accessibility.name(self.input, "Find a tool", "Type a tool's name or what you want to do")
+        for button in self.input.findChildren(QToolButton):
+            accessibility.name(button, "Clear the text")
         self.input.textChanged.connect(self._filter)
         self.input.installEventFilter(self)
         layout.addWidget(self.input)
@@ -165,6 +185,8 @@ class CommandBar(QFrame):
         self.results.setFrameShape(QFrame.Shape.NoFrame)
         self.results.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.results.setUniformItemSizes(True)
+        accessibility.name(self.results, "Matching tools")
+        self.results.currentRowChanged.connect(self._announce)
         self.results.itemActivated.connect(self._choose_item)
         self.results.itemClicked.connect(self._choose_item)
         layout.addWidget(self.results)
@@ -215,9 +237,10 @@ class CommandBar(QFrame):
             self._filter(self.input.text())
 
     def ranked(self, text: str) -> list[ToolRef]:
-        """The tools matching ``text``, best first (all tools, by name, when it is empty)."""
+        """The tools matching ``text``, best first; with no text, the tools run most
+        often lately first (ties: the most recent), then the rest by name."""
         if not text.strip() or self._index is None:
-            return list(self._tools[:MAX_RESULTS])
+            return by_use(self._tools, self.history)[:MAX_RESULTS]
         return [m.item for m in self._index.rank(text, MAX_RESULTS)]
 
     def refs(self) -> list[str]:
@@ -234,9 +257,9 @@ class CommandBar(QFrame):
     def _fill(self, refs: Sequence[ToolRef]) -> None:
         self.results.clear()
         for ref in refs:
-            item = QListWidgetItem(f"{ref.tool.name}   ·   {ref.skill.name}")
+            item = QListWidgetItem(f"{human_title(ref.tool.name)}   ·   {ref.ref}")
             item.setData(REF_ROLE, ref.ref)
-            item.setData(DESCRIPTION_ROLE, ref.tool.description)
+            item.setData(DESCRIPTION_ROLE, ref.tool.description.replace("`", ""))
             item.setToolTip(plain_tooltip(ref.tool.description))
             self.results.addItem(item)
         if self.results.count():
@@ -265,7 +288,10 @@ class CommandBar(QFrame):
     ) -> None:
         self.status.setVisible(text is not None)
         self.status_label.setText(text or "")
-        self.status_label.setStyleSheet(f"color: {ERROR_COLOUR};" if failed else "")
+        if failed:
+            set_tone(self.status_label, "error")
+        else:
+            self.status_label.setPalette(self.palette())
         self.status_label.setProperty("failed", failed)
         self.spinner.setVisible(spinning)
         self.status_hint.setVisible(spinning)
@@ -396,6 +422,9 @@ class CommandBar(QFrame):
         self.hide()
         if ref:
             self.tool_chosen.emit(str(ref))
+
+    def _announce(self, row: int) -> None:
+        accessibility.announce(self.results, self.results.model().index(row, 0))
 
     def _settings_clicked(self, _link: str) -> None:
         self.hide()

@@ -30,6 +30,8 @@ class Dialogs(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.open: dict[str, QWidget] = {}
+        self.open_editor: Any = None
+        """How *Open SKILL.md* opens a file at a line (tests replace it)."""
 
     def keep(self, name: str, dialog: QWidget) -> None:
         """Remember the one open dialog of each kind (closing an older one)."""
@@ -48,21 +50,26 @@ class Dialogs(QObject):
         self.open.clear()
 
     def show_problem(self, name: str, skill: SkillDefinition | None) -> None:
+        """The problems of ``name`` (opened by the person, from the menu: not a surprise)."""
+        from gibberish.ui.problem_dialog import ProblemDialog
         from gibberish.ui.widgets import plain_box
 
         if skill is None:
-            text, details = f"The skill “{name}” is gone.", ""
+            box = plain_box("warning", f"Problem in {name} — gibberish", f"“{name}” is gone.")
+            box.setObjectName("problem-dialog")
         elif skill.ok:  # it loaded, and hides another skill of the same name
-            text = (
+            box = plain_box(
+                "warning",
+                f"Problem in {name} — gibberish",
                 f"The skill “{name}” in {skill.directory} hides another skill of the same "
-                "name, which is not offered. Rename one of the folders to keep both."
+                "name, which is not offered. Rename one of the folders to keep both.",
+                "\n".join(d.format() for d in skill.diagnostics),
             )
-            details = "\n".join(d.format() for d in skill.diagnostics)
+            box.setObjectName("problem-dialog")
         else:
-            text = f"The skill “{name}” could not be loaded. Fix its SKILL.md; it reloads on save."
-            details = "\n".join(d.format() for d in skill.diagnostics)
-        box = plain_box("warning", f"Problem in {name} — gibberish", text, details)
-        box.setObjectName("problem-dialog")
+            box = (
+                ProblemDialog(skill, self.open_editor) if self.open_editor else ProblemDialog(skill)
+            )
         self.keep("problem", box)
         box.open()
 

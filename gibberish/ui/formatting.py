@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import html
+import os
+import re
+import shlex
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -43,6 +47,81 @@ def summary_line(result: RunResult) -> str:
     if not envelope.success:
         return envelope.error or first_line(envelope.output) or "The tool failed."
     return first_line(envelope.output) or "Finished with no output."
+
+
+def human_title(name: str) -> str:
+    """A tool's identifier as a title: ``git_log`` → "Git log", ``list-large`` → "List large"."""
+    words = name.replace("_", " ").replace("-", " ").split()
+    if not words:
+        return name
+    text = " ".join(words)
+    return text[0].upper() + text[1:]
+
+
+def title_of_ref(ref: str) -> str:
+    """``skill.tool`` → the tool's title ("Git log")."""
+    return human_title(ref.rsplit(".", 1)[-1])
+
+
+def run_notice(ref: str, result: RunResult) -> tuple[str, str]:
+    """(title, body) of the notification for a finished run: ✓ or ✗, the tool, how long,
+    and on failure what went wrong."""
+    envelope = result.envelope
+    took = human_duration(envelope.duration_ms)
+    if envelope.success:
+        return f"✓ {title_of_ref(ref)}", f"Finished in {took} · {ref}"
+    why = envelope.error or first_line(envelope.output) or "The tool failed."
+    return f"✗ {title_of_ref(ref)}", f"{why} ({took}) · {ref}"
+
+
+NBSP = "\u00a0"
+
+
+def home_short(path: object) -> str:
+    """A path for reading: ``~/…`` inside the home folder, "~ (your home folder)" for it."""
+    text = str(path)
+    home = os.path.expanduser("~")
+    if text == home:
+        return "~ (your home folder)"
+    if home not in ("", "/") and text.startswith(home + "/"):
+        return "~" + text[len(home) :]
+    return text
+
+
+def command_text(argv: Sequence[str]) -> str:
+    """The argv shell-quoted for reading, with the spaces *inside* an argument made
+    non-breaking: a wrapped line then never splits a quoted argument, which would look
+    like a newline in it. (``CodeBox`` turns them back into spaces when copied.)
+
+    A path inside the home folder reads ``~/…``, as a shell would accept it back."""
+    return " ".join(_home_quoted(arg).replace(" ", NBSP) for arg in argv)
+
+
+def _home_quoted(arg: str) -> str:
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and arg.startswith(home + "/"):
+        rest = arg[len(home) + 1 :]
+        quoted = shlex.quote(rest)
+        if quoted == rest:
+            return "~/" + rest
+    return shlex.quote(arg)
+
+
+def inline_markdown(text: str) -> str:
+    """Safe rich text for a description written in Markdown: everything is escaped
+    first, then only `code`, **bold** and *emphasis* become tags. Links, images and raw
+    HTML stay literal text: a skill's description can never inject markup."""
+    escaped = html.escape(text, quote=False)
+    parts = re.split(r"(`[^`\n]+`)", escaped)
+    out = []
+    for part in parts:
+        if len(part) > 2 and part.startswith("`") and part.endswith("`"):
+            out.append(f"<code>{part[1:-1]}</code>")
+            continue
+        part = re.sub(r"\*\*([^*\n]+)\*\*", r"<b>\1</b>", part)
+        part = re.sub(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])", r"<i>\1</i>", part)
+        out.append(part)
+    return "".join(out).replace("\n", "<br>")
 
 
 def plain_tooltip(text: str) -> str:

@@ -10,7 +10,10 @@ without a tray there would be nothing left to bring it back.
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from PySide6.QtCore import QMimeData, Qt, Signal
 from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeyEvent
@@ -24,23 +27,27 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gibberish.ui import icons
+from gibberish.ui import accessibility, icons
 from gibberish.ui.formatting import plain_tooltip
 from gibberish.ui.menu import Kind, MenuItem
-from gibberish.ui.widgets import MARGIN, SPACING, banner, help_label
+from gibberish.ui.widgets import MARGIN, SPACING, banner, help_label, set_tone, with_mnemonic
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 TOP_BUTTONS = ("ask",)
 
 
 class _Tree(QTreeWidget):
-    """Enter on a row triggers it (double click does too)."""
+    """Enter on a row triggers it (double click does too); on a section it opens or closes it."""
 
     activated_item = Signal(QTreeWidgetItem)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.currentItem():
-            self.activated_item.emit(self.currentItem())
+        item = self.currentItem()
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and item is not None:
+            if item.childCount():  # a section: Enter opens or closes it
+                item.setExpanded(not item.isExpanded())
+            else:
+                self.activated_item.emit(item)
             return
         super().keyPressEvent(event)
 
@@ -59,6 +66,7 @@ class LauncherWindow(QWidget):
         self.setAcceptDrops(True)
         self._triggers: dict[str, Callable[[], None]] = {}
         self._buttons: dict[str, QPushButton] = {}
+        self._mnemonics: set[str] = set()
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
@@ -73,6 +81,7 @@ class LauncherWindow(QWidget):
         dismiss = QToolButton()
         dismiss.setText("✕")
         dismiss.setToolTip("Hide this message")
+        accessibility.name(dismiss, "Hide this message")
         dismiss.setAutoRaise(True)
         dismiss.clicked.connect(self.reason_row.hide)
         reason_layout.addWidget(dismiss, 0, Qt.AlignmentFlag.AlignTop)
@@ -85,10 +94,14 @@ class LauncherWindow(QWidget):
 
         self.tree = _Tree()
         self.tree.setObjectName("launcher-tree")
+        accessibility.name(self.tree, "Skills and tools")
         self.tree.setHeaderHidden(True)
         self.tree.setUniformRowHeights(True)
         self.tree.setIndentation(18)
         self.tree.setRootIsDecorated(True)
+        self._restoring = False
+        self.tree.itemExpanded.connect(self._remember_expanded)
+        self.tree.itemCollapsed.connect(self._remember_expanded)
         self.tree.itemActivated.connect(self._activate)
         self.tree.activated_item.connect(self._activate)
         layout.addWidget(self.tree, 1)
@@ -112,12 +125,14 @@ class LauncherWindow(QWidget):
             if self.tree.topLevelItem(i).isExpanded()
         }
         first_build = self.tree.topLevelItemCount() == 0
+        self._restoring = True  # rebuilding expands rows: not the person's choice
         self.tree.clear()
         self._triggers.clear()
         for button in self._buttons.values():
             button.setParent(None)
             button.deleteLater()
         self._buttons.clear()
+        self._mnemonics: set[str] = set()
         self._clear_layout(self.top_row)
         self._clear_layout(self.bottom_row)
 
@@ -133,11 +148,16 @@ class LauncherWindow(QWidget):
                 skills += 1
             if item.name in expanded:
                 node.setExpanded(True)
-        if first_build and skills <= 6:
+        if first_build:
+            saved = load_expanded()
             for i in range(self.tree.topLevelItemCount()):
                 node = self.tree.topLevelItem(i)
-                if str(node.data(0, NAME_ROLE)).startswith("skill:"):
+                name = str(node.data(0, NAME_ROLE))
+                if saved is not None:
+                    node.setExpanded(name in saved)
+                elif skills <= 6 and name.startswith("skill:"):
                     node.setExpanded(True)
+        self._restoring = False
         self.bottom_row.insertStretch(0, 1)
 
     def _add_node(self, parent: QTreeWidgetItem, item: MenuItem) -> QTreeWidgetItem:
@@ -163,7 +183,7 @@ class LauncherWindow(QWidget):
         return node
 
     def _add_button(self, item: MenuItem) -> None:
-        button = QPushButton(item.text)
+        button = QPushButton(with_mnemonic(item.text.replace("&", "&&"), self._mnemonics))
         button.setObjectName(item.name)
         button.setToolTip(plain_tooltip(item.tooltip))
         button.setEnabled(item.enabled)
@@ -234,10 +254,20 @@ class LauncherWindow(QWidget):
         if fn is not None and node.flags() & Qt.ItemFlag.ItemIsEnabled:
             fn()
 
+    def _remember_expanded(self, _item: QTreeWidgetItem) -> None:
+        if self._restoring:
+            return
+        names = [
+            str(self.tree.topLevelItem(i).data(0, NAME_ROLE))
+            for i in range(self.tree.topLevelItemCount())
+            if self.tree.topLevelItem(i).isExpanded()
+        ]
+        save_expanded(names)
+
     def show_status(self, title: str, body: str, *, failed: bool = False) -> None:
         """Where the tray would show a notification."""
         self.status.setText(f"{title} — {body}")
-        self.status.setStyleSheet("color: #c02626;" if failed else "")
+        set_tone(self.status, "error" if failed else None)
         self.status.show()
 
     # ------------------------------------------------------------------ drops
@@ -267,3 +297,26 @@ def dropped_source(mime: QMimeData) -> str:
     if text.startswith(("http://", "https://", "file://", "git+", "github:")) and "\n" not in text:
         return text
     return ""
+
+
+def _expanded_file() -> Path:
+    from gibberish import paths
+
+    return paths.state_dir() / "launcher.json"
+
+
+def load_expanded() -> set[str] | None:
+    """The rows the person left open last time; None when never saved (or unreadable)."""
+    try:
+        data = json.loads(_expanded_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    rows = data.get("expanded") if isinstance(data, dict) else None
+    return {str(r) for r in rows} if isinstance(rows, list) else None
+
+
+def save_expanded(names: list[str]) -> None:
+    from gibberish.fileio import atomic_write_bytes
+
+    with contextlib.suppress(OSError):  # a convenience: never in the way
+        atomic_write_bytes(_expanded_file(), json.dumps({"expanded": names}).encode("utf-8"))

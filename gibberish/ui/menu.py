@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QMenu
 
 from gibberish.trust.provenance import read_provenance
 from gibberish.ui import icons
-from gibberish.ui.formatting import human_duration, plain_tooltip
+from gibberish.ui.formatting import human_duration, human_title, plain_tooltip
 
 if TYPE_CHECKING:
     from gibberish.app import Engine, RecentRun
@@ -179,8 +179,8 @@ def skill_items(skill: SkillDefinition, actions: MenuActions) -> list[MenuItem]:
     return [
         MenuItem(
             f"tool:{skill.name}.{tool.name}",
-            tool.name,
-            tooltip=tool.description,
+            human_title(tool.name),
+            tooltip=f"{tool.description}\n{skill.name}.{tool.name}".strip(),
             trigger=lambda ref=f"{skill.name}.{tool.name}": actions.launch(ref),
         )
         for tool in skill.tools
@@ -280,7 +280,7 @@ def build_menu(
     items.append(
         MenuItem(
             "problems",
-            f"Problems ({len(problem_items)})",
+            f"Problems ({len(problem_items)})" if problem_items else "No problems",
             kind=Kind.MENU,
             enabled=bool(problem_items),
             tooltip="Skills that failed to load or hide another"

@@ -88,6 +88,9 @@ class CachedLibrary:
     def problems(self) -> list[CachedSkill]:
         return []  # shown from the Engine once it has loaded (the details are not cached)
 
+    def overrides(self) -> dict[str, Any]:
+        return {}  # like the problems: from the Engine once it has loaded
+
     def recent_runs(self) -> list[Any]:
         return []
 

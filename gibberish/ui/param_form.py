@@ -17,11 +17,11 @@ the ``missing`` required fields the model did not fill, which stay marked until 
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
     QCheckBox,
@@ -45,17 +45,23 @@ from gibberish.skills.model import (
     SkillDefinition,
     ToolDefinition,
 )
-from gibberish.ui import icons
-from gibberish.ui.formatting import plain_tooltip
+from gibberish.ui import accessibility, icons, theme
+from gibberish.ui.formatting import command_text, human_title, plain_tooltip
+from gibberish.ui.placement import place
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
     PlainLabel,
+    app_palette,
     banner,
     code_box,
     fit_to_width,
     heading_label,
     help_label,
+    keyboard_buttons,
+    markdown_label,
+    mnemonic_buttons,
+    set_tone,
 )
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
@@ -153,12 +159,18 @@ class _Field:
             line.textChanged.connect(on_change)
             self.editor = line
         self.editor.setObjectName(f"param-{param.name}")
+        accessibility.name(
+            self.editor,
+            f"{param.name}, required" if param.required else param.name,
+            param.description,
+        )
         if param.description:
             self.editor.setToolTip(plain_tooltip(param.description))
 
         if optional_number:
             self.include = QCheckBox()
             self.include.setObjectName(f"param-{param.name}-set")
+            accessibility.name(self.include, f"Pass {param.name}")
             self.include.setToolTip(
                 "Tick to pass a value; unticked, the tool's own default applies."
             )
@@ -240,7 +252,8 @@ class _Field:
 
     def mark(self, bad: bool) -> None:
         self.editor.setProperty("invalid", bad)
-        self.editor.setStyleSheet("border: 1px solid #c02626; border-radius: 3px;" if bad else "")
+        colour = theme.css(theme.foreground(app_palette(), "error"))
+        self.editor.setStyleSheet(f"border: 1px solid {colour}; border-radius: 3px;" if bad else "")
 
 
 class ParameterForm(QDialog):
@@ -259,7 +272,8 @@ class ParameterForm(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("parameter-form")
-        self.setWindowTitle(f"{skill.name}.{tool.name} — gibberish")
+        human = human_title(tool.name)
+        self.setWindowTitle(f"{human} — gibberish")
         self.setWindowIcon(icons.app_icon())
         self.skill = skill
         self.tool = tool
@@ -275,10 +289,15 @@ class ParameterForm(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
         layout.setSpacing(SPACING)
-        title = heading_label(tool.name)
+        title = heading_label(human)
         title.setObjectName("form-title")
+        title.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(title)
-        layout.addWidget(help_label(f"{tool.description}\nFrom the skill “{skill.name}”."))
+        about = markdown_label(
+            f"{tool.description}\n`{skill.name}.{tool.name}` from the skill “{skill.name}”."
+        )
+        about.setObjectName("form-description")
+        layout.addWidget(about)
         self.note: QLabel | None = None
         if note:
             self.note = banner(note, kind="info")
@@ -320,6 +339,7 @@ class ParameterForm(QDialog):
         layout.addWidget(self.preview_label)
         self.preview = code_box("", max_lines=5)
         self.preview.setObjectName("form-preview")
+        accessibility.name(self.preview, "Command that will run")
         self.preview.setToolTip(
             "The exact arguments, shell-quoted only for reading; no shell is involved."
         )
@@ -327,7 +347,8 @@ class ParameterForm(QDialog):
         self.error_label = PlainLabel()
         self.error_label.setObjectName("form-error")
         self.error_label.setWordWrap(True)
-        self.error_label.setStyleSheet("color: #c02626;")
+        self.error_label.setTextFormat(Qt.TextFormat.PlainText)
+        set_tone(self.error_label, None)
         self.error_label.hide()
         layout.addWidget(self.error_label)
 
@@ -335,12 +356,14 @@ class ParameterForm(QDialog):
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
         self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
-        self.ok_button.setText("Run")
+        self.ok_button.setText("&Run")
         self.ok_button.setObjectName("form-run")
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setObjectName("form-cancel")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
+        mnemonic_buttons(self)
+        keyboard_buttons(self)
 
         for name, value in (prefilled or {}).items():
             f = self.fields.get(name)
@@ -358,7 +381,15 @@ class ParameterForm(QDialog):
 
         self.setMinimumWidth(500)
         self._ready = True
+        self._touched = False
+        """Whether the person changed a field or tried to run: only then is a missing
+        required field an error (red) rather than a reminder (muted)."""
         self._changed()
+        self._touched_on_change = True
+        for f in self.fields.values():
+            f.editor.installEventFilter(self)
+            if f.include is not None:
+                f.include.installEventFilter(self)
         fit_to_width(self, 560)
         first = next(
             (self.fields[n] for n in self.attention), next(iter(self.fields.values()), None)
@@ -387,9 +418,29 @@ class ParameterForm(QDialog):
     def missing(self) -> list[str]:
         return [n for n, f in self.fields.items() if f.param.required and not f.present()]
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Enter in any field runs (a check box must not tick instead, whatever the
+        style); in a list field, where Enter starts a new line, Ctrl+Enter runs."""
+        if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+            ctrl = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+            if enter and (ctrl or not isinstance(watched, QPlainTextEdit)):
+                self.try_run()
+                return True
+        return super().eventFilter(watched, event)
+
+    def try_run(self) -> None:
+        """Run when every required field is filled; otherwise say what is missing."""
+        self._touched = True
+        self._changed()
+        if self.ok_button.isEnabled():
+            self.ok_button.click()
+
     def _changed(self) -> None:
         if not self._ready:
             return
+        if getattr(self, "_touched_on_change", False):
+            self._touched = True
         missing = self.missing()
         for name, f in self.fields.items():
             f.mark(name in self.attention and not f.present())
@@ -403,7 +454,7 @@ class ParameterForm(QDialog):
             if bad in self.fields and bad not in missing:
                 self.fields[bad].mark(True)
         if self.argv is not None:
-            self.preview.setPlainText(shlex.join(self.argv))
+            self.preview.setPlainText(command_text(self.argv))
         elif missing:
             self.preview.setPlainText("")
             self.preview.setPlaceholderText("Fill in the required fields to see the command.")
@@ -415,6 +466,7 @@ class ParameterForm(QDialog):
             message = f"Required: {names}."
         self.error_label.setText(message or "")
         self.error_label.setVisible(bool(message))
+        set_tone(self.error_label, "error" if self._touched or not missing else None)
         self.ok_button.setEnabled(not missing and self.argv is not None)
 
 
@@ -432,11 +484,19 @@ class FormPrompter:
         note: str = "",
         missing: Sequence[str] = (),
     ) -> dict[str, Any] | None:
+        from gibberish.ui import form_memory
+
+        ref = f"{skill.name}.{tool.name}"
+        known = {p.name for p in tool.parameters}
+        values = {k: v for k, v in form_memory.remembered(ref).items() if k in known}
+        values.update(prefilled or {})  # a proposal's values win over the last run's
         form = ParameterForm(
-            skill, tool, render, prefilled=prefilled, note=note, missing=missing, parent=parent
+            skill, tool, render, prefilled=values, note=note, missing=missing, parent=parent
         )
         try:
+            place(form)
             if form.exec() == QDialog.DialogCode.Accepted:
+                form_memory.remember(ref, form.values())
                 return form.values()
             return None
         finally:

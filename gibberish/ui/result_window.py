@@ -10,24 +10,30 @@ oldest text is cut away). The full output stays in the run's log file, one click
 When the run ends, the view shows the authoritative result: pretty-printed JSON when the
 tool printed a JSON document, the exact output when it was not truncated, and otherwise
 the streamed tail with a notice saying how much there was.
+
+Keyboard: Enter (or Space) presses the focused button; Ctrl+. and Ctrl+C (when no text
+is selected) cancel a running tool; Esc closes the window. When a run ends while "Cancel
+run" has the focus, the focus moves to the output, not to "Close": a Space meant for
+Cancel must not close the window.
 """
 
 from __future__ import annotations
 
 import json
-import shlex
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QElapsedTimer, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QCloseEvent,
     QDesktopServices,
     QGuiApplication,
+    QKeyEvent,
     QKeySequence,
     QShortcut,
+    QShowEvent,
     QTextCursor,
 )
 from PySide6.QtWidgets import (
@@ -39,8 +45,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gibberish.ui import icons
-from gibberish.ui.formatting import first_line, human_bytes, human_duration, summary_line
+from gibberish.ui import accessibility, icons
+from gibberish.ui.formatting import command_text as formatted_command
+from gibberish.ui.formatting import (
+    first_line,
+    home_short,
+    human_bytes,
+    human_duration,
+    summary_line,
+    title_of_ref,
+)
+from gibberish.ui.placement import place
 from gibberish.ui.runs import VIEW_LIMIT, OutputTail, TextDecoder
 from gibberish.ui.widgets import (
     MARGIN,
@@ -49,6 +64,8 @@ from gibberish.ui.widgets import (
     command_label,
     heading_label,
     help_label,
+    keyboard_buttons,
+    markdown_label,
     mono_font,
     set_status_pill,
     status_pill,
@@ -97,7 +114,8 @@ class ResultWindow(QWidget):
     ) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("result-window")
-        self.setWindowTitle(f"{title} — gibberish")
+        self.human = title_of_ref(title)
+        self.setWindowTitle(f"{self.human} — result — gibberish")
         self.setWindowIcon(icons.app_icon())
         self.title = title
         self.argv = tuple(argv)
@@ -114,6 +132,7 @@ class ResultWindow(QWidget):
         self._skipped = 0
         self._trimmed = 0
         self._log_path: Path | None = None
+        self._placed = False
         self._clock = QElapsedTimer()
         self._started_wall = time.monotonic()
 
@@ -131,7 +150,9 @@ class ResultWindow(QWidget):
 
         top = QHBoxLayout()
         top.setSpacing(SPACING)
-        self._heading = heading_label(title)
+        self._heading = heading_label(self.human)
+        self._heading.setTextFormat(Qt.TextFormat.PlainText)
+        self._heading.setToolTip(title)
         self._heading.setObjectName("result-title")
         top.addWidget(self._heading)
         top.addStretch(1)
@@ -139,10 +160,11 @@ class ResultWindow(QWidget):
         top.addWidget(self._pill, 0, Qt.AlignmentFlag.AlignVCenter)
         layout.addLayout(top)
 
-        if description:
-            layout.addWidget(help_label(description))
+        about = markdown_label(f"{description}  `{title}`" if description else f"`{title}`")
+        about.setObjectName("result-description")
+        layout.addWidget(about)
 
-        command_text = shlex.join(self.argv) if self.argv else ""
+        command_text = formatted_command(self.argv) if self.argv else ""
         self._command = command_label(command_text)
         self._command.setObjectName("result-command")
         self._command.setToolTip(
@@ -175,6 +197,7 @@ class ResultWindow(QWidget):
 
         self.view = QPlainTextEdit()
         self.view.setObjectName("result-output")
+        accessibility.name(self.view, "Output")
         self.view.setReadOnly(True)
         self.view.setFont(mono_font())
         self.view.setUndoRedoEnabled(False)
@@ -188,31 +211,36 @@ class ResultWindow(QWidget):
 
         buttons = QHBoxLayout()
         buttons.setSpacing(SPACING)
-        self.copy_button = QPushButton("Copy")
+        self.copy_button = QPushButton("Cop&y")
         self.copy_button.setObjectName("result-copy")
         self.copy_button.setToolTip("Copy the output shown above to the clipboard")
         self.copy_button.clicked.connect(self.copy_output)
         buttons.addWidget(self.copy_button)
-        self.full_button = QPushButton("Show full output")
+        self.full_button = QPushButton("Show &full output")
         self.full_button.setObjectName("result-full-output")
         self.full_button.setToolTip("Open the run's complete log file")
         self.full_button.clicked.connect(self.show_full_output)
         self.full_button.hide()
         buttons.addWidget(self.full_button)
         buttons.addStretch(1)
-        self.cancel_button = QPushButton("Cancel run")
+        self.cancel_button = QPushButton("Cancel &run")
         self.cancel_button.setObjectName("result-cancel")
-        self.cancel_button.setToolTip("Stop the tool and every process it started")
+        self.cancel_button.setToolTip(
+            "Stop the tool and every process it started (Ctrl+. or Ctrl+C)"
+        )
         self.cancel_button.clicked.connect(self.request_cancel)
         self.cancel_button.hide()
         buttons.addWidget(self.cancel_button)
-        self.close_button = QPushButton("Close")
+        self.close_button = QPushButton("&Close")
         self.close_button.setObjectName("result-close")
         self.close_button.clicked.connect(self.close)
         buttons.addWidget(self.close_button)
         layout.addLayout(buttons)
 
         QShortcut(QKeySequence(QKeySequence.StandardKey.Cancel), self, activated=self.close)
+        QShortcut(QKeySequence("Ctrl+."), self, activated=self.request_cancel)
+        self.view.installEventFilter(self)
+        keyboard_buttons(self)
         self.resize(720, 460)
 
     # ------------------------------------------------------------------ running
@@ -298,9 +326,47 @@ class ResultWindow(QWidget):
 
     def request_cancel(self) -> None:
         if self._cancel is not None and self.status == "running":
+            self._focus_off_cancel()  # a disabled button passes its focus on: to Close
             self.cancel_button.setEnabled(False)
             self.cancel_button.setText("Cancelling…")
             self._cancel()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Ctrl+C in the output copies a selection; with nothing selected it cancels."""
+        if (
+            watched is self.view
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.matches(QKeySequence.StandardKey.Copy)
+            and not self.view.textCursor().hasSelection()
+            and self.status == "running"
+        ):
+            self.request_cancel()
+            return True
+        return super().eventFilter(watched, event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter on a focused button presses it (a window is not a dialog: Qt would not)."""
+        focused = self.focusWidget()
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and isinstance(
+            focused, QPushButton
+        ):
+            if focused.isEnabled() and focused.isVisible():
+                focused.click()
+            return
+        if event.matches(QKeySequence.StandardKey.Copy) and self.status == "running":
+            self.request_cancel()
+            return
+        super().keyPressEvent(event)
+
+    def _focus_off_cancel(self) -> None:
+        """If "Cancel run" has the focus, give it to the output, never to Close."""
+        if self.cancel_button.hasFocus():
+            self.view.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _leave_cancel(self) -> None:
+        self._focus_off_cancel()
+        self.cancel_button.hide()
 
     def _tick(self) -> None:
         self._update_facts()
@@ -315,7 +381,8 @@ class ResultWindow(QWidget):
         envelope = result.envelope
         self._log_path = result.log_path
         self._set_status(result.status.value)
-        self.cancel_button.hide()
+        self._leave_cancel()
+        self.view.setPlaceholderText("No output")
         if not envelope.success and envelope.error:
             self._error.setText(envelope.error)
             self._error.show()
@@ -348,7 +415,8 @@ class ResultWindow(QWidget):
         """The run never got a process (it could not start, or the Engine refused it)."""
         self._clock_timer.stop()
         self._set_status("failed")
-        self.cancel_button.hide()
+        self._leave_cancel()
+        self.view.setPlaceholderText("No output")
         self._error.setText(message)
         self._error.show()
         self._update_facts()
@@ -367,6 +435,7 @@ class ResultWindow(QWidget):
     def _set_status(self, status: str) -> None:
         self.status = status
         set_status_pill(self._pill, status)
+        self.setWindowTitle(f"{self.human} — {self._pill.text()} — gibberish")
 
     def _update_facts(self) -> None:
         parts = []
@@ -378,7 +447,7 @@ class ResultWindow(QWidget):
         elif self.status == "running" and self._clock.isValid():
             parts.append(f"Running for {human_duration(int(self._clock.elapsed()))}")
         if self._cwd is not None:
-            parts.append(f"in {self._cwd}")
+            parts.append(f"in {home_short(self._cwd)}")
         self._facts.setText("  ·  ".join(parts))
         self._facts.setVisible(bool(parts))
 
@@ -392,6 +461,12 @@ class ResultWindow(QWidget):
     def show_full_output(self) -> None:
         if self._log_path is not None:
             self.open_path(self._log_path)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        if not self._placed:
+            self._placed = True
+            place(self)
+        super().showEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         event.accept()

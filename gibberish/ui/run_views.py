@@ -149,10 +149,10 @@ class RunViews(QObject):
             self.failed = True
         if not session.window.isVisible():
             from gibberish.session import Notice
-            from gibberish.ui.formatting import summary_line
+            from gibberish.ui.formatting import run_notice
 
-            ref = session.prepared.ref
-            self.notice.emit(Notice(ref, summary_line(result), failed=not result.success))
+            title, body = run_notice(session.prepared.ref, result)
+            self.notice.emit(Notice(title, body, failed=not result.success))
             self._discard(key)
         self.changed.emit()
 

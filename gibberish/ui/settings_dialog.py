@@ -42,7 +42,14 @@ from gibberish.settings import (
     Settings,
 )
 from gibberish.ui import icons
-from gibberish.ui.widgets import MARGIN, SPACING, fit_to_width, help_label
+from gibberish.ui.widgets import (
+    MARGIN,
+    SPACING,
+    fit_to_width,
+    help_label,
+    keyboard_buttons,
+    mnemonic_buttons,
+)
 
 TIMEOUT_RANGE = (1.0, 600.0)
 BUDGET_RANGE = (64, 131072)
@@ -82,10 +89,10 @@ class SettingsDialog(QDialog):
         self.folders.setMaximumHeight(110)
         row.addWidget(self.folders, 1)
         column = QVBoxLayout()
-        add = QPushButton("Add…")
+        add = QPushButton("&Add…")
         add.setObjectName("settings-add-folder")
         add.clicked.connect(self._add_clicked)
-        remove = QPushButton("Remove")
+        remove = QPushButton("Re&move")
         remove.setObjectName("settings-remove-folder")
         remove.clicked.connect(self.remove_selected)
         column.addWidget(add)
@@ -129,6 +136,8 @@ class SettingsDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
+        mnemonic_buttons(self)
+        keyboard_buttons(self)
         self.setMinimumWidth(520)
         fit_to_width(self, 520)
 

@@ -52,6 +52,9 @@ class Surface(QObject):
             self.launcher.closed.connect(self.closed)
             self.launcher.dropped.connect(self.install_requested)
             self.launcher.set_items(items())
+            from gibberish.ui.placement import place
+
+            place(self.launcher)
             self.launcher.show()
         else:
             from gibberish.ui.tray import Tray
@@ -72,10 +75,13 @@ class Surface(QObject):
             self.launcher.show_status(title, body, failed=failed)
 
     def tray_messages(self, texts: Sequence[str]) -> bool:
-        """Show each of ``texts`` as a tray message; False when there is no tray."""
+        """Show each of ``texts`` as a tray message, or on the launcher's status line:
+        never a modal box out of nowhere. False when neither exists yet."""
         for text in texts if self.tray is not None else ():
             self.tray.notify("gibberish", text, failed=True)
-        return self.tray is not None
+        if self.tray is None and self.launcher is not None and texts:
+            self.launcher.show_status("gibberish", "  ".join(texts), failed=True)
+        return self.tray is not None or self.launcher is not None
 
     def raise_launcher(self) -> bool:
         """Bring the launcher window to the front; False when there is none (tray mode)."""

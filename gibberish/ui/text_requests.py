@@ -85,6 +85,7 @@ class TextRequests(QObject):
 
     def open_bar(self) -> None:
         bar = self.bar()
+        bar.history = [run.ref for run in self._engine().recent_runs()]
         bar.set_tools(self._tools())
         bar.popup()
 

@@ -1,29 +1,40 @@
 """Small building blocks every dialog shares, so they look like one application.
 
-One monospace font, one warning banner, one status "pill", one read-only code box and
-one help-text style. Colours are chosen to be readable on both light and dark palettes
-(the pills and the banner carry their own background; help text uses the palette's
-placeholder colour instead of a fixed grey).
+One monospace font, one warning banner, one status "pill", one read-only code box, one
+help-text style and one keyboard focus ring. Every colour comes from the palette
+(``theme``): the banner and the pills tint the palette's own colours, help text uses the
+palette's placeholder colour, so a dark theme gets dark banners.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QMimeData, QSize, Qt
 from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics, QPalette, QResizeEvent, QTextOption
 from PySide6.QtWidgets import QFrame, QLabel, QMessageBox, QPlainTextEdit, QSizePolicy, QWidget
+
+from gibberish.ui import theme
+from gibberish.ui.formatting import NBSP, inline_markdown
 
 SPACING = 8
 MARGIN = 14
 
 STATUS_STYLE: dict[str, tuple[str, str]] = {
-    # RunStatus value: (label, background colour); text is white on every one of them.
-    "pending": ("starting", "#6b7280"),
-    "running": ("running", "#2563eb"),
-    "succeeded": ("succeeded", "#15803d"),
-    "failed": ("failed", "#c02626"),
-    "timed_out": ("timed out", "#b45309"),
-    "cancelled": ("cancelled", "#4b5563"),
+    # RunStatus value: (label, meaning: a ``theme`` hue, or "neutral" for the palette's grey).
+    "pending": ("starting", "neutral"),
+    "running": ("running", "info"),
+    "succeeded": ("succeeded", "success"),
+    "failed": ("failed", "error"),
+    "timed_out": ("timed out", "warning"),
+    "cancelled": ("cancelled", "neutral"),
 }
+
+FOCUS_RING = (
+    "QPushButton:focus { border: 2px solid palette(highlight); border-radius: 4px;"
+    " padding: 4px 14px; }"
+)
+"""A focused button gets a thick ring in the highlight colour: unlike the thin dark
+outline of the default button, so "what Enter presses" and "where the focus is" never
+look alike."""
 
 
 class PlainLabel(QLabel):
@@ -133,18 +144,17 @@ def value_label(
 
 
 def banner(text: str, parent: QWidget | None = None, *, kind: str = "warning") -> QLabel:
-    """A full-width coloured message: ``warning`` (amber), ``error`` (red), ``info`` (blue)."""
-    colours = {
-        "warning": ("#fff4d6", "#7a4b00", "#e8b339"),
-        "error": ("#fde8e8", "#8a1c1c", "#e59a9a"),
-        "info": ("#e7f0fd", "#1e3a6e", "#9dbcf0"),
-    }
-    background, foreground, border = colours.get(kind, colours["info"])
+    """A full-width message tinted ``warning``, ``error`` or ``info`` over the palette."""
     label = WrappedLabel(text, parent)
     label.setObjectName(f"banner-{kind}")
+    label.setProperty("kind", kind)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    palette = label.palette()
+    text_colour = palette.color(QPalette.ColorRole.Text)
     label.setStyleSheet(
-        f"QLabel {{ background: {background}; color: {foreground}; border: 1px solid {border};"
+        f"QLabel {{ background: {theme.css(theme.background(palette, kind))};"
+        f" color: {theme.css(text_colour)};"
+        f" border: 1px solid {theme.css(theme.border(palette, kind))};"
         " border-radius: 6px; padding: 8px 10px; }"
     )
     return label
@@ -158,7 +168,8 @@ def status_pill(status: str, parent: QWidget | None = None) -> QLabel:
 
 
 def set_status_pill(label: QLabel, status: str) -> None:
-    text, colour = STATUS_STYLE.get(status, (status, "#6b7280"))
+    text, kind = STATUS_STYLE.get(status, (status, "neutral"))
+    fill, ink = theme.pill(app_palette(), kind)  # its own palette holds its last colours
     font = label.font()
     font.setBold(True)
     label.setFont(font)
@@ -166,7 +177,8 @@ def set_status_pill(label: QLabel, status: str) -> None:
     label.setAlignment(Qt.AlignmentFlag.AlignCenter)
     label.setProperty("status", status)
     label.setStyleSheet(
-        f"QLabel {{ background: {colour}; color: white; border-radius: 10px; padding: 0 10px; }}"
+        f"QLabel {{ background: {theme.css(fill)}; color: {theme.css(ink)};"
+        " border-radius: 10px; padding: 0 10px; }"
     )
     metrics = QFontMetrics(font)
     label.setFixedSize(metrics.horizontalAdvance(text) + 26, metrics.height() + 8)
@@ -229,6 +241,12 @@ class CodeBox(QPlainTextEdit):
         if event.oldSize().width() != event.size().width():
             self._fit()
 
+    def createMimeDataFromSelection(self) -> QMimeData:
+        """Copied text has plain spaces (``formatting.command_text`` shows non-breaking ones)."""
+        data = QMimeData()
+        data.setText(self.textCursor().selectedText().replace(NBSP, " ").replace("\u2029", "\n"))
+        return data
+
 
 def code_box(text: str, parent: QWidget | None = None, *, max_lines: int = 6) -> CodeBox:
     return CodeBox(text, parent, max_lines=max_lines)
@@ -276,3 +294,82 @@ def plain_box(icon: str, title: str, text: str, details: str = "") -> QMessageBo
     for label in box.findChildren(QLabel):
         label.setTextFormat(Qt.TextFormat.PlainText)
     return box
+
+
+def set_tone(label: QLabel, kind: str | None) -> None:
+    """Colour ``label``'s text for ``kind`` (``error`` …) from the palette; None: muted."""
+    palette = label.palette()
+    if kind is None:
+        colour = app_palette().color(QPalette.ColorRole.PlaceholderText)
+    else:
+        colour = theme.foreground(app_palette(), kind)
+    palette.setColor(QPalette.ColorRole.WindowText, colour)
+    label.setPalette(palette)
+    label.setProperty("tone", kind or "muted")
+
+
+def app_palette() -> QPalette:
+    from PySide6.QtWidgets import QApplication
+
+    return QApplication.palette()
+
+
+def keyboard_buttons(window: QWidget) -> None:
+    """Give ``window``'s push buttons the focus ring (``FOCUS_RING``)."""
+    window.setStyleSheet(window.styleSheet() + FOCUS_RING)
+
+
+def with_mnemonic(text: str, taken: set[str]) -> str:
+    """``text`` with an ``&`` before its first letter not in ``taken`` (which it joins).
+
+    Texts that already have a mnemonic are returned as they are."""
+    if "&" in text:
+        taken.add(text[text.index("&") + 1 : text.index("&") + 2].lower())
+        return text
+    for i, char in enumerate(text):
+        if char.isalnum() and char.lower() not in taken:
+            taken.add(char.lower())
+            return f"{text[:i]}&{text[i:]}"
+    return text
+
+
+def mnemonic_buttons(window: QWidget) -> None:
+    """Give every push button of ``window`` a mnemonic (standard buttons have none on
+    some platforms); the letters already used by other buttons are kept."""
+    from PySide6.QtWidgets import QPushButton
+
+    buttons = window.findChildren(QPushButton)
+    taken: set[str] = set()
+    for button in buttons:
+        if "&" in button.text():
+            with_mnemonic(button.text(), taken)
+    for button in buttons:
+        if button.text():
+            button.setText(with_mnemonic(button.text(), taken))
+
+
+class MarkdownLabel(WrappedLabel):
+    """The one label that shows data as rich text: a description written in Markdown.
+
+    The HTML is made by ``formatting.inline_markdown``, which escapes the text *first*
+    and then adds only ``<code>``, ``<b>`` and ``<i>``: what a person reads is the
+    skill's text, literally, with its backticks rendered. ``source`` is that text.
+    """
+
+    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+        super().__init__("", parent)
+        self.source = text
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.setOpenExternalLinks(False)
+        self.setText(inline_markdown(text))
+
+
+def markdown_label(text: str, parent: QWidget | None = None) -> QLabel:
+    """Secondary text (like ``help_label``) written in Markdown: see ``MarkdownLabel``."""
+    label = MarkdownLabel(text, parent)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    font = label.font()
+    font.setPointSizeF(max(font.pointSizeF() * 0.9, 7.5))
+    label.setFont(font)
+    set_tone(label, None)
+    return label

@@ -72,7 +72,11 @@ def test_skill_submenu_is_lazy_and_lists_tools_with_tooltips(controller: Control
     open_submenu(menu, "skill:hello")
     tools = [a.objectName() for a in sub.actions()]
     assert tools == ["tool:hello.say_hello", "tool:hello.echo_text"]
-    assert action(menu, "tool:hello.echo_text").toolTip() == "Print the text you give it."
+    assert (
+        action(menu, "tool:hello.echo_text").toolTip()
+        == "Print the text you give it.\nhello.echo_text"
+    )
+    assert action(menu, "tool:hello.echo_text").text() == "Echo text"
 
 
 def test_lazy_submenus_fill_on_idle_for_exported_menus(qtbot, controller: Controller) -> None:

@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel, QWidget
 
 from gibberish.app import Engine, EngineOptions
-from gibberish.ui.formatting import plain_tooltip
+from gibberish.ui.formatting import NBSP, plain_tooltip
+from gibberish.ui.widgets import MarkdownLabel
 from tests.skills.fixtures.skillkit import param_table, tool_block
 from tests.ui.conftest import write_skill
 
@@ -25,15 +27,25 @@ SHOTS = os.environ.get("GIBBERISH_SHOTS")  # a folder: save what each dialog loo
 
 
 def labels_showing(widget: QWidget, needle: str = MARK) -> list[QLabel]:
-    return [label for label in widget.findChildren(QLabel) if needle in label.text()]
+    return [label for label in widget.findChildren(QLabel) if needle in shown_text(label)]
+
+
+def shown_text(label: QLabel) -> str:
+    """The label's text; a command's non-breaking spaces (inside an argument) as spaces."""
+    return label.text().replace(NBSP, " ")
 
 
 def assert_plain(widget: QWidget, *, expected: int = 1) -> None:
     shown = labels_showing(widget)
     assert len(shown) >= expected, [lbl.text() for lbl in widget.findChildren(QLabel)]
     for label in shown:
+        if isinstance(label, MarkdownLabel):  # rich text made from escaped text
+            rendered = QTextDocument()
+            rendered.setHtml(label.text())
+            assert HOSTILE in rendered.toPlainText(), label.objectName()
+            continue
         assert label.textFormat() == Qt.TextFormat.PlainText, label.objectName()
-        assert HOSTILE in label.text() or "<h2" in label.text()  # shown as typed
+        assert HOSTILE in shown_text(label) or "<h2" in label.text()  # shown as typed
     if SHOTS:
         widget.grab().save(str(Path(SHOTS) / f"{widget.objectName() or 'widget'}.png"))
 

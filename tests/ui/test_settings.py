@@ -127,13 +127,15 @@ def test_corrupted_config_uses_defaults_with_a_notice(qtbot, skills_dir: Path) -
     ctl = Controller(engine, tray_available=False)
     ctl.start()
     try:
-        box = ctl.dialogs.open["notices"]
-        assert "not valid TOML" in box.text() and box.informativeText() == ""  # one notice
+        assert "notices" not in ctl.dialogs.open  # the status line, never a modal box
+        status = ctl.surface.launcher.status
+        assert "not valid TOML" in status.text()
         kept = list(config.parent.glob("config.toml.broken-*"))
         assert len(kept) == 1 and kept[0].read_text() == "auto_mode = [broken\n"
         assert engine.settings.auto_mode is True  # defaults
+        status.setText("")
         ctl.show_notices()
-        assert ctl.dialogs.open["notices"] is box  # shown once: no second dialog
+        assert status.text() == ""  # shown once
     finally:
         ctl.shutdown()
 
