@@ -39,6 +39,7 @@ COMMAND_HINTS = {
     "prompt": "gibberish.cli.assistant",
     "parse-call": "gibberish.cli.assistant",
     "ask": "gibberish.cli.assistant",
+    "model-key": "gibberish.cli.assistant",
     "tray": "gibberish.cli.tray",
     "sync": "gibberish.cli.export",
     "compile": "gibberish.cli.export",
@@ -67,7 +68,7 @@ _OPENED = "gibberish is already running: opened its command bar."
 FORWARDED = {
     (): ("open-command-bar", _OPENED),
     ("tray",): ("open-command-bar", _OPENED),
-    ("listen",): ("listen", "gibberish is already running: it is listening."),
+    ("listen",): ("listen", "Listening in the running gibberish."),
 }
 """Command lines a running instance takes over: the line it is sent (see
 ``gibberish.ui.single_instance``) and what this process says before it exits. When no

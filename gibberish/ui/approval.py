@@ -185,6 +185,9 @@ class ApprovalDialog(QDialog):
             add("What changed", self._diff_view(prepared), "approval-diff")
         secrets = ", ".join(prepared.secrets) if prepared.secrets else "None"
         add("Secrets", value_label(secrets, wrap=True), "approval-secrets")
+        programs = programs_outside(prepared)
+        if programs:
+            add("Also runs", value_label(programs, wrap=True), "approval-programs")
         script = script_of(prepared)
         if script is not None:
             path, text = script
@@ -351,3 +354,21 @@ class ApprovalPrompter:
             return dialog.answer
         finally:
             dialog.deleteLater()
+
+
+def programs_outside(prepared: PreparedRun) -> str:
+    """The programs outside the skill folder this tool starts, one a line: where each
+    resolves now, and whether the approval covers it (those in the home folder are
+    fingerprinted, so an edit asks again; system programs are not)."""
+    lines = []
+    for program in prepared.programs:
+        if program.tool != prepared.tool.name:
+            continue
+        if program.path is None:
+            lines.append(f"{program.word} — not found on this computer")
+        elif program.in_home:
+            where = _home_short(Path(program.path))
+            lines.append(f"{where} — in your home folder; an edit to it asks again")
+        else:
+            lines.append(f"{program.path} — a program of the system")
+    return "\n".join(lines)
