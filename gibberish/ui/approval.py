@@ -41,6 +41,7 @@ from gibberish.session import Answer
 from gibberish.skills.model import Trust
 from gibberish.ui import accessibility, approved_copies, icons
 from gibberish.ui.formatting import command_text, human_title
+from gibberish.ui.highlight import ShellHighlighter
 from gibberish.ui.placement import place
 from gibberish.ui.widgets import (
     MARGIN,
@@ -193,6 +194,8 @@ class ApprovalDialog(QDialog):
             path, text = script
             view = code_box(text, max_lines=8)
             view.setLineWrapMode(view.LineWrapMode.NoWrap)
+            view.highlighter = ShellHighlighter(view.document(), view.palette())
+            view.highlighter.rehighlight()
             accessibility.name(view, f"Content of {path.name}", "The script this run starts")
             add(path.name, view, "approval-script")
         layout.addLayout(grid)

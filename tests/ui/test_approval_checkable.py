@@ -84,3 +84,16 @@ def test_secrets_and_open_folder(qtbot, engine: Engine) -> None:
     with_secret = ApprovalDialog(replace(prepared, secrets=("GITHUB_TOKEN",)))
     qtbot.addWidget(with_secret)
     assert text(with_secret, "approval-secrets") == "GITHUB_TOKEN"
+
+
+def test_the_script_is_syntax_highlighted(qtbot, engine: Engine) -> None:
+    dialog = ApprovalDialog(engine.prepare("slow.fail"))
+    qtbot.addWidget(dialog)
+    view = dialog.findChild(QPlainTextEdit, "approval-script")
+    block = view.document().firstBlock()
+    coloured = set()
+    while block.isValid():
+        for fmt_range in block.layout().formats():
+            coloured.add(block.text()[fmt_range.start : fmt_range.start + fmt_range.length])
+        block = block.next()
+    assert "'something broke'" in coloured  # the quoted string has its own colour
