@@ -194,7 +194,7 @@ def wrap(
     if sandbox.read_only:
         args += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
         args += ["--tmpfs", _PRIVATE_TMP]
-        for path in _pointed_at(cwd, env, argv[1:]):
+        for path in _pointed_at(cwd, env, argv[1:], program=executable):
             args += ["--ro-bind-try", path, path]
     else:
         args += ["--bind", "/", "/", "--proc", "/proc", "--dev-bind", "/dev", "/dev"]
@@ -210,9 +210,22 @@ def _under_private_tmp(path: str) -> bool:
     return path.startswith(_PRIVATE_TMP + "/")
 
 
-def _pointed_at(cwd: Path, env: Mapping[str, str], arguments: Sequence[str]) -> list[str]:
-    """Existing folders and files under /tmp the run is pointed at (kept visible, read-only)."""
+def _program_prefix(program: str) -> str:
+    """The folder a program is installed in: for ``PREFIX/bin/tool`` the whole ``PREFIX``
+    (a virtual environment's interpreter needs its ``pyvenv.cfg`` and libraries), else
+    the program's own folder."""
+    folder = os.path.dirname(os.path.abspath(program))
+    return os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
+
+
+def _pointed_at(
+    cwd: Path, env: Mapping[str, str], arguments: Sequence[str], *, program: str = ""
+) -> list[str]:
+    """Existing folders and files under /tmp the run is pointed at or runs from (kept
+    visible, read-only)."""
     candidates = [str(cwd)] + [env.get(name, "") for name in _POINTED_AT_VARS]
+    if program:
+        candidates.append(_program_prefix(program))
     candidates += [arg for arg in arguments if arg.startswith(_PRIVATE_TMP + "/")]
     found: list[str] = []
     for candidate in candidates:

@@ -320,3 +320,20 @@ def test_stale_snapshots_of_a_crashed_process_are_pruned(tmp_path: Path) -> None
     os.utime(other, (1, 1))
     assert sandbox.prune_snapshots(tmp_path) == 1
     assert not stale.exists() and fresh.exists() and other.exists()
+
+
+def test_a_program_installed_under_tmp_still_runs_read_only(make_spec, tmp_path: Path) -> None:
+    """A private /tmp must not hide the program itself: PREFIX/bin/tool and PREFIX/share.
+
+    The prefix is its own folder under /tmp, outside the run's working folder and home
+    (which stay visible anyway), as a clone with its virtual environment would be."""
+    prefix = tmp_path / "prefix"
+    assert not prefix.is_relative_to(os.environ["HOME"])
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "share").mkdir()
+    (prefix / "share" / "greeting").write_text("hello from the prefix\n")
+    tool = prefix / "bin" / "greet"
+    tool.write_text(f"#!/bin/sh\ncat {prefix / 'share' / 'greeting'}\n")
+    tool.chmod(0o755)
+    result = run(make_spec(str(tool), cwd=Path("/"), sandbox=Sandbox(read_only=True)))
+    assert result.envelope.output == "hello from the prefix\n", result.envelope
