@@ -24,6 +24,7 @@ import os
 import socket
 import stat
 import struct
+import time
 from pathlib import Path
 
 SOCKET_NAME = "gibberish.sock"
@@ -92,33 +93,47 @@ def send_request(message: str) -> bool:
     """Hand ``message`` (one line) to the running instance; False when none took it.
 
     The protocol of ``gibberish.ui.single_instance``: one UTF-8 line, answered by ``ok``.
-    Nothing is sent to a server that another user runs on our name. Any failure (no
-    socket, a stale one, a refusal, a timeout) is False: the caller then starts normally.
+    Any failure (no socket, a stale one, a refusal, a timeout) is False: the caller then
+    starts normally.
+    """
+    line = (message.replace("\n", " ") + "\n").encode("utf-8")
+    return exchange(line, wait=REPLY_TIMEOUT, limit=64) == b"ok"
+
+
+def exchange(line: bytes, *, wait: float, limit: int, path: str | None = None) -> bytes | None:
+    """Send ``line`` to the running instance and return the first line it answers
+    (stripped), or None: no instance, another user's server on our name (told nothing),
+    no answer within ``wait`` seconds, an answer over ``limit`` bytes, or any socket error.
     """
     if os.name == "nt" or not hasattr(socket, "AF_UNIX"):
-        return False  # a named pipe there: the Qt client does it
+        return None  # a named pipe there: the Qt client does it
     try:
-        path = socket_path()
+        path = path or socket_path()
         if not os.path.exists(path):
-            return False
+            return None
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(CONNECT_TIMEOUT)
             sock.connect(path)
             if not is_same_user(sock.fileno()):
-                return False
-            sock.settimeout(REPLY_TIMEOUT)
-            sock.sendall((message.replace("\n", " ") + "\n").encode("utf-8"))
-            return _read_line(sock, limit=64) == b"ok"
+                return None
+            sock.sendall(line)
+            return _read_line(sock, wait=wait, limit=limit)
     except OSError:
-        return False
+        return None
 
 
-def _read_line(sock: socket.socket, *, limit: int) -> bytes | None:
-    """The first line the peer sends (stripped), or None if it closes or says too much."""
+def _read_line(sock: socket.socket, *, wait: float, limit: int) -> bytes | None:
+    """The first line the peer sends within ``wait`` seconds (stripped), or None if it
+    closes, says too much or takes too long."""
+    deadline = time.monotonic() + wait
     reply = b""
     while b"\n" not in reply:
-        chunk = sock.recv(limit)
-        if not chunk or len(reply) > limit:
+        left = deadline - time.monotonic()
+        if left <= 0 or len(reply) > limit:
+            return None
+        sock.settimeout(left)
+        chunk = sock.recv(4096)
+        if not chunk:
             return None
         reply += chunk
     return reply.split(b"\n", 1)[0].strip()

@@ -17,19 +17,14 @@ to approve instead. Never a silent run.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import socket
-import time
 from dataclasses import dataclass
 from typing import Any
 
-from gibberish.instance_socket import is_same_user, socket_path
+from gibberish.instance_socket import exchange
 
 REQUEST_PREFIX = "mcp-approve "
 ANSWERS = frozenset({"once", "always", "no"})
-CONNECT_TIMEOUT = 0.5
 DEFAULT_WAIT = 120.0
 MAX_REPLY = 64 * 1024
 
@@ -86,38 +81,11 @@ def request_approval(
     request: ApprovalRequest, *, path: str | None = None, wait: float = DEFAULT_WAIT
 ) -> tuple[str, str] | None:
     """``(answer, message)`` from the tray, or None when no tray answered."""
-    if os.name == "nt" or not hasattr(socket, "AF_UNIX"):
-        return None  # the tray listens on a named pipe there; not reachable from here
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.settimeout(CONNECT_TIMEOUT)
-        sock.connect(path or socket_path())
-        if not is_same_user(sock.fileno()):
-            return None  # somebody else's server on our name: tell it nothing
-        sock.sendall(request.to_line())
-        return _read_answer(sock, wait)
-    except OSError:
+    line = exchange(request.to_line(), wait=wait, limit=MAX_REPLY, path=path)
+    if line is None:
         return None
-    finally:
-        with contextlib.suppress(OSError):
-            sock.close()
-
-
-def _read_answer(sock: socket.socket, wait: float) -> tuple[str, str] | None:
-    deadline = time.monotonic() + wait
-    data = b""
-    while b"\n" not in data:
-        left = deadline - time.monotonic()
-        if left <= 0 or len(data) > MAX_REPLY:
-            return None
-        sock.settimeout(left)
-        chunk = sock.recv(4096)
-        if not chunk:
-            return None
-        data += chunk
-    line = data.split(b"\n", 1)[0].decode("utf-8", errors="replace").strip()
     try:
-        reply = json.loads(line)
+        reply = json.loads(line.decode("utf-8", errors="replace"))
     except ValueError:
         return None  # "ok": a tray that does not know approval requests
     if not isinstance(reply, dict) or reply.get("answer") not in ANSWERS:

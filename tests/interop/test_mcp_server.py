@@ -15,7 +15,8 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from gibberish.interop.mcp_approval import ApprovalRequest, answer_line, socket_path
+from gibberish.instance_socket import socket_path
+from gibberish.interop.mcp_approval import ApprovalRequest, answer_line
 from tests.interop.conftest import child_env, gibberish_argv
 
 
