@@ -65,3 +65,21 @@ def model_server():
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """An empty skills folder; a test module may override it with one already filled."""
+    path = tmp_path / "skills"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def engine(root: Path):
+    """An Engine over ``root`` only: no user or bundled skills."""
+    from gibberish.app import Engine, EngineOptions
+
+    return Engine(
+        EngineOptions(extra_skills_dirs=(root,), include_user=False, include_bundled=False)
+    )

@@ -8,7 +8,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from gibberish.app import Engine, EngineError, EngineOptions
+from gibberish.app import Engine, EngineError
 from gibberish.runner import RunStatus
 from gibberish.skills.render import RenderError
 from gibberish.trust.decision import DecisionKind
@@ -28,20 +28,6 @@ def make_skill(root: Path, name: str = "eng", *, read_only: bool = True) -> Path
         scripts={"scripts/go.sh": "#!/bin/sh\necho inside\n"},
         description="Engine test skill.",
         extra=f"read_only: {str(read_only).lower()}",
-    )
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    path = tmp_path / "skills"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def engine(root: Path) -> Engine:
-    return Engine(
-        EngineOptions(extra_skills_dirs=(root,), include_user=False, include_bundled=False)
     )
 
 

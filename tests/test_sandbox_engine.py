@@ -74,20 +74,6 @@ def make_skill(
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
-    path = tmp_path / "skills"
-    path.mkdir()
-    return path
-
-
-@pytest.fixture
-def engine(root: Path) -> Engine:
-    return Engine(
-        EngineOptions(extra_skills_dirs=(root,), include_user=False, include_bundled=False)
-    )
-
-
-@pytest.fixture
 def no_sandbox(monkeypatch: pytest.MonkeyPatch):
     """This process without the sandbox, as on a machine without bubblewrap."""
     monkeypatch.setenv(sandbox.SWITCH_VAR, "off")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.app import Engine
 from gibberish.session import Answer, Notice, Session, authorize, never_approved
 from gibberish.trust.decision import Decision
 from tests.skills.fixtures.skillkit import make_skill, param_table, tool_block
@@ -48,13 +48,6 @@ def root(tmp_path: Path) -> Path:
         extra="read_only: true",
     )
     return tmp_path
-
-
-@pytest.fixture
-def engine(root: Path) -> Engine:
-    return Engine(
-        EngineOptions(extra_skills_dirs=(root,), include_user=False, include_bundled=False)
-    )
 
 
 def session(engine: Engine, prompts: Prompts, notices: list[Notice]) -> Session:
