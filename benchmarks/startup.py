@@ -58,6 +58,8 @@ app.setQuitOnLastWindowClosed(False)
 menu = QMenu()
 for text in ("Mode", "Ask", "Listen", "Problems", "Recent runs", "Settings", "Quit"):
     menu.addAction(text)
+for i in range(int(sys.argv[2]) if len(sys.argv) > 2 else 0):
+    menu.addMenu(QMenu(f"skill-{i:04d}", menu))
 tray = QSystemTrayIcon(QIcon(sys.argv[1]))
 tray.setContextMenu(menu)
 tray.show()
@@ -68,8 +70,12 @@ QTimer.singleShot(0, ready)
 app.exec()
 """
 """The Qt floor: a bare tray icon (the same SVG as gibberish's) with a small menu,
-announcing itself exactly as gibberish does (``GIBBERISH_READY_FILE``)."""
+announcing itself exactly as gibberish does (``GIBBERISH_READY_FILE``). A second argument
+adds that many empty submenus: the same shape as a menu of that many skills (printed for
+information: what Qt alone pays for the entries of a warm start's menu)."""
 
+BUNDLED_SKILLS = len(list((REPO / "skills").glob("*/SKILL.md")))
+"""Skills shipped with gibberish, which the menu lists next to the corpus."""
 TOOLS_PER_SKILL = 5
 """The corpus of ``benchmarks/load.py``: five tools per skill, block-style lists."""
 
@@ -186,6 +192,7 @@ def first_menu(root: Path, skills: int, repeat: int) -> None:
         time_start(floor, _clear_caches(env, cold, root), ["shown"])
         time_start(program, _clear_caches(env, cold, root), ["shown", "loaded"])
         floors: list[float] = []
+        shaped: list[float] = []
         shown: list[float] = []
         loaded: list[float] = []
         for _ in range(repeat):
@@ -193,9 +200,15 @@ def first_menu(root: Path, skills: int, repeat: int) -> None:
             app = time_start(program, _clear_caches(env, cold, root), ["shown", "loaded"])
             shown.append(app["shown"])
             loaded.append(app["loaded"])
+            if not cold:
+                shape = [*floor, str(skills + BUNDLED_SKILLS)]
+                shaped.append(time_start(shape, env, ["shown"])["shown"])
         kind = "cold (no parse/menu cache, no bytecode)" if cold else "warm (caches, bytecode)"
         print(f" {kind}:")
         print(_line("Qt floor: tray icon + menu shown", floors))
+        if shaped:
+            name = f"Qt floor, {skills + BUNDLED_SKILLS} empty submenus"
+            print(_line(name, shaped) + " (for information)")
         print(_line("gibberish: tray icon + first menu shown", shown))
         print(_line("gibberish: Engine loaded, menu rebuilt", loaded))
         print(_verdict("first menu / floor", shown, floors, 1.5))
