@@ -1,18 +1,29 @@
 """Start-up cost of the tray, and how responsive the UI stays while a tool floods output.
 
-    .venv/bin/python benchmarks/startup.py [--skills 200] [--repeat 7] [--megabytes 100]
+    .venv/bin/python benchmarks/startup.py [--skills 200] [--repeat 5] [--megabytes 100]
+                                           [--menu-only | --cli-only] [--cli]
 
-1. **Cold start.** A corpus of ``--skills`` skill folders (3 tools each, with parameters) is
-   generated in a temporary folder. Each measurement is a fresh Python process, timed from
-   spawn until it prints "ready" on the first turn of the Qt event loop:
+1. **The first tray menu**, through the installed ``gibberish`` program (the console
+   script, so the front door and everything it imports are counted), against the Qt
+   floor: a separate ``python`` process with a bare ``QApplication``, a
+   ``QSystemTrayIcon`` (the same SVG icon) and a ``QMenu`` of seven entries. Both say
+   when they are ready the same way: ``GIBBERISH_READY_FILE`` names a named pipe, and
+   each writes ``shown`` to it on the first turn of the event loop once its icon is shown
+   with its menu (gibberish also writes ``loaded`` once the Engine has loaded and the
+   menu was rebuilt from it). Time is from spawn until the line arrives; each pair of
+   runs (floor, then gibberish) is repeated ``--repeat`` times after one unmeasured pair.
 
-   * *floor* — ``QApplication`` plus one empty ``QMenu`` (what any PySide6 tray pays);
-   * *app*   — ``gibberish.ui.application.run_application`` with that corpus (single-instance
-     check, error reporter, Engine, every SKILL.md parsed, the tray menu built).
+   The user skills folder holds ``--skills`` skills of five tools each (the corpus of
+   ``benchmarks/load.py``), next to the bundled skills; offscreen, with
+   ``GIBBERISH_FORCE_TRAY=1`` since the offscreen platform has no system tray.
 
-   Both run offscreen, alternating, ``--repeat`` times each, after one warm-up run each
-   (which also writes the bytecode cache, as an installed package has, and the tray's
-   menu cache); the medians and their ratio are printed. Target: app ≤ 1.5 × floor.
+   * *cold*: no parse cache, no menu cache and no bytecode, for both processes (an
+     empty ``PYTHONPYCACHEPREFIX`` with ``PYTHONDONTWRITEBYTECODE=1``: nothing from the
+     standard library, PySide6 or gibberish is read from a ``.pyc``);
+   * *warm*: the caches and bytecode a previous start left behind.
+
+   Prints min and median for each and the ratios (target: first menu <= 1.5 x the
+   floor, cold and warm), and the load average before and after.
 
 2. **Streaming.** A tool whose script prints ``--megabytes`` MB (``head -c N /dev/urandom |
    base64`` inside a bash script: the pipe lives in the script, not in the command) runs
