@@ -52,14 +52,20 @@ FORCE_TRAY_VARIABLE = "GIBBERISH_FORCE_TRAY"
 def announce(stage: str) -> None:
     """Append ``stage`` to ``$GIBBERISH_READY_FILE`` when it is set (see the module docstring).
 
-    Never fails the app: an unwritable path is logged and forgotten.
+    Never fails nor blocks the app: an unwritable path, or a named pipe nobody reads, is
+    logged and forgotten.
     """
     path = os.environ.get(READY_FILE_VARIABLE)
     if not path:
         return
     try:
-        with open(path, "a", encoding="utf-8") as stream:
-            stream.write(stage + "\n")
+        # Non-blocking: a named pipe nobody reads fails at once (ENXIO) instead of
+        # blocking the GUI thread; a regular file is simply appended to.
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o600)
+        try:
+            os.write(fd, f"{stage}\n".encode())
+        finally:
+            os.close(fd)
     except OSError as exc:
         log.warning("cannot write %s=%s: %s", READY_FILE_VARIABLE, path, exc)
 

@@ -155,3 +155,24 @@ def test_only_the_tray_command_lines_skip_click(tmp_path: Path) -> None:
         ["--version", "tray"],
     ):
         assert tray_request(other) is None, other
+
+
+@pytest.mark.timeout(30)
+def test_the_ready_file_never_blocks_nor_fails_the_app(tmp_path: Path, monkeypatch, caplog) -> None:
+    from gibberish.ui.application import READY_FILE_VARIABLE, announce
+
+    plain = tmp_path / "ready"
+    monkeypatch.setenv(READY_FILE_VARIABLE, str(plain))
+    announce("shown")
+    announce("loaded")
+    assert plain.read_text() == "shown\nloaded\n"
+
+    unread = tmp_path / "pipe"
+    os.mkfifo(unread)
+    monkeypatch.setenv(READY_FILE_VARIABLE, str(unread))
+    started = time.monotonic()
+    announce("shown")  # nobody reads the pipe: an open for writing would wait forever
+    assert time.monotonic() - started < 5
+    monkeypatch.setenv(READY_FILE_VARIABLE, str(tmp_path / "missing" / "ready"))
+    announce("shown")
+    assert "cannot write GIBBERISH_READY_FILE" in caplog.text
