@@ -176,3 +176,37 @@ def test_the_ready_file_never_blocks_nor_fails_the_app(tmp_path: Path, monkeypat
     monkeypatch.setenv(READY_FILE_VARIABLE, str(tmp_path / "missing" / "ready"))
     announce("shown")
     assert "cannot write GIBBERISH_READY_FILE" in caplog.text
+
+
+def test_the_start_lock_excludes_a_second_start_and_dies_with_its_holder(tmp_path: Path) -> None:
+    from gibberish.ui.single_instance import start_lock
+
+    path = str(tmp_path / "gibberish.sock.lock")
+    with start_lock(path) as first:
+        assert first is True
+        started = time.monotonic()
+        with start_lock(path, wait=0.2) as second:
+            assert second is False  # held: waited, then went on without it
+        assert time.monotonic() - started >= 0.2
+    assert oct(os.stat(path).st_mode & 0o777) == "0o600"
+    # Held by a process that is killed: the kernel releases it, no stale lock is left.
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR);"
+            " fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)",
+            path,
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with start_lock(path, wait=0.1) as taken:
+            assert taken is False
+    finally:
+        holder.kill()
+        holder.wait()
+    with start_lock(path, wait=5) as taken:
+        assert taken is True
