@@ -1,18 +1,29 @@
 """Start-up cost of the tray, and how responsive the UI stays while a tool floods output.
 
-    .venv/bin/python benchmarks/startup.py [--skills 200] [--repeat 7] [--megabytes 100]
+    .venv/bin/python benchmarks/startup.py [--skills 200] [--repeat 5] [--megabytes 100]
+                                           [--menu-only | --cli-only] [--cli]
 
-1. **Cold start.** A corpus of ``--skills`` skill folders (3 tools each, with parameters) is
-   generated in a temporary folder. Each measurement is a fresh Python process, timed from
-   spawn until it prints "ready" on the first turn of the Qt event loop:
+1. **The first tray menu**, through the installed ``gibberish`` program (the console
+   script, so the front door and everything it imports are counted), against the Qt
+   floor: a separate ``python`` process with a bare ``QApplication``, a
+   ``QSystemTrayIcon`` (the same SVG icon) and a ``QMenu`` of seven entries. Both say
+   when they are ready the same way: ``GIBBERISH_READY_FILE`` names a named pipe, and
+   each writes ``shown`` to it on the first turn of the event loop once its icon is shown
+   with its menu (gibberish also writes ``loaded`` once the Engine has loaded and the
+   menu was rebuilt from it). Time is from spawn until the line arrives; each pair of
+   runs (floor, then gibberish) is repeated ``--repeat`` times after one unmeasured pair.
 
-   * *floor* — ``QApplication`` plus one empty ``QMenu`` (what any PySide6 tray pays);
-   * *app*   — ``gibberish.ui.application.run_application`` with that corpus (single-instance
-     check, error reporter, Engine, every SKILL.md parsed, the tray menu built).
+   The user skills folder holds ``--skills`` skills of five tools each (the corpus of
+   ``benchmarks/load.py``), next to the bundled skills; offscreen, with
+   ``GIBBERISH_FORCE_TRAY=1`` since the offscreen platform has no system tray.
 
-   Both run offscreen, alternating, ``--repeat`` times each, after one warm-up run each
-   (which also writes the bytecode cache, as an installed package has, and the tray's
-   menu cache); the medians and their ratio are printed. Target: app ≤ 1.5 × floor.
+   * *cold*: no parse cache, no menu cache and no bytecode, for both processes (an
+     empty ``PYTHONPYCACHEPREFIX`` with ``PYTHONDONTWRITEBYTECODE=1``: nothing from the
+     standard library, PySide6 or gibberish is read from a ``.pyc``);
+   * *warm*: the caches and bytecode a previous start left behind.
+
+   Prints min and median for each and the ratios (target: first menu <= 1.5 x the
+   floor, cold and warm), and the load average before and after.
 
 2. **Streaming.** A tool whose script prints ``--megabytes`` MB (``head -c N /dev/urandom |
    base64`` inside a bash script: the pipe lives in the script, not in the command) runs
@@ -35,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import select
 import shutil
 import statistics
 import subprocess
@@ -48,124 +60,54 @@ REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 
 FLOOR_CHILD = """
+import os, sys
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QMenu
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon
 app = QApplication(["floor"])
+app.setQuitOnLastWindowClosed(False)
 menu = QMenu()
+for text in ("Mode", "Ask", "Listen", "Problems", "Recent runs", "Settings", "Quit"):
+    menu.addAction(text)
+for i in range(int(sys.argv[2]) if len(sys.argv) > 2 else 0):
+    menu.addMenu(QMenu(f"skill-{i:04d}", menu))
+tray = QSystemTrayIcon(QIcon(sys.argv[1]))
+tray.setContextMenu(menu)
+tray.show()
 def ready():
-    print("ready", flush=True)
-    app.quit()
+    with open(os.environ["GIBBERISH_READY_FILE"], "a") as stream:
+        stream.write("shown\\n")
 QTimer.singleShot(0, ready)
 app.exec()
 """
+"""The Qt floor: a bare tray icon (the same SVG as gibberish's) with a small menu,
+announcing itself exactly as gibberish does (``GIBBERISH_READY_FILE``). A second argument
+adds that many empty submenus: the same shape as a menu of that many skills (printed for
+information: what Qt alone pays for the entries of a warm start's menu)."""
 
-APP_CHILD = """
-import sys
-from PySide6.QtCore import QTimer
-from gibberish.ui.application import make_application, run_application
-from pathlib import Path
-corpus = Path(sys.argv[1])
-app = make_application(["gibberish"])
-controller = []
-
-def skill_count():
-    menu = controller[0].menu
-    return len([a for a in menu.actions() if a.objectName().startswith("skill:")])
-
-def ready():
-    print("ready", skill_count(), flush=True)
-    poll.start()
-
-def check_loaded():
-    if controller[0].host.is_ready and skill_count():
-        poll.stop()
-        print("loaded", skill_count(), flush=True)
-        app.quit()
-
-poll = QTimer()
-poll.setInterval(1)
-poll.timeout.connect(check_loaded)
-QTimer.singleShot(0, ready)
-
-def factory():
-    from gibberish.app import Engine, EngineOptions
-    return Engine(EngineOptions(extra_skills_dirs=(corpus,), include_user=False, include_bundled=False))
-
-sys.exit(run_application(factory, tray_available=True, on_start=controller.append))
-"""
+BUNDLED_SKILLS = len(list((REPO / "skills").glob("*/SKILL.md")))
+"""Skills shipped with gibberish, which the menu lists next to the corpus."""
+TOOLS_PER_SKILL = 5
+"""The corpus of ``benchmarks/load.py``: five tools per skill, block-style lists."""
 
 
-def write_corpus(root: Path, count: int) -> Path:
-    """``count`` skill folders, each with three tools (one without parameters)."""
-    corpus = root / "corpus"
-    for i in range(count):
-        name = f"skill-{i:03d}"
-        folder = corpus / name
-        folder.mkdir(parents=True)
-        text = textwrap.dedent(
-            f"""\
-            ---
-            name: {name}
-            version: 1.0.{i}
-            description: Benchmark skill number {i}. Use it to measure how fast gibberish starts.
-            modes: [Global, Dev]
-            read_only: true
-            timeout: 10
-            ---
+def tray_env(root: Path, skills: int) -> dict[str, str]:
+    """Temporary HOME/XDG folders whose user skills folder holds ``skills`` skills.
 
-            # {name}
+    Their times are set a minute back, so that no skill is "racy" (changed within the
+    parse cache's two-second window) and a warm start can trust its cache.
+    """
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from load import write_corpus as write_load_corpus
 
-            ### status_{i}
-
-            Show the status of thing {i}.
-
-            #### Parameters
-
-            None.
-
-            #### Command
-
-            ```bash
-            echo status {i}
-            ```
-
-            ### search_{i}
-
-            Search thing {i} for a word.
-
-            #### Parameters
-
-            | Name | Type | Required | Description |
-            |------|------|----------|-------------|
-            | query | string | yes | The word to look for |
-            | limit | integer | no | How many results (default: 10) |
-            | exact | boolean | no | Match the whole word only |
-
-            #### Command
-
-            ```bash
-            echo search {{{{exact:--exact}}}} -n {{{{limit}}}} -- {{{{query}}}}
-            ```
-
-            ### tag_{i}
-
-            Add tags to thing {i}.
-
-            #### Parameters
-
-            | Name | Type | Required | Description |
-            |------|------|----------|-------------|
-            | tags | array | yes | Tags to add |
-
-            #### Command
-
-            ```bash
-            echo tag {{{{tags}}}}
-            ```
-            """
-        )
-        (folder / "SKILL.md").write_text(text, encoding="utf-8")
-    return corpus
+    env = isolated_env(root)
+    folder = Path(env["XDG_CONFIG_HOME"]) / "gibberish" / "skills"
+    write_load_corpus(folder, skills)
+    past = time.time() - 60
+    for path in sorted(folder.rglob("*"), reverse=True):
+        os.utime(path, (past, past))
+    env["GIBBERISH_FORCE_TRAY"] = "1"  # offscreen has no system tray; the floor has one
+    return env
 
 
 def isolated_env(root: Path) -> dict[str, str]:
@@ -184,8 +126,8 @@ def isolated_env(root: Path) -> dict[str, str]:
     env["QT_QPA_PLATFORM"] = "offscreen"
     env["PYTHON_KEYRING_BACKEND"] = "keyrings.alt.file.PlaintextKeyring"
     env["PYTHONPATH"] = str(REPO)
-    # Compiled bytecode, as after a normal install (``pip`` compiles on install): allow
-    # writing it, into a cache folder inside the temporary folder (not the source tree).
+    # Compiled bytecode, as after a normal install (``pip`` compiles on install), into a
+    # folder inside the temporary folder (a cold run points it at an empty one instead).
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(root / "pycache")
     for var in ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS"):
@@ -193,64 +135,101 @@ def isolated_env(root: Path) -> dict[str, str]:
     return env
 
 
-def time_child(code: str, args: list[str], env: dict[str, str]) -> tuple[float, float, int]:
-    """Seconds until the child printed "ready" and until "loaded" (or the end), and its count."""
-    started = time.perf_counter()
-    proc = subprocess.Popen(
-        [PYTHON, "-c", code, *args],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    ready = time.perf_counter() - started
-    if not line.startswith("ready"):
-        raise RuntimeError(f"child did not get ready: {line!r}")
-    count = int(line.split()[1]) if len(line.split()) > 1 else 0
-    second = proc.stdout.readline()
-    loaded = time.perf_counter() - started
-    if second.startswith("loaded"):
-        count = int(second.split()[1])
-    proc.wait(timeout=60)
-    return ready, loaded, count
+def _wait_stages(proc: subprocess.Popen, fd: int, stages: list[str], started: float) -> dict:
+    """Seconds from ``started`` until each of ``stages`` was written to the pipe ``fd``."""
+    seen: dict[str, float] = {}
+    buffer = b""
+    deadline = started + 120
+    while len(seen) < len(stages):
+        if time.perf_counter() > deadline or proc.poll() is not None:
+            raise RuntimeError(f"{proc.args[0]} stopped before {stages}: saw {sorted(seen)}")
+        readable, _, _ = select.select([fd], [], [], 0.2)
+        if not readable:
+            continue
+        buffer += os.read(fd, 4096)
+        now = time.perf_counter() - started
+        *lines, buffer = buffer.split(b"\n")
+        for line in lines:
+            seen.setdefault(line.decode(), now)
+    return seen
 
 
-def cold_start(corpus: Path, env: dict[str, str], repeat: int) -> None:
-    floors: list[float] = []
-    apps: list[float] = []
-    loads: list[float] = []
-    # One warm-up of each (page cache, .pyc files, and the menu cache the tray draws
-    # its first menu from), not counted.
-    time_child(FLOOR_CHILD, [], env)
-    time_child(APP_CHILD, [str(corpus)], env)
-    shown = loaded_count = 0
-    for _ in range(repeat):
-        floors.append(time_child(FLOOR_CHILD, [], env)[0])
-        ready, loaded, count = time_child(APP_CHILD, [str(corpus)], env)
-        apps.append(ready)
-        loads.append(loaded)
-        loaded_count = count
-    _, _, shown = time_child(APP_CHILD.replace("poll.start()", "app.quit()"), [str(corpus)], env)
-    floor = statistics.median(floors)
-    app = statistics.median(apps)
-    load = statistics.median(loads)
-    ratio = app / floor
-    print("cold start (fresh process, offscreen, median of", repeat, "runs)")
-    print(f"  corpus: {corpus} ({loaded_count} skills, 3 tools each)")
-    print(
-        f"  floor  QApplication + empty QMenu, first event-loop turn : {floor * 1000:6.1f} ms  {_fmt(floors)}"
-    )
-    print(
-        f"  app    tray menu built ({shown} skill submenus), first turn : {app * 1000:6.1f} ms  {_fmt(apps)}"
-    )
-    print(
-        f"  app    Engine loaded, menu rebuilt from the {loaded_count} SKILL.md : {load * 1000:6.1f} ms  {_fmt(loads)}"
-    )
-    verdict = "OK" if ratio <= 1.5 else "OVER TARGET"
-    print(f"  ratio  menu built / floor = {ratio:.2f} (target <= 1.50)  {verdict}")
-    print(f"  ratio  Engine loaded / floor = {load / floor:.2f} (for information)")
+def time_start(argv: list[str], env: dict[str, str], stages: list[str]) -> dict[str, float]:
+    """Spawn ``argv``; seconds until it announced each of ``stages``; then SIGTERM it."""
+    pipe = Path(env["HOME"]) / "ready.pipe"
+    pipe.unlink(missing_ok=True)
+    os.mkfifo(pipe, 0o600)
+    fd = os.open(pipe, os.O_RDWR | os.O_NONBLOCK)  # also a writer: never EOF, never blocks
+    env = {**env, "GIBBERISH_READY_FILE": str(pipe)}
+    try:
+        started = time.perf_counter()
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            return _wait_stages(proc, fd, stages, started)
+        finally:
+            proc.terminate()
+            _, err = proc.communicate(timeout=60)
+            if proc.returncode not in (0, -15):
+                print(err.decode(errors="replace")[-2000:], file=sys.stderr)
+    finally:
+        os.close(fd)
+        pipe.unlink(missing_ok=True)
+
+
+def _clear_caches(env: dict[str, str], cold: bool, root: Path) -> dict[str, str]:
+    """For a cold run: no parse cache, no menu cache, no bytecode (for either process)."""
+    if not cold:
+        return env
+    shutil.rmtree(env["XDG_CACHE_HOME"], ignore_errors=True)
+    Path(env["XDG_CACHE_HOME"]).mkdir(mode=0o700)
+    empty = root / "no-pycache"
+    shutil.rmtree(empty, ignore_errors=True)
+    empty.mkdir()
+    return {**env, "PYTHONPYCACHEPREFIX": str(empty), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def first_menu(root: Path, skills: int, repeat: int) -> None:
+    """``gibberish`` (the installed command) against the Qt floor, cold and warm."""
+    env = tray_env(root / "tray", skills)
+    program = [str(Path(PYTHON).parent / "gibberish")]
+    floor_script = root / "floor.py"
+    floor_script.write_text(FLOOR_CHILD)
+    floor = [PYTHON, str(floor_script), str(REPO / "resources" / "tray-normal.svg")]
+    print(f"first tray menu through `gibberish`, {skills} user skills x {TOOLS_PER_SKILL} tools")
+    print(f"  + the bundled skills; {repeat} paired runs each; load average {_load()}")
+    for cold in (True, False):
+        # One run of each first (unmeasured): the page cache, and for warm runs the
+        # bytecode, parse cache and menu cache a previous start leaves behind.
+        time_start(floor, _clear_caches(env, cold, root), ["shown"])
+        time_start(program, _clear_caches(env, cold, root), ["shown", "loaded"])
+        floors: list[float] = []
+        shaped: list[float] = []
+        shown: list[float] = []
+        loaded: list[float] = []
+        for _ in range(repeat):
+            floors.append(time_start(floor, _clear_caches(env, cold, root), ["shown"])["shown"])
+            app = time_start(program, _clear_caches(env, cold, root), ["shown", "loaded"])
+            shown.append(app["shown"])
+            loaded.append(app["loaded"])
+            if not cold:
+                shape = [*floor, str(skills + BUNDLED_SKILLS)]
+                shaped.append(time_start(shape, env, ["shown"])["shown"])
+        kind = "cold (no parse/menu cache, no bytecode)" if cold else "warm (caches, bytecode)"
+        print(f" {kind}:")
+        print(_line("Qt floor: tray icon + menu shown", floors))
+        if shaped:
+            name = f"Qt floor, {skills + BUNDLED_SKILLS} empty submenus"
+            print(_line(name, shaped) + " (for information)")
+        print(_line("gibberish: tray icon + first menu shown", shown))
+        print(_line("gibberish: Engine loaded, menu rebuilt", loaded))
+        print(_verdict("first menu / floor", shown, floors, 1.5))
+        ratio = statistics.median(loaded) / statistics.median(floors)
+        print(f"  ratio Engine loaded / floor: median {ratio:.2f} (for information)")
+    print(f"  load average afterwards {_load()}")
+
+
+def _load() -> str:
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
 
 
 def _fmt(values: list[float]) -> str:
@@ -420,28 +399,21 @@ def cli_start(root: Path, repeat: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skills", type=int, default=200)
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--megabytes", type=int, default=100)
     parser.add_argument("--skip-streaming", action="store_true")
     parser.add_argument("--cli", action="store_true", help="also time the command line")
     parser.add_argument("--cli-only", action="store_true", help="time the command line only")
+    parser.add_argument("--menu-only", action="store_true", help="time the first menu only")
     options = parser.parse_args()
-    if options.cli_only:
-        root = Path(tempfile.mkdtemp(prefix="gibberish-bench-"))
-        try:
-            cli_start(root, options.repeat)
-        finally:
-            shutil.rmtree(root, ignore_errors=True)
-        return 0
-
     root = Path(tempfile.mkdtemp(prefix="gibberish-bench-"))
     try:
-        env = isolated_env(root)
-        corpus = write_corpus(root, options.skills)
-        cold_start(corpus, env, options.repeat)
-        if options.cli:
+        if not options.cli_only:
+            first_menu(root, options.skills, options.repeat)
+        if options.cli or options.cli_only:
             cli_start(root, options.repeat)
-        if not options.skip_streaming:
+        if not (options.skip_streaming or options.cli_only or options.menu_only):
+            env = isolated_env(root / "streaming")
             os.environ.update({k: env[k] for k in env if k.startswith("XDG_") or k == "HOME"})
             os.environ["QT_QPA_PLATFORM"] = "offscreen"
             os.environ["PYTHON_KEYRING_BACKEND"] = env["PYTHON_KEYRING_BACKEND"]

@@ -112,6 +112,9 @@ def main() -> None:
 
         print(f"gibberish, version {__version__}")
         return
+    from gibberish.cli.tray_start import start_if_tray
+
+    start_if_tray(argv)  # starting the tray needs no click; returns for anything else
     from gibberish.cli.root import run_main
 
     run_main()

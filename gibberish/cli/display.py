@@ -8,7 +8,6 @@ sentence that says what is missing and how to install it.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -36,6 +35,8 @@ XCB_LIBRARIES: dict[str, str] = {
 
 
 def _loadable(soname: str) -> bool:
+    import ctypes  # only where a display is checked: not on the tray's usual start path
+
     try:
         ctypes.CDLL(soname)
     except OSError:

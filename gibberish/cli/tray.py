@@ -1,28 +1,22 @@
 """``gibberish tray`` (and ``gibberish`` with no command): start the desktop application.
 
-Qt is imported only here, lazily, so every other command starts without loading it.
+Qt is imported only here, lazily, so every other command starts without loading it. The
+command lines that only start the tray do not reach click at all: ``gibberish.cli``
+hands them to ``gibberish.cli.tray_start`` first.
 """
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from gibberish.cli import logfile
-from gibberish.cli.common import CliState, fail, pass_state
-from gibberish.cli.display import display_problem
+from gibberish.cli import logfile, tray_start
+from gibberish.cli.common import CliState, pass_state
 
 
 def start_tray(state: CliState, *, no_tray: bool) -> None:
-    problem = display_problem()
-    if problem:
-        fail(problem, 1)
-    from gibberish.ui.application import run_application
-
-    logfile.detach()
-
-    sys.exit(run_application(state.build_engine, no_tray=no_tray))
+    """The click group's way in; ``gibberish.cli.tray_start`` is the usual, faster one."""
+    logfile.detach()  # the tray keeps its own log
+    tray_start.start_tray(state.build_engine, no_tray=no_tray)
 
 
 @click.command("tray")

@@ -46,9 +46,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from gibberish.trust.decision import ChangedFiles
-
-PROVENANCE_FILE = ".gibberish-source.json"
-"""Written by importers into a skill folder; its presence marks the skill untrusted."""
+from gibberish.trust.provenance import PROVENANCE_FILE
 
 SKIPPED_TOP_DIRS = frozenset({".git"})
 """Folders skipped at the top of a skill folder only; deeper down they are fingerprinted."""

@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from gibberish.fileio import atomic_write_bytes
-from gibberish.trust.fingerprint import PROVENANCE_FILE, fingerprint
+
+PROVENANCE_FILE = ".gibberish-source.json"
+"""Written by importers into a skill folder; its presence marks the skill untrusted.
+
+Defined here, not in ``fingerprint`` (which skips it), so that reading a provenance (the
+tray's menu does, at start-up) does not import the fingerprinting code."""
 
 KINDS = ("git", "zip", "url", "folder")
 
@@ -55,6 +59,10 @@ def read_provenance(skill_dir: Path) -> Provenance | None:
 
 def write_provenance(skill_dir: Path, source: str, kind: str) -> Provenance:
     """Record where the skill in ``skill_dir`` came from (call after copying it in)."""
+    from datetime import UTC, datetime
+
+    from gibberish.trust.fingerprint import fingerprint
+
     if kind not in KINDS:
         raise ValueError(f"Unknown import kind {kind!r}; use one of {', '.join(KINDS)}.")
     record = Provenance(

@@ -8,6 +8,15 @@ instance installs the error reporter, builds the Engine and shows the tray.
 Ctrl+C and SIGTERM quit cleanly (runs are cancelled, no process is left behind): Qt's
 event loop does not return to Python for signals, so the signal's number is written to
 a pipe watched by a ``QSocketNotifier`` (``signal.set_wakeup_fd``).
+
+Two environment variables exist for benchmarks and desktop automation:
+
+* ``GIBBERISH_READY_FILE=PATH``: append ``shown`` to PATH on the first turn of the event
+  loop once the tray icon (or launcher window) is shown with its first menu, and
+  ``loaded`` once the Engine has loaded and the menu was rebuilt from it. PATH may be a
+  named pipe (``benchmarks/startup.py`` waits on one).
+* ``GIBBERISH_FORCE_TRAY=1``: show the tray icon even when the desktop reports no system
+  tray (a panel that starts after gibberish; the offscreen platform).
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import shiboken6
-from PySide6.QtCore import QSocketNotifier
+from PySide6.QtCore import QSocketNotifier, QTimer
 from PySide6.QtWidgets import QApplication
 
 from gibberish.ui import icons
@@ -35,6 +44,42 @@ if TYPE_CHECKING:
     from gibberish.ui.seams import Seams
 
 log = logging.getLogger("gibberish.ui")
+
+READY_FILE_VARIABLE = "GIBBERISH_READY_FILE"
+FORCE_TRAY_VARIABLE = "GIBBERISH_FORCE_TRAY"
+
+
+def announce(stage: str) -> None:
+    """Append ``stage`` to ``$GIBBERISH_READY_FILE`` when it is set (see the module docstring).
+
+    Never fails nor blocks the app: an unwritable path, or a named pipe nobody reads, is
+    logged and forgotten.
+    """
+    path = os.environ.get(READY_FILE_VARIABLE)
+    if not path:
+        return
+    try:
+        # Non-blocking: a named pipe nobody reads fails at once (ENXIO) instead of
+        # blocking the GUI thread; a regular file is simply appended to.
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o600)
+        try:
+            os.write(fd, f"{stage}\n".encode())
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        log.warning("cannot write %s=%s: %s", READY_FILE_VARIABLE, path, exc)
+
+
+def _announce_when_loaded(controller: Controller) -> None:
+    """``shown`` on the first turn of the event loop, ``loaded`` once the menu was rebuilt
+    from the Engine. Called before ``controller.start()``: the tray and its menu are
+    shown by then all the same (``start`` is synchronous), and ``shown`` is written before
+    the Engine's worker thread, queued by ``start``, competes for the interpreter."""
+    QTimer.singleShot(0, lambda: announce("shown"))
+    if controller.host.is_ready:
+        QTimer.singleShot(0, lambda: announce("loaded"))
+    else:
+        controller.host.ready.connect(lambda: announce("loaded"))
 
 
 def make_application(argv: list[str] | None = None) -> QApplication:
@@ -105,6 +150,8 @@ def run_application(
     from gibberish.ui.controller import Controller
 
     app = make_application(argv or sys.argv[:1])
+    if tray_available is None and os.environ.get(FORCE_TRAY_VARIABLE) == "1":
+        tray_available = True
     instance = SingleInstance()
     if not instance.acquire(OPEN_COMMAND_BAR):
         print("gibberish is already running: opened its command bar.", file=sys.stderr)
@@ -122,6 +169,7 @@ def run_application(
         instance.approval_requested.connect(controller.mcp_approvals.handle)
         watcher = _SignalWatcher(controller.quit)
         app.aboutToQuit.connect(controller.shutdown)
+        _announce_when_loaded(controller)
         controller.start(no_tray=no_tray)
         log.info("gibberish started (%s)", "launcher" if controller.surface.launcher else "tray")
         if on_start is not None:

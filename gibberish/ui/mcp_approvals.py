@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from gibberish.interop.mcp_approval import ApprovalRequest, answer_line
-from gibberish.session import Answer
 
 if TYPE_CHECKING:
     from gibberish.app import Engine, PreparedRun
@@ -26,7 +25,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("gibberish.ui")
 
-_ANSWERS = {Answer.ONCE: "once", Answer.ALWAYS: "always", Answer.CANCEL: "no"}
+_ANSWERS = {"once": "once", "always": "always", "cancel": "no"}
+"""``session.Answer`` values (a ``StrEnum``) to the reply's words; keyed by the plain
+strings so that the tray's start path does not import the session (and the Engine)."""
 
 
 class McpApprovals(QObject):

@@ -13,8 +13,8 @@ pipe). Each end checks the other's uid: a request is neither sent to nor taken f
 another user.
 A crashed instance leaves its socket file behind: when ``listen`` finds the address in
 use but nobody answers on it, the file is stale and is removed. The check-then-listen
-step runs under a ``QLockFile`` so two instances started at the same moment cannot both
-decide they are first.
+step runs under a lock (:func:`start_lock`) so two instances started at the same moment
+cannot both decide they are first.
 
 Protocol: one UTF-8 line per request (``open-command-bar``, ``show``, ``listen``,
 ``ask <text>``), answered by ``ok``. ``gibberish listen`` sends ``listen``, so a desktop
@@ -26,8 +26,11 @@ dialog closes.
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
+import time
+from collections.abc import Iterator
 
 from PySide6.QtCore import QLockFile, QObject, Signal
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
@@ -41,6 +44,8 @@ LISTEN = "listen"
 ASK_PREFIX = "ask "
 CONNECT_TIMEOUT_MS = 500
 MAX_MESSAGE = 64 * 1024
+LOCK_WAIT = 3.0
+"""Seconds to wait for another starting instance to finish its check (then go on)."""
 
 
 def server_name() -> str:
@@ -71,6 +76,47 @@ def send_message(name: str, message: str, timeout_ms: int = CONNECT_TIMEOUT_MS) 
         return reply.strip() == b"ok"
     finally:
         socket.disconnectFromServer()
+
+
+@contextlib.contextmanager
+def start_lock(path: str, wait: float = LOCK_WAIT) -> Iterator[bool]:
+    """Held while a starting instance decides whether it is first; yields True when taken.
+
+    An advisory ``flock`` on ``path``: the kernel releases it when its process ends, so a
+    crash leaves no stale lock, and taking it writes nothing. (``QLockFile``, used where
+    ``flock`` does not exist, syncs its file to disk: tens of milliseconds of every start
+    on a busy disk.) A holder that keeps it longer than ``wait`` is not waited for: the
+    socket check that follows still finds a running instance.
+    """
+    if os.name == "nt":
+        lock = QLockFile(path)
+        lock.setStaleLockTime(10_000)
+        locked = lock.tryLock(int(wait * 1000))
+        try:
+            yield locked
+        finally:
+            if locked:
+                lock.unlock()
+        return
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if time.monotonic() < deadline:
+                    time.sleep(0.01)  # the other start holds it for milliseconds
+                    continue
+                locked = False
+            else:
+                locked = True
+            break
+        yield locked
+    finally:
+        os.close(fd)  # releases the lock
 
 
 class Reply:
@@ -116,17 +162,11 @@ class SingleInstance(QObject):
         Returns True when this process is now the instance, False when the message was
         handed to an instance that was already running.
         """
-        lock = QLockFile(self.name + ".lock")
-        lock.setStaleLockTime(10_000)
-        locked = lock.tryLock(3000)
-        try:
+        with start_lock(self.name + ".lock"):
             if self.forward(message):
                 return False
             self.listen()
             return True
-        finally:
-            if locked:
-                lock.unlock()
 
     def listen(self) -> bool:
         """Listen on the socket, replacing a stale one (call only after ``forward`` failed)."""
