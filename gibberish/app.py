@@ -458,6 +458,8 @@ class Engine:
         pinned = store.names()
         if store.problem:
             self._notices.append(store.problem)
+        if not (pinned or self.session_context or request_blocks):
+            return build_feed([], request, budget or DEFAULT_CONTEXT_BUDGET)  # nothing to read
         by_name = {b.name: b for b in self.context_blocks()}
         unknown = [n for n in request_blocks if n not in by_name]
         if unknown:

@@ -25,7 +25,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gibberish.assistant.functiongemma import render_declaration, render_prompt
@@ -115,11 +115,24 @@ class Selection:
     tokens: int
     """Estimated tokens of the whole prompt with the chosen tools."""
     budget: int
-    scores: dict[str, float] = field(default_factory=dict)
-    """Relevance per exposed name of every candidate sharing a word with the request (a
-    candidate not listed scored 0)."""
+    relevance: Mapping[int, float] = field(default_factory=dict)
+    """Relevance by position in ``candidates`` of every candidate sharing a word with the
+    request (a candidate not listed scored 0)."""
     candidates: tuple[ExposedTool, ...] = ()
     """Every tool that was considered, in catalog order."""
+
+    @property
+    def scores(self) -> dict[str, float]:
+        """Relevance per exposed name of the candidates sharing a word with the request."""
+        return {self.candidates[i].name: float(s) for i, s in self.relevance.items()}
+
+    def score(self, tool: ExposedTool) -> float:
+        """The relevance of ``tool`` (0 when it shares no word with the request or was
+        not a candidate)."""
+        try:
+            return float(self.relevance.get(self.candidates.index(tool), 0.0))
+        except ValueError:
+            return 0.0
 
     @property
     def omitted(self) -> tuple[ExposedTool, ...]:
@@ -143,13 +156,15 @@ def select_tools(
     FunctionGemma prompt (developer sentence, turn markers and the request).
     """
     candidates = [t for t in tools if mode is None or t.skill.available_in(mode)]
-    ranked = rank_by_relevance(request, candidates)
+    wanted = words(request)
+    scored = [(relevance(wanted, t), i, t) for i, t in enumerate(candidates)]
+    scored.sort(key=lambda s: (-s[0], s[1]))
     chosen: list[ExposedTool] = []
     used = prompt_overhead(request) if overhead is None else overhead
-    for _, tool in ranked:
+    for _, _, tool in scored:
         size = cost(tool)
         if used + size <= budget or not chosen:
             chosen.append(tool)
             used += size
-    scores = {t.name: score for score, t in ranked if score}
-    return Selection(tuple(chosen), used, budget, scores, tuple(candidates))
+    by_position = {i: score for score, i, _ in scored if score}
+    return Selection(tuple(chosen), used, budget, by_position, tuple(candidates))

@@ -282,11 +282,11 @@ class Router:
             confidence = CONFIDENCE_COERCED
         else:
             confidence = CONFIDENCE_FIRST
-        scores = ask.selection.scores
-        # ``scores`` holds every tool sharing a word with the request: a called tool not
-        # in it shares none, while the others listed do.
+        selection = ask.selection
+        # ``relevance`` lists every tool sharing a word with the request: when some do,
+        # a called tool that shares none disagrees with the request.
         called = [c.exposed for c in calls if c.exposed is not None]
-        if scores and any(not scores.get(t.name) for t in called):
+        if selection.relevance and any(selection.score(t) == 0 for t in called):
             confidence *= DISAGREEMENT_FACTOR
         return confidence
 

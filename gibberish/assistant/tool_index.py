@@ -5,18 +5,20 @@ and adding up declaration sizes (``budget``). Done from scratch, that splits eve
 text into words and renders every declaration on every request: about half a second at
 1,000 skills. The work that does not depend on the request is done here, once:
 
-* ``SkillPart`` — one skill's tools under their exposed names: each tool's name words,
-  text words, and the token cost of its declaration in each manifest format asked for
-  (rendered when first needed). A part is reused by every later index for as long as the
-  library hands out the same ``SkillDefinition`` object — the library keeps a skill's
-  object until its files change — and its tools keep their exposed names. After one
-  skill is edited, only that skill is analysed again.
-* ``ToolIndex`` — the catalog of one mode (``ToolCatalog``, exposed names) and the parts'
-  words and costs laid out in catalog order. A request is scored in two steps: one pass
-  in C finds the tools sharing a word with it (``set.intersection`` mapped over every
-  tool's words), and only those are scored and ranked in Python. Budgeting then stops as
-  soon as not even the smallest declaration left could fit, so the tools unrelated to the
-  request are walked only while one of them still could.
+* ``SkillPart`` — one skill's tools under their exposed names: each tool's words, where
+  each word occurs (which tools, and whether in a name, worth more), and the token cost of
+  each declaration in each manifest format asked for (rendered once, when first needed).
+  A part is reused for as long as the library hands out the same ``SkillDefinition``
+  object — the library keeps a skill's object until its files change — and its tools
+  keep their exposed names. After one skill is edited, only that skill is analysed again.
+* ``Vocabulary`` — word → the parts using it, kept up to date part by part (a changed
+  skill removes its old part's words and adds its new part's), never rebuilt whole.
+* ``ToolIndex`` — the catalog of one mode (``ToolCatalog``, exposed names), where each of
+  its parts starts, the cost tables, and a snapshot of the vocabulary. A request is
+  scored from the postings of its own words only (word → positions, assembled from the
+  parts using the word, then kept): tools that share no word with the request are never
+  touched for scoring. Budgeting then walks the tools by relevance and stops as soon as
+  not even the smallest declaration left could fit.
 * ``ToolIndexCache`` — the Engine's indexes, one per mode, kept while the library's skill
   definitions are the very same objects (compared by identity, in order). Any reload
   that changes, adds or removes a skill hands out a different list, so the next request
@@ -24,16 +26,17 @@ text into words and renders every declaration on every request: about half a sec
 
 The choices are exactly those of ``budget.select_tools`` for the same tools, request and
 budget (tests compare the two over a corpus). Only the chosen tools' declarations are
-rendered for the prompt (by the client); the index renders each declaration once, to
-know its size.
+rendered for the prompt (by the client).
 """
 
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, compress
+from itertools import chain
+from operator import is_
 
 from gibberish.assistant.budget import (
     NAME_WEIGHT,
@@ -49,43 +52,78 @@ from gibberish.skills.model import Mode, SkillDefinition
 
 Cost = Callable[[ExposedTool], int]
 
+NAME_POINTS = int(NAME_WEIGHT)
+TEXT_POINTS = int(TEXT_WEIGHT)
+assert NAME_POINTS == NAME_WEIGHT and TEXT_POINTS == TEXT_WEIGHT, "postings count whole points"
+
 
 @dataclass(slots=True, eq=False)
 class SkillPart:
-    """What scoring and budgeting need from one skill's tools, independent of any request."""
+    """What scoring and budgeting need from one skill's tools, independent of any request.
+
+    Compared and hashed by identity: a part is one analysis of one skill definition."""
 
     skill: SkillDefinition
     tools: tuple[ExposedTool, ...]
-    name_words: tuple[frozenset[str], ...]
-    text_words: tuple[frozenset[str], ...]
-    """Words of the descriptions and parameters that are not already name words."""
-    words: tuple[frozenset[str], ...]
-    """Both of the above, per tool."""
+    postings: dict[str, tuple[int, ...]]
+    """word → the tools (index in ``tools``) holding it, each listed once per point: a
+    name word ``NAME_POINTS`` times, another ``TEXT_POINTS`` times."""
     costs: dict[Cost, tuple[int, ...]] = field(default_factory=dict)
     """Declaration sizes per manifest format, per tool (each rendered once)."""
 
     @classmethod
     def of(cls, skill: SkillDefinition, tools: Sequence[ExposedTool]) -> SkillPart:
-        """Analyse ``tools`` (all of ``skill``, under their exposed names)."""
+        """Analyse ``tools`` (all of ``skill``, under their exposed names), with the words
+        of ``budget.relevance``: names (tool, skill, exposed), then descriptions and
+        parameters."""
         skill_words = words(skill.description)
-        names, texts = [], []
-        for exposed in tools:
+        postings: dict[str, list[int]] = {}
+        for i, exposed in enumerate(tools):
             tool = exposed.tool
             text = [tool.description]
             for p in tool.parameters:
                 text.append(p.name)
                 text.append(p.description)
             name = words(f"{tool.name} {skill.name} {exposed.name}")
-            names.append(name)
-            texts.append((words(" ".join(text)) | skill_words) - name)
-        both = tuple(n | t for n, t in zip(names, texts, strict=True))
-        return cls(skill, tuple(tools), tuple(names), tuple(texts), both)
+            for word in name:
+                postings.setdefault(word, []).extend([i] * NAME_POINTS)
+            for word in (words(" ".join(text)) | skill_words) - name:
+                postings.setdefault(word, []).extend([i] * TEXT_POINTS)
+        return cls(skill, tuple(tools), {w: tuple(p) for w, p in postings.items()})
 
     def cost(self, cost: Cost) -> tuple[int, ...]:
         found = self.costs.get(cost)
         if found is None:
             found = self.costs[cost] = tuple(cost(t) for t in self.tools)
         return found
+
+
+class Vocabulary:
+    """word → the parts using it. Sets are replaced, never changed in place, so a copy of
+    the mapping (``snapshot``) stays exactly as it was."""
+
+    def __init__(self, parts: Iterable[SkillPart] = ()) -> None:
+        self._parts: dict[str, frozenset[SkillPart]] = {}
+        grouped: dict[str, list[SkillPart]] = {}
+        for part in parts:
+            for word in part.postings:
+                grouped.setdefault(word, []).append(part)
+        self._parts = {w: frozenset(p) for w, p in grouped.items()}
+
+    def add(self, part: SkillPart) -> None:
+        for word in part.postings:
+            self._parts[word] = self._parts.get(word, frozenset()) | {part}
+
+    def remove(self, part: SkillPart) -> None:
+        for word in part.postings:
+            left = self._parts.get(word, frozenset()) - {part}
+            if left:
+                self._parts[word] = left
+            else:
+                self._parts.pop(word, None)
+
+    def snapshot(self) -> dict[str, frozenset[SkillPart]]:
+        return dict(self._parts)
 
 
 _Key = tuple[int, tuple[str, ...]]
@@ -139,26 +177,36 @@ class _CostTable:
 class ToolIndex:
     """The tools of one mode, ready to be scored against many requests (module docstring)."""
 
-    __slots__ = ("_costs", "_fuzzy", "_name_words", "_parts", "_text_words", "_words", "catalog")
+    __slots__ = ("_costs", "_fuzzy", "_offsets", "_parts", "_postings", "_vocabulary", "catalog")
 
-    def __init__(self, parts: Sequence[SkillPart]) -> None:
+    def __init__(
+        self, parts: Sequence[SkillPart], vocabulary: Mapping[str, frozenset[SkillPart]]
+    ) -> None:
+        """``vocabulary``: word → parts, for at least ``parts`` (others are ignored); it
+        must not change afterwards (``Vocabulary.snapshot``)."""
         self._parts = tuple(parts)
         self.catalog = ToolCatalog.of_exposed(chain.from_iterable(p.tools for p in parts))
-        self._words = list(chain.from_iterable(p.words for p in parts))
-        self._name_words = list(chain.from_iterable(p.name_words for p in parts))
-        self._text_words = list(chain.from_iterable(p.text_words for p in parts))
+        self._offsets: dict[SkillPart, int] = {}
+        start = 0
+        for part in self._parts:
+            self._offsets[part] = start
+            start += len(part.tools)
+        self._vocabulary = vocabulary
+        self._postings: dict[str, list[int]] = {}
         self._costs: dict[Cost, _CostTable] = {}
         self._fuzzy: FuzzyIndex[ExposedTool] | None = None
 
     @classmethod
     def build(cls, skills: Iterable[SkillDefinition], mode: Mode | None = None) -> ToolIndex:
         """The index of the tools ``ToolCatalog.from_skills(skills, mode)`` would offer."""
-        return cls(_parts(skills, mode, {}, {}))
+        parts = _parts(skills, mode, {}, {})
+        return cls(parts, Vocabulary(parts).snapshot())
 
     @classmethod
     def of_tools(cls, tools: Iterable[ExposedTool]) -> ToolIndex:
         """An index over tools that already carry their exposed names (the very objects)."""
-        return cls([SkillPart.of(t.skill, [t]) for t in tools])
+        parts = [SkillPart.of(t.skill, [t]) for t in tools]
+        return cls(parts, Vocabulary(parts).snapshot())
 
     @property
     def tools(self) -> tuple[ExposedTool, ...]:
@@ -169,21 +217,28 @@ class ToolIndex:
         return self._parts
 
     def __len__(self) -> int:
-        return len(self._words)
+        return len(self.catalog.tools)
 
-    def scores(self, wanted: frozenset[str]) -> dict[int, float]:
-        """Relevance by catalog position, for every tool sharing a word with ``wanted``.
+    def _posting(self, word: str) -> list[int]:
+        """Catalog positions of the tools holding ``word``, once per point; assembled from
+        the parts using the word the first time a request has it, then kept."""
+        found = self._postings.get(word)
+        if found is None:
+            found = []
+            for part in self._vocabulary.get(word, ()):
+                start = self._offsets.get(part)
+                if start is not None:
+                    found.extend(map(start.__add__, part.postings[word]))
+            self._postings[word] = found
+        return found
 
-        The pass that finds those tools runs in C (``wanted.intersection`` mapped over
-        every tool's words); only the tools it finds are scored in Python."""
-        if not wanted:
-            return {}
-        names, texts = self._name_words, self._text_words
-        hits = compress(range(len(names)), map(wanted.intersection, self._words))
-        return {
-            i: NAME_WEIGHT * len(wanted & names[i]) + TEXT_WEIGHT * len(wanted & texts[i])
-            for i in hits
-        }
+    def scores(self, wanted: frozenset[str]) -> Counter[int]:
+        """``budget.relevance`` by catalog position, for every tool sharing a word with
+        ``wanted`` (the others are absent): the request words' postings, counted in C."""
+        scores: Counter[int] = Counter()
+        for word in wanted:
+            scores.update(self._posting(word))
+        return scores
 
     def cost_table(self, cost: Cost) -> _CostTable:
         table = self._costs.get(cost)
@@ -207,12 +262,14 @@ class ToolIndex:
         table = self.cost_table(cost)
         chosen: list[int] = []
         smallest = table.suffix_min[0] if table.costs else 0
-        used = _greedy(_ranked(scores), table.costs, smallest, chosen, used, budget)
+        # sorting is stable, also in reverse: ties keep the catalog order
+        ranked = sorted(sorted(scores), key=scores.__getitem__, reverse=True)
+        used = _greedy(ranked, table.costs, smallest, chosen, used, budget)
         used = self._fill_from_tail(scores, table, chosen, used, budget)
         everything = self.catalog.tools
-        named = {everything[i].name: score for i, score in scores.items()}
-        tools = tuple(everything[i] for i in chosen)
-        return Selection(tools, used, budget, named, everything)
+        return Selection(
+            tuple(map(everything.__getitem__, chosen)), used, budget, scores, everything
+        )
 
     def _fill_from_tail(
         self,
@@ -239,19 +296,6 @@ class ToolIndex:
         return tuple(self._fuzzy.rank(request, limit, require_all=False))
 
 
-def _ranked(scores: Mapping[int, float]) -> list[int]:
-    """Positions by score, highest first; positions in order within a score (ties keep the
-    catalog order). Scores are few distinct small numbers, so bucketing beats a sort."""
-    buckets: dict[float, list[int]] = {}
-    for i, score in scores.items():
-        bucket = buckets.get(score)
-        if bucket is None:
-            buckets[score] = [i]
-        else:
-            bucket.append(i)
-    return [i for score in sorted(buckets, reverse=True) for i in buckets[score]]
-
-
 def _greedy(
     ranked: Iterable[int],
     costs: Sequence[int],
@@ -273,15 +317,15 @@ def _greedy(
 
 
 def _same_skills(a: Sequence[SkillDefinition], b: Sequence[SkillDefinition]) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+    return len(a) == len(b) and all(map(is_, a, b))
 
 
 class ToolIndexCache:
     """The Engine's tool indexes: one per mode, for one list of skill definitions.
 
     ``get`` is thread-safe (the model router asks from a worker thread while the tray may
-    reload). An index is never changed once handed out, apart from memoized cost tables
-    and its fuzzy index, which come out the same whichever thread makes them.
+    reload). An index is never changed once handed out, apart from memoized postings,
+    cost tables and its fuzzy index, which come out the same whichever thread makes them.
     """
 
     def __init__(self) -> None:
@@ -289,6 +333,7 @@ class ToolIndexCache:
         self._skills: tuple[SkillDefinition, ...] = ()
         self._indexes: dict[Mode | None, ToolIndex] = {}
         self._parts: dict[_Key, SkillPart] = {}
+        self._vocabulary = Vocabulary()
         self.builds = 0
         """How many indexes were built (for tests and the benchmark)."""
 
@@ -297,15 +342,29 @@ class ToolIndexCache:
         same objects as last time, else a new one (reusing unchanged skills' parts)."""
         with self._lock:
             if not _same_skills(skills, self._skills):
-                self._skills = tuple(skills)
-                self._indexes = {}
-                alive = {id(s) for s in self._skills}
-                self._parts = {k: p for k, p in self._parts.items() if k[0] in alive}
+                self._forget_all_but(skills)
             index = self._indexes.get(mode)
             if index is None:
-                made: dict[_Key, SkillPart] = {}
-                index = ToolIndex(_parts(self._skills, mode, self._parts, made))
-                self._parts.update(made)
-                self._indexes[mode] = index
-                self.builds += 1
+                index = self._indexes[mode] = self._build(mode)
             return index
+
+    def _forget_all_but(self, skills: Sequence[SkillDefinition]) -> None:
+        """New skill definitions: drop every index, and the parts of skills now gone."""
+        self._skills = tuple(skills)
+        self._indexes = {}
+        alive = {id(s) for s in self._skills}
+        for key in [k for k in self._parts if k[0] not in alive]:
+            self._vocabulary.remove(self._parts.pop(key))
+
+    def _build(self, mode: Mode | None) -> ToolIndex:
+        made: dict[_Key, SkillPart] = {}
+        parts = _parts(self._skills, mode, self._parts, made)
+        for key, part in made.items():
+            if self._parts.get(key) is not part:
+                old = self._parts.get(key)
+                if old is not None:
+                    self._vocabulary.remove(old)
+                self._parts[key] = part
+                self._vocabulary.add(part)
+        self.builds += 1
+        return ToolIndex(parts, self._vocabulary.snapshot())
