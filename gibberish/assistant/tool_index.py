@@ -35,8 +35,8 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
-from operator import is_
+from itertools import chain, compress, repeat
+from operator import attrgetter, is_
 
 from gibberish.assistant.budget import (
     NAME_WEIGHT,
@@ -51,6 +51,7 @@ from gibberish.assistant.naming import ExposedTool, ToolCatalog, exposed_names
 from gibberish.skills.model import Mode, SkillDefinition
 
 Cost = Callable[[ExposedTool], int]
+_postings_of = attrgetter("postings")
 
 NAME_POINTS = int(NAME_WEIGHT)
 TEXT_POINTS = int(TEXT_WEIGHT)
@@ -104,21 +105,16 @@ class Vocabulary:
 
     def __init__(self, parts: Iterable[SkillPart] = ()) -> None:
         self._parts: dict[str, frozenset[SkillPart]] = {}
-        grouped: dict[str, list[SkillPart]] = {}
-        for part in parts:
-            for word in part.postings:
-                grouped.setdefault(word, []).append(part)
-        self._parts = {w: frozenset(p) for w, p in grouped.items()}
+        self.update(added=parts)
 
-    def add(self, part: SkillPart) -> None:
-        for word in part.postings:
-            self._parts[word] = self._parts.get(word, frozenset()) | {part}
-
-    def remove(self, part: SkillPart) -> None:
-        for word in part.postings:
-            left = self._parts.get(word, frozenset()) - {part}
-            if left:
-                self._parts[word] = left
+    def update(self, *, added: Iterable[SkillPart] = (), removed: Iterable[SkillPart] = ()) -> None:
+        """Add and remove parts; each word's set is rebuilt once, however many parts use it."""
+        gone, new = _by_word(removed), _by_word(added)
+        for word in gone.keys() | new.keys():
+            now = self._parts.get(word, frozenset())
+            now = (now - gone[word] if word in gone else now) | new.get(word, frozenset())
+            if now:
+                self._parts[word] = now
             else:
                 self._parts.pop(word, None)
 
@@ -126,34 +122,67 @@ class Vocabulary:
         return dict(self._parts)
 
 
+def _by_word(parts: Iterable[SkillPart]) -> dict[str, frozenset[SkillPart]]:
+    grouped: dict[str, list[SkillPart]] = {}
+    for part in parts:
+        for word in part.postings:
+            grouped.setdefault(word, []).append(part)
+    return {w: frozenset(p) for w, p in grouped.items()}
+
+
 _Key = tuple[int, tuple[str, ...]]
 """(id of the skill definition, exposed names of its tools); the part holds the skill, so
 the id cannot be reused while the part is kept."""
 
 
-def _parts(
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """The skills one mode offers, their tools' exposed names and their parts, in order."""
+
+    offered: tuple[SkillDefinition, ...]
+    names: list[str]
+    parts: tuple[SkillPart, ...]
+
+
+_EMPTY_LAYOUT = _Layout((), [], ())
+
+
+def _same_shape(a: SkillDefinition, b: SkillDefinition) -> bool:
+    """Same skill name and tool names: the exposed names cannot differ."""
+    return a is b or (a.name == b.name and [t.name for t in a.tools] == [t.name for t in b.tools])
+
+
+def _layout(
     skills: Iterable[SkillDefinition],
     mode: Mode | None,
+    before: _Layout,
     previous: Mapping[_Key, SkillPart],
     made: dict[_Key, SkillPart],
-) -> list[SkillPart]:
-    """The parts of the skills offered in ``mode``, reusing ``previous`` where still valid;
-    every part used is recorded in ``made``."""
-    offered = [s for s in skills if s.ok and s.tools and (mode is None or s.available_in(mode))]
-    names = exposed_names([(s, t) for s in offered for t in s.tools])
+) -> _Layout:
+    """The layout of ``mode`` over ``skills``. What ``before`` (the last layout of the mode)
+    and ``previous`` (parts of other modes) still hold is reused: the exposed names when
+    no skill or tool name changed, and the part of every skill definition that is the same
+    object under the same names. Every part made or reused is recorded in ``made``."""
+    offered = tuple(
+        s for s in skills if s.ok and s.tools and (mode is None or s.available_in(mode))
+    )
+    same = len(offered) == len(before.offered) and all(map(_same_shape, offered, before.offered))
+    names = before.names if same else exposed_names([(s, t) for s in offered for t in s.tools])
     parts = []
     start = 0
-    for skill in offered:
+    for i, skill in enumerate(offered):
         end = start + len(skill.tools)
-        key = (id(skill), tuple(names[start:end]))
-        part = previous.get(key)
-        if part is None or part.skill is not skill:
-            tools = [ExposedTool(n, skill, t) for n, t in zip(key[1], skill.tools, strict=True)]
-            part = SkillPart.of(skill, tools)
-        made[key] = part
+        if same and skill is before.offered[i]:
+            part = before.parts[i]
+        else:
+            key = (id(skill), tuple(names[start:end]))
+            part = previous.get(key) or made.get(key)
+            if part is None or part.skill is not skill:
+                tools = [ExposedTool(n, skill, t) for n, t in zip(key[1], skill.tools, strict=True)]
+                part = made[key] = SkillPart.of(skill, tools)
         parts.append(part)
         start = end
-    return parts
+    return _Layout(offered, names, tuple(parts))
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +228,7 @@ class ToolIndex:
     @classmethod
     def build(cls, skills: Iterable[SkillDefinition], mode: Mode | None = None) -> ToolIndex:
         """The index of the tools ``ToolCatalog.from_skills(skills, mode)`` would offer."""
-        parts = _parts(skills, mode, {}, {})
+        parts = _layout(skills, mode, _EMPTY_LAYOUT, {}, {}).parts
         return cls(parts, Vocabulary(parts).snapshot())
 
     @classmethod
@@ -221,15 +250,15 @@ class ToolIndex:
 
     def _posting(self, word: str) -> list[int]:
         """Catalog positions of the tools holding ``word``, once per point; assembled from
-        the parts using the word the first time a request has it, then kept."""
+        the parts using the word the first time a request has it (each part's positions
+        shifted by where the part starts, all in C), then kept."""
         found = self._postings.get(word)
         if found is None:
-            found = []
-            for part in self._vocabulary.get(word, ()):
-                start = self._offsets.get(part)
-                if start is not None:
-                    found.extend(map(start.__add__, part.postings[word]))
-            self._postings[word] = found
+            parts = self._vocabulary.get(word, ())
+            inside = list(compress(parts, map(self._offsets.__contains__, parts)))
+            shifts = map(getattr, map(self._offsets.__getitem__, inside), repeat("__add__"))
+            local = map(dict.__getitem__, map(_postings_of, inside), repeat(word))
+            found = self._postings[word] = list(chain.from_iterable(map(map, shifts, local)))
         return found
 
     def scores(self, wanted: frozenset[str]) -> Counter[int]:
@@ -332,6 +361,7 @@ class ToolIndexCache:
         self._lock = threading.Lock()
         self._skills: tuple[SkillDefinition, ...] = ()
         self._indexes: dict[Mode | None, ToolIndex] = {}
+        self._layouts: dict[Mode | None, _Layout] = {}
         self._parts: dict[_Key, SkillPart] = {}
         self._vocabulary = Vocabulary()
         self.builds = 0
@@ -342,29 +372,21 @@ class ToolIndexCache:
         same objects as last time, else a new one (reusing unchanged skills' parts)."""
         with self._lock:
             if not _same_skills(skills, self._skills):
-                self._forget_all_but(skills)
+                self._skills = tuple(skills)
+                self._indexes = {}
             index = self._indexes.get(mode)
             if index is None:
                 index = self._indexes[mode] = self._build(mode)
             return index
 
-    def _forget_all_but(self, skills: Sequence[SkillDefinition]) -> None:
-        """New skill definitions: drop every index, and the parts of skills now gone."""
-        self._skills = tuple(skills)
-        self._indexes = {}
-        alive = {id(s) for s in self._skills}
-        for key in [k for k in self._parts if k[0] not in alive]:
-            self._vocabulary.remove(self._parts.pop(key))
-
     def _build(self, mode: Mode | None) -> ToolIndex:
         made: dict[_Key, SkillPart] = {}
-        parts = _parts(self._skills, mode, self._parts, made)
-        for key, part in made.items():
-            if self._parts.get(key) is not part:
-                old = self._parts.get(key)
-                if old is not None:
-                    self._vocabulary.remove(old)
-                self._parts[key] = part
-                self._vocabulary.add(part)
+        before = self._layouts.get(mode, _EMPTY_LAYOUT)
+        layout = self._layouts[mode] = _layout(self._skills, mode, before, self._parts, made)
+        self._parts.update(made)
+        # forget the parts no layout uses any more (skills changed or gone)
+        used = {id(p) for kept in self._layouts.values() for p in kept.parts}
+        gone = [self._parts.pop(k) for k, p in list(self._parts.items()) if id(p) not in used]
+        self._vocabulary.update(added=made.values(), removed=gone)
         self.builds += 1
-        return ToolIndex(parts, self._vocabulary.snapshot())
+        return ToolIndex(layout.parts, self._vocabulary.snapshot())
