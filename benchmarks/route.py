@@ -1,8 +1,9 @@
 """What choosing the tools for one model request costs, at 100, 1,000 and 5,000 skills.
 
-Writes a corpus of N skills x 5 tools (varied vocabulary, so a request shares words with
-some tools and not others; tool names repeat across skills, so many exposed names are
-qualified) into a temporary folder, loads it through a real ``Engine``, then times
+Writes a corpus of N skills x 5 tools (descriptions mix ~160 common words — verbs, nouns,
+adjectives, each in a few percent of the tools — with function words and a long tail of
+6,000 made-up words of Zipf frequency; tool names repeat across skills, so many exposed
+names are qualified) into a temporary folder, loads it through a real ``Engine``, then times
 ``Engine.route`` — the mode's tool index, scoring, the budgeted selection, the context
 feed and the prompt the client would send — with a client that renders its real request
 body (``OllamaGenerateClient.body``) and answers at once instead of over HTTP. The
@@ -226,10 +227,60 @@ ADJECTIVES = [
 FILLER = ["the", "a", "of", "for", "with", "in", "from", "to", "and", "by", "on", "as", "when"]
 
 
+SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "ter",
+    "van",
+    "sol",
+    "rix",
+    "bel",
+    "dun",
+    "po",
+    "fa",
+    "gen",
+    "hu",
+    "zar",
+    "mel",
+    "tis",
+    "nor",
+    "quo",
+    "bra",
+    "ced",
+]
+RARE_WORDS = 6000
+
+
+def _rare_words() -> tuple[list[str], list[float]]:
+    """Made-up words with Zipf frequencies (the k-th is used about 1/k as often as the
+    first): the long tail of names and jargon real skill descriptions are full of."""
+    rng = random.Random(SEED - 1)
+    found: dict[str, None] = {}
+    while len(found) < RARE_WORDS:
+        found["".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4)))] = None
+    cumulative, total = [], 0.0
+    for rank in range(1, RARE_WORDS + 1):
+        total += 1 / rank
+        cumulative.append(total)
+    return list(found), cumulative
+
+
+RARE, RARE_CUMULATIVE = _rare_words()
+
+
+def word(rng: random.Random) -> str:
+    """A common word (a verb, a noun, an adjective), a function word, or a rare one."""
+    pick = rng.random()
+    if pick < 0.45:
+        return rng.choice(rng.choice((VERBS, NOUNS, NOUNS, ADJECTIVES)))
+    if pick < 0.65:
+        return rng.choice(FILLER)
+    return rng.choices(RARE, cum_weights=RARE_CUMULATIVE)[0]
+
+
 def sentence(rng: random.Random, low: int, high: int) -> str:
-    pool = (VERBS, NOUNS, NOUNS, ADJECTIVES, FILLER, FILLER)
-    count = rng.randint(low, high)
-    text = " ".join(rng.choice(rng.choice(pool)) for _ in range(count))
+    text = " ".join(word(rng) for _ in range(rng.randint(low, high)))
     return text.capitalize() + "."
 
 
@@ -276,7 +327,7 @@ def requests(count: int) -> list[str]:
     rng = random.Random(SEED + 1)
     return [
         f"{rng.choice(VERBS)} the {rng.choice(ADJECTIVES)} {rng.choice(NOUNS)} "
-        f"for {rng.choice(NOUNS)} {rng.choice(NOUNS)}"
+        f"of {rng.choices(RARE, cum_weights=RARE_CUMULATIVE)[0]} for {rng.choice(NOUNS)}"
         for _ in range(count)
     ]
 
