@@ -5,20 +5,18 @@ and adding up declaration sizes (``budget``). Done from scratch, that splits eve
 text into words and renders every declaration on every request: about half a second at
 1,000 skills. The work that does not depend on the request is done here, once:
 
-* ``SkillPart`` — one skill's tools under their exposed names: each tool's words, where
-  each word occurs (which tools, and whether in a name, worth more), and the token cost of
-  each declaration in each manifest format asked for (rendered once, when first needed).
-  A part is reused for as long as the library hands out the same ``SkillDefinition``
+* ``SkillPart`` — one skill's tools under their exposed names: each tool's name words and
+  text words (``budget.relevance``), the set of all its words, and the token cost of each
+  declaration in each manifest format asked for (rendered once, when first needed). A
+  part is reused for as long as the library hands out the same ``SkillDefinition``
   object — the library keeps a skill's object until its files change — and its tools
   keep their exposed names. After one skill is edited, only that skill is analysed again.
-* ``Vocabulary`` — word → the parts using it, kept up to date part by part (a changed
-  skill removes its old part's words and adds its new part's), never rebuilt whole.
-* ``ToolIndex`` — the catalog of one mode (``ToolCatalog``, exposed names), where each of
-  its parts starts, the cost tables, and a snapshot of the vocabulary. A request is
-  scored from the postings of its own words only (word → positions, assembled from the
-  parts using the word, then kept): tools that share no word with the request are never
-  touched for scoring. Budgeting then walks the tools by relevance and stops as soon as
-  not even the smallest declaration left could fit.
+* ``ToolIndex`` — the catalog of one mode (``ToolCatalog``, exposed names), its parts in
+  order and the cost tables. A request is scored from the postings of its own words only
+  (word → catalog positions, made the first time a request has the word: one pass in C
+  over the parts' word sets, then only the parts using the word are looked into), so
+  tools that share no word with the request are never scored. Budgeting walks the tools
+  by relevance and stops as soon as not even the smallest declaration left could fit.
 * ``ToolIndexCache`` — the Engine's indexes, one per mode, kept while the library's skill
   definitions are the very same objects (compared by identity, in order). Any reload
   that changes, adds or removes a skill hands out a different list, so the next request
@@ -35,8 +33,8 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, compress, repeat
-from operator import attrgetter, is_
+from itertools import accumulate, chain, compress, repeat
+from operator import contains, is_
 
 from gibberish.assistant.budget import (
     NAME_WEIGHT,
@@ -51,7 +49,6 @@ from gibberish.assistant.naming import ExposedTool, ToolCatalog, exposed_names
 from gibberish.skills.model import Mode, SkillDefinition
 
 Cost = Callable[[ExposedTool], int]
-_postings_of = attrgetter("postings")
 
 NAME_POINTS = int(NAME_WEIGHT)
 TEXT_POINTS = int(TEXT_WEIGHT)
@@ -66,68 +63,49 @@ class SkillPart:
 
     skill: SkillDefinition
     tools: tuple[ExposedTool, ...]
-    postings: dict[str, tuple[int, ...]]
-    """word → the tools (index in ``tools``) holding it, each listed once per point: a
-    name word ``NAME_POINTS`` times, another ``TEXT_POINTS`` times."""
+    name_words: tuple[frozenset[str], ...]
+    """Per tool: the words of its name, the skill's name and its exposed name."""
+    text_words: tuple[frozenset[str], ...]
+    """Per tool: the words of the descriptions and parameters that are not name words."""
+    vocabulary: frozenset[str]
+    """Every word of every tool."""
     costs: dict[Cost, tuple[int, ...]] = field(default_factory=dict)
     """Declaration sizes per manifest format, per tool (each rendered once)."""
 
     @classmethod
     def of(cls, skill: SkillDefinition, tools: Sequence[ExposedTool]) -> SkillPart:
-        """Analyse ``tools`` (all of ``skill``, under their exposed names), with the words
-        of ``budget.relevance``: names (tool, skill, exposed), then descriptions and
-        parameters."""
+        """Analyse ``tools`` (all of ``skill``, under their exposed names) into the words
+        of ``budget.relevance``."""
         skill_words = words(skill.description)
-        postings: dict[str, list[int]] = {}
-        for i, exposed in enumerate(tools):
+        names, texts = [], []
+        for exposed in tools:
             tool = exposed.tool
             text = [tool.description]
             for p in tool.parameters:
                 text.append(p.name)
                 text.append(p.description)
             name = words(f"{tool.name} {skill.name} {exposed.name}")
-            for word in name:
-                postings.setdefault(word, []).extend([i] * NAME_POINTS)
-            for word in (words(" ".join(text)) | skill_words) - name:
-                postings.setdefault(word, []).extend([i] * TEXT_POINTS)
-        return cls(skill, tuple(tools), {w: tuple(p) for w, p in postings.items()})
+            names.append(name)
+            texts.append((words(" ".join(text)) | skill_words) - name)
+        vocabulary = frozenset().union(*names, *texts)
+        return cls(skill, tuple(tools), tuple(names), tuple(texts), vocabulary)
+
+    def positions(self, word: str) -> list[int]:
+        """The tools (index in ``tools``) holding ``word``, each listed once per point: a
+        name word ``NAME_POINTS`` times, another ``TEXT_POINTS`` times."""
+        found: list[int] = []
+        for i, name in enumerate(self.name_words):
+            if word in name:
+                found += [i] * NAME_POINTS
+            elif word in self.text_words[i]:
+                found += [i] * TEXT_POINTS
+        return found
 
     def cost(self, cost: Cost) -> tuple[int, ...]:
         found = self.costs.get(cost)
         if found is None:
             found = self.costs[cost] = tuple(cost(t) for t in self.tools)
         return found
-
-
-class Vocabulary:
-    """word → the parts using it. Sets are replaced, never changed in place, so a copy of
-    the mapping (``snapshot``) stays exactly as it was."""
-
-    def __init__(self, parts: Iterable[SkillPart] = ()) -> None:
-        self._parts: dict[str, frozenset[SkillPart]] = {}
-        self.update(added=parts)
-
-    def update(self, *, added: Iterable[SkillPart] = (), removed: Iterable[SkillPart] = ()) -> None:
-        """Add and remove parts; each word's set is rebuilt once, however many parts use it."""
-        gone, new = _by_word(removed), _by_word(added)
-        for word in gone.keys() | new.keys():
-            now = self._parts.get(word, frozenset())
-            now = (now - gone[word] if word in gone else now) | new.get(word, frozenset())
-            if now:
-                self._parts[word] = now
-            else:
-                self._parts.pop(word, None)
-
-    def snapshot(self) -> dict[str, frozenset[SkillPart]]:
-        return dict(self._parts)
-
-
-def _by_word(parts: Iterable[SkillPart]) -> dict[str, frozenset[SkillPart]]:
-    grouped: dict[str, list[SkillPart]] = {}
-    for part in parts:
-        for word in part.postings:
-            grouped.setdefault(word, []).append(part)
-    return {w: frozenset(p) for w, p in grouped.items()}
 
 
 _Key = tuple[int, tuple[str, ...]]
@@ -206,21 +184,13 @@ class _CostTable:
 class ToolIndex:
     """The tools of one mode, ready to be scored against many requests (module docstring)."""
 
-    __slots__ = ("_costs", "_fuzzy", "_offsets", "_parts", "_postings", "_vocabulary", "catalog")
+    __slots__ = ("_costs", "_fuzzy", "_parts", "_postings", "_starts", "_vocabularies", "catalog")
 
-    def __init__(
-        self, parts: Sequence[SkillPart], vocabulary: Mapping[str, frozenset[SkillPart]]
-    ) -> None:
-        """``vocabulary``: word → parts, for at least ``parts`` (others are ignored); it
-        must not change afterwards (``Vocabulary.snapshot``)."""
+    def __init__(self, parts: Sequence[SkillPart]) -> None:
         self._parts = tuple(parts)
         self.catalog = ToolCatalog.of_exposed(chain.from_iterable(p.tools for p in parts))
-        self._offsets: dict[SkillPart, int] = {}
-        start = 0
-        for part in self._parts:
-            self._offsets[part] = start
-            start += len(part.tools)
-        self._vocabulary = vocabulary
+        self._starts = list(accumulate((len(p.tools) for p in self._parts), initial=0))
+        self._vocabularies = [p.vocabulary for p in self._parts]
         self._postings: dict[str, list[int]] = {}
         self._costs: dict[Cost, _CostTable] = {}
         self._fuzzy: FuzzyIndex[ExposedTool] | None = None
@@ -228,14 +198,12 @@ class ToolIndex:
     @classmethod
     def build(cls, skills: Iterable[SkillDefinition], mode: Mode | None = None) -> ToolIndex:
         """The index of the tools ``ToolCatalog.from_skills(skills, mode)`` would offer."""
-        parts = _layout(skills, mode, _EMPTY_LAYOUT, {}, {}).parts
-        return cls(parts, Vocabulary(parts).snapshot())
+        return cls(_layout(skills, mode, _EMPTY_LAYOUT, {}, {}).parts)
 
     @classmethod
     def of_tools(cls, tools: Iterable[ExposedTool]) -> ToolIndex:
         """An index over tools that already carry their exposed names (the very objects)."""
-        parts = [SkillPart.of(t.skill, [t]) for t in tools]
-        return cls(parts, Vocabulary(parts).snapshot())
+        return cls([SkillPart.of(t.skill, [t]) for t in tools])
 
     @property
     def tools(self) -> tuple[ExposedTool, ...]:
@@ -249,16 +217,18 @@ class ToolIndex:
         return len(self.catalog.tools)
 
     def _posting(self, word: str) -> list[int]:
-        """Catalog positions of the tools holding ``word``, once per point; assembled from
-        the parts using the word the first time a request has it (each part's positions
-        shifted by where the part starts, all in C), then kept."""
+        """Catalog positions of the tools holding ``word``, once per point. Made the first
+        time a request has the word — one pass in C over the parts' vocabularies, then
+        only the parts using the word are looked into — and kept."""
         found = self._postings.get(word)
         if found is None:
-            parts = self._vocabulary.get(word, ())
-            inside = list(compress(parts, map(self._offsets.__contains__, parts)))
-            shifts = map(getattr, map(self._offsets.__getitem__, inside), repeat("__add__"))
-            local = map(dict.__getitem__, map(_postings_of, inside), repeat(word))
-            found = self._postings[word] = list(chain.from_iterable(map(map, shifts, local)))
+            found = []
+            using = compress(
+                range(len(self._parts)), map(contains, self._vocabularies, repeat(word))
+            )
+            for k in using:
+                found.extend(map(self._starts[k].__add__, self._parts[k].positions(word)))
+            self._postings[word] = found
         return found
 
     def scores(self, wanted: frozenset[str]) -> Counter[int]:
@@ -363,7 +333,6 @@ class ToolIndexCache:
         self._indexes: dict[Mode | None, ToolIndex] = {}
         self._layouts: dict[Mode | None, _Layout] = {}
         self._parts: dict[_Key, SkillPart] = {}
-        self._vocabulary = Vocabulary()
         self.builds = 0
         """How many indexes were built (for tests and the benchmark)."""
 
@@ -384,9 +353,8 @@ class ToolIndexCache:
         before = self._layouts.get(mode, _EMPTY_LAYOUT)
         layout = self._layouts[mode] = _layout(self._skills, mode, before, self._parts, made)
         self._parts.update(made)
-        # forget the parts no layout uses any more (skills changed or gone)
-        used = {id(p) for kept in self._layouts.values() for p in kept.parts}
-        gone = [self._parts.pop(k) for k, p in list(self._parts.items()) if id(p) not in used]
-        self._vocabulary.update(added=made.values(), removed=gone)
+        if made:  # forget the parts no layout uses any more (skills changed or gone)
+            used = {id(p) for kept in self._layouts.values() for p in kept.parts}
+            self._parts = {k: p for k, p in self._parts.items() if id(p) in used}
         self.builds += 1
-        return ToolIndex(layout.parts, self._vocabulary.snapshot())
+        return ToolIndex(layout.parts)
