@@ -21,8 +21,11 @@ import hashlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from gibberish.skills.model import Mode, ParameterDefinition, SkillDefinition, ToolDefinition
+
+_exposed_name = attrgetter("name")
 
 SEPARATOR = "__"
 MAX_NAME_LENGTH = 64
@@ -154,7 +157,9 @@ class ToolCatalog:
         """A catalog over tools that already carry their exposed names (keeps the names)."""
         catalog = cls()
         catalog._tools = tuple(tools)
-        catalog._by_name = {t.name: t for t in catalog._tools}
+        catalog._by_name = dict(
+            zip(map(_exposed_name, catalog._tools), catalog._tools, strict=True)
+        )
         return catalog
 
     def _by_pair(self) -> dict[tuple[str, str], ExposedTool]:

@@ -49,6 +49,8 @@ from gibberish.assistant.naming import ExposedTool, ToolCatalog, exposed_names
 from gibberish.skills.model import Mode, SkillDefinition
 
 Cost = Callable[[ExposedTool], int]
+_DENSE = 8
+"""A word used by more than one part in this many is looked up tool by tool, in C."""
 
 NAME_POINTS = int(NAME_WEIGHT)
 TEXT_POINTS = int(TEXT_WEIGHT)
@@ -67,6 +69,8 @@ class SkillPart:
     """Per tool: the words of its name, the skill's name and its exposed name."""
     text_words: tuple[frozenset[str], ...]
     """Per tool: the words of the descriptions and parameters that are not name words."""
+    words: tuple[frozenset[str], ...]
+    """Per tool: both of the above."""
     vocabulary: frozenset[str]
     """Every word of every tool."""
     costs: dict[Cost, tuple[int, ...]] = field(default_factory=dict)
@@ -87,8 +91,9 @@ class SkillPart:
             name = words(f"{tool.name} {skill.name} {exposed.name}")
             names.append(name)
             texts.append((words(" ".join(text)) | skill_words) - name)
-        vocabulary = frozenset().union(*names, *texts)
-        return cls(skill, tuple(tools), tuple(names), tuple(texts), vocabulary)
+        both = tuple(n | t for n, t in zip(names, texts, strict=True))
+        vocabulary = frozenset().union(*both)
+        return cls(skill, tuple(tools), tuple(names), tuple(texts), both, vocabulary)
 
     def positions(self, word: str) -> list[int]:
         """The tools (index in ``tools``) holding ``word``, each listed once per point: a
@@ -142,7 +147,9 @@ def _layout(
     no skill or tool name changed, and the part of every skill definition that is the same
     object under the same names. Every part made or reused is recorded in ``made``."""
     offered = tuple(
-        s for s in skills if s.ok and s.tools and (mode is None or s.available_in(mode))
+        s
+        for s in skills
+        if s.tools and (not s.diagnostics or s.ok) and (mode is None or s.available_in(mode))
     )
     same = len(offered) == len(before.offered) and all(map(_same_shape, offered, before.offered))
     names = before.names if same else exposed_names([(s, t) for s in offered for t in s.tools])
@@ -174,17 +181,25 @@ class _CostTable:
     @classmethod
     def of(cls, parts: Sequence[SkillPart], cost: Cost) -> _CostTable:
         costs = list(chain.from_iterable(p.cost(cost) for p in parts))
-        suffix = costs.copy()
-        for i in range(len(suffix) - 2, -1, -1):
-            if suffix[i + 1] < suffix[i]:
-                suffix[i] = suffix[i + 1]
+        suffix = list(accumulate(reversed(costs), min))
+        suffix.reverse()
         return cls(costs, suffix)
 
 
 class ToolIndex:
     """The tools of one mode, ready to be scored against many requests (module docstring)."""
 
-    __slots__ = ("_costs", "_fuzzy", "_parts", "_postings", "_starts", "_vocabularies", "catalog")
+    __slots__ = (
+        "_costs",
+        "_fuzzy",
+        "_name_words",
+        "_parts",
+        "_postings",
+        "_starts",
+        "_vocabularies",
+        "_words",
+        "catalog",
+    )
 
     def __init__(self, parts: Sequence[SkillPart]) -> None:
         self._parts = tuple(parts)
@@ -192,6 +207,9 @@ class ToolIndex:
         self._starts = list(accumulate((len(p.tools) for p in self._parts), initial=0))
         self._vocabularies = [p.vocabulary for p in self._parts]
         self._postings: dict[str, list[int]] = {}
+        self._words: list[frozenset[str]] | None = None
+        """Every tool's words, in catalog order (made for the first common word)."""
+        self._name_words: list[frozenset[str]] = []
         self._costs: dict[Cost, _CostTable] = {}
         self._fuzzy: FuzzyIndex[ExposedTool] | None = None
 
@@ -217,19 +235,34 @@ class ToolIndex:
         return len(self.catalog.tools)
 
     def _posting(self, word: str) -> list[int]:
-        """Catalog positions of the tools holding ``word``, once per point. Made the first
-        time a request has the word — one pass in C over the parts' vocabularies, then
-        only the parts using the word are looked into — and kept."""
+        """Catalog positions of the tools holding ``word``, once per point; made the first
+        time a request has the word, then kept. One pass in C over the parts' word sets
+        finds the parts using the word; when few do, only those are looked into, else one
+        more pass in C over every tool's words is cheaper."""
         found = self._postings.get(word)
         if found is None:
-            found = []
-            using = compress(
-                range(len(self._parts)), map(contains, self._vocabularies, repeat(word))
+            wanted = repeat(word)
+            using = list(
+                compress(range(len(self._parts)), map(contains, self._vocabularies, wanted))
             )
-            for k in using:
-                found.extend(map(self._starts[k].__add__, self._parts[k].positions(word)))
+            if len(using) * _DENSE < len(self._parts):
+                found = []
+                for k in using:
+                    found.extend(map(self._starts[k].__add__, self._parts[k].positions(word)))
+            else:
+                found = self._dense_posting(word)
             self._postings[word] = found
         return found
+
+    def _dense_posting(self, word: str) -> list[int]:
+        if self._words is None:
+            self._words = list(chain.from_iterable(p.words for p in self._parts))
+            self._name_words = list(chain.from_iterable(p.name_words for p in self._parts))
+        wanted = repeat(word)
+        hits = list(compress(range(len(self._words)), map(contains, self._words, wanted)))
+        names = map(self._name_words.__getitem__, hits)
+        in_name = list(compress(hits, map(contains, names, wanted)))
+        return hits * TEXT_POINTS + in_name * (NAME_POINTS - TEXT_POINTS)
 
     def scores(self, wanted: frozenset[str]) -> Counter[int]:
         """``budget.relevance`` by catalog position, for every tool sharing a word with
@@ -353,7 +386,8 @@ class ToolIndexCache:
         before = self._layouts.get(mode, _EMPTY_LAYOUT)
         layout = self._layouts[mode] = _layout(self._skills, mode, before, self._parts, made)
         self._parts.update(made)
-        if made:  # forget the parts no layout uses any more (skills changed or gone)
+        in_use = sum(len(kept.parts) for kept in self._layouts.values())
+        if len(self._parts) > 2 * in_use + 64:  # forget parts no layout uses (now and then)
             used = {id(p) for kept in self._layouts.values() for p in kept.parts}
             self._parts = {k: p for k, p in self._parts.items() if id(p) in used}
         self.builds += 1

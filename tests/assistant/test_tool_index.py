@@ -113,6 +113,8 @@ REQUESTS = [
     "ÜNÏCODE café",
     "disk space on the server, please",
     "git__log status status status",
+    "tool 7 of skill 12",  # words in a few names only
+    "café 31 naïve",
 ]
 
 
