@@ -1,9 +1,9 @@
 """What choosing the tools for one model request costs, at 100, 1,000 and 5,000 skills.
 
-Writes a corpus of N skills x 5 tools (descriptions mix ~160 common words — verbs, nouns,
-adjectives, each in a few percent of the tools — with function words and a long tail of
-6,000 made-up words of Zipf frequency; tool names repeat across skills, so many exposed
-names are qualified) into a temporary folder, loads it through a real ``Engine``, then times
+Writes a corpus of N skills x 5 tools (descriptions draw from ~160 common words — verbs,
+nouns, adjectives — followed by 6,000 made-up ones, with Zipf frequencies, so the first
+few words are in most tools and most words in very few; a quarter are function words;
+tool names repeat across skills, so many exposed names are qualified) into a temporary folder, loads it through a real ``Engine``, then times
 ``Engine.route`` — the mode's tool index, scoring, the budgeted selection, the context
 feed and the prompt the client would send — with a client that renders its real request
 body (``OllamaGenerateClient.body``) and answers at once instead of over HTTP. The
@@ -252,31 +252,31 @@ SYLLABLES = [
 RARE_WORDS = 6000
 
 
-def _rare_words() -> tuple[list[str], list[float]]:
-    """Made-up words with Zipf frequencies (the k-th is used about 1/k as often as the
-    first): the long tail of names and jargon real skill descriptions are full of."""
+def _vocabulary() -> tuple[list[str], list[float]]:
+    """The common words (verbs, nouns, adjectives, in a shuffled order), then made-up ones,
+    with Zipf frequencies: the k-th word is used about 1/k as often as the first, as in
+    any natural text. The first few words are in most tools, most words in very few."""
     rng = random.Random(SEED - 1)
-    found: dict[str, None] = {}
-    while len(found) < RARE_WORDS:
+    common = list(dict.fromkeys(VERBS + NOUNS + ADJECTIVES))
+    rng.shuffle(common)
+    found: dict[str, None] = dict.fromkeys(common)
+    while len(found) < len(common) + RARE_WORDS:
         found["".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4)))] = None
     cumulative, total = [], 0.0
-    for rank in range(1, RARE_WORDS + 1):
+    for rank in range(1, len(found) + 1):
         total += 1 / rank
         cumulative.append(total)
     return list(found), cumulative
 
 
-RARE, RARE_CUMULATIVE = _rare_words()
+VOCABULARY, CUMULATIVE = _vocabulary()
 
 
 def word(rng: random.Random) -> str:
-    """A common word (a verb, a noun, an adjective), a function word, or a rare one."""
-    pick = rng.random()
-    if pick < 0.45:
-        return rng.choice(rng.choice((VERBS, NOUNS, NOUNS, ADJECTIVES)))
-    if pick < 0.65:
+    """A function word (one in four), else a word of the Zipf vocabulary."""
+    if rng.random() < 0.25:
         return rng.choice(FILLER)
-    return rng.choices(RARE, cum_weights=RARE_CUMULATIVE)[0]
+    return rng.choices(VOCABULARY, cum_weights=CUMULATIVE)[0]
 
 
 def sentence(rng: random.Random, low: int, high: int) -> str:
@@ -327,7 +327,7 @@ def requests(count: int) -> list[str]:
     rng = random.Random(SEED + 1)
     return [
         f"{rng.choice(VERBS)} the {rng.choice(ADJECTIVES)} {rng.choice(NOUNS)} "
-        f"of {rng.choices(RARE, cum_weights=RARE_CUMULATIVE)[0]} for {rng.choice(NOUNS)}"
+        f"of {word(rng)} for {word(rng)}"
         for _ in range(count)
     ]
 
