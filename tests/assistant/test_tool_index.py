@@ -319,3 +319,20 @@ def test_the_router_accepts_the_index_and_a_plain_catalog_alike():
     router = Router(Recorder())
     for request in REQUESTS[:4]:
         assert router.route(request, index).offered == router.route(request, catalog).offered
+
+
+def test_the_fuzzy_router_follows_edits_and_removals(library):
+    from gibberish.ui.routing import FuzzyRouter
+
+    engine, root = library
+    router = FuzzyRouter()
+    assert router.propose("weather forecast", engine.tools()).ref == "weather.forecast"
+    (root / "weather" / "SKILL.md").write_text(
+        skill_md("weather", {"forecast": "Tell whether umbrellas are needed tomorrow."})
+    )
+    engine.reload()
+    assert router.propose("umbrellas", engine.tools()).ref == "weather.forecast"
+    shutil.rmtree(root / "weather")
+    engine.reload()
+    proposal = router.propose("umbrellas forecast", engine.tools())
+    assert proposal is None or not proposal.ref.startswith("weather.")
