@@ -30,11 +30,12 @@ rendered for the prompt (by the client).
 from __future__ import annotations
 
 import threading
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, compress, repeat
-from operator import contains, is_
+from operator import contains, is_, is_not
 
 from gibberish.assistant.budget import (
     NAME_WEIGHT,
@@ -177,13 +178,29 @@ class _CostTable:
     costs: list[int]
     suffix_min: list[int]
     """For each position, the smallest cost from there to the end."""
+    format: Cost
 
     @classmethod
     def of(cls, parts: Sequence[SkillPart], cost: Cost) -> _CostTable:
         costs = list(chain.from_iterable(p.cost(cost) for p in parts))
-        suffix = list(accumulate(reversed(costs), min))
-        suffix.reverse()
-        return cls(costs, suffix)
+        return cls(costs, _suffix_min(costs), cost)
+
+    def patched(
+        self, parts: Sequence[SkillPart], changed: Iterable[int], starts: Sequence[int]
+    ) -> _CostTable:
+        """The table with the costs of the parts at slots ``changed`` taken from ``parts``."""
+        costs = self.costs.copy()
+        cost = self.format
+        for k in changed:
+            costs[starts[k] : starts[k + 1]] = parts[k].cost(cost)
+        return _CostTable(costs, _suffix_min(costs), cost)
+
+
+def _suffix_min(costs: Sequence[int]) -> list[int]:
+    """For each position, the smallest of the costs from there to the end."""
+    suffix = list(accumulate(reversed(costs), min))
+    suffix.reverse()
+    return suffix
 
 
 class ToolIndex:
@@ -192,6 +209,7 @@ class ToolIndex:
     __slots__ = (
         "_costs",
         "_fuzzy",
+        "_inherited",
         "_name_words",
         "_parts",
         "_postings",
@@ -212,6 +230,30 @@ class ToolIndex:
         self._name_words: list[frozenset[str]] = []
         self._costs: dict[Cost, _CostTable] = {}
         self._fuzzy: FuzzyIndex[ExposedTool] | None = None
+        self._inherited: tuple[Mapping[str, list[int]], list[int]] | None = None
+        """Postings of the index this one was patched from, and the positions that changed."""
+
+    def patched(self, parts: Sequence[SkillPart]) -> ToolIndex:
+        """This index with some parts replaced by parts of the same exposed names (so every
+        tool keeps its position): what changed is copied in, the rest is shared or copied
+        whole; postings this index made are carried over, the changed positions redone."""
+        parts = tuple(parts)
+        changed = list(compress(range(len(parts)), map(is_not, parts, self._parts)))
+        new = ToolIndex.__new__(ToolIndex)
+        new._parts, new._starts = parts, self._starts
+        tools = list(self.catalog.tools)
+        new._vocabularies = self._vocabularies.copy()
+        for k in changed:
+            tools[self._starts[k] : self._starts[k + 1]] = parts[k].tools
+            new._vocabularies[k] = parts[k].vocabulary
+        new.catalog = ToolCatalog.of_exposed(tools)
+        new._words, new._name_words = None, []
+        new._costs = {c: t.patched(parts, changed, self._starts) for c, t in self._costs.items()}
+        new._fuzzy = None
+        new._postings = {}
+        moved = [i for k in changed for i in range(self._starts[k], self._starts[k + 1])]
+        new._inherited = (self._postings, moved)
+        return new
 
     @classmethod
     def build(cls, skills: Iterable[SkillDefinition], mode: Mode | None = None) -> ToolIndex:
@@ -240,6 +282,8 @@ class ToolIndex:
         finds the parts using the word; when few do, only those are looked into, else one
         more pass in C over every tool's words is cheaper."""
         found = self._postings.get(word)
+        if found is None and self._inherited is not None:
+            found = self._carried(word)
         if found is None:
             wanted = repeat(word)
             using = list(
@@ -252,6 +296,21 @@ class ToolIndex:
             else:
                 found = self._dense_posting(word)
             self._postings[word] = found
+        return found
+
+    def _carried(self, word: str) -> list[int] | None:
+        """The posting of the index this one was patched from, with the changed tools'
+        positions taken out and found again (None when that index never made it)."""
+        assert self._inherited is not None
+        old, moved = self._inherited
+        before = old.get(word)
+        if before is None:
+            return None
+        gone = set(moved)
+        found = [i for i in before if i not in gone]
+        for k in sorted({bisect_right(self._starts, i) - 1 for i in moved}):
+            found.extend(map(self._starts[k].__add__, self._parts[k].positions(word)))
+        self._postings[word] = found
         return found
 
     def _dense_posting(self, word: str) -> list[int]:
@@ -365,6 +424,8 @@ class ToolIndexCache:
         self._skills: tuple[SkillDefinition, ...] = ()
         self._indexes: dict[Mode | None, ToolIndex] = {}
         self._layouts: dict[Mode | None, _Layout] = {}
+        self._last: dict[Mode | None, ToolIndex] = {}
+        """The latest index of each mode, current or not (the base of the next one)."""
         self._parts: dict[_Key, SkillPart] = {}
         self.builds = 0
         """How many indexes were built (for tests and the benchmark)."""
@@ -391,4 +452,10 @@ class ToolIndexCache:
             used = {id(p) for kept in self._layouts.values() for p in kept.parts}
             self._parts = {k: p for k, p in self._parts.items() if id(p) in used}
         self.builds += 1
-        return ToolIndex(layout.parts)
+        last = self._last.get(mode)
+        if last is not None and layout.names is before.names and last.parts is before.parts:
+            index = last.patched(layout.parts)  # same skills and names: patch what changed
+        else:
+            index = ToolIndex(layout.parts)
+        self._last[mode] = index
+        return index

@@ -336,3 +336,38 @@ def test_the_fuzzy_router_follows_edits_and_removals(library):
     engine.reload()
     proposal = router.propose("umbrellas forecast", engine.tools())
     assert proposal is None or not proposal.ref.startswith("weather.")
+
+
+def test_an_index_patched_after_edits_chooses_what_a_fresh_one_chooses():
+    """Edits that keep every name patch the last index (postings carried over, the edited
+    tools' positions redone); the result must be what a fresh index and plain scoring give."""
+    from dataclasses import replace
+
+    rng = random.Random(7)
+    skills = corpus(8)
+    cache = ToolIndexCache()
+    first = cache.get(skills, Mode.DEV)
+    for request in REQUESTS:
+        first.select(request, 700)  # postings for every request word, to be carried over
+    for round_no in range(6):
+        k = rng.randrange(len(skills))
+        edited = skills[k]
+        tools = tuple(
+            replace(t, description=f"{_sentence(rng, 1, 8)} round{round_no}") for t in edited.tools
+        )
+        skills = [
+            *skills[:k],
+            replace(edited, tools=tools, description="café weather"),
+            *skills[k + 1 :],
+        ]
+        index = cache.get(skills, Mode.DEV)
+        catalog = ToolCatalog.from_skills(skills, Mode.DEV)
+        fresh = ToolIndex.build(skills, Mode.DEV)
+        described = [(t.name, t.skill, t.tool) for t in catalog.tools]
+        assert [(t.name, t.skill, t.tool) for t in index.tools] == described
+        for request in [*REQUESTS, f"round{round_no}", "café weather"]:
+            want = select_tools(catalog.tools, request, 700)
+            for got in (index.select(request, 700), fresh.select(request, 700)):
+                assert [t.name for t in got.tools] == [t.name for t in want.tools], request
+                assert got.scores == want.scores
+    assert index._inherited is not None  # the patch path was taken
