@@ -1,8 +1,9 @@
 """What choosing the tools for one model request costs, at 100, 1,000 and 5,000 skills.
 
 Writes a corpus of N skills x 5 tools (descriptions draw from ~160 common words — verbs,
-nouns, adjectives — followed by 6,000 made-up ones, with Zipf frequencies, so the first
-few words are in most tools and most words in very few; a quarter are function words;
+nouns, adjectives — followed by 6,000 made-up ones, with Zipf-Mandelbrot frequencies, so
+the commonest word is in about one skill in six and most words in very few; a quarter are
+function words; ``--zipf-offset 0`` puts the first few words in nearly every skill;
 tool names repeat across skills, so many exposed names are qualified) into a temporary folder, loads it through a real ``Engine``, then times
 ``Engine.route`` — the mode's tool index, scoring, the budgeted selection, the context
 feed and the prompt the client would send — with a client that renders its real request
@@ -27,6 +28,7 @@ on the GUI thread, ``gibberish/ui/gui_gc.py``, and the model router runs on a wo
 ``--gc`` leaves it on.
 
 Run:  .venv/bin/python benchmarks/route.py [--skills 100,1000,5000] [--repeat 5] [--gc]
+      [--zipf-offset 100]
 """
 
 from __future__ import annotations
@@ -252,10 +254,12 @@ SYLLABLES = [
 RARE_WORDS = 6000
 
 
-def _vocabulary() -> tuple[list[str], list[float]]:
+def _vocabulary(offset: int) -> tuple[list[str], list[float]]:
     """The common words (verbs, nouns, adjectives, in a shuffled order), then made-up ones,
-    with Zipf frequencies: the k-th word is used about 1/k as often as the first, as in
-    any natural text. The first few words are in most tools, most words in very few."""
+    with Zipf-Mandelbrot frequencies: the k-th word is used in proportion to 1/(k + offset),
+    as content words are in natural text (the function words, which take the top ranks of
+    a real text, are drawn apart). With the default offset of 100 the commonest word is in
+    about one skill in six; with 0 the first few are in nearly every skill."""
     rng = random.Random(SEED - 1)
     common = list(dict.fromkeys(VERBS + NOUNS + ADJECTIVES))
     rng.shuffle(common)
@@ -264,12 +268,12 @@ def _vocabulary() -> tuple[list[str], list[float]]:
         found["".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4)))] = None
     cumulative, total = [], 0.0
     for rank in range(1, len(found) + 1):
-        total += 1 / rank
+        total += 1 / (rank + offset)
         cumulative.append(total)
     return list(found), cumulative
 
 
-VOCABULARY, CUMULATIVE = _vocabulary()
+VOCABULARY, CUMULATIVE = _vocabulary(100)
 
 
 def word(rng: random.Random) -> str:
@@ -404,9 +408,17 @@ def main() -> int:
     parser.add_argument("--skills", default="100,1000,5000")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--gc", action="store_true", help="leave automatic GC on")
+    parser.add_argument(
+        "--zipf-offset", type=int, default=100, help="0: common words in nearly every skill"
+    )
     args = parser.parse_args()
+    global VOCABULARY, CUMULATIVE
+    VOCABULARY, CUMULATIVE = _vocabulary(args.zipf_offset)
     targets = {1000: 20.0, 5000: 100.0}
-    print(f"load average {os.getloadavg()[0]:.1f}; per request, ms (min, median of {args.repeat})")
+    print(
+        f"load average {os.getloadavg()[0]:.1f}; Zipf offset {args.zipf_offset}; "
+        f"per request, ms (min, median of {args.repeat})"
+    )
     rows = []
     for count in (int(c) for c in args.skills.split(",")):
         gc.collect()
