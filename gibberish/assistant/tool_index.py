@@ -14,8 +14,8 @@ text into words and renders every declaration on every request: about half a sec
 * ``ToolIndex`` — the catalog of one mode (``ToolCatalog``, exposed names), its parts in
   order and the cost tables. A request is scored from the postings of its own words only
   (word → catalog positions, made the first time a request has the word: one pass in C
-  over the parts' word sets, then only the parts using the word are looked into), so
-  tools that share no word with the request are never scored. Budgeting walks the tools
+  over the parts' word sets for all of a request's new words, then only the parts using
+  one are looked into), so tools that share no word with the request are never scored. Budgeting walks the tools
   by relevance and stops as soon as not even the smallest declaration left could fit.
 * ``ToolIndexCache`` — the Engine's indexes, one per mode, kept while the library's skill
   definitions are the very same objects (compared by identity, in order). Any reload
@@ -34,8 +34,8 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, compress, repeat
-from operator import contains, is_, is_not
+from itertools import accumulate, chain, compress
+from operator import is_, is_not
 
 from gibberish.assistant.budget import (
     NAME_WEIGHT,
@@ -50,8 +50,6 @@ from gibberish.assistant.naming import ExposedTool, ToolCatalog, exposed_names
 from gibberish.skills.model import Mode, SkillDefinition
 
 Cost = Callable[[ExposedTool], int]
-_DENSE = 8
-"""A word used by more than one part in this many is looked up tool by tool, in C."""
 
 NAME_POINTS = int(NAME_WEIGHT)
 TEXT_POINTS = int(TEXT_WEIGHT)
@@ -70,8 +68,6 @@ class SkillPart:
     """Per tool: the words of its name, the skill's name and its exposed name."""
     text_words: tuple[frozenset[str], ...]
     """Per tool: the words of the descriptions and parameters that are not name words."""
-    words: tuple[frozenset[str], ...]
-    """Per tool: both of the above."""
     vocabulary: frozenset[str]
     """Every word of every tool."""
     costs: dict[Cost, tuple[int, ...]] = field(default_factory=dict)
@@ -92,9 +88,8 @@ class SkillPart:
             name = words(f"{tool.name} {skill.name} {exposed.name}")
             names.append(name)
             texts.append((words(" ".join(text)) | skill_words) - name)
-        both = tuple(n | t for n, t in zip(names, texts, strict=True))
-        vocabulary = frozenset().union(*both)
-        return cls(skill, tuple(tools), tuple(names), tuple(texts), both, vocabulary)
+        vocabulary = frozenset().union(*names, *texts)
+        return cls(skill, tuple(tools), tuple(names), tuple(texts), vocabulary)
 
     def positions(self, word: str) -> list[int]:
         """The tools (index in ``tools``) holding ``word``, each listed once per point: a
@@ -210,12 +205,10 @@ class ToolIndex:
         "_costs",
         "_fuzzy",
         "_inherited",
-        "_name_words",
         "_parts",
         "_postings",
         "_starts",
         "_vocabularies",
-        "_words",
         "catalog",
     )
 
@@ -225,9 +218,6 @@ class ToolIndex:
         self._starts = list(accumulate((len(p.tools) for p in self._parts), initial=0))
         self._vocabularies = [p.vocabulary for p in self._parts]
         self._postings: dict[str, list[int]] = {}
-        self._words: list[frozenset[str]] | None = None
-        """Every tool's words, in catalog order (made for the first common word)."""
-        self._name_words: list[frozenset[str]] = []
         self._costs: dict[Cost, _CostTable] = {}
         self._fuzzy: FuzzyIndex[ExposedTool] | None = None
         self._inherited: tuple[Mapping[str, list[int]], list[int]] | None = None
@@ -247,7 +237,6 @@ class ToolIndex:
             tools[self._starts[k] : self._starts[k + 1]] = parts[k].tools
             new._vocabularies[k] = parts[k].vocabulary
         new.catalog = ToolCatalog.of_exposed(tools)
-        new._words, new._name_words = None, []
         new._costs = {c: t.patched(parts, changed, self._starts) for c, t in self._costs.items()}
         new._fuzzy = None
         new._postings = {}
@@ -276,59 +265,54 @@ class ToolIndex:
     def __len__(self) -> int:
         return len(self.catalog.tools)
 
-    def _posting(self, word: str) -> list[int]:
-        """Catalog positions of the tools holding ``word``, once per point; made the first
-        time a request has the word, then kept. One pass in C over the parts' word sets
-        finds the parts using the word; when few do, only those are looked into, else one
-        more pass in C over every tool's words is cheaper."""
-        found = self._postings.get(word)
-        if found is None and self._inherited is not None:
-            found = self._carried(word)
-        if found is None:
-            wanted = repeat(word)
-            using = list(
-                compress(range(len(self._parts)), map(contains, self._vocabularies, wanted))
-            )
-            if len(using) * _DENSE < len(self._parts):
-                found = []
-                for k in using:
-                    found.extend(map(self._starts[k].__add__, self._parts[k].positions(word)))
-            else:
-                found = self._dense_posting(word)
-            self._postings[word] = found
-        return found
+    def _learn(self, wanted: frozenset[str]) -> None:
+        """Make the postings of the words of ``wanted`` this index has not seen: carried
+        over from the index this one was patched from where it made them, else found
+        together — one pass in C over the parts' word sets finds the parts using any of
+        them, and only those parts are looked into."""
+        new = {w for w in wanted if w not in self._postings}
+        if self._inherited is not None:
+            new -= {w for w in new if self._carried(w)}
+        if not new:
+            return
+        unseen = frozenset(new)
+        found: dict[str, list[int]] = {w: [] for w in unseen}
+        vocabularies, parts, starts = self._vocabularies, self._parts, self._starts
+        for k in compress(range(len(parts)), map(unseen.intersection, vocabularies)):
+            part, start = parts[k], starts[k]
+            names, texts = part.name_words, part.text_words
+            for word in unseen.intersection(vocabularies[k]):
+                into = found[word]
+                for i, name in enumerate(names, start):  # ``positions``, inlined: the hot loop
+                    if word in name:
+                        into += [i] * NAME_POINTS
+                    elif word in texts[i - start]:
+                        into += [i] * TEXT_POINTS
+        self._postings.update(found)
 
-    def _carried(self, word: str) -> list[int] | None:
-        """The posting of the index this one was patched from, with the changed tools'
-        positions taken out and found again (None when that index never made it)."""
+    def _carried(self, word: str) -> bool:
+        """Take the posting of the index this one was patched from, with the changed
+        tools' positions taken out and found again; False when that index never made it."""
         assert self._inherited is not None
         old, moved = self._inherited
         before = old.get(word)
         if before is None:
-            return None
+            return False
         gone = set(moved)
         found = [i for i in before if i not in gone]
         for k in sorted({bisect_right(self._starts, i) - 1 for i in moved}):
             found.extend(map(self._starts[k].__add__, self._parts[k].positions(word)))
         self._postings[word] = found
-        return found
-
-    def _dense_posting(self, word: str) -> list[int]:
-        if self._words is None:
-            self._words = list(chain.from_iterable(p.words for p in self._parts))
-            self._name_words = list(chain.from_iterable(p.name_words for p in self._parts))
-        wanted = repeat(word)
-        hits = list(compress(range(len(self._words)), map(contains, self._words, wanted)))
-        names = map(self._name_words.__getitem__, hits)
-        in_name = list(compress(hits, map(contains, names, wanted)))
-        return hits * TEXT_POINTS + in_name * (NAME_POINTS - TEXT_POINTS)
+        return True
 
     def scores(self, wanted: frozenset[str]) -> Counter[int]:
         """``budget.relevance`` by catalog position, for every tool sharing a word with
-        ``wanted`` (the others are absent): the request words' postings, counted in C."""
+        ``wanted`` (the others are absent): the request words' postings (each position
+        once per point), counted in C."""
+        self._learn(wanted)
         scores: Counter[int] = Counter()
         for word in wanted:
-            scores.update(self._posting(word))
+            scores.update(self._postings[word])
         return scores
 
     def cost_table(self, cost: Cost) -> _CostTable:
