@@ -20,7 +20,8 @@ text into words and renders every declaration on every request: about half a sec
 * ``ToolIndexCache`` — the Engine's indexes, one per mode, kept while the library's skill
   definitions are the very same objects (compared by identity, in order). Any reload
   that changes, adds or removes a skill hands out a different list, so the next request
-  builds a new index from the parts still valid: a stale index is never used.
+  builds a new index from the parts still valid: a stale index is never used. When no
+  skill or tool name changed, the new index is the last one patched (``patched``).
 
 The choices are exactly those of ``budget.select_tools`` for the same tools, request and
 budget (tests compare the two over a corpus). Only the chosen tools' declarations are
