@@ -173,7 +173,8 @@ class _CostTable:
 
     costs: list[int]
     suffix_min: list[int]
-    """For each position, the smallest cost from there to the end."""
+    """For each block of ``BLOCK`` positions, the smallest cost from its start to the end
+    (a lower bound for any position in the block; blocks keep a patch cheap)."""
     format: Cost
 
     @classmethod
@@ -192,9 +193,13 @@ class _CostTable:
         return _CostTable(costs, _suffix_min(costs), cost)
 
 
-def _suffix_min(costs: Sequence[int]) -> list[int]:
-    """For each position, the smallest of the costs from there to the end."""
-    suffix = list(accumulate(reversed(costs), min))
+BLOCK = 64
+
+
+def _suffix_min(costs: list[int]) -> list[int]:
+    """For each block of ``BLOCK`` costs, the smallest from its start to the end."""
+    blocks = [min(costs[i : i + BLOCK]) for i in range(0, len(costs), BLOCK)]
+    suffix = list(accumulate(reversed(blocks), min))
     suffix.reverse()
     return suffix
 
@@ -358,7 +363,7 @@ class ToolIndex:
         """Tools that share no word with the request, in catalog order, while one could fit."""
         costs, suffix = table.costs, table.suffix_min
         for i in range(len(costs)):
-            if chosen and budget - used < suffix[i]:
+            if chosen and budget - used < suffix[i // BLOCK]:
                 break
             if i not in scores and (used + costs[i] <= budget or not chosen):
                 chosen.append(i)
