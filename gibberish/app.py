@@ -67,6 +67,7 @@ from gibberish.trust.secrets import MissingSecretError, SecretStore
 if TYPE_CHECKING:  # the model feed pulls in httpx; only ``catalog``/``route`` need it
     from gibberish.assistant import ModelClient, ModelSettings, RouteResult, ToolCatalog
     from gibberish.assistant.context import ContextBlock, ContextFeed
+    from gibberish.assistant.tool_index import ToolIndex, ToolIndexCache
     from gibberish.interop.install import Installer
     from gibberish.voice import AudioSource, Grammar, Proposal, VoiceService
 
@@ -180,6 +181,7 @@ class Engine:
         self.library = self._new_library()
         self._loaded = False
         self._voice: VoiceService | None = None
+        self._tool_indexes: ToolIndexCache | None = None
         self.session_context: set[str] = set()
         """Context blocks loaded for this session (the tray's Context menu)."""
 
@@ -373,9 +375,17 @@ class Engine:
     # ------------------------------------------------------------------ model feed
     def catalog(self, mode: Mode | None = None) -> ToolCatalog:
         """The tools offered to a model in ``mode``, with their exposed (unique) names."""
-        from gibberish.assistant import ToolCatalog
+        return self.tool_index(mode).catalog
 
-        return ToolCatalog.from_skills(self.skills(), mode)
+    def tool_index(self, mode: Mode | None = None) -> ToolIndex:
+        """The model feed's index of the tools of ``mode``: built once per library change
+        (the library's skill definitions, compared by identity) and reused by every request
+        until then (docs/adr/0020-router-index.md)."""
+        if self._tool_indexes is None:
+            from gibberish.assistant.tool_index import ToolIndexCache
+
+            self._tool_indexes = ToolIndexCache()
+        return self._tool_indexes.get(self.skills(), mode)
 
     def model_settings(self, **overrides: Any) -> ModelSettings:
         """The model settings from the settings file, with ``overrides`` (None values ignored)."""
@@ -423,7 +433,7 @@ class Engine:
         if context is None:
             context = self.context_feed(request).text
         return router.route(
-            request, self.catalog(mode), cancel=cancel, on_text=on_text, context=context
+            request, self.tool_index(mode), cancel=cancel, on_text=on_text, context=context
         )
 
     # ------------------------------------------------------------------ context blocks
@@ -448,6 +458,8 @@ class Engine:
         pinned = store.names()
         if store.problem:
             self._notices.append(store.problem)
+        if not (pinned or self.session_context or request_blocks):
+            return build_feed([], request, budget or DEFAULT_CONTEXT_BUDGET)  # nothing to read
         by_name = {b.name: b for b in self.context_blocks()}
         unknown = [n for n in request_blocks if n not in by_name]
         if unknown:

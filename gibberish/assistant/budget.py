@@ -25,7 +25,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from gibberish.assistant.functiongemma import render_declaration, render_prompt
@@ -62,7 +62,10 @@ def _stem(word: str) -> str:
 
 def words(text: str) -> frozenset[str]:
     """The scoring words of ``text`` (lowercase, plural ``s`` dropped, no function words)."""
-    return frozenset(_stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
+    found = set(_WORD.findall(text.lower()))
+    found -= STOPWORDS
+    # ``_stem`` inlined: this runs for every tool when an index is built
+    return frozenset([w[:-1] if len(w) > 3 and w[-1] == "s" and w[-2] != "s" else w for w in found])
 
 
 @functools.lru_cache(maxsize=8192)
@@ -100,16 +103,42 @@ def json_cost(tool: ExposedTool) -> int:
     return estimate_tokens(json.dumps(tool_schema(tool), separators=(",", ":")))
 
 
+def prompt_overhead(request: str) -> int:
+    """Estimated tokens of the FunctionGemma prompt for ``request`` without declarations."""
+    return estimate_tokens(render_prompt((), request))
+
+
 @dataclass(frozen=True, slots=True)
 class Selection:
     tools: tuple[ExposedTool, ...]
     """The tools for the prompt, most relevant first."""
-    omitted: tuple[ExposedTool, ...]
     tokens: int
     """Estimated tokens of the whole prompt with the chosen tools."""
     budget: int
-    scores: dict[str, float] = field(default_factory=dict)
-    """Relevance per exposed name, for every candidate."""
+    relevance: Mapping[int, float] = field(default_factory=dict)
+    """Relevance by position in ``candidates`` of every candidate sharing a word with the
+    request (a candidate not listed scored 0)."""
+    candidates: tuple[ExposedTool, ...] = ()
+    """Every tool that was considered, in catalog order."""
+
+    @property
+    def scores(self) -> dict[str, float]:
+        """Relevance per exposed name of the candidates sharing a word with the request."""
+        return {self.candidates[i].name: float(s) for i, s in self.relevance.items()}
+
+    def score(self, tool: ExposedTool) -> float:
+        """The relevance of ``tool`` (0 when it shares no word with the request or was
+        not a candidate)."""
+        try:
+            return float(self.relevance.get(self.candidates.index(tool), 0.0))
+        except ValueError:
+            return 0.0
+
+    @property
+    def omitted(self) -> tuple[ExposedTool, ...]:
+        """The candidates left out, in catalog order."""
+        chosen = {id(t) for t in self.tools}
+        return tuple(t for t in self.candidates if id(t) not in chosen)
 
 
 def select_tools(
@@ -127,23 +156,15 @@ def select_tools(
     FunctionGemma prompt (developer sentence, turn markers and the request).
     """
     candidates = [t for t in tools if mode is None or t.skill.available_in(mode)]
-    if overhead is None:
-        overhead = estimate_tokens(render_prompt((), request))
-    ranked = rank_by_relevance(request, candidates)
+    wanted = words(request)
+    scored = [(relevance(wanted, t), i, t) for i, t in enumerate(candidates)]
+    scored.sort(key=lambda s: (-s[0], s[1]))
     chosen: list[ExposedTool] = []
-    omitted: list[ExposedTool] = []
-    used = overhead
-    for _, tool in ranked:
+    used = prompt_overhead(request) if overhead is None else overhead
+    for _, _, tool in scored:
         size = cost(tool)
         if used + size <= budget or not chosen:
             chosen.append(tool)
             used += size
-        else:
-            omitted.append(tool)
-    return Selection(
-        tuple(chosen),
-        tuple(omitted),
-        used,
-        budget,
-        {t.name: score for score, t in ranked},
-    )
+    by_position = {i: score for score, i, _ in scored if score}
+    return Selection(tuple(chosen), used, budget, by_position, tuple(candidates))

@@ -18,10 +18,14 @@ the same name from different folders), later ones get ``_2``, ``_3`` … in inpu
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
 from gibberish.skills.model import Mode, ParameterDefinition, SkillDefinition, ToolDefinition
+
+_exposed_name = attrgetter("name")
 
 SEPARATOR = "__"
 MAX_NAME_LENGTH = 64
@@ -79,12 +83,9 @@ def split_qualified(name: str) -> tuple[str, str] | None:
     return skill, tool
 
 
-def expose(entries: Iterable[tuple[SkillDefinition, ToolDefinition]]) -> list[ExposedTool]:
-    """Give every (skill, tool) pair its exposed name, in input order."""
-    pairs = list(entries)
-    counts: dict[str, int] = {}
-    for _, tool in pairs:
-        counts[tool.name] = counts.get(tool.name, 0) + 1
+def exposed_names(pairs: Sequence[tuple[SkillDefinition, ToolDefinition]]) -> list[str]:
+    """The exposed name of every (skill, tool) pair, in input order (module docstring)."""
+    counts = Counter(tool.name for _, tool in pairs)
     names = [
         tool.name if counts[tool.name] == 1 else qualified_name(skill.name, tool.name)
         for skill, tool in pairs
@@ -92,13 +93,16 @@ def expose(entries: Iterable[tuple[SkillDefinition, ToolDefinition]]) -> list[Ex
     # A plain name can equal another pair's qualified name (a tool literally called
     # "git__log"); qualify the plain one too, then make any remaining clash unique.
     taken = {n for n, (_, tool) in zip(names, pairs, strict=True) if n != tool.name}
-    names = [
-        qualified_name(skill.name, tool.name) if n == tool.name and n in taken else n
-        for n, (skill, tool) in zip(names, pairs, strict=True)
-    ]
+    if taken:
+        names = [
+            qualified_name(skill.name, tool.name) if n == tool.name and n in taken else n
+            for n, (skill, tool) in zip(names, pairs, strict=True)
+        ]
+    if len(set(names)) == len(names):
+        return names
     seen: dict[str, int] = {}
     result = []
-    for name, (skill, tool) in zip(names, pairs, strict=True):
+    for name in names:
         final = name
         if name in seen:
             seen[name] += 1
@@ -107,8 +111,15 @@ def expose(entries: Iterable[tuple[SkillDefinition, ToolDefinition]]) -> list[Ex
                 seen[name] += 1
                 final = f"{name}_{seen[name]}"
         seen.setdefault(final, 1)
-        result.append(ExposedTool(final, skill, tool))
+        result.append(final)
     return result
+
+
+def expose(entries: Iterable[tuple[SkillDefinition, ToolDefinition]]) -> list[ExposedTool]:
+    """Give every (skill, tool) pair its exposed name, in input order."""
+    pairs = list(entries)
+    names = exposed_names(pairs)
+    return [ExposedTool(n, s, t) for n, (s, t) in zip(names, pairs, strict=True)]
 
 
 class ToolCatalog:
@@ -124,7 +135,7 @@ class ToolCatalog:
     def __init__(self, entries: Iterable[tuple[SkillDefinition, ToolDefinition]] = ()) -> None:
         self._tools: tuple[ExposedTool, ...] = tuple(expose(entries))
         self._by_name = {t.name: t for t in self._tools}
-        self._qualified = {(t.skill.name, t.tool.name): t for t in self._tools}
+        self._qualified: dict[tuple[str, str], ExposedTool] | None = None
 
     @classmethod
     def from_skills(
@@ -146,9 +157,16 @@ class ToolCatalog:
         """A catalog over tools that already carry their exposed names (keeps the names)."""
         catalog = cls()
         catalog._tools = tuple(tools)
-        catalog._by_name = {t.name: t for t in catalog._tools}
-        catalog._qualified = {(t.skill.name, t.tool.name): t for t in catalog._tools}
+        catalog._by_name = dict(
+            zip(map(_exposed_name, catalog._tools), catalog._tools, strict=True)
+        )
         return catalog
+
+    def _by_pair(self) -> dict[tuple[str, str], ExposedTool]:
+        """(skill, tool) → tool; built on first use (a resolve by exposed name needs none)."""
+        if self._qualified is None:
+            self._qualified = {(t.skill.name, t.tool.name): t for t in self._tools}
+        return self._qualified
 
     @property
     def tools(self) -> tuple[ExposedTool, ...]:
@@ -162,10 +180,10 @@ class ToolCatalog:
         if found is not None:
             return found
         split = split_qualified(name)
-        return self._qualified.get(split) if split else None
+        return self._by_pair().get(split) if split else None
 
     def find(self, skill_name: str, tool_name: str) -> ExposedTool | None:
-        return self._qualified.get((skill_name, tool_name))
+        return self._by_pair().get((skill_name, tool_name))
 
     def subset(self, names: Sequence[str]) -> list[ExposedTool]:
         return [t for n in names if (t := self.resolve(n)) is not None]

@@ -36,14 +36,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from gibberish.assistant.budget import (
-    Selection,
-    functiongemma_cost,
-    json_cost,
-    relevance,
-    select_tools,
-    words,
-)
+from gibberish.assistant.budget import Selection, functiongemma_cost, json_cost
 from gibberish.assistant.clients import (
     Api,
     Message,
@@ -55,8 +48,9 @@ from gibberish.assistant.clients import (
 )
 from gibberish.assistant.context import with_context
 from gibberish.assistant.functiongemma import render_call
-from gibberish.assistant.fuzzy import FuzzyIndex, FuzzyMatch
+from gibberish.assistant.fuzzy import FuzzyMatch
 from gibberish.assistant.naming import ExposedTool, ToolCatalog
+from gibberish.assistant.tool_index import ToolIndex
 from gibberish.assistant.validate import CallStatus, ValidatedCall, validate_call
 
 CONFIDENCE_FIRST = 1.0
@@ -180,149 +174,176 @@ class Router:
         self.threshold = threshold
         self.max_candidates = max_candidates
 
-    def select(self, request: str, tools: Sequence[ExposedTool]) -> Selection:
+    def select(self, request: str, tools: ToolIndex | Sequence[ExposedTool]) -> Selection:
         """The budgeted tool selection this router would put in the prompt."""
         settings = getattr(self.client, "settings", None)
         budget = self.budget if self.budget is not None else getattr(settings, "budget", 2048)
         generate = getattr(settings, "api", Api.OLLAMA_GENERATE) is Api.OLLAMA_GENERATE
-        return select_tools(
-            tools, request, budget, cost=functiongemma_cost if generate else json_cost
+        return _index_of(tools).select(
+            request, budget, cost=functiongemma_cost if generate else json_cost
         )
 
     def candidates(
-        self, request: str, tools: Sequence[ExposedTool]
+        self, request: str, tools: ToolIndex | Sequence[ExposedTool]
     ) -> tuple[FuzzyMatch[ExposedTool], ...]:
-        index = FuzzyIndex.for_tools(tools)
-        return tuple(index.rank(request, self.max_candidates, require_all=False))
+        return _index_of(tools).candidates(request, self.max_candidates)
 
     def route(
         self,
         request: str,
-        tools: ToolCatalog | Sequence[ExposedTool],
+        tools: ToolIndex | ToolCatalog | Sequence[ExposedTool],
         *,
         cancel: threading.Event | None = None,
         on_text: Callable[[str], None] | None = None,
         context: str = "",
     ) -> RouteResult:
-        """Ask the model which tool ``request`` means; ``tools`` are those of the current mode.
+        """Ask the model which tool ``request`` means; ``tools`` are those of the current mode
+        (the Engine passes its ``ToolIndex``, reused from request to request).
 
         ``context`` (attached context blocks, see ``context.py``) goes in front of the
         request in the user turn; tools are still chosen by the request alone."""
-        catalog = tools if isinstance(tools, ToolCatalog) else ToolCatalog.of_exposed(tools)
-        available = list(catalog.tools)
+        index = _index_of(tools)
         request = request.strip()
-        if not available:
+        if not len(index):
             return RouteResult(
                 RouteStatus.NO_TOOLS, request, message="No tools are available in this mode."
             )
         if not request:
             return RouteResult(RouteStatus.ASK_USER, request, message="Say what you want to do.")
-        selection = self.select(request, available)
-        offered = tuple(t.name for t in selection.tools)
-        messages = [Message("user", with_context(context, request))]
-        outputs: list[str] = []
-        verdict: _Verdict | None = None
+        selection = self.select(request, index)
+        ask = _Asking(request, index, selection, [Message("user", with_context(context, request))])
         for attempt in (1, 2):
             try:
                 reply = self.client.complete(
-                    ModelRequest(selection.tools, tuple(messages)), cancel=cancel, on_text=on_text
-                )
-            except ModelCancelled as exc:
-                return RouteResult(
-                    RouteStatus.CANCELLED,
-                    request,
-                    message=exc.message,
-                    attempts=attempt,
-                    outputs=tuple(outputs),
-                    offered=offered,
+                    ModelRequest(selection.tools, tuple(ask.messages)),
+                    cancel=cancel,
+                    on_text=on_text,
                 )
             except ModelError as exc:
-                calls = verdict.calls if verdict else ()
-                return RouteResult(
-                    RouteStatus.ERROR,
-                    request,
-                    calls,
-                    0.0,
-                    self.candidates(request, available),
-                    exc.message,
-                    attempt,
-                    tuple(outputs),
-                    offered,
-                )
-            outputs.append(reply.text)
-            verdict = _judge(reply, catalog)
-            if verdict.usable:
-                return self._finish(request, verdict, attempt, outputs, offered, available)
+                return self._failed(ask, exc, attempt)
+            if ask.judge(reply):
+                return self._finish(ask, attempt)
             if attempt == 1:
-                said = (reply.raw or reply.text).strip() or "".join(
-                    render_call(c.name, c.arguments) for c in reply.calls
-                )
-                messages.append(Message("assistant", said))
-                messages.append(Message("user", correction_text(verdict.problems)))
-        assert verdict is not None
-        return RouteResult(
-            RouteStatus.ASK_USER,
-            request,
-            verdict.calls,
-            0.0,
-            self.candidates(request, available),
-            "The model's answer could not be used ("
-            + "; ".join(verdict.problems[:3])
-            + ") — pick a tool.",
-            2,
-            tuple(outputs),
-            offered,
+                ask.correct(reply)
+        return self._unusable(ask)
+
+    def _failed(self, ask: _Asking, exc: ModelError, attempt: int) -> RouteResult:
+        """The model could not be asked (or the person cancelled)."""
+        if isinstance(exc, ModelCancelled):
+            return ask.result(RouteStatus.CANCELLED, exc.message, attempt)
+        calls = ask.verdict.calls if ask.verdict else ()
+        return ask.result(
+            RouteStatus.ERROR, exc.message, attempt, calls, candidates=self._offer(ask)
         )
 
-    def _finish(
-        self,
-        request: str,
-        verdict: _Verdict,
-        attempt: int,
-        outputs: list[str],
-        offered: tuple[str, ...],
-        available: list[ExposedTool],
-    ) -> RouteResult:
-        calls = verdict.calls
+    def _unusable(self, ask: _Asking) -> RouteResult:
+        """Nothing usable after the repair retry: let the person pick."""
+        assert ask.verdict is not None
+        problems = "; ".join(ask.verdict.problems[:3])
+        return ask.result(
+            RouteStatus.ASK_USER,
+            f"The model's answer could not be used ({problems}) — pick a tool.",
+            2,
+            ask.verdict.calls,
+            candidates=self._offer(ask),
+        )
+
+    def _offer(self, ask: _Asking) -> tuple[FuzzyMatch[ExposedTool], ...]:
+        return ask.index.candidates(ask.request, self.max_candidates)
+
+    def _finish(self, ask: _Asking, attempt: int) -> RouteResult:
+        assert ask.verdict is not None
+        calls = ask.verdict.calls
+        confidence = round(self._confidence(ask, attempt), 3)
+        if confidence < self.threshold:
+            names = ", ".join(c.name for c in calls)
+            return ask.result(
+                RouteStatus.ASK_USER,
+                f"Not sure the model picked the right tool ({names}) — pick a tool.",
+                attempt,
+                calls,
+                confidence,
+                self._offer(ask),
+            )
+        if any(c.status is CallStatus.MISSING_ARGUMENTS for c in calls):
+            missing = sorted({m for c in calls for m in c.missing})
+            message = "Missing: " + ", ".join(missing) + "."
+            return ask.result(RouteStatus.NEEDS_ARGUMENTS, message, attempt, calls, confidence)
+        return ask.result(RouteStatus.OK, "", attempt, calls, confidence)
+
+    @staticmethod
+    def _confidence(ask: _Asking, attempt: int) -> float:
+        """The confidence table of the module docstring."""
+        assert ask.verdict is not None
+        calls = ask.verdict.calls
         if attempt > 1:
             confidence = CONFIDENCE_REPAIRED
         elif any(c.coerced for c in calls):
             confidence = CONFIDENCE_COERCED
         else:
             confidence = CONFIDENCE_FIRST
-        wanted = words(request)
-        if wanted:
-            best = max((relevance(wanted, t) for t in available), default=0.0)
-            called = [c.exposed for c in calls if c.exposed is not None]
-            if best > 0 and any(relevance(wanted, t) == 0 for t in called):
-                confidence *= DISAGREEMENT_FACTOR
-        confidence = round(confidence, 3)
-        if confidence < self.threshold:
-            names = ", ".join(c.name for c in calls)
-            return RouteResult(
-                RouteStatus.ASK_USER,
-                request,
-                calls,
-                confidence,
-                self.candidates(request, available),
-                f"Not sure the model picked the right tool ({names}) — pick a tool.",
-                attempt,
-                tuple(outputs),
-                offered,
-            )
-        if any(c.status is CallStatus.MISSING_ARGUMENTS for c in calls):
-            missing = sorted({m for c in calls for m in c.missing})
-            return RouteResult(
-                RouteStatus.NEEDS_ARGUMENTS,
-                request,
-                calls,
-                confidence,
-                (),
-                "Missing: " + ", ".join(missing) + ".",
-                attempt,
-                tuple(outputs),
-                offered,
-            )
-        return RouteResult(
-            RouteStatus.OK, request, calls, confidence, (), "", attempt, tuple(outputs), offered
+        selection = ask.selection
+        # ``relevance`` lists every tool sharing a word with the request: when some do,
+        # a called tool that shares none disagrees with the request.
+        called = [c.exposed for c in calls if c.exposed is not None]
+        if selection.relevance and any(selection.score(t) == 0 for t in called):
+            confidence *= DISAGREEMENT_FACTOR
+        return confidence
+
+
+class _Asking:
+    """One request's exchange with the model: what was offered, said and judged so far."""
+
+    def __init__(
+        self, request: str, index: ToolIndex, selection: Selection, messages: list[Message]
+    ) -> None:
+        self.request = request
+        self.index = index
+        self.selection = selection
+        self.messages = messages
+        self.offered = tuple(t.name for t in selection.tools)
+        self.outputs: list[str] = []
+        self.verdict: _Verdict | None = None
+
+    def judge(self, reply: ModelReply) -> bool:
+        """Record the reply; True when its calls can be used."""
+        self.outputs.append(reply.text)
+        self.verdict = _judge(reply, self.index.catalog)
+        return self.verdict.usable
+
+    def correct(self, reply: ModelReply) -> None:
+        """Add the model's answer and what was wrong with it, for the one repair retry."""
+        assert self.verdict is not None
+        said = (reply.raw or reply.text).strip() or "".join(
+            render_call(c.name, c.arguments) for c in reply.calls
         )
+        self.messages.append(Message("assistant", said))
+        self.messages.append(Message("user", correction_text(self.verdict.problems)))
+
+    def result(
+        self,
+        status: RouteStatus,
+        message: str,
+        attempts: int,
+        calls: tuple[ValidatedCall, ...] = (),
+        confidence: float = 0.0,
+        candidates: tuple[FuzzyMatch[ExposedTool], ...] = (),
+    ) -> RouteResult:
+        return RouteResult(
+            status,
+            self.request,
+            calls,
+            confidence,
+            candidates,
+            message,
+            attempts,
+            tuple(self.outputs),
+            self.offered,
+        )
+
+
+def _index_of(tools: ToolIndex | ToolCatalog | Sequence[ExposedTool]) -> ToolIndex:
+    """``tools`` as an index: the Engine's own, or a one-off one over a catalog or list."""
+    if isinstance(tools, ToolIndex):
+        return tools
+    return ToolIndex.of_tools(tools.tools if isinstance(tools, ToolCatalog) else tools)

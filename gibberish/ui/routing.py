@@ -24,6 +24,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import is_
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -79,10 +80,24 @@ class TextRouter(Protocol):
     ) -> Outcome: ...
 
 
-def _index(tools: Sequence[ToolRef]) -> FuzzyIndex[ToolRef]:
-    from gibberish.assistant.fuzzy import FuzzyIndex  # the model feed loads only when used
+class _FuzzyCache:
+    """The fuzzy index of the last tool list, rebuilt only when the list holds other skill
+    or tool definitions (compared by identity: the library makes a new definition object
+    whenever a skill's files change), so typing in the command bar does not re-index
+    every tool on every request."""
 
-    return FuzzyIndex.for_tools(tools)
+    def __init__(self) -> None:
+        self._key: list[object] = []
+        self._index: FuzzyIndex[ToolRef] | None = None
+
+    def index(self, tools: Sequence[ToolRef]) -> FuzzyIndex[ToolRef]:
+        from gibberish.assistant.fuzzy import FuzzyIndex  # the model feed loads only when used
+
+        key: list[object] = [x for t in tools for x in (t.skill, t.tool)]
+        if self._index is None or len(key) != len(self._key) or not all(map(is_, key, self._key)):
+            self._index = FuzzyIndex.for_tools(tools)
+            self._key = key
+        return self._index
 
 
 class FuzzyRouter:
@@ -93,6 +108,7 @@ class FuzzyRouter:
 
     def __init__(self, min_score: float = 0.3) -> None:
         self.min_score = min_score
+        self._fuzzy = _FuzzyCache()
 
     def propose(
         self,
@@ -102,14 +118,14 @@ class FuzzyRouter:
         mode: Mode | None = None,
         cancel: threading.Event | None = None,
     ) -> Outcome:
-        matches = _index(tools).rank(text, 1, require_all=False)
+        matches = self._fuzzy.index(tools).rank(text, 1, require_all=False)
         if not matches or matches[0].score < self.min_score:
             return None
         return Proposal(matches[0].item.ref, note=f"Best match for “{text}”")
 
     def choices(self, text: str, tools: Sequence[ToolRef]) -> Choices:
         """What the command bar offers for free text when no model is configured."""
-        matches = _index(tools).rank(text, MAX_CHOICES, require_all=False)
+        matches = self._fuzzy.index(tools).rank(text, MAX_CHOICES, require_all=False)
         refs = tuple(m.item.ref for m in matches)
         message = NO_MODEL if refs else f"{NO_MODEL}. Nothing is close to “{text}”."
         return Choices(message, refs, settings_link=True)
