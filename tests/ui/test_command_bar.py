@@ -10,7 +10,8 @@ from tests.ui.conftest import FakeApprovals, FakeForms, make_controller
 
 
 def shown_refs(bar: CommandBar) -> list[str]:
-    return [bar.results.item(i).data(Qt.ItemDataRole.UserRole) for i in range(bar.results.count())]
+    model = bar.results.model()
+    return [model.index(i, 0).data(Qt.ItemDataRole.UserRole) for i in range(model.rowCount())]
 
 
 def test_typing_filters_and_ranks_tools(qtbot, engine) -> None:
