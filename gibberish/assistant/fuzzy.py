@@ -172,6 +172,9 @@ class FuzzyIndex(Generic[T]):
         "_name_starts",
         "_names",
         "_order",
+        "_prefixes",
+        "_results",
+        "_variants",
     )
 
     def __init__(self, entries: Iterable[tuple[T, str, str] | tuple[T, str, str, str]]) -> None:
@@ -200,6 +203,9 @@ class FuzzyIndex(Generic[T]):
             self._order[i] = position
         self._cache: dict[str, tuple[AbstractSet[int] | None, dict[int, float]]] = {}
         self._blob: tuple[str, list[int]] | None = None
+        self._variants: dict[str, dict[int, float]] = {}
+        self._prefixes: dict[tuple[str, ...], tuple[list[dict[int, float]], AbstractSet[int]]] = {}
+        self._results: dict[tuple[tuple[str, ...], int | None, bool], list[FuzzyMatch[T]]] = {}
 
     @classmethod
     def for_tools(
@@ -232,19 +238,37 @@ class FuzzyIndex(Generic[T]):
             terms = [w for w in _SPLIT.findall(" ".join(terms)) if w not in STOPWORDS]
         if not terms:
             return []
-        unique = list(dict.fromkeys(terms))
-        per_term: list[dict[int, float]] = []
-        within: AbstractSet[int] | None = None  # require_all: entries every word so far matched
-        for term in unique:
-            scores = self._variant_scores(term, within)
-            per_term.append(scores)
+        unique = tuple(dict.fromkeys(terms))
+        key = (unique, limit, require_all)
+        found = self._results.get(key)
+        if found is None:
             if require_all:
-                within = _narrow(within, scores)
-                if not within:
-                    return []
-        if within is None:
-            within = set().union(*per_term)
-        return self._top(within, per_term, len(unique), limit)
+                per_term, within = self._narrowed(unique)
+            else:
+                per_term = [self._variant_scores(term, None) for term in unique]
+                within = set().union(*per_term)
+            found = self._top(within, per_term, len(unique), limit) if within else []
+            _remember(self._results, key, found)
+        return list(found)
+
+    def _narrowed(self, terms: tuple[str, ...]) -> tuple[list[dict[int, float]], AbstractSet[int]]:
+        """Each word's scores and the entries every word matches. Kept per word list, so
+        the next letter typed (which changes the last word only) starts from the words
+        before it."""
+        found = self._prefixes.get(terms)
+        if found is not None:
+            return found
+        before: list[dict[int, float]] = []
+        within: AbstractSet[int] | None = None
+        if len(terms) > 1:
+            before, within = self._narrowed(terms[:-1])
+        if within is not None and not within:
+            found = (before, within)
+        else:
+            scores = self._variant_scores(terms[-1], within)
+            found = ([*before, scores], _narrow(within, scores))
+        _remember(self._prefixes, terms, found)
+        return found
 
     def _top(
         self,
@@ -304,13 +328,13 @@ class FuzzyIndex(Generic[T]):
         variants += [(SYNONYM_WEIGHT, s) for s in SYNONYMS.get(term, SYNONYMS.get(stem, ()))]
         if not variants:
             return scores
-        best = dict(scores)
-        for weight, word in variants:
-            for i, score in self._scores(word, within).items():
-                weighted = weight * score
-                if weighted > best.get(i, 0.0):
-                    best[i] = weighted
-        return best
+        if within is None:
+            found = self._variants.get(term)
+            if found is None:
+                found = _best_of(scores, [(w, self._scores(v, None)) for w, v in variants], None)
+                _remember(self._variants, term, found)
+            return found
+        return _best_of(scores, [(w, self._scores(v, within)) for w, v in variants], within)
 
     def _scores(self, term: str, within: AbstractSet[int] | None) -> dict[int, float]:
         """Non-zero scores of ``term`` on every entry of ``within`` (None: on all), at
@@ -331,9 +355,7 @@ class FuzzyIndex(Generic[T]):
         if pool is None:
             pool = range(len(self._items)) if within is None else within
         scores = self._score_all(term, pool)
-        if len(cache) >= CACHED_WORDS:
-            del cache[next(iter(cache))]
-        cache[term] = (within, scores)
+        _remember(cache, term, (within, scores))
         return scores
 
     def _score_all(self, term: str, pool: Collection[int]) -> dict[int, float]:
@@ -419,6 +441,30 @@ class FuzzyIndex(Generic[T]):
                     position += len(lname) + 1
                 self._blob = ("\n".join(self._lnames), starts)
         return bool(self._blob[1])
+
+
+def _best_of(
+    scores: dict[int, float],
+    variants: list[tuple[float, dict[int, float]]],
+    within: AbstractSet[int] | None,
+) -> dict[int, float]:
+    """Per entry (of ``within`` at least), the best of ``scores`` and each variant's
+    scores times its weight."""
+    best = dict(scores) if within is None else {i: scores[i] for i in _narrow(within, scores)}
+    for weight, found in variants:
+        pairs = found.items() if within is None else ((i, found[i]) for i in _narrow(within, found))
+        for i, score in pairs:
+            weighted = weight * score
+            if weighted > best.get(i, 0.0):
+                best[i] = weighted
+    return best
+
+
+def _remember(memo: dict, key: object, value: object) -> None:
+    """Keep ``value``; the oldest of ``CACHED_WORDS`` entries makes room."""
+    if len(memo) >= CACHED_WORDS:
+        del memo[next(iter(memo))]
+    memo[key] = value
 
 
 def _narrow(within: AbstractSet[int] | None, scores: dict[int, float]) -> AbstractSet[int]:

@@ -28,7 +28,7 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     QPersistentModelIndex,
-    QRect,
+    QPoint,
     QSize,
     Qt,
     Signal,
@@ -42,6 +42,8 @@ from PySide6.QtGui import (
     QPainter,
     QPalette,
     QShowEvent,
+    QStaticText,
+    QTransform,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -120,13 +122,34 @@ class _Results(QAbstractListModel):
 
 
 class _ResultDelegate(QStyledItemDelegate):
-    """Two lines per result: ``tool`` + skill in bold, the description muted below."""
+    """Two lines per result: ``tool`` + skill in bold, the description muted below.
+
+    Each line is laid out once (a ``QStaticText``, elided to the row's width) and kept
+    while it is shown: typing repaints the rows at every letter, and laying text out
+    again each time was most of a keystroke's cost.
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._laid_out: dict[tuple[str, int, str], QStaticText] = {}
 
     def sizeHint(
         self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> QSize:
         metrics = QFontMetrics(option.font)
         return QSize(option.rect.width(), metrics.lineSpacing() * 2 + 12)
+
+    def _line(self, text: str, width: int, font: QFont) -> QStaticText:
+        key = (text, width, font.key())
+        found = self._laid_out.get(key)
+        if found is None:
+            if len(self._laid_out) >= 16 * MAX_RESULTS:
+                self._laid_out.clear()
+            elided = QFontMetrics(font).elidedText(text, Qt.TextElideMode.ElideRight, width)
+            found = self._laid_out[key] = QStaticText(elided)
+            found.setTextFormat(Qt.TextFormat.PlainText)
+            found.prepare(QTransform(), font)
+        return found
 
     def paint(
         self,
@@ -135,34 +158,28 @@ class _ResultDelegate(QStyledItemDelegate):
         index: QModelIndex | QPersistentModelIndex,
     ) -> None:
         painter.save()
-        style = QApplication.style()
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        palette = option.palette
         if selected:
-            painter.fillRect(option.rect, option.palette.color(QPalette.ColorRole.Highlight))
+            painter.fillRect(option.rect, palette.color(QPalette.ColorRole.Highlight))
         else:
-            style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter)
+            QApplication.style().drawPrimitive(
+                QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter
+            )
         text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         rect = option.rect.adjusted(10, 5, -10, -5)
-        metrics = QFontMetrics(option.font)
-        line = metrics.lineSpacing()
-        bold = QFont(option.font)
+        font = option.font
+        bold = QFont(font)
         bold.setBold(True)
+        title = self._line(str(index.data(Qt.ItemDataRole.DisplayRole)), rect.width(), bold)
         painter.setFont(bold)
-        painter.setPen(option.palette.color(text_role))
-        title = str(index.data(Qt.ItemDataRole.DisplayRole))
-        painter.drawText(
-            QRect(rect.left(), rect.top(), rect.width(), line), Qt.AlignmentFlag.AlignLeft, title
-        )
-        painter.setFont(option.font)
-        muted = option.palette.color(text_role if selected else QPalette.ColorRole.PlaceholderText)
-        painter.setPen(muted)
-        description = str(index.data(DESCRIPTION_ROLE) or "")
-        elided = metrics.elidedText(description, Qt.TextElideMode.ElideRight, rect.width())
-        painter.drawText(
-            QRect(rect.left(), rect.top() + line, rect.width(), line),
-            Qt.AlignmentFlag.AlignLeft,
-            elided,
-        )
+        painter.setPen(palette.color(text_role))
+        painter.drawStaticText(rect.topLeft(), title)
+        description = self._line(str(index.data(DESCRIPTION_ROLE) or ""), rect.width(), font)
+        painter.setFont(font)
+        painter.setPen(palette.color(text_role if selected else QPalette.ColorRole.PlaceholderText))
+        line = QFontMetrics(font).lineSpacing()
+        painter.drawStaticText(QPoint(rect.left(), rect.top() + line), description)
         painter.restore()
 
 
