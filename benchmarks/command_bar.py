@@ -15,9 +15,10 @@ event queue is empty (the bar painted):
   the library unchanged since the last open;
 * *open after a library change* — one SKILL.md edited and reloaded first (not timed): the
   open builds a new index;
-* *keystroke* — typing ``--query`` letter by letter (``QTest.keyClick``), right after a
-  library change (so no word is cached yet), then again (cached): the median and the
-  worst letter of each pass.
+* *keystroke* — typing ``--query`` letter by letter (``QTest.keyClick``), starting
+  ``REACTION_MS`` (250 ms, the event loop running) after the bar opened following a
+  library change (a new index: no word scored yet), then again with the same index:
+  the median and the worst letter of each pass.
 
 The floor is a bare frame with a ``QLineEdit`` and a 12-row ``QListView``, opened and
 typed into the same way, its 12 rows replaced at each letter (``QStringListModel``):
@@ -41,6 +42,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+REACTION_MS = 250
+"""How long after the bar appears the first letter is typed (a person reacting to it)."""
 VERBS = "show list find search delete remove convert upload download sync check open "
 VERBS += "print count clean backup restore deploy watch tail measure compare merge"
 NOUNS = "commits log diff status files notes photos videos disk usage ports processes "
@@ -181,6 +184,7 @@ def measure(corpus: Path, repeat: int, query: str) -> None:
         controller.reload()
         drain()
         changed_opens.append(timed(controller.open_command_bar))
+        QTest.qWait(REACTION_MS)
         cold_keys.append(type_letters(bar.input, query))
         close()
         drain()

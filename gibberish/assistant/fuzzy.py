@@ -115,35 +115,32 @@ def _stem(word: str) -> str:
     return word
 
 
-class _Text:
-    """One lower-cased description or context, shared by every entry that has the same one.
+WordTest = Callable[[str], "re.Match[str] | None"]
 
-    Its words are split on first need: most typed words are not in most texts, and a
-    test for a substring is far cheaper than splitting 1,000 descriptions up front.
-    """
 
-    __slots__ = ("_starts", "_words", "text")
+def _word_tests(term: str) -> tuple[WordTest, WordTest] | None:
+    """Searches for ``term`` as a whole word and as a word's start (words as ``_SPLIT``
+    finds them), or None when ``term`` has a character no word has: one regular
+    expression per text instead of splitting every text into words."""
+    if not _SPLIT.fullmatch(term):
+        return None
+    word = re.escape(term)
+    start = f"{word}(?<![^\\W_]{word})"  # the literal first: the search skips ahead fast
+    return re.compile(f"{start}(?![^\\W_])").search, re.compile(start).search
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self._words: frozenset[str] | None = None
-        self._starts = ""
 
-    def score(self, term: str, spaced: str) -> float:
-        """0.45 for a word equal to ``term``, 0.35 for a word starting with it (``spaced``
-        is ``" " + term``), 0.20 for ``term`` anywhere, else 0."""
-        if term not in self.text:
-            return 0.0
-        words = self._words
-        if words is None:
-            found = _SPLIT.findall(self.text)
-            words = self._words = frozenset(found)
-            self._starts = " " + " ".join(found)
-        if term in words:
-            return 0.45
-        if spaced in self._starts:  # words hold no spaces, so this is "a word starts with"
-            return 0.35
+def _text_score(text: str, term: str, tests: tuple[WordTest, WordTest] | None) -> float:
+    """0.45 for a word of ``text`` equal to ``term``, 0.35 for a word starting with it,
+    0.20 for ``term`` anywhere, else 0."""
+    if term not in text:
+        return 0.0
+    if tests is None:
         return 0.2
+    if tests[0](text):
+        return 0.45
+    if tests[1](text):
+        return 0.35
+    return 0.2
 
 
 def _span_source(term: str, anything: str) -> str:
@@ -179,18 +176,18 @@ class FuzzyIndex(Generic[T]):
 
     def __init__(self, entries: Iterable[tuple[T, str, str] | tuple[T, str, str, str]]) -> None:
         """``(item, name, description[, context])``: context words count for less."""
-        texts: dict[str, _Text] = {}
+        texts: dict[str, str] = {}  # one string object per distinct text: scored once
         items: list[T] = []
         names: list[str] = []
-        descs: list[_Text] = []
-        ctxs: list[_Text | None] = []
+        descs: list[str] = []
+        ctxs: list[str | None] = []
         for item, name, description, *rest in entries:
             items.append(item)
             names.append(name)
             ldesc = description.lower()
-            descs.append(texts.get(ldesc) or texts.setdefault(ldesc, _Text(ldesc)))
+            descs.append(texts.setdefault(ldesc, ldesc))
             lctx = rest[0].lower() if rest else ""
-            ctxs.append((texts.get(lctx) or texts.setdefault(lctx, _Text(lctx))) if lctx else None)
+            ctxs.append(texts.setdefault(lctx, lctx) if lctx else None)
         self._items = items
         self._names = names
         self._lnames = [n.lower() for n in names]
@@ -363,8 +360,9 @@ class FuzzyIndex(Generic[T]):
         spaced = " " + term
         spans = self._spans(term, pool)
         lnames, starts, descs, ctxs = self._lnames, self._name_starts, self._descs, self._ctxs
-        desc_scores: dict[_Text, float] = {}  # texts are shared: each is scored once
-        ctx_scores: dict[_Text, float] = {}
+        tests = _word_tests(term)
+        desc_scores: dict[str, float] = {}  # texts are shared: each is scored once
+        ctx_scores: dict[str, float] = {}
         out: dict[int, float] = {}
         for i in pool:
             lname = lnames[i]
@@ -385,13 +383,13 @@ class FuzzyIndex(Generic[T]):
             desc = descs[i]
             score = desc_scores.get(desc)
             if score is None:
-                score = desc_scores[desc] = desc.score(term, spaced)
+                score = desc_scores[desc] = _text_score(desc, term, tests)
             if not score:
                 ctx = ctxs[i]
                 if ctx is not None:
                     score = ctx_scores.get(ctx)
                     if score is None:
-                        score = ctx_scores[ctx] = CONTEXT_WEIGHT * ctx.score(term, spaced)
+                        score = ctx_scores[ctx] = CONTEXT_WEIGHT * _text_score(ctx, term, tests)
             if score > best:
                 best = score
             if best:
@@ -412,7 +410,10 @@ class FuzzyIndex(Generic[T]):
             return {}
         if len(pool) >= BULK and self._names_blob():
             blob, starts = self._blob
-            bulk = re.compile("(" + _span_source(term, NOT_NEWLINE) + ")" + NOT_NEWLINE + "*")
+            first = re.escape(term[0])
+            bulk = re.compile(
+                f"^[^{first}\\n]*+(" + _span_source(term, NOT_NEWLINE) + ")", re.MULTILINE
+            )
             return {
                 bisect_right(starts, found.start()) - 1: found.end(1) - found.start(1)
                 for found in bulk.finditer(blob)
