@@ -214,7 +214,7 @@ class CommandBar(QFrame):
         self._index: FuzzyIndex[ToolRef] | None = None
         self._tools: list[ToolRef] = []
         self._index_of: list[ToolRef] = []  # the tools as given, to tell a change
-        self._position: dict[str, int] = {}  # ref → place in ``_tools`` (by name)
+        self._positions: dict[str, int] | None = None  # ref → place in ``_tools``
         self._row_height = 0
         self._busy = False
         self._choices: tuple[str, ...] | None = None
@@ -294,7 +294,7 @@ class CommandBar(QFrame):
 
             self._index_of = list(tools)
             self._tools = sorted(tools, key=lambda r: (r.tool.name, r.skill.name))
-            self._position = {r.ref: i for i, r in enumerate(self._tools)}
+            self._positions = None  # made when first needed (history, choices)
             self._index = FuzzyIndex.for_tools(self._tools)
         if self._busy:
             return
@@ -315,14 +315,22 @@ class CommandBar(QFrame):
             return self._most_used()
         return [m.item for m in self._index.rank(text, MAX_RESULTS)]
 
+    @property
+    def _position(self) -> dict[str, int]:
+        """Each tool's ``skill.tool`` ref → its place in ``_tools`` (by name)."""
+        if self._positions is None:
+            self._positions = {r.ref: i for i, r in enumerate(self._tools)}
+        return self._positions
+
     def _most_used(self) -> list[ToolRef]:
         counts: dict[str, int] = {}
         newest: dict[str, int] = {}
         for place, ref in enumerate(self.history):
             counts[ref] = counts.get(ref, 0) + 1
             newest.setdefault(ref, place)
+        positions = self._position if counts else {}
         used = sorted(
-            (self._position[ref] for ref in counts if ref in self._position),
+            (positions[ref] for ref in counts if ref in positions),
             key=lambda i: (-counts[self._tools[i].ref], newest[self._tools[i].ref], i),
         )
         chosen = [self._tools[i] for i in used[:MAX_RESULTS]]
