@@ -3,8 +3,10 @@
 Two users: the command bar filters as the person types (every word typed must match
 somewhere, ``require_all=True``), and the router, when the model's answer is not
 trustworthy, offers the best matches of the whole request (``require_all=False``; function
-words are skipped). Entries are lower-cased and split once when the index is built, so a
-query over ~1,000 tools costs a few milliseconds.
+words are skipped). Entries are lower-cased once when the index is built (descriptions
+and contexts are split into words on first need), and an index keeps the scores of the
+words it was asked about, so typing one more letter costs about a millisecond over
+5,000 tools (see ``FuzzyIndex``).
 
 Score of one typed word against an entry (the best that applies):
 
@@ -30,8 +32,12 @@ skill merely mentions commits. The entry's score is the mean over the query's wo
 
 from __future__ import annotations
 
+import heapq
 import re
-from collections.abc import Callable, Iterable
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
@@ -81,6 +87,12 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 """Words a person says for what a tool's name or description says differently."""
 SYNONYM_WEIGHT = 0.9
 CONTEXT_WEIGHT = 0.6
+CACHED_WORDS = 48
+"""Words whose scores an index keeps (each at most one float per entry)."""
+BULK = 256
+"""From this many entries on, names are searched all at once (one regular expression)."""
+NOT_NEWLINE = r"[^\n]"
+"""Words whose scores an index keeps (each at most one float per entry)."""
 
 
 def _tool_name(item: SkillTool) -> str:
@@ -97,113 +109,100 @@ class FuzzyMatch(Generic[T]):
     score: float
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry(Generic[T]):
-    item: T
-    name: str
-    lname: str
-    name_words: tuple[str, ...]
-    ldesc: str
-    desc_words: frozenset[str]
-    desc_words_sorted: tuple[str, ...]
-    lctx: str = ""
-    ctx_words: frozenset[str] = frozenset()
-    ctx_words_sorted: tuple[str, ...] = ()
-
-
-def _subsequence_span(term: str, text: str) -> int | None:
-    pos = text.find(term[0])
-    if pos < 0:
-        return None
-    first = pos
-    for ch in term[1:]:
-        pos = text.find(ch, pos + 1)
-        if pos < 0:
-            return None
-    return pos - first + 1
-
-
-def _score_term(term: str, e: _Entry) -> float:
-    lname = e.lname
-    if term in lname:
-        if lname == term:
-            return 1.0
-        if lname.startswith(term):
-            return 0.9
-        for w in e.name_words:
-            if w.startswith(term):
-                return 0.8
-        return 0.6
-    best = 0.0
-    if len(term) >= 2:
-        span = _subsequence_span(term, lname)
-        if span is not None:
-            best = 0.3 + 0.2 * (len(term) / span)
-    found = _score_text(term, e.ldesc, e.desc_words, e.desc_words_sorted)
-    if not found and e.lctx:
-        found = CONTEXT_WEIGHT * _score_text(term, e.lctx, e.ctx_words, e.ctx_words_sorted)
-    return max(best, found)
-
-
-def _score_text(term: str, text: str, words: frozenset[str], ordered: tuple[str, ...]) -> float:
-    if term not in text:
-        return 0.0
-    if term in words:
-        return 0.45
-    for w in ordered:
-        if w.startswith(term):
-            return 0.35
-    return 0.2
-
-
-def _score_with_variants(term: str, e: _Entry) -> float:
-    """The term, its singular (95 %) and its synonyms (90 %): the best of them."""
-    score = _score_term(term, e)
-    if score >= 1.0:
-        return score
-    stem = _stem(term)
-    if stem != term:
-        score = max(score, 0.95 * _score_term(stem, e))
-    for synonym in SYNONYMS.get(term, SYNONYMS.get(stem, ())):
-        score = max(score, SYNONYM_WEIGHT * _score_term(synonym, e))
-    return score
-
-
 def _stem(word: str) -> str:
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
 
 
-class FuzzyIndex(Generic[T]):
-    """Ranked fuzzy matching of a query against (item, name, description) entries."""
+WordTest = Callable[[str], "re.Match[str] | None"]
 
-    __slots__ = ("_entries",)
+
+def _word_tests(term: str) -> tuple[WordTest, WordTest] | None:
+    """Searches for ``term`` as a whole word and as a word's start (words as ``_SPLIT``
+    finds them), or None when ``term`` has a character no word has: one regular
+    expression per text instead of splitting every text into words."""
+    if not _SPLIT.fullmatch(term):
+        return None
+    word = re.escape(term)
+    start = f"{word}(?<![^\\W_]{word})"  # the literal first: the search skips ahead fast
+    return re.compile(f"{start}(?![^\\W_])").search, re.compile(start).search
+
+
+def _text_score(text: str, term: str, tests: tuple[WordTest, WordTest] | None) -> float:
+    """0.45 for a word of ``text`` equal to ``term``, 0.35 for a word starting with it,
+    0.20 for ``term`` anywhere, else 0."""
+    if term not in text:
+        return 0.0
+    if tests is None:
+        return 0.2
+    if tests[0](text):
+        return 0.45
+    if tests[1](text):
+        return 0.35
+    return 0.2
+
+
+def _span_source(term: str, anything: str) -> str:
+    """A pattern for ``term``'s letters in order, each the first one after the previous
+    (atomic groups: no backtracking); ``anything`` is what may come between them."""
+    rest = "".join(f"(?>{anything}*?{re.escape(ch)})" for ch in term[1:])
+    return re.escape(term[0]) + rest
+
+
+class FuzzyIndex(Generic[T]):
+    """Ranked fuzzy matching of a query against (item, name, description) entries.
+
+    Scores of one word over every entry are kept (a few dozen words, newest kept): typing
+    one more letter scores only the entries the shorter word matched (every match of
+    ``comm`` contains ``com``, as a substring or as letters in order), and a new word is
+    scored only on the entries every earlier word matched.
+    """
+
+    __slots__ = (
+        "_blob",
+        "_cache",
+        "_ctxs",
+        "_descs",
+        "_items",
+        "_lnames",
+        "_name_starts",
+        "_names",
+        "_order",
+        "_prefixes",
+        "_results",
+        "_variants",
+    )
 
     def __init__(self, entries: Iterable[tuple[T, str, str] | tuple[T, str, str, str]]) -> None:
         """``(item, name, description[, context])``: context words count for less."""
-        built = []
+        texts: dict[str, str] = {}  # one string object per distinct text: scored once
+        items: list[T] = []
+        names: list[str] = []
+        descs: list[str] = []
+        ctxs: list[str | None] = []
         for item, name, description, *rest in entries:
-            lname = name.lower()
+            items.append(item)
+            names.append(name)
             ldesc = description.lower()
+            descs.append(texts.setdefault(ldesc, ldesc))
             lctx = rest[0].lower() if rest else ""
-            dwords = frozenset(_SPLIT.findall(ldesc))
-            cwords = frozenset(_SPLIT.findall(lctx))
-            built.append(
-                _Entry(
-                    item,
-                    name,
-                    lname,
-                    tuple(_SPLIT.findall(lname)),
-                    ldesc,
-                    dwords,
-                    tuple(sorted(dwords)),
-                    lctx,
-                    cwords,
-                    tuple(sorted(cwords)),
-                )
-            )
-        self._entries: tuple[_Entry[T], ...] = tuple(built)
+            ctxs.append(texts.setdefault(lctx, lctx) if lctx else None)
+        self._items = items
+        self._names = names
+        self._lnames = [n.lower() for n in names]
+        self._name_starts: list[str | None] = [None] * len(names)  # split on first need
+        self._descs = descs
+        self._ctxs = ctxs
+        order = sorted(range(len(names)), key=names.__getitem__)  # stable: ties keep entry order
+        self._order = [0] * len(names)
+        for position, i in enumerate(order):
+            self._order[i] = position
+        self._cache: dict[str, tuple[AbstractSet[int] | None, dict[int, float]]] = {}
+        self._blob: tuple[str, list[int]] | None = None
+        self._variants: dict[str, dict[int, float]] = {}
+        self._prefixes: dict[tuple[str, ...], tuple[list[dict[int, float]], AbstractSet[int]]] = {}
+        self._results: dict[tuple[tuple[str, ...], int | None, bool], list[FuzzyMatch[T]]] = {}
 
     @classmethod
     def for_tools(
@@ -214,13 +213,18 @@ class FuzzyIndex(Generic[T]):
         skill's description. Anything with ``.skill`` and ``.tool`` (an ``ExposedTool``,
         the Engine's ``ToolRef``) can be indexed; the command bar and the router share it."""
         get_name = name or _tool_name
-        return FuzzyIndex(
-            (t, get_name(t), t.tool.description, f"{t.skill.name} {t.skill.description}")
-            for t in tools
-        )
+        contexts: dict[int, str] = {}  # one string per skill: shared, so matched once per skill
+
+        def context(skill: SkillDefinition) -> str:
+            found = contexts.get(id(skill))
+            if found is None:
+                found = contexts[id(skill)] = f"{skill.name} {skill.description}"
+            return found
+
+        return FuzzyIndex((t, get_name(t), t.tool.description, context(t.skill)) for t in tools)
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._items)
 
     def rank(
         self, query: str, limit: int | None = 10, *, require_all: bool = True
@@ -231,18 +235,243 @@ class FuzzyIndex(Generic[T]):
             terms = [w for w in _SPLIT.findall(" ".join(terms)) if w not in STOPWORDS]
         if not terms:
             return []
-        unique = list(dict.fromkeys(terms))
-        count = len(unique)
-        results: list[FuzzyMatch[T]] = []
-        for e in self._entries:
-            total = 0.0
-            for term in unique:
-                s = _score_with_variants(term, e)
-                if s == 0.0 and require_all:
-                    break
-                total += s
+        unique = tuple(dict.fromkeys(terms))
+        key = (unique, limit, require_all)
+        found = self._results.get(key)
+        if found is None:
+            if require_all:
+                per_term, within = self._narrowed(unique)
             else:
+                per_term = [self._variant_scores(term, None) for term in unique]
+                within = set().union(*per_term)
+            found = self._top(within, per_term, len(unique), limit) if within else []
+            _remember(self._results, key, found)
+        return list(found)
+
+    def _narrowed(self, terms: tuple[str, ...]) -> tuple[list[dict[int, float]], AbstractSet[int]]:
+        """Each word's scores and the entries every word matches. Kept per word list, so
+        the next letter typed (which changes the last word only) starts from the words
+        before it."""
+        found = self._prefixes.get(terms)
+        if found is not None:
+            return found
+        before: list[dict[int, float]] = []
+        within: AbstractSet[int] | None = None
+        if len(terms) > 1:
+            before, within = self._narrowed(terms[:-1])
+        if within is not None and not within:
+            found = (before, within)
+        else:
+            scores = self._variant_scores(terms[-1], within)
+            found = ([*before, scores], _narrow(within, scores))
+        _remember(self._prefixes, terms, found)
+        return found
+
+    def _top(
+        self,
+        candidates: AbstractSet[int],
+        per_term: list[dict[int, float]],
+        count: int,
+        limit: int | None,
+    ) -> list[FuzzyMatch[T]]:
+        """The mean score of each candidate, sorted by score then name (then entry order).
+
+        Scores take few distinct values, so the cut-off score of the top ``limit`` is found
+        by counting values, and only the entries at or above it are sorted.
+        """
+        if len(per_term) == 1:
+            totals = per_term[0]
+        else:
+            totals = {}
+            for i in candidates:
+                total = 0.0
+                for scores in per_term:
+                    total += scores.get(i, 0.0)
                 if total > 0.0:
-                    results.append(FuzzyMatch(e.item, e.name, round(total / count, 4)))
-        results.sort(key=lambda m: (-m.score, m.name))
-        return results if limit is None else results[:limit]
+                    totals[i] = total
+        mean: dict[float, float] = {}
+        tally: Counter[float] = Counter()
+        for value, times in Counter(totals.values()).items():
+            mean[value] = rounded = round(value / count, 4)
+            tally[rounded] += times
+        order = self._order
+        if limit is None or limit < 0:
+            keyed = sorted((-mean[v], order[i], i) for i, v in totals.items())
+            return self._matches(keyed[:limit])
+        cut, above = 0.0, 0
+        for rounded in sorted(tally, reverse=True):
+            if above + tally[rounded] >= limit:
+                cut = rounded
+                break
+            above += tally[rounded]
+        higher = {value for value, rounded in mean.items() if rounded > cut}
+        level = {value for value, rounded in mean.items() if rounded == cut}
+        keyed = sorted((-mean[v], order[i], i) for i, v in totals.items() if v in higher)
+        tied = heapq.nsmallest(
+            limit - len(keyed),
+            (i for i, v in totals.items() if v in level),
+            key=order.__getitem__,
+        )
+        return self._matches(keyed + [(-cut, order[i], i) for i in tied])
+
+    def _matches(self, keyed: list[tuple[float, int, int]]) -> list[FuzzyMatch[T]]:
+        return [FuzzyMatch(self._items[i], self._names[i], -neg) for neg, _, i in keyed]
+
+    def _variant_scores(self, term: str, within: AbstractSet[int] | None) -> dict[int, float]:
+        """The term, its singular (95 %) and its synonyms (90 %): the best of them."""
+        scores = self._scores(term, within)
+        stem = _stem(term)
+        variants = [(0.95, stem)] if stem != term else []
+        variants += [(SYNONYM_WEIGHT, s) for s in SYNONYMS.get(term, SYNONYMS.get(stem, ()))]
+        if not variants:
+            return scores
+        if within is None:
+            found = self._variants.get(term)
+            if found is None:
+                found = _best_of(scores, [(w, self._scores(v, None)) for w, v in variants], None)
+                _remember(self._variants, term, found)
+            return found
+        return _best_of(scores, [(w, self._scores(v, within)) for w, v in variants], within)
+
+    def _scores(self, term: str, within: AbstractSet[int] | None) -> dict[int, float]:
+        """Non-zero scores of ``term`` on every entry of ``within`` (None: on all), at
+        least; cached, and computed from the longest cached prefix when there is one."""
+        cache = self._cache
+        pool: Collection[int] | None = None
+        for size in range(len(term), 0, -1):
+            hit = cache.get(term[:size])
+            if hit is None:
+                continue
+            domain, scores = hit
+            if domain is not None and (within is None or not within <= domain):
+                continue
+            if size == len(term):
+                return scores
+            pool = scores if within is None else _narrow(within, scores)
+            break
+        if pool is None:
+            pool = range(len(self._items)) if within is None else within
+        scores = self._score_all(term, pool)
+        _remember(cache, term, (within, scores))
+        return scores
+
+    def _score_all(self, term: str, pool: Collection[int]) -> dict[int, float]:
+        """``term`` against the entries of ``pool``; see the table in the module's help."""
+        spaced = " " + term
+        spans = self._spans(term, pool)
+        lnames, starts, descs, ctxs = self._lnames, self._name_starts, self._descs, self._ctxs
+        tests = _word_tests(term)
+        desc_scores: dict[str, float] = {}  # texts are shared: each is scored once
+        ctx_scores: dict[str, float] = {}
+        out: dict[int, float] = {}
+        for i in pool:
+            lname = lnames[i]
+            if term in lname:
+                if lname == term:
+                    out[i] = 1.0
+                elif lname.startswith(term):
+                    out[i] = 0.9
+                elif spaced in (starts[i] or self._split_name(i)):
+                    out[i] = 0.8
+                else:
+                    out[i] = 0.6
+                continue
+            best = 0.0
+            span = spans.get(i)
+            if span is not None:
+                best = 0.3 + 0.2 * (len(term) / span)
+            desc = descs[i]
+            score = desc_scores.get(desc)
+            if score is None:
+                score = desc_scores[desc] = _text_score(desc, term, tests)
+            if not score:
+                ctx = ctxs[i]
+                if ctx is not None:
+                    score = ctx_scores.get(ctx)
+                    if score is None:
+                        score = ctx_scores[ctx] = CONTEXT_WEIGHT * _text_score(ctx, term, tests)
+            if score > best:
+                best = score
+            if best:
+                out[i] = best
+        return out
+
+    def _split_name(self, i: int) -> str:
+        """Entry ``i``'s name words, each after a space (so ``" " + word in it`` means "a
+        word of the name starts with it")."""
+        words = self._name_starts[i] = " " + " ".join(_SPLIT.findall(self._lnames[i]))
+        return words
+
+    def _spans(self, term: str, pool: Collection[int]) -> dict[int, int]:
+        """For the entries of ``pool`` (at least) whose name holds ``term``'s letters in
+        order: the length of the span from the first letter's first occurrence to the
+        last letter's earliest place after it. Words of one letter have none."""
+        if len(term) < 2:
+            return {}
+        if len(pool) >= BULK and self._names_blob():
+            blob, starts = self._blob
+            first = re.escape(term[0])
+            bulk = re.compile(
+                f"^[^{first}\\n]*+(" + _span_source(term, NOT_NEWLINE) + ")", re.MULTILINE
+            )
+            return {
+                bisect_right(starts, found.start()) - 1: found.end(1) - found.start(1)
+                for found in bulk.finditer(blob)
+            }
+        lnames = self._lnames
+        match = re.compile(_span_source(term, "."), re.DOTALL).match
+        first = term[0]
+        spans = {}
+        for i in pool:
+            start = lnames[i].find(first)
+            found = match(lnames[i], start) if start >= 0 else None
+            if found is not None:
+                spans[i] = found.end() - start
+        return spans
+
+    def _names_blob(self) -> bool:
+        """Every name on a line of one string, made on first need: one regular expression
+        over it finds the letters-in-order matches of a word in all names at once."""
+        if self._blob is None:
+            if any("\n" in n for n in self._lnames):
+                self._blob = ("", [])
+            else:
+                starts, position = [], 0
+                for lname in self._lnames:
+                    starts.append(position)
+                    position += len(lname) + 1
+                self._blob = ("\n".join(self._lnames), starts)
+        return bool(self._blob[1])
+
+
+def _best_of(
+    scores: dict[int, float],
+    variants: list[tuple[float, dict[int, float]]],
+    within: AbstractSet[int] | None,
+) -> dict[int, float]:
+    """Per entry (of ``within`` at least), the best of ``scores`` and each variant's
+    scores times its weight."""
+    best = dict(scores) if within is None else {i: scores[i] for i in _narrow(within, scores)}
+    for weight, found in variants:
+        pairs = found.items() if within is None else ((i, found[i]) for i in _narrow(within, found))
+        for i, score in pairs:
+            weighted = weight * score
+            if weighted > best.get(i, 0.0):
+                best[i] = weighted
+    return best
+
+
+def _remember(memo: dict, key: object, value: object) -> None:
+    """Keep ``value``; the oldest of ``CACHED_WORDS`` entries makes room."""
+    if len(memo) >= CACHED_WORDS:
+        del memo[next(iter(memo))]
+    memo[key] = value
+
+
+def _narrow(within: AbstractSet[int] | None, scores: dict[int, float]) -> AbstractSet[int]:
+    """The entries of ``within`` (None: all) that ``scores`` has, walking the smaller side."""
+    if within is None:
+        return scores.keys()
+    if len(scores) < len(within):
+        return {i for i in scores if i in within}
+    return {i for i in within if i in scores}

@@ -22,7 +22,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPoint,
+    QSize,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import (
     QFont,
     QFontMetrics,
@@ -31,14 +41,17 @@ from PySide6.QtGui import (
     QKeyEvent,
     QPainter,
     QPalette,
+    QShowEvent,
+    QStaticText,
+    QTransform,
 )
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
+    QListView,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
@@ -64,29 +77,79 @@ HINT_CHOOSE = "↑↓ to choose · Enter to open · Esc to close"
 HINT_BUSY = "Esc to cancel"
 HINT_EDIT = "Edit the text and press Enter to try again · Esc to close"
 
+_SHOWN: set[CommandBar] = set()
+"""Bars on screen. A shown bar is held here so that Python's cycle collector can never
+delete it: a collection may start in the middle of painting it (any allocation in the
+delegate's ``paint``), and a widget deleted while it is painted crashes Qt."""
 
-def by_use(tools: Sequence[ToolRef], history: Sequence[str]) -> list[ToolRef]:
-    """``tools`` ordered by how often they ran in ``history`` (newest first), then how
-    recently, then by name: what the person uses is one Enter away."""
-    counts: dict[str, int] = {}
-    newest: dict[str, int] = {}
-    for position, ref in enumerate(history):
-        counts[ref] = counts.get(ref, 0) + 1
-        newest.setdefault(ref, position)
-    return sorted(
-        tools,
-        key=lambda r: (-counts.get(r.ref, 0), newest.get(r.ref, len(history)), r.tool.name),
-    )
+
+class _Results(QAbstractListModel):
+    """The tools listed under the input: at most ``MAX_RESULTS`` rows, replaced as a whole
+    when the text changes (one model reset; the view paints only these rows)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.tools: list[ToolRef] = []
+
+    def show(self, tools: Sequence[ToolRef]) -> bool:
+        """List ``tools``; False when they are the ones listed already (nothing to redo)."""
+        if _same_tools(tools, self.tools):
+            return False
+        self.beginResetModel()
+        self.tools = list(tools)
+        self.endResetModel()
+        return True
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.tools)
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> object:
+        row = index.row()
+        if not index.isValid() or not 0 <= row < len(self.tools):
+            return None
+        ref = self.tools[row]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return f"{human_title(ref.tool.name)}   ·   {ref.ref}"
+        if role == REF_ROLE:
+            return ref.ref
+        if role == DESCRIPTION_ROLE:
+            return ref.tool.description.replace("`", "")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return plain_tooltip(ref.tool.description)
+        return None
 
 
 class _ResultDelegate(QStyledItemDelegate):
-    """Two lines per result: ``tool`` + skill in bold, the description muted below."""
+    """Two lines per result: ``tool`` + skill in bold, the description muted below.
+
+    Each line is laid out once (a ``QStaticText``, elided to the row's width) and kept
+    while it is shown: typing repaints the rows at every letter, and laying text out
+    again each time was most of a keystroke's cost.
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._laid_out: dict[tuple[str, int, str], QStaticText] = {}
 
     def sizeHint(
         self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> QSize:
         metrics = QFontMetrics(option.font)
         return QSize(option.rect.width(), metrics.lineSpacing() * 2 + 12)
+
+    def _line(self, text: str, width: int, font: QFont) -> QStaticText:
+        key = (text, width, font.key())
+        found = self._laid_out.get(key)
+        if found is None:
+            if len(self._laid_out) >= 16 * MAX_RESULTS:
+                self._laid_out.clear()
+            elided = QFontMetrics(font).elidedText(text, Qt.TextElideMode.ElideRight, width)
+            found = self._laid_out[key] = QStaticText(elided)
+            found.setTextFormat(Qt.TextFormat.PlainText)
+            found.prepare(QTransform(), font)
+        return found
 
     def paint(
         self,
@@ -95,36 +158,28 @@ class _ResultDelegate(QStyledItemDelegate):
         index: QModelIndex | QPersistentModelIndex,
     ) -> None:
         painter.save()
-        style = option.widget.style() if option.widget else None
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        palette = option.palette
         if selected:
-            painter.fillRect(option.rect, option.palette.color(QPalette.ColorRole.Highlight))
-        elif style is not None:
-            style.drawPrimitive(
-                QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter, option.widget
+            painter.fillRect(option.rect, palette.color(QPalette.ColorRole.Highlight))
+        else:
+            QApplication.style().drawPrimitive(
+                QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter
             )
         text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         rect = option.rect.adjusted(10, 5, -10, -5)
-        metrics = QFontMetrics(option.font)
-        line = metrics.lineSpacing()
-        bold = QFont(option.font)
+        font = option.font
+        bold = QFont(font)
         bold.setBold(True)
+        title = self._line(str(index.data(Qt.ItemDataRole.DisplayRole)), rect.width(), bold)
         painter.setFont(bold)
-        painter.setPen(option.palette.color(text_role))
-        title = str(index.data(Qt.ItemDataRole.DisplayRole))
-        painter.drawText(
-            QRect(rect.left(), rect.top(), rect.width(), line), Qt.AlignmentFlag.AlignLeft, title
-        )
-        painter.setFont(option.font)
-        muted = option.palette.color(text_role if selected else QPalette.ColorRole.PlaceholderText)
-        painter.setPen(muted)
-        description = str(index.data(DESCRIPTION_ROLE) or "")
-        elided = metrics.elidedText(description, Qt.TextElideMode.ElideRight, rect.width())
-        painter.drawText(
-            QRect(rect.left(), rect.top() + line, rect.width(), line),
-            Qt.AlignmentFlag.AlignLeft,
-            elided,
-        )
+        painter.setPen(palette.color(text_role))
+        painter.drawStaticText(rect.topLeft(), title)
+        description = self._line(str(index.data(DESCRIPTION_ROLE) or ""), rect.width(), font)
+        painter.setFont(font)
+        painter.setPen(palette.color(text_role if selected else QPalette.ColorRole.PlaceholderText))
+        line = QFontMetrics(font).lineSpacing()
+        painter.drawStaticText(QPoint(rect.left(), rect.top() + line), description)
         painter.restore()
 
 
@@ -158,6 +213,9 @@ class CommandBar(QFrame):
         )
         self._index: FuzzyIndex[ToolRef] | None = None
         self._tools: list[ToolRef] = []
+        self._index_of: list[ToolRef] = []  # the tools as given, to tell a change
+        self._positions: dict[str, int] | None = None  # ref → place in ``_tools``
+        self._row_height = 0
         self._busy = False
         self._choices: tuple[str, ...] | None = None
         self.history: Sequence[str] = ()
@@ -179,16 +237,20 @@ class CommandBar(QFrame):
         self.input.installEventFilter(self)
         layout.addWidget(self.input)
         layout.addWidget(self._status_row())
-        self.results = QListWidget()
+        self.model = _Results(self)
+        self.results = QListView()
         self.results.setObjectName("command-results")
+        self.results.setModel(self.model)
         self.results.setItemDelegate(_ResultDelegate(self.results))
         self.results.setFrameShape(QFrame.Shape.NoFrame)
         self.results.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.results.setUniformItemSizes(True)
+        self.results.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.results.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         accessibility.name(self.results, "Matching tools")
-        self.results.currentRowChanged.connect(self._announce)
-        self.results.itemActivated.connect(self._choose_item)
-        self.results.itemClicked.connect(self._choose_item)
+        self.results.selectionModel().currentRowChanged.connect(self._announce)
+        self.results.activated.connect(self._choose_index)
+        self.results.clicked.connect(self._choose_index)
         layout.addWidget(self.results)
         self.hint = PlainLabel(HINT_CHOOSE)
         self.hint.setObjectName("command-hint")
@@ -225,10 +287,15 @@ class CommandBar(QFrame):
 
     # ------------------------------------------------------------------ content
     def set_tools(self, tools: Sequence[ToolRef]) -> None:
-        self._tools = sorted(tools, key=lambda r: (r.tool.name, r.skill.name))
-        from gibberish.assistant.fuzzy import FuzzyIndex  # the model feed loads only when used
+        """Offer ``tools``. The same tools as before (the same skills and tool objects)
+        keep the index; other tools get a new one, built here once per library change."""
+        if self._index is None or not _same_tools(tools, self._index_of):
+            from gibberish.assistant.fuzzy import FuzzyIndex  # the model feed loads only when used
 
-        self._index = FuzzyIndex.for_tools(self._tools)
+            self._index_of = list(tools)
+            self._tools = sorted(tools, key=lambda r: (r.tool.name, r.skill.name))
+            self._positions = None  # made when first needed (history, choices)
+            self._index = FuzzyIndex.for_tools(self._tools)
         if self._busy:
             return
         if self._choices is not None:
@@ -236,16 +303,53 @@ class CommandBar(QFrame):
         else:
             self._filter(self.input.text())
 
+    @property
+    def index(self) -> FuzzyIndex[ToolRef] | None:
+        """The ranker over the tools offered (kept while they stay the same)."""
+        return self._index
+
     def ranked(self, text: str) -> list[ToolRef]:
         """The tools matching ``text``, best first; with no text, the tools run most
         often lately first (ties: the most recent), then the rest by name."""
         if not text.strip() or self._index is None:
-            return by_use(self._tools, self.history)[:MAX_RESULTS]
+            return self._most_used()
         return [m.item for m in self._index.rank(text, MAX_RESULTS)]
+
+    @property
+    def _position(self) -> dict[str, int]:
+        """Each tool's ``skill.tool`` ref → its place in ``_tools`` (by name)."""
+        if self._positions is None:
+            self._positions = {r.ref: i for i, r in enumerate(self._tools)}
+        return self._positions
+
+    def _most_used(self) -> list[ToolRef]:
+        counts: dict[str, int] = {}
+        newest: dict[str, int] = {}
+        for place, ref in enumerate(self.history):
+            counts[ref] = counts.get(ref, 0) + 1
+            newest.setdefault(ref, place)
+        positions = self._position if counts else {}
+        used = sorted(
+            (positions[ref] for ref in counts if ref in positions),
+            key=lambda i: (-counts[self._tools[i].ref], newest[self._tools[i].ref], i),
+        )
+        chosen = [self._tools[i] for i in used[:MAX_RESULTS]]
+        taken = set(used)
+        for i, ref in enumerate(self._tools):
+            if len(chosen) >= MAX_RESULTS:
+                break
+            if i not in taken:
+                chosen.append(ref)
+        return chosen
 
     def refs(self) -> list[str]:
         """The ``skill.tool`` refs listed now, top first."""
-        return [str(self.results.item(i).data(REF_ROLE)) for i in range(self.results.count())]
+        return [ref.ref for ref in self.model.tools]
+
+    def current_ref(self) -> str | None:
+        """The ``skill.tool`` ref of the selected row."""
+        row = self.results.currentIndex().row()
+        return self.model.tools[row].ref if 0 <= row < len(self.model.tools) else None
 
     def _filter(self, text: str) -> None:
         if self._busy:
@@ -255,21 +359,17 @@ class CommandBar(QFrame):
         self._fill(self.ranked(text))
 
     def _fill(self, refs: Sequence[ToolRef]) -> None:
-        self.results.clear()
-        for ref in refs:
-            item = QListWidgetItem(f"{human_title(ref.tool.name)}   ·   {ref.ref}")
-            item.setData(REF_ROLE, ref.ref)
-            item.setData(DESCRIPTION_ROLE, ref.tool.description.replace("`", ""))
-            item.setToolTip(plain_tooltip(ref.tool.description))
-            self.results.addItem(item)
-        if self.results.count():
-            self.results.setCurrentRow(0)
+        if self.model.show(refs) and refs:
+            self.results.setCurrentIndex(self.model.index(0, 0))
         self._fit()
 
     def _fit(self) -> None:
-        rows = 0 if self._busy else self.results.count()
-        row_height = self.results.sizeHintForRow(0) if rows else 0
-        self.results.setFixedHeight(rows * row_height + (4 if rows else 0))
+        rows = 0 if self._busy else len(self.model.tools)
+        if rows and not self._row_height:
+            self._row_height = self.results.sizeHintForRow(0)
+        height = rows * self._row_height + (4 if rows else 0)
+        changed = height != self.results.height() or self.results.isHidden() == (rows > 0)
+        self.results.setFixedHeight(height)
         self.results.setVisible(rows > 0)
         if self._busy:
             hint = HINT_BUSY
@@ -279,9 +379,14 @@ class CommandBar(QFrame):
             hint = HINT_CHOOSE
         else:
             hint = f"No tool matches · {self.ask_hint} · Esc to close"
-        self.hint.setText(hint)
-        self.hint.setVisible(not self._busy)  # busy: "Esc to cancel" sits in the status row
-        self.adjustSize()
+        if hint != self.hint.text():
+            self.hint.setText(hint)
+            changed = True
+        if self.hint.isHidden() != self._busy:
+            self.hint.setVisible(not self._busy)  # busy: "Esc to cancel" sits in the status row
+            changed = True
+        if changed:
+            self.adjustSize()
 
     def _set_status(
         self, text: str | None, *, spinning: bool = False, failed: bool = False, link: bool = False
@@ -336,8 +441,7 @@ class CommandBar(QFrame):
         self._show_refs(self._choices)
 
     def _show_refs(self, refs: Sequence[str]) -> None:
-        known = {r.ref: r for r in self._tools}
-        self._fill([known[r] for r in refs if r in known])
+        self._fill([self._tools[self._position[r]] for r in refs if r in self._position])
 
     def cancel(self) -> None:
         """Stop waiting (Esc while busy): the answer, when it comes, is ignored."""
@@ -384,7 +488,7 @@ class CommandBar(QFrame):
                 self.hide()
             return True
         if key in (Qt.Key.Key_Down, Qt.Key.Key_Up, Qt.Key.Key_PageDown, Qt.Key.Key_PageUp):
-            count = self.results.count()
+            count = len(self.model.tools)
             if count and not self._busy:
                 step = {
                     Qt.Key.Key_Down: 1,
@@ -392,8 +496,8 @@ class CommandBar(QFrame):
                     Qt.Key.Key_PageDown: 5,
                     Qt.Key.Key_PageUp: -5,
                 }[Qt.Key(key)]
-                row = min(max(self.results.currentRow() + step, 0), count - 1)
-                self.results.setCurrentRow(row)
+                row = min(max(self.results.currentIndex().row() + step, 0), count - 1)
+                self.results.setCurrentIndex(self.model.index(row, 0))
             return True
         if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             self.submit(free_text=bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier))
@@ -409,22 +513,22 @@ class CommandBar(QFrame):
         if self._busy:
             return
         text = self.input.text().strip()
-        item = self.results.currentItem()
-        if item is not None and not free_text:
-            self._choose_item(item)
+        current = self.results.currentIndex()
+        if current.isValid() and not free_text:
+            self._choose_index(current)
         elif text:
             self.text_submitted.emit(text)
 
-    def _choose_item(self, item: QListWidgetItem) -> None:
+    def _choose_index(self, index: QModelIndex) -> None:
         if self._busy:
             return
-        ref = item.data(REF_ROLE)
+        ref = index.data(REF_ROLE)
         self.hide()
         if ref:
             self.tool_chosen.emit(str(ref))
 
-    def _announce(self, row: int) -> None:
-        accessibility.announce(self.results, self.results.model().index(row, 0))
+    def _announce(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        accessibility.announce(self.results, current)
 
     def _settings_clicked(self, _link: str) -> None:
         self.hide()
@@ -436,7 +540,12 @@ class CommandBar(QFrame):
         if self._busy:
             self.set_busy(None)
             self.cancel_requested.emit()
+        _SHOWN.discard(self)
         super().hideEvent(event)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        _SHOWN.add(self)
+        super().showEvent(event)
 
     def changeEvent(self, event: QEvent) -> None:
         if (
@@ -446,6 +555,13 @@ class CommandBar(QFrame):
         ):
             self.hide()
         super().changeEvent(event)
+
+
+def _same_tools(tools: Sequence[ToolRef], before: Sequence[ToolRef]) -> bool:
+    """The same skill and tool objects in the same order (a reloaded skill is a new object)."""
+    return len(tools) == len(before) and all(
+        a.skill is b.skill and a.tool is b.tool for a, b in zip(tools, before, strict=True)
+    )
 
 
 def _mute(label: QLabel) -> None:

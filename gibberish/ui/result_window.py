@@ -4,8 +4,10 @@ Streaming is throttled so a tool that prints 100 MB cannot freeze the tray: outp
 in the run's ``OutputTail`` (bounded, filled from the runner's thread) and this window
 drains it at most every ``FLUSH_MS`` milliseconds, appending at most ``TICK_LIMIT``
 characters per drain and keeping at most ``VIEW_LIMIT`` characters in the view (the
-oldest text is cut away). The full output stays in the run's log file, one click away
-("Show full output").
+oldest lines are cut away, a few at a time, as new ones arrive). Each drain costs a few
+milliseconds whatever the tool prints, so the GUI never stalls for long (see
+``benchmarks/streaming.py``). The full output stays in the run's log file, one click
+away ("Show full output").
 
 When the run ends, the view shows the authoritative result: pretty-printed JSON when the
 tool printed a JSON document, the exact output when it was not truncated, and otherwise
@@ -76,26 +78,41 @@ if TYPE_CHECKING:
 
 __all__ = ["ResultWindow", "first_line", "summary_line"]
 
-FLUSH_MS = 50
+FLUSH_MS = 30
 """How often streamed output is moved into the view."""
-TICK_LIMIT = 64 * 1024
-"""At most this many characters are appended per flush; older pending text is skipped."""
+TICK_LIMIT = 8 * 1024
+"""At most this many characters are appended per flush (about 100 lines, more than anyone
+reads in ``FLUSH_MS``); older pending text is skipped. Laying out the appended text is
+the cost of a flush, so this bounds it."""
 LONG_LINE = 4096
 """Lines longer than this are broken for display (one huge line is slow to lay out)."""
-KEEP = VIEW_LIMIT * 3 // 4
-"""Characters kept when the view overflows (the rest of ``VIEW_LIMIT`` is room to append)."""
+KEEP = VIEW_LIMIT - TICK_LIMIT
+"""Characters kept when the view overflows (room for one more flush)."""
+_BREAKS = ("\r\n", "\r", "\u2029", "\ufdd0", "\ufdd1")
+"""What Qt makes a new block of, besides a line feed: shown the same as a line feed, so
+that the view's blocks are the text's lines and the oldest ones can be cut by count."""
 
 
-def _break_long_lines(text: str) -> str:
-    if len(text) <= LONG_LINE or all(len(line) <= LONG_LINE for line in text.split("\n")):
+def _display_text(text: str) -> str:
+    """``text`` with every line break a line feed and no line longer than ``LONG_LINE``."""
+    for other in _BREAKS:
+        if other in text:
+            text = text.replace(other, "\n")
+    lines = text.split("\n")
+    if max(map(len, lines)) <= LONG_LINE:
         return text
     out = []
-    for line in text.split("\n"):
+    for line in lines:
         while len(line) > LONG_LINE:
             out.append(line[:LONG_LINE])
             line = line[LONG_LINE:]
         out.append(line)
     return "\n".join(out)
+
+
+def _utf16_length(text: str) -> int:
+    """Positions in a Qt document count UTF-16 units: two for a character past U+FFFF."""
+    return len(text.encode("utf-16-le")) // 2
 
 
 class ResultWindow(QWidget):
@@ -279,32 +296,45 @@ class ResultWindow(QWidget):
         if gap:
             lead = "\n" if self._view_chars else ""
             text = f"{lead}… [{human_bytes(dropped)} of output skipped to keep up] …\n" + text
-        self._append(_break_long_lines(text))
+        self._append(_display_text(text))
 
     def _append(self, text: str) -> None:
         """Append to the view, keeping it under ``VIEW_LIMIT`` characters.
 
-        Cutting text off the top of a ``QPlainTextEdit`` is slow (≈40 ms per 64 KiB), so
-        the view's text is mirrored in ``_shown``: while it fits, new text is inserted at
-        the end (≈1 ms); when it would overflow, the newest ``KEEP`` characters replace the
-        whole document at once (≈7 ms for 192 KiB), leaving room for the next appends.
+        The view's text is mirrored in ``_shown``: new text is inserted at the end, and
+        when the view would overflow, whole lines are cut from the top (counted in the
+        mirror: one block per line) down to ``KEEP`` characters. Both are one edit, and
+        each costs in proportion to the text added or cut (at most a flush's worth or
+        so), never to the whole view: replacing the whole text stalled the GUI ~30 ms.
         """
         if not text:
             return
         follow = self._follow
+        document = self.view.document()
+        cursor = QTextCursor(document)
+        cursor.beginEditBlock()
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(text)
         self._shown += text
-        if len(self._shown) <= VIEW_LIMIT:
-            cursor = QTextCursor(self.view.document())
-            cursor.movePosition(QTextCursor.MoveOperation.End)
-            cursor.insertText(text)
-        else:
-            keep = self._shown[-KEEP:]
-            newline = keep.find("\n")
-            if 0 <= newline < LONG_LINE:
-                keep = keep[newline + 1 :]  # start at a line
-            self._trimmed += len(self._shown) - len(keep)
-            self._shown = keep
-            self.view.setPlainText(keep)
+        if len(self._shown) > VIEW_LIMIT:
+            cut = self._shown.find("\n", len(self._shown) - KEEP) + 1
+            if cut <= 0:  # no line end to cut at (the last line is still being printed)
+                cut = len(self._shown) - KEEP
+            cursor.movePosition(QTextCursor.MoveOperation.Start)
+            lines = self._shown.count("\n", 0, cut)
+            cursor.movePosition(
+                QTextCursor.MoveOperation.NextBlock, QTextCursor.MoveMode.KeepAnchor, lines
+            )
+            if cut > 0 and self._shown[cut - 1] != "\n":
+                cursor.movePosition(
+                    QTextCursor.MoveOperation.Right,
+                    QTextCursor.MoveMode.KeepAnchor,
+                    _utf16_length(self._shown[self._shown.rfind("\n", 0, cut) + 1 : cut]),
+                )
+            cursor.removeSelectedText()
+            self._trimmed += cut
+            self._shown = self._shown[cut:]
+        cursor.endEditBlock()
         self._view_chars = len(self._shown)
         self._follow = follow  # our own edits move the scroll bar; they are not the user's
         if follow:

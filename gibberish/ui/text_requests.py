@@ -21,7 +21,7 @@ from gibberish.ui.errors import guard
 
 if TYPE_CHECKING:
     from gibberish.app import Engine, ToolRef
-    from gibberish.skills.model import Mode
+    from gibberish.skills.model import Mode, SkillDefinition
     from gibberish.ui.asking import Asking
     from gibberish.ui.command_bar import CommandBar
     from gibberish.ui.routing import Choices, Outcome, TextRouter
@@ -51,6 +51,7 @@ class TextRequests(QObject):
         self._auto_router: TextRouter | None = None
         self._asking: Asking | None = None
         self.command_bar: CommandBar | None = None
+        self._offered: tuple[Mode, list[SkillDefinition], list[ToolRef]] | None = None
 
     @property
     def router(self) -> TextRouter:
@@ -81,7 +82,23 @@ class TextRequests(QObject):
         return self._asking
 
     def _tools(self) -> list[ToolRef]:
-        return self._engine().tools(self._mode())
+        """The tools offered now. The same list while the library's skills (the same
+        objects: a changed skill is a new one) and the mode stay the same, so the command
+        bar sees the same tools and keeps its index."""
+        engine = self._engine()
+        mode = self._mode()
+        skills = engine.skills()
+        held = self._offered
+        if (
+            held is not None
+            and held[0] == mode
+            and len(held[1]) == len(skills)
+            and all(a is b for a, b in zip(held[1], skills, strict=True))
+        ):
+            return held[2]
+        tools = engine.tools(mode)
+        self._offered = (mode, skills, tools)
+        return tools
 
     def open_bar(self) -> None:
         bar = self.bar()
@@ -123,7 +140,7 @@ class TextRequests(QObject):
             return
         self.cancel()
         mode = self._mode()
-        tools = self._engine().tools(mode)
+        tools = self._tools()
         router = self.router
         if getattr(router, "instant", True):
             self._answer(router.propose(text, tools, mode=mode), text)

@@ -111,7 +111,8 @@ def test_a_new_selection_in_the_results_is_announced(qtbot, engine: Engine) -> N
         bar.popup("")
         heard.clear()
         qtbot.keyClick(bar.input, Qt.Key.Key_Down)
-        assert heard and heard[-1] == bar.results.currentItem().text()
+        assert heard and heard[-1] == bar.results.currentIndex().data()
+        assert bar.current_ref() == bar.refs()[1]
     finally:
         accessibility.listeners.clear()
 

@@ -6,11 +6,12 @@ from PySide6.QtCore import Qt
 
 from gibberish.ui.command_bar import CommandBar
 from gibberish.ui.routing import FuzzyRouter, Proposal
-from tests.ui.conftest import FakeApprovals, FakeForms, make_controller
+from tests.ui.conftest import FakeApprovals, FakeForms, make_controller, tool_block, write_skill
 
 
 def shown_refs(bar: CommandBar) -> list[str]:
-    return [bar.results.item(i).data(Qt.ItemDataRole.UserRole) for i in range(bar.results.count())]
+    model = bar.results.model()
+    return [model.index(i, 0).data(Qt.ItemDataRole.UserRole) for i in range(model.rowCount())]
 
 
 def test_typing_filters_and_ranks_tools(qtbot, engine) -> None:
@@ -119,3 +120,46 @@ def test_second_instance_message_opens_the_command_bar(controller) -> None:
     controller.text.command_bar.hide()
     controller.handle_message("ask say hello")
     assert "hello.say_hello" in {s.prepared.ref for s in controller.runs.sessions.values()}
+
+
+def test_reopening_keeps_the_index_until_the_library_changes(qtbot, controller, skills_dir) -> None:
+    controller.open_command_bar()
+    bar = controller.text.command_bar
+    index = bar.index
+    assert index is not None
+    qtbot.keyClick(bar.input, Qt.Key.Key_Escape)
+    controller.open_command_bar()
+    assert bar.index is index  # nothing changed: the same index, not a new one
+    controller.reload()
+    controller.open_command_bar()
+    assert bar.index is index  # a reload that found no change keeps it too
+
+    write_skill(
+        skills_dir,
+        "hello",
+        [tool_block("say_hello", "Print a friendly greeting in Esperanto.", "echo saluton")],
+    )
+    controller.reload()
+    controller.open_command_bar()
+    assert bar.index is not index  # the library changed: a new index, with the new text
+    qtbot.keyClicks(bar.input, "esperanto")
+    assert shown_refs(bar) == ["hello.say_hello"]
+
+
+def test_a_mode_change_offers_other_tools(qtbot, controller, skills_dir) -> None:
+    write_skill(
+        skills_dir,
+        "meet",
+        [tool_block("mute_all", "Mute everyone.", "echo muted")],
+        extra="modes: [Meeting]",
+    )
+    controller.reload()
+    controller.set_mode("Dev")
+    controller.open_command_bar()
+    bar = controller.text.command_bar
+    qtbot.keyClicks(bar.input, "mute")
+    assert shown_refs(bar) == []
+    controller.set_mode("Meeting")
+    controller.open_command_bar()
+    qtbot.keyClicks(bar.input, "mute")
+    assert shown_refs(bar) == ["meet.mute_all"]

@@ -129,8 +129,8 @@ def test_the_command_bar_shows_model_messages_as_text(qtbot, hostile_engine: Eng
     bar.show_choices(f"The model said: {HOSTILE}", ("spoof.take",), failed=True)
     bar.ask_hint = HOSTILE
     assert_plain(bar)
-    item = bar.results.item(0)
-    assert item.toolTip() == plain_tooltip(f"Take a value. {HOSTILE}")
+    first = bar.results.model().index(0, 0)
+    assert first.data(Qt.ItemDataRole.ToolTipRole) == plain_tooltip(f"Take a value. {HOSTILE}")
 
 
 def test_problems_and_notices_are_text(qtbot) -> None:

@@ -186,3 +186,47 @@ def test_streaming_flushes_are_bounded(qtbot) -> None:
     window.flush()
     assert window.view.document().characterCount() <= VIEW_LIMIT + 64
     assert "skipped" in window.output_text()
+
+
+def numbered(first: int, last: int) -> bytes:
+    return "".join(f"line {n}\n" for n in range(first, last)).encode()
+
+
+def test_streamed_output_arrives_complete_and_in_order(qtbot) -> None:
+    """Chunks cut anywhere (inside a line, inside a UTF-8 character), each flush taking
+    what arrived since the last: the view holds exactly the stream, in order."""
+    window = ResultWindow("t.t", ("prog",))
+    qtbot.addWidget(window)
+    tail = OutputTail()
+    window.set_running(tail, cancel=lambda: None)
+    stream = numbered(0, 3000) + "é ✓ 🎉 end\n".encode()
+    for start in range(0, len(stream), 997):
+        tail.feed(stream[start : start + 997])
+        window.flush()
+    assert window.output_text() == stream.decode()
+    assert "skipped" not in window.output_text()
+
+
+def test_a_long_stream_keeps_the_newest_whole_lines(qtbot) -> None:
+    """Far more than the view keeps, in flushes the size of a real one: the view stays
+    bounded, starts at a line's start, and holds the newest lines in order; every kind
+    of line break counts as a line when the oldest ones are cut."""
+    window = ResultWindow("t.t", ("prog",))
+    qtbot.addWidget(window)
+    tail = OutputTail()
+    window.set_running(tail, cancel=lambda: None)
+    n = 0
+    while tail.total < 4 * VIEW_LIMIT:
+        chunk = numbered(n, n + 150) + "a\r\nb\rc\u2029d 🎉\n".encode()
+        tail.feed(chunk)
+        window.flush()
+        n += 150
+    shown = window.output_text()
+    assert len(shown) <= VIEW_LIMIT
+    assert window.view.document().characterCount() <= VIEW_LIMIT + 2
+    assert shown == window._shown  # the view and what the window thinks it shows agree
+    lines = shown.split("\n")
+    assert lines[0].startswith("line ") or lines[0] in ("a", "b", "c", "d 🎉")
+    numbers = [int(line[5:]) for line in lines if line.startswith("line ")]
+    assert numbers == list(range(numbers[0], n))  # the newest, none missing, in order
+    assert "skipped" not in shown

@@ -1,0 +1,256 @@
+"""The command bar at 1,000 skills: opening it, and each letter typed into it.
+
+    .venv/bin/python benchmarks/command_bar.py [--skills 1000] [--repeat 5]
+
+**Corpus**: ``--skills`` skill folders written by ``load.py``'s generator (5 tools each,
+plus the bundled skills), with every tool renamed to a verb_noun name and its description
+made distinct by a few extra words (a seeded random draw): ``load.py``'s corpus repeats 6
+descriptions and 30 tool names, which would flatter a ranker that works per distinct text.
+
+A real ``Controller`` over a real ``Engine`` runs offscreen in this process (temporary XDG
+folders); every figure is wall-clock time on the GUI thread (``--cpu``: its CPU time),
+from the call until the event queue is empty (the bar painted):
+
+* *open* — ``Controller.open_command_bar()`` (what the hotkey and the menu item call),
+  the library unchanged since the last open;
+* *open after a library change* — one SKILL.md edited and reloaded first (not timed): the
+  open builds a new index;
+* *keystroke* — typing ``--query`` letter by letter (``QTest.keyClick``), starting
+  ``REACTION_MS`` (250 ms, the event loop running) after the bar opened following a
+  library change (a new index: no word scored yet), then again with the same index:
+  the median and the worst letter of each pass.
+
+The floor is a bare frame with a ``QLineEdit`` and a 12-row ``QListView``, opened and
+typed into the same way, its 12 rows replaced at each letter (``QStringListModel``):
+what Qt costs for the same widgets without any ranking.
+Each figure is taken ``--repeat`` times; min and median are printed with the ratio to
+the floor and the target (open <= 50 ms, keystroke <= 8 ms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+REACTION_MS = 250
+"""How long after the bar appears the first letter is typed (a person reacting to it)."""
+VERBS = "show list find search delete remove convert upload download sync check open "
+VERBS += "print count clean backup restore deploy watch tail measure compare merge"
+NOUNS = "commits log diff status files notes photos videos disk usage ports processes "
+NOUNS += "branches tags issues mail calendar weather uptime network cache images logs"
+WORDS = (VERBS + " " + NOUNS + " recent history folder project remote local").split()
+
+
+def write_corpus(root: Path, count: int) -> None:
+    """``load.py``'s skills with distinct tool names and descriptions."""
+    from load import skill_text
+
+    rng = random.Random(12)
+    verbs, nouns = VERBS.split(), NOUNS.split()
+    for i in range(count):
+        name = f"skill-{i:04d}"
+        lines = skill_text(name, i).split("\n")
+        used: set[str] = set()
+        for at, line in enumerate(lines):
+            if line.startswith("### tool_"):
+                tool = f"{rng.choice(verbs)}_{rng.choice(nouns)}"
+                while tool in used:
+                    tool = f"{rng.choice(verbs)}_{rng.choice(nouns)}_{len(used)}"
+                used.add(tool)
+                lines[at] = f"### {tool}"
+                lines[at + 2] += " " + " ".join(rng.choices(WORDS, k=6)) + f" ({i})."
+        folder = root / name
+        (folder / "scripts").mkdir(parents=True)
+        (folder / "SKILL.md").write_text("\n".join(lines), encoding="utf-8")
+        script = folder / "scripts" / "convert.sh"
+        script.write_text('#!/bin/sh\nexec convert "$@"\n')
+        script.chmod(0o755)
+
+
+def drain() -> None:
+    from PySide6.QtWidgets import QApplication
+
+    QApplication.processEvents()
+    QApplication.processEvents()
+
+
+CLOCK = time.perf_counter
+"""Wall-clock time; ``--cpu`` makes it the GUI thread's CPU time (``time.thread_time``),
+which waiting for a core on a busy machine does not inflate."""
+
+
+def timed(action: Callable[[], None]) -> float:
+    """Milliseconds from ``action`` until the events it caused (layout, paint) are done."""
+    started = CLOCK()
+    action()
+    drain()
+    return (CLOCK() - started) * 1000
+
+
+def type_letters(line_edit, text: str) -> list[float]:
+    from PySide6.QtTest import QTest
+
+    return [timed(lambda ch=ch: QTest.keyClick(line_edit, ch)) for ch in text]
+
+
+def floor_letters(floor: Floor, text: str) -> list[float]:
+    """Each letter typed into the bare line edit, and the list's 12 rows replaced."""
+    from PySide6.QtTest import QTest
+
+    def letter(ch: str) -> None:
+        QTest.keyClick(floor.input, ch)
+        typed = floor.input.text()
+        floor.model.setStringList([f"{typed} {n}   ·   skill.tool_{n}" for n in range(12)])
+
+    return [timed(lambda ch=ch: letter(ch)) for ch in text]
+
+
+class Floor:
+    """The same widgets, bare: a frame with a line edit and 12 fixed rows."""
+
+    def __init__(self) -> None:
+        from PySide6.QtCore import QStringListModel, Qt
+        from PySide6.QtWidgets import QFrame, QLineEdit, QListView, QVBoxLayout
+
+        self.frame = QFrame(None, Qt.WindowType.Tool | Qt.WindowType.FramelessWindowHint)
+        layout = QVBoxLayout(self.frame)
+        self.input = QLineEdit()
+        layout.addWidget(self.input)
+        self.view = QListView()
+        self.model = QStringListModel([f"Tool {n}   ·   skill.tool_{n}" for n in range(12)])
+        self.view.setModel(self.model)
+        layout.addWidget(self.view)
+        self.frame.setFixedWidth(600)
+
+    def open(self) -> float:
+        self.input.clear()
+        return timed(self.frame.show)
+
+    def close(self) -> None:
+        self.frame.hide()
+        drain()
+
+
+def summary(name: str, values: list[float], floor: list[float], target: float) -> str:
+    low, mid = min(values), statistics.median(values)
+    ratio = mid / statistics.median(floor) if statistics.median(floor) else float("nan")
+    verdict = "met" if mid <= target else "MISSED"
+    return (
+        f"  {name:<44} min {low:7.1f} ms  median {mid:7.1f} ms  "
+        f"(floor median {statistics.median(floor):5.1f} ms, ratio {ratio:5.1f}x; "
+        f"target <= {target:g} ms: {verdict})"
+    )
+
+
+def edit_one_skill(corpus: Path, round_no: int) -> None:
+    path = corpus / f"skill-{round_no:04d}" / "SKILL.md"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("# Skill", f"# Skill (edit {round_no})", 1), encoding="utf-8")
+
+
+def measure(corpus: Path, repeat: int, query: str) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    from gibberish.app import Engine, EngineOptions
+    from gibberish.ui.controller import Controller
+
+    app = QApplication.instance() or QApplication(["bench"])
+    engine = Engine(EngineOptions(extra_skills_dirs=(corpus,), include_user=False))
+    controller = Controller(engine, tray_available=True)
+    controller.start()
+    while not controller.host.is_ready:
+        app.processEvents()
+    tools = len(controller.engine.tools())
+    controller.open_command_bar()  # the first open makes the widget (once per process)
+    bar = controller.text.command_bar
+    close = lambda: QTest.keyClick(bar.input, Qt.Key.Key_Escape)  # noqa: E731
+    close()
+    drain()
+    floor = Floor()
+    floor.open()
+    floor.close()
+
+    opens, changed_opens, floor_opens = [], [], []
+    cold_keys, warm_keys, floor_keys = [], [], []
+    for round_no in range(repeat):
+        edit_one_skill(corpus, round_no)
+        controller.reload()
+        drain()
+        changed_opens.append(timed(controller.open_command_bar))
+        QTest.qWait(REACTION_MS)
+        cold_keys.append(type_letters(bar.input, query))
+        close()
+        drain()
+        opens.append(timed(controller.open_command_bar))
+        warm_keys.append(type_letters(bar.input, query))
+        close()
+        drain()
+        floor_opens.append(floor.open())
+        floor_keys.append(floor_letters(floor, query))
+        floor.close()
+    load = os.getloadavg()
+    clock = "GUI thread CPU time" if CLOCK is time.thread_time else "wall-clock time"
+    print(
+        f"command bar, {tools} tools, {clock} ({repeat} rounds; load average {load[0]:.2f} "
+        f"{load[1]:.2f} {load[2]:.2f}; query {query!r}, {len(query)} letters)"
+    )
+    print(summary("open", opens, floor_opens, 50))
+    print(summary("open after a library change", changed_opens, floor_opens, 50))
+    worst = [max(keys) for keys in floor_keys]
+    middle = [statistics.median(keys) for keys in floor_keys]
+    for label, runs in (("after a library change", cold_keys), ("again", warm_keys)):
+        print(
+            summary(
+                f"keystroke, median letter, {label}",
+                [statistics.median(k) for k in runs],
+                middle,
+                8,
+            )
+        )
+        print(summary(f"keystroke, worst letter, {label}", [max(k) for k in runs], worst, 8))
+    print("  per letter, first round after a change: " + " ".join(f"{v:.1f}" for v in cold_keys[0]))
+    controller.shutdown()
+    drain()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skills", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--query", default="show me the last 5 commits")
+    parser.add_argument("--cpu", action="store_true", help="the GUI thread's CPU time")
+    options = parser.parse_args()
+    global CLOCK
+    if options.cpu:
+        CLOCK = time.thread_time
+    root = Path(tempfile.mkdtemp(prefix="gibberish-bench-bar-"))
+    try:
+        for var in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+            path = root / "env" / var.lower()
+            path.mkdir(parents=True)
+            os.environ[var] = str(path)
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        os.environ["PYTHON_KEYRING_BACKEND"] = "keyrings.alt.file.PlaintextKeyring"
+        corpus = root / "skills"
+        write_corpus(corpus, options.skills)
+        time.sleep(2.1)  # past the library's 2 s "racy" window: unchanged files stay cached
+        measure(corpus, options.repeat, options.query)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
