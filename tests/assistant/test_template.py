@@ -5,7 +5,9 @@ chat template from its documented output (its header says why it is not Google's
 is rendered the way ``transformers.apply_chat_template`` renders a chat template (a sandboxed
 Jinja2 environment with ``trim_blocks`` and ``lstrip_blocks``) from the same tool schemas a
 chat API receives, and must equal gibberish's own renderer byte for byte for every tool set
-and conversation below.
+and conversation below. Where the model's own template is on the machine
+(``GIBBERISH_FUNCTIONGEMMA_TEMPLATE``, see ``model_template.py``), every case is also
+rendered with it; otherwise that half skips and says why.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from gibberish.assistant.manifest import tool_schemas
 from gibberish.assistant.naming import ToolCatalog
 from gibberish.skills.model import ToolDefinition
 from tests.assistant.builders import P, deploy_skill, git_skill, param, skill, summarize_skill
+from tests.assistant.model_template import TemplateNotFound, from_environment
 
 jinja2 = pytest.importorskip("jinja2", reason="jinja2 (dev extra) renders the chat template")
 from jinja2.sandbox import ImmutableSandboxedEnvironment  # noqa: E402
@@ -37,10 +40,11 @@ def _raise(message: str) -> None:
     raise ValueError(message)
 
 
-def template_render(tools, messages, *, generation_prompt: bool = True) -> str:
+def template_render(tools, messages, *, generation_prompt: bool = True, source=None) -> str:
+    """Render ``source`` (default: the reconstruction) as ``apply_chat_template`` does."""
     env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
     env.globals["raise_exception"] = _raise
-    template = env.from_string(TEMPLATE.read_text(encoding="utf-8"))
+    template = env.from_string(source or TEMPLATE.read_text(encoding="utf-8"))
     return template.render(
         bos_token="<bos>",
         tools=tool_schemas(tools) or None,
@@ -143,6 +147,25 @@ def test_byte_identical_to_the_chat_template(tools_name, conversation, generatio
     tools, messages = TOOL_SETS[tools_name], CONVERSATIONS[conversation]
     ours = render_conversation(tools, messages, bos=True, generation_prompt=generation_prompt)
     assert ours == template_render(tools, messages, generation_prompt=generation_prompt)
+
+
+def own_template() -> str:
+    """The model's own template, or skip with what is missing."""
+    try:
+        return from_environment().text
+    except TemplateNotFound as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.mark.parametrize("tools_name", sorted(TOOL_SETS))
+@pytest.mark.parametrize("conversation", sorted(CONVERSATIONS))
+@pytest.mark.parametrize("generation_prompt", [True, False])
+def test_byte_identical_to_the_models_own_template(tools_name, conversation, generation_prompt):
+    source = own_template()
+    tools, messages = TOOL_SETS[tools_name], CONVERSATIONS[conversation]
+    ours = render_conversation(tools, messages, bos=True, generation_prompt=generation_prompt)
+    theirs = template_render(tools, messages, generation_prompt=generation_prompt, source=source)
+    assert ours == theirs
 
 
 def test_render_prompt_is_the_one_request_conversation():
