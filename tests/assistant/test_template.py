@@ -31,6 +31,7 @@ from tests.assistant.builders import P, deploy_skill, git_skill, param, skill, s
 from tests.assistant.model_template import TemplateNotFound, from_environment
 
 jinja2 = pytest.importorskip("jinja2", reason="jinja2 (dev extra) renders the chat template")
+from jinja2.filters import do_dictsort  # noqa: E402
 from jinja2.sandbox import ImmutableSandboxedEnvironment  # noqa: E402
 
 TEMPLATE = Path(__file__).parent / "templates" / "functiongemma.jinja"
@@ -40,20 +41,34 @@ def _raise(message: str) -> None:
     raise ValueError(message)
 
 
-def template_render(tools, messages, *, generation_prompt: bool = True, source=None) -> str:
-    """Render ``source`` (default: the reconstruction) as ``apply_chat_template`` does."""
+def template_render(
+    tools,
+    messages,
+    *,
+    generation_prompt: bool = True,
+    source: str | None = None,
+    bos_token: str = "<bos>",
+    case_sensitive_sort: bool = False,
+) -> str:
+    """Render ``source`` (default: the reconstruction) as ``apply_chat_template`` does.
+
+    ``case_sensitive_sort`` makes ``dictsort`` compare keys byte-wise, as llama.cpp's own
+    Jinja engine does (Python's Jinja2 ignores case by default).
+    """
     env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
     env.globals["raise_exception"] = _raise
+    if case_sensitive_sort:
+        env.filters["dictsort"] = lambda value: do_dictsort(value, case_sensitive=True)
     template = env.from_string(source or TEMPLATE.read_text(encoding="utf-8"))
     return template.render(
-        bos_token="<bos>",
+        bos_token=bos_token,
         tools=tool_schemas(tools) or None,
-        messages=[_as_dict(m) for m in messages],
+        messages=[as_chat_message(m) for m in messages],
         add_generation_prompt=generation_prompt,
     )
 
 
-def _as_dict(message: Message) -> dict[str, Any]:
+def as_chat_message(message: Message) -> dict[str, Any]:
     data: dict[str, Any] = {"role": message.role, "content": message.content}
     if message.calls:
         data["tool_calls"] = [
