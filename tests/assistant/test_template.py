@@ -12,6 +12,7 @@ rendered with it; otherwise that half skips and says why.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -172,15 +173,30 @@ def own_template() -> str:
         pytest.skip(str(exc))
 
 
-@pytest.mark.parametrize("tools_name", sorted(TOOL_SETS))
-@pytest.mark.parametrize("conversation", sorted(CONVERSATIONS))
-@pytest.mark.parametrize("generation_prompt", [True, False])
-def test_byte_identical_to_the_models_own_template(tools_name, conversation, generation_prompt):
+def test_byte_identical_to_the_models_own_template():
+    """Every tool set × conversation × generation prompt, with the model's own template;
+    one test (one skip line without it) that names every case that differs."""
     source = own_template()
-    tools, messages = TOOL_SETS[tools_name], CONVERSATIONS[conversation]
-    ours = render_conversation(tools, messages, bos=True, generation_prompt=generation_prompt)
-    theirs = template_render(tools, messages, generation_prompt=generation_prompt, source=source)
-    assert ours == theirs
+    differing = []
+    for tools_name, conversation, generation_prompt in itertools.product(
+        sorted(TOOL_SETS), sorted(CONVERSATIONS), (True, False)
+    ):
+        tools, messages = TOOL_SETS[tools_name], CONVERSATIONS[conversation]
+        ours = render_conversation(tools, messages, bos=True, generation_prompt=generation_prompt)
+        theirs = template_render(
+            tools, messages, generation_prompt=generation_prompt, source=source
+        )
+        if ours != theirs:
+            at = next(
+                (i for i, pair in enumerate(zip(ours, theirs, strict=False)) if len(set(pair)) > 1),
+                min(len(ours), len(theirs)),
+            )
+            near = slice(max(0, at - 30), at + 30)
+            differing.append(
+                f"{tools_name}/{conversation}/{generation_prompt} at byte {at}: "
+                f"ours {ours[near]!r}, template {theirs[near]!r}"
+            )
+    assert not differing, f"{len(differing)} cases differ:\n" + "\n".join(differing)
 
 
 def test_render_prompt_is_the_one_request_conversation():
