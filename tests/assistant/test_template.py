@@ -5,11 +5,14 @@ chat template from its documented output (its header says why it is not Google's
 is rendered the way ``transformers.apply_chat_template`` renders a chat template (a sandboxed
 Jinja2 environment with ``trim_blocks`` and ``lstrip_blocks``) from the same tool schemas a
 chat API receives, and must equal gibberish's own renderer byte for byte for every tool set
-and conversation below.
+and conversation below. Where the model's own template is on the machine
+(``GIBBERISH_FUNCTIONGEMMA_TEMPLATE``, see ``model_template.py``), every case is also
+rendered with it; otherwise that half skips and says why.
 """
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +29,10 @@ from gibberish.assistant.manifest import tool_schemas
 from gibberish.assistant.naming import ToolCatalog
 from gibberish.skills.model import ToolDefinition
 from tests.assistant.builders import P, deploy_skill, git_skill, param, skill, summarize_skill
+from tests.assistant.model_template import TemplateNotFound, from_environment
 
 jinja2 = pytest.importorskip("jinja2", reason="jinja2 (dev extra) renders the chat template")
+from jinja2.filters import do_dictsort  # noqa: E402
 from jinja2.sandbox import ImmutableSandboxedEnvironment  # noqa: E402
 
 TEMPLATE = Path(__file__).parent / "templates" / "functiongemma.jinja"
@@ -37,19 +42,34 @@ def _raise(message: str) -> None:
     raise ValueError(message)
 
 
-def template_render(tools, messages, *, generation_prompt: bool = True) -> str:
+def template_render(
+    tools,
+    messages,
+    *,
+    generation_prompt: bool = True,
+    source: str | None = None,
+    bos_token: str = "<bos>",
+    case_sensitive_sort: bool = False,
+) -> str:
+    """Render ``source`` (default: the reconstruction) as ``apply_chat_template`` does.
+
+    ``case_sensitive_sort`` makes ``dictsort`` compare keys byte-wise, as llama.cpp's own
+    Jinja engine does (Python's Jinja2 ignores case by default).
+    """
     env = ImmutableSandboxedEnvironment(trim_blocks=True, lstrip_blocks=True)
     env.globals["raise_exception"] = _raise
-    template = env.from_string(TEMPLATE.read_text(encoding="utf-8"))
+    if case_sensitive_sort:
+        env.filters["dictsort"] = lambda value: do_dictsort(value, case_sensitive=True)
+    template = env.from_string(source or TEMPLATE.read_text(encoding="utf-8"))
     return template.render(
-        bos_token="<bos>",
+        bos_token=bos_token,
         tools=tool_schemas(tools) or None,
-        messages=[_as_dict(m) for m in messages],
+        messages=[as_chat_message(m) for m in messages],
         add_generation_prompt=generation_prompt,
     )
 
 
-def _as_dict(message: Message) -> dict[str, Any]:
+def as_chat_message(message: Message) -> dict[str, Any]:
     data: dict[str, Any] = {"role": message.role, "content": message.content}
     if message.calls:
         data["tool_calls"] = [
@@ -143,6 +163,40 @@ def test_byte_identical_to_the_chat_template(tools_name, conversation, generatio
     tools, messages = TOOL_SETS[tools_name], CONVERSATIONS[conversation]
     ours = render_conversation(tools, messages, bos=True, generation_prompt=generation_prompt)
     assert ours == template_render(tools, messages, generation_prompt=generation_prompt)
+
+
+def own_template() -> str:
+    """The model's own template, or skip with what is missing."""
+    try:
+        return from_environment().text
+    except TemplateNotFound as exc:
+        pytest.skip(str(exc))
+
+
+def test_byte_identical_to_the_models_own_template():
+    """Every tool set × conversation × generation prompt, with the model's own template;
+    one test (one skip line without it) that names every case that differs."""
+    source = own_template()
+    differing = []
+    for tools_name, conversation, generation_prompt in itertools.product(
+        sorted(TOOL_SETS), sorted(CONVERSATIONS), (True, False)
+    ):
+        tools, messages = TOOL_SETS[tools_name], CONVERSATIONS[conversation]
+        ours = render_conversation(tools, messages, bos=True, generation_prompt=generation_prompt)
+        theirs = template_render(
+            tools, messages, generation_prompt=generation_prompt, source=source
+        )
+        if ours != theirs:
+            at = next(
+                (i for i, pair in enumerate(zip(ours, theirs, strict=False)) if len(set(pair)) > 1),
+                min(len(ours), len(theirs)),
+            )
+            near = slice(max(0, at - 30), at + 30)
+            differing.append(
+                f"{tools_name}/{conversation}/{generation_prompt} at byte {at}: "
+                f"ours {ours[near]!r}, template {theirs[near]!r}"
+            )
+    assert not differing, f"{len(differing)} cases differ:\n" + "\n".join(differing)
 
 
 def test_render_prompt_is_the_one_request_conversation():
