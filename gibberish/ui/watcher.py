@@ -8,7 +8,8 @@ the watched set is recomputed after every reload (``watch`` re-adds what is miss
 
 Events are debounced: a save is several events (create, modify, rename, chmod), a
 ``git checkout`` hundreds; ``changed`` fires once, ``DEBOUNCE_MS`` after the last one.
-The reload itself is ``Engine.reload()``, which re-reads only what changed.
+The reload itself is ``Engine.reload()``, which re-reads only what changed; the tray runs
+it and ``watch_paths`` on a worker thread (``reloader``) and only ``apply`` on its own.
 """
 
 from __future__ import annotations
@@ -70,7 +71,11 @@ class SkillsWatcher(QObject):
 
     def watch(self, sources: Iterable[Path], skill_dirs: Iterable[Path] = ()) -> None:
         """Make the watched set exactly what ``sources`` need now (re-adding replaced files)."""
-        wanted = watch_paths(sources, skill_dirs)
+        self.apply(watch_paths(sources, skill_dirs))
+
+    def apply(self, wanted: set[str]) -> None:
+        """Make the watched set exactly ``wanted`` (from ``watch_paths``, which may run on
+        another thread: it is the part that touches the disk)."""
         current = set(self._watcher.files()) | set(self._watcher.directories())
         stale = sorted(current - wanted)
         if stale:
