@@ -165,11 +165,16 @@ class Controller(QObject):
         if self.surface.tray is not None:
             self._update_menu()
         self.surface.set_items(self.menus.items)
-        self._after_load()
+        self._after_load(background=True)
 
-    def _after_load(self) -> None:
+    def _after_load(self, *, background: bool = False) -> None:
+        """Watch the skills folders — listed on the reload worker when ``background`` (the
+        Engine was built on a worker: thousands of paths are not listed on this thread)."""
         self.runs.connect_events()
-        self.rewatch()
+        if background:
+            self.reload_in_background()
+        else:
+            self.rewatch()
         self.show_notices()
         gui_gc.freeze_survivors()  # the loaded skills live on: out of the collector's way
 

@@ -18,8 +18,9 @@ tests (and people writing desktop automation) can rely on:
 ============================  =============================================
 
 Skill submenus are *lazy*: their tools are created when the submenu is about to show
-(and, right after a rebuild, on the next idle turn of the event loop), so building the
-menu for 200 skills at start-up stays cheap.
+(or on an idle turn before that), so building the menu for 1,000 skills stays cheap.
+The tray keeps its ``QMenu`` and changes only the entries whose ``signature`` changed
+(``menu_view``; see docs/adr/0018-menu-diff.md).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ MAX_LABEL = 80
 
 
 class Kind:
-    """What a ``MenuItem`` is (plain strings: the menu is built on every open)."""
+    """What a ``MenuItem`` is (plain strings: cheap to make and to compare)."""
 
     ACTION = "action"
     MENU = "menu"
