@@ -195,12 +195,21 @@ def main() -> int:
         root = Path(tmp)
         _hermetic(root)
         sys.path.insert(0, str(HERE))
-        from load import _edit, write_corpus
+        from load import write_corpus
 
         skills = root / "skills"
         write_corpus(skills, args.skills)
         _age_corpus(skills)
-        return run(args, skills, _edit)
+        return run(args, skills, edit_first_tool)
+
+
+def edit_first_tool(path: Path, round_no: int) -> None:
+    """Rewrite SKILL.md with its first tool's description changed: what the menu shows
+    changes, so the reload replaces that skill's submenu (and only that one)."""
+    text = path.read_text()
+    head, sep, rest = text.partition("\n### ")
+    title, blank, rest = rest.partition("\n\n")
+    path.write_text(head + sep + title + blank + f"Edited ({round_no}). " + rest)
 
 
 def run(args: argparse.Namespace, skills: Path, edit: Callable[[Path, int], None]) -> int:
@@ -302,7 +311,7 @@ def run(args: argparse.Namespace, skills: Path, edit: Callable[[Path, int], None
     print("reload after editing one skill (ratio to the idle heartbeat):")
     report("longest gap", [x.gap for x in reloads], floor_gap)
     report("GUI busy", [x.busy for x in reloads], None)
-    print(f"  entries made during {len(reloads)} reloads: {remade}")
+    print(f"  entries made during {len(reloads)} reloads: {remade} (one per edited skill)")
     print("garbage collection on the GUI thread:")
     for phase in ("start", "open", "reload"):
         found = [p for ph, p in pauses.pauses if ph == phase]

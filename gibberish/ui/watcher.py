@@ -21,6 +21,7 @@ from pathlib import Path
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 DEBOUNCE_MS = 300
+ADD_BATCH = 200
 SKILL_FILE = "SKILL.md"
 
 
@@ -68,6 +69,7 @@ class SkillsWatcher(QObject):
         self._timer.setInterval(debounce_ms)
         self._timer.timeout.connect(self.changed)
         self.events = 0
+        self._pending: list[str] = []
 
     def watch(self, sources: Iterable[Path], skill_dirs: Iterable[Path] = ()) -> None:
         """Make the watched set exactly what ``sources`` need now (re-adding replaced files)."""
@@ -75,14 +77,32 @@ class SkillsWatcher(QObject):
 
     def apply(self, wanted: set[str]) -> None:
         """Make the watched set exactly ``wanted`` (from ``watch_paths``, which may run on
-        another thread: it is the part that touches the disk)."""
+        another thread: it is the part that touches the disk).
+
+        New paths are added ``ADD_BATCH`` per turn of the event loop: adding a watch is a
+        system call, and the first watch list of 1,000 skills has 2,000 paths."""
+        self._pending = []
         current = set(self._watcher.files()) | set(self._watcher.directories())
         stale = sorted(current - wanted)
         if stale:
             self._watcher.removePaths(stale)
-        missing = sorted(wanted - current)
-        if missing:
-            self._watcher.addPaths(missing)
+        self._add(sorted(wanted - current))
+
+    def _add(self, paths: list[str]) -> None:
+        now, self._pending = paths[:ADD_BATCH], paths[ADD_BATCH:]
+        if now:
+            self._watcher.addPaths(now)
+        if self._pending:
+            QTimer.singleShot(0, self._add_pending)
+
+    def _add_pending(self) -> None:
+        if self._pending:
+            self._add(self._pending)
+
+    @property
+    def adding(self) -> bool:
+        """Paths are still waiting to be added on the next turns."""
+        return bool(self._pending)
 
     def watched(self) -> set[str]:
         return set(self._watcher.files()) | set(self._watcher.directories())
@@ -93,6 +113,7 @@ class SkillsWatcher(QObject):
 
     def stop(self) -> None:
         self._timer.stop()
+        self._pending = []
         paths = self._watcher.files() + self._watcher.directories()
         if paths:
             self._watcher.removePaths(paths)

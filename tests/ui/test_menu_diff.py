@@ -245,3 +245,20 @@ def test_a_failing_background_reload_is_reported_and_the_next_one_works(
     with qtbot.waitSignal(controller.reloader.done, timeout=5000):
         controller.reload_in_background()
     assert "skill:fresh" in entries(open_menu(controller))
+
+
+def test_a_long_watch_list_is_added_a_batch_per_turn(qtbot, tmp_path: Path) -> None:
+    from gibberish.ui.watcher import ADD_BATCH, SkillsWatcher
+
+    for i in range(ADD_BATCH + 50):
+        (tmp_path / f"s{i:03d}").mkdir()
+    wanted = {str(tmp_path / f"s{i:03d}") for i in range(ADD_BATCH + 50)}
+    watcher = SkillsWatcher()
+    try:
+        watcher.apply(wanted)
+        assert len(watcher.watched()) == ADD_BATCH and watcher.adding
+        qtbot.waitUntil(lambda: watcher.watched() == wanted)
+        watcher.apply(wanted - {str(tmp_path / "s000")})  # and stale ones go at once
+        assert str(tmp_path / "s000") not in watcher.watched()
+    finally:
+        watcher.stop()
