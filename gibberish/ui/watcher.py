@@ -21,7 +21,7 @@ from pathlib import Path
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 DEBOUNCE_MS = 300
-ADD_BATCH = 200
+ADD_BATCH = 100
 SKILL_FILE = "SKILL.md"
 
 
@@ -79,7 +79,7 @@ class SkillsWatcher(QObject):
         """Make the watched set exactly ``wanted`` (from ``watch_paths``, which may run on
         another thread: it is the part that touches the disk).
 
-        New paths are added ``ADD_BATCH`` per turn of the event loop: adding a watch is a
+        New paths are added ``ADD_BATCH`` per turn of the event loop (about 5 ms): adding a watch is a
         system call, and the first watch list of 1,000 skills has 2,000 paths."""
         self._pending = []
         current = set(self._watcher.files()) | set(self._watcher.directories())
