@@ -15,7 +15,6 @@ recent runs — are made on each open.
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 import time
 from typing import TYPE_CHECKING, Any
@@ -58,7 +57,7 @@ class MenuSource:
         self._section: list[MenuItem] = []
         self._problems: list[MenuItem] = []
         self._saves = 0  # menu_cache writes so far: the first is made at once
-        self._saver: queue.SimpleQueue | None = None
+        self._saver = _CacheWriter()
         self._entries: dict[str, _Entry] = {}
 
     def capture(self) -> ModeContext:
@@ -116,12 +115,7 @@ class MenuSource:
         if self._saves == 1:
             menu_cache.save(engine, context)
             return
-        if self._saver is None:
-            self._saver = queue.SimpleQueue()
-            threading.Thread(
-                target=_save_forever, args=(self._saver,), name="gibberish-menu-cache", daemon=True
-            ).start()
-        self._saver.put((engine, context, time.monotonic() + SAVE_DELAY_S))
+        self._saver.request(engine, context)
 
     def _skill_entries(self, skills: list[SkillDefinition], context: ModeContext) -> list[MenuItem]:
         """``menu.skill_section``, from entries kept while their skill is the same object."""
@@ -150,19 +144,39 @@ class _Entry:
         self.modes = None if "Global" in skill.modes else frozenset(skill.modes)
 
 
-def _save_forever(requests: queue.SimpleQueue) -> None:
-    """The menu cache's writer thread: one write at a time, each of the skills as they are.
+class _CacheWriter:
+    """Writes ``menu_cache`` on a thread of its own, ``SAVE_DELAY_S`` after the last
+    request (so it does not compete for the interpreter with the GUI thread applying the
+    same change, and a burst of changes is one write); the thread ends when nothing is
+    left to write."""
 
-    Each write waits ``SAVE_DELAY_S`` first, so it does not compete for the interpreter
-    with the GUI thread applying the same change (and a burst of changes is one write)."""
-    while True:
-        engine, context, due = requests.get()
-        while not requests.empty():  # only the latest request of a burst counts
-            engine, context, due = requests.get()
-        time.sleep(max(0.0, due - time.monotonic()))
-        if not requests.empty():
-            continue
-        try:
-            menu_cache.save(engine, context)
-        except Exception as exc:  # the cache is an optimization: never worth a crash
-            log.warning("could not save the menu cache: %s", exc)
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._request: tuple[Engine, ModeContext, float] | None = None
+        self._thread: threading.Thread | None = None
+
+    def request(self, engine: Engine, context: ModeContext) -> None:
+        with self._lock:
+            self._request = (engine, context, time.monotonic() + SAVE_DELAY_S)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="gibberish-menu-cache", daemon=True
+                )
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                request = self._request
+                if request is None:
+                    self._thread = None
+                    return
+            time.sleep(max(0.0, request[2] - time.monotonic()))
+            with self._lock:
+                if self._request is not request:
+                    continue  # a newer request came meanwhile: wait for it instead
+                self._request = None
+            try:
+                menu_cache.save(request[0], request[1])
+            except Exception as exc:  # the cache is an optimization: never worth a crash
+                log.warning("could not save the menu cache: %s", exc)

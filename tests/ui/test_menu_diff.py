@@ -262,3 +262,24 @@ def test_a_long_watch_list_is_added_a_batch_per_turn(qtbot, tmp_path: Path) -> N
         assert str(tmp_path / "s000") not in watcher.watched()
     finally:
         watcher.stop()
+
+
+def test_the_menu_cache_follows_a_reload_off_the_gui_thread_and_its_writer_ends(
+    qtbot, controller: Controller, skills_dir: Path
+) -> None:
+    from gibberish.ui import menu_cache
+
+    def cached_names() -> list[str]:
+        loaded = menu_cache.load()
+        return [s.name for s in loaded[0].skills()] if loaded else []
+
+    def writer_alive() -> bool:
+        return any(t.name == "gibberish-menu-cache" for t in threading.enumerate())
+
+    open_menu(controller)
+    assert "hello" in cached_names()  # the first write is made at once
+    write_skill(skills_dir, "fresh", [tool_block("ping", "Say pong.", "echo pong")])
+    controller.reload()
+    assert "fresh" not in cached_names() and writer_alive()  # written a moment later
+    qtbot.waitUntil(lambda: "fresh" in cached_names(), timeout=5000)
+    qtbot.waitUntil(lambda: not writer_alive(), timeout=5000)
