@@ -207,9 +207,19 @@ class Session:
 
     def reload(self, *, manual: bool = False) -> None:
         """Re-read changed skills; announce skills that broke or recovered."""
+        before = self.problem_names()
+        self.engine.reload()
+        self.announce_reload(before, manual=manual)
+
+    def problem_names(self) -> set[str]:
+        """The skills with problems now (what ``announce_reload`` compares against)."""
+        return {s.name for s in self.engine.problems()}
+
+    def announce_reload(self, before: set[str], *, manual: bool = False) -> None:
+        """Say what a reload changed: skills that broke since ``before``, skills that work
+        again, and (``manual``) the count. Separate from ``reload`` so that the tray can
+        reload on a worker thread and announce on its own."""
         engine = self.engine
-        before = {s.name for s in engine.problems()}
-        engine.reload()
         problems = engine.problems()
         for skill in problems:
             if skill.name not in before:

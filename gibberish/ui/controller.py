@@ -14,6 +14,7 @@ points are wrapped in ``errors.guard``: a bug in one is logged and shown once.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -21,13 +22,15 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMenu
 
 from gibberish import paths
+from gibberish.ui import gui_gc
 from gibberish.ui.dialogs import Dialogs
 from gibberish.ui.engine_host import EngineHost, EngineSource
 from gibberish.ui.errors import ErrorReporter, fatal_start, guard
 from gibberish.ui.listening import Listening
 from gibberish.ui.mcp_approvals import McpApprovals
-from gibberish.ui.menu import fill_pending_later, populate_qmenu
 from gibberish.ui.menu_source import MenuSource
+from gibberish.ui.menu_view import UPDATE_BUDGET_S, MenuView
+from gibberish.ui.reloader import BackgroundReload, ReloadResult
 from gibberish.ui.run_views import RunSession, RunViews
 from gibberish.ui.seams import Lazy, Seams
 from gibberish.ui.single_instance import ASK_PREFIX, LISTEN, OPEN_COMMAND_BAR, SHOW
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
     from gibberish.skills.model import Mode
 
 log = logging.getLogger("gibberish.ui")
+GIL_SWITCH_INTERVAL_S = 0.001
 
 
 class Controller(QObject):
@@ -68,6 +72,8 @@ class Controller(QObject):
         self._session: Session | None = None
         self.menu = QMenu()
         self.menu.setObjectName("tray-menu")
+        self.menu_view = MenuView(self.menu, self)
+        self.menu_view.filled.connect(gui_gc.freeze_survivors)
         self.menu.aboutToShow.connect(self.rebuild_menu)
         self.surface = Surface(self.menu, self)
         self.surface.closed.connect(self.quit)
@@ -75,6 +81,8 @@ class Controller(QObject):
         self.surface.install_requested.connect(self.install_skill)
         self.menus = MenuSource(self.host, self)
         self._shut_down = False
+        self._watch_next: set[str] | None = None
+        self._gc_held = False
         self.runs = RunViews(lambda: self.engine, self)
         self.runs.changed.connect(self._runs_changed)
         self.runs.notice.connect(self.notify)
@@ -91,7 +99,9 @@ class Controller(QObject):
         self.dialogs.settings_accepted.connect(self.apply_settings)
         self.dialogs.approvals_closed.connect(self.show_notices)
         self.watcher = SkillsWatcher(parent=self)
-        self.watcher.changed.connect(self.reload)
+        self.watcher.changed.connect(self.reload_in_background)
+        self.reloader = BackgroundReload(lambda: self.engine, self)
+        self.reloader.done.connect(self._reload_done)
         self.listening = Listening(self)
         self.listening.state.connect(self._voice_state)
         self.listening.heard.connect(self._heard)
@@ -126,6 +136,9 @@ class Controller(QObject):
     # ================================================================== start / stop
     def start(self, *, no_tray: bool = False) -> None:
         """Show the tray (or the launcher window) with its menu; then load and watch the skills."""
+        # Workers (the Engine's load, reloads, the menu cache) hold the interpreter in
+        # turns of this length while the GUI thread waits for it: 1 ms, not 5.
+        sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
         self.surface.show(
             no_tray=no_tray, tray_available=self._tray_available, items=self.menus.items
         )
@@ -134,23 +147,39 @@ class Controller(QObject):
         if self.host.is_ready:
             self._after_load()
         else:
+            self._hold_gc(True)  # until the Engine is built: see ``gui_gc.freeze_survivors``
             QTimer.singleShot(0, self.host.start)  # once the event loop runs
 
+    def _hold_gc(self, hold: bool) -> None:
+        if hold and not self._gc_held:
+            gui_gc.hold()
+        elif not hold and self._gc_held:
+            gui_gc.release()
+        self._gc_held = hold
+
     def _engine_ready(self) -> None:
+        self._hold_gc(False)
         if self._shut_down:
             return
         self.menus.forget()
         if self.surface.tray is not None:
-            self.rebuild_menu()
+            self._update_menu()
         self.surface.set_items(self.menus.items)
-        self._after_load()
+        self._after_load(background=True)
 
-    def _after_load(self) -> None:
+    def _after_load(self, *, background: bool = False) -> None:
+        """Watch the skills folders — listed on the reload worker when ``background`` (the
+        Engine was built on a worker: thousands of paths are not listed on this thread)."""
         self.runs.connect_events()
-        self.rewatch()
+        if background:
+            self.reload_in_background()
+        else:
+            self.rewatch()
         self.show_notices()
+        gui_gc.freeze_survivors()  # the loaded skills live on: out of the collector's way
 
     def _engine_failed(self, error: BaseException) -> None:
+        self._hold_gc(False)
         fatal_start(error, self.seams.show_fatal)
         self._shut_down = True
         QApplication.exit(1)
@@ -169,7 +198,9 @@ class Controller(QObject):
         if self._shut_down:
             return
         self._shut_down = True
+        self._hold_gc(False)
         self.watcher.stop()
+        self.reloader.wait()
         self.text.shutdown()
         if self.host.is_ready:
             engine = self.engine
@@ -184,14 +215,23 @@ class Controller(QObject):
     # ================================================================== menu
     @guard
     def rebuild_menu(self) -> None:
-        """Rebuild the tray menu (on ``aboutToShow``); skill submenus fill lazily."""
+        """Bring the tray menu up to date (on ``aboutToShow``): only entries that changed
+        are replaced (``menu_view``); skill submenus fill when they open, or on idle."""
         if self.runs.failed:
             self.runs.failed = False
             self._runs_changed()
-        fill_pending_later(populate_qmenu(self.menu, self.menus.items()))
+        self.menu_view.update(self.menus.items())
+
+    @guard
+    def _update_menu(self) -> None:
+        """The tray menu after a change (load, reload, mode): a diff now, so an open or
+        exported menu is current; many new entries are made on idle turns."""
+        self.menu_view.update(self.menus.items(), budget_s=UPDATE_BUDGET_S)
 
     def _refresh_views(self) -> None:
         self.surface.set_items(self.menus.items)
+        if self.surface.tray is not None:
+            self._update_menu()
         self.text.refresh()
 
     # ================================================================== MenuActions
@@ -246,7 +286,7 @@ class Controller(QObject):
 
     @guard
     def reload_skills(self) -> None:
-        self.reload(manual=True)
+        self.reload_in_background(manual=True)
 
     @guard
     def open_approvals(self) -> None:
@@ -283,16 +323,40 @@ class Controller(QObject):
         self.surface.set_items(self.menus.items)  # the launcher's "Recent runs"
 
     # ================================================================== reload
-    def rewatch(self) -> None:
-        self.watcher.watch(*self.engine.watched_folders())
+    def rewatch(self, paths: set[str] | None = None) -> None:
+        """Watch ``paths`` (listed by a background reload), or what the Engine needs now."""
+        if paths is None:
+            self.watcher.watch(*self.engine.watched_folders())
+        else:
+            self.watcher.apply(paths)
 
     @guard
     def reload(self, *, manual: bool = False) -> None:
-        """Re-read changed skills; announce skills that broke or recovered; refresh the views."""
+        """Re-read changed skills now, on this thread; announce skills that broke or
+        recovered; refresh the views. (The file watcher and the menu reload in the
+        background: ``reload_in_background``.)"""
         self.session.reload(manual=manual)
 
+    @guard
+    def reload_in_background(self, *, manual: bool = False) -> None:
+        """Re-read changed skills and list the paths to watch on a worker thread; the
+        result is applied by ``_reload_done`` on this one."""
+        if not self._shut_down:
+            self.reloader.start(manual=manual)
+
+    @guard
+    def _reload_done(self, result: ReloadResult) -> None:
+        if self._shut_down:
+            return
+        if result.error is not None:
+            raise result.error
+        self._watch_next = result.watch
+        self.session.announce_reload(result.before, manual=result.manual)
+        gui_gc.freeze_survivors()
+
     def _reloaded(self) -> None:
-        self.rewatch()
+        paths, self._watch_next = self._watch_next, None
+        self.rewatch(paths)
         self._refresh_views()
 
     # ================================================================== launching

@@ -18,8 +18,9 @@ tests (and people writing desktop automation) can rely on:
 ============================  =============================================
 
 Skill submenus are *lazy*: their tools are created when the submenu is about to show
-(and, right after a rebuild, on the next idle turn of the event loop), so building the
-menu for 200 skills at start-up stays cheap.
+(or on an idle turn before that), so building the menu for 1,000 skills stays cheap.
+The tray keeps its ``QMenu`` and changes only the entries whose ``signature`` changed
+(``menu_view``; see docs/adr/0018-menu-diff.md).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QActionGroup, QIcon
 from PySide6.QtWidgets import QMenu
 
@@ -46,7 +47,7 @@ MAX_LABEL = 80
 
 
 class Kind:
-    """What a ``MenuItem`` is (plain strings: the menu is built on every open)."""
+    """What a ``MenuItem`` is (plain strings: cheap to make and to compare)."""
 
     ACTION = "action"
     MENU = "menu"
@@ -70,6 +71,7 @@ class MenuItem:
         "enabled",
         "group",
         "icon",
+        "key",
         "kind",
         "name",
         "text",
@@ -90,6 +92,7 @@ class MenuItem:
         group: str | None = None,
         trigger: Callable[[], None] | None = None,
         children: Children = (),
+        key: object = None,
     ) -> None:
         self.name = name
         self.text = text
@@ -102,6 +105,8 @@ class MenuItem:
         self.group = group
         self.trigger = trigger
         self.children = children
+        self.key = key
+        """What lazy ``children`` are made from: equal keys, equal children (see ``signature``)."""
 
     def items(self) -> Sequence[MenuItem]:
         """The children, building them if they are lazy."""
@@ -109,6 +114,19 @@ class MenuItem:
 
     def __repr__(self) -> str:
         return f"MenuItem({self.name!r}, {self.text!r}, kind={self.kind!r})"
+
+
+def signature(item: MenuItem) -> tuple:
+    """Everything an entry shows: two items with equal signatures render the same.
+
+    Lazy children count through the item's ``key``; a lazy submenu without a key is
+    *volatile* (filled again each time it opens), so its signature leaves them out.
+    """
+    icon = item.icon.cacheKey() if item.icon is not None else None
+    head = (item.kind, item.text, item.tooltip, icon, item.enabled, item.checkable, item.checked)
+    if callable(item.children):
+        return (*head, item.group, item.key)
+    return (*head, item.group, item.key, tuple(signature(c) for c in item.children))
 
 
 def separator(name: str) -> MenuItem:
@@ -202,49 +220,73 @@ def build_menu(
     """The whole menu for the current state of ``engine`` in ``context``'s mode.
 
     ``loading``: ``engine`` is the cached stand-in shown while the real Engine loads.
+    Made of the sections below, which ``menu_source`` also uses one by one (it keeps the
+    skill section until the skills or the mode change).
     """
-    items: list[MenuItem] = []
+    return [
+        *head_items(context, actions),
+        *skill_section(engine.skills(), context, actions, loading=loading),
+        separator("lists-separator"),
+        *list_items(engine, actions),
+        *tail_items(actions),
+    ]
+
+
+def head_items(context: ModeContext, actions: MenuActions) -> list[MenuItem]:
+    """The mode submenu, *Ask…*, *Listen* and the line above the skills."""
     how = "automatic" if context.automatic else "manual"
-    items.append(
+    return [
         MenuItem(
             "mode",
             f"Mode: {context.mode} ({how})",
             kind=Kind.MENU,
             tooltip=context.reason,
             children=lambda: mode_items(context, actions),
-        )
-    )
-    items.append(
+            key=(str(context.mode), context.automatic, context.reason),
+        ),
         MenuItem(
             "ask",
             "Ask…",
             tooltip="Find a tool by typing (also: run `gibberish` again)",
             trigger=actions.open_command_bar,
-        )
-    )
-    items.append(
+        ),
         MenuItem(
             "listen",
             "Listen",
             tooltip="Say what to run (also: `gibberish listen`, e.g. from a shortcut)",
             trigger=actions.listen,
-        )
-    )
-    items.append(separator("skills-separator"))
+        ),
+        separator("skills-separator"),
+    ]
 
-    skills = [s for s in engine.skills() if s.ok and s.tools and s.available_in(context.mode)]
-    for skill in skills:
-        items.append(
-            MenuItem(
-                f"skill:{skill.name}",
-                skill.name,
-                kind=Kind.MENU,
-                tooltip=_skill_tooltip(skill),
-                icon=icons.trust_icon(skill.trust),
-                children=lambda s=skill: skill_items(s, actions),
-            )
-        )
-    if not skills:
+
+def skill_entry(skill: SkillDefinition, actions: MenuActions) -> MenuItem:
+    """One skill's submenu entry. Its key is what the submenu shows (each tool's name and
+    description): an edit that changes them replaces the submenu, and the menu drawn from
+    ``menu_cache`` keeps every entry the loaded skills show the same way."""
+    return MenuItem(
+        f"skill:{skill.name}",
+        skill.name,
+        kind=Kind.MENU,
+        tooltip=_skill_tooltip(skill),
+        icon=icons.trust_icon(skill.trust),
+        children=lambda: skill_items(skill, actions),
+        key=(skill.name, tuple((t.name, t.description) for t in skill.tools)),
+    )
+
+
+def skill_section(
+    skills: Sequence[SkillDefinition],
+    context: ModeContext,
+    actions: MenuActions,
+    *,
+    loading: bool = False,
+    entry: Callable[[SkillDefinition], MenuItem] | None = None,
+) -> list[MenuItem]:
+    """A submenu per skill offered in ``context``'s mode (``entry`` makes each one)."""
+    make = entry or (lambda skill: skill_entry(skill, actions))
+    items = [make(s) for s in skills if s.ok and s.tools and s.available_in(context.mode)]
+    if not items:
         items.append(
             MenuItem(
                 "no-skills",
@@ -253,14 +295,16 @@ def build_menu(
                 tooltip="" if loading else "Add skills to your skills folder, or change the mode",
             )
         )
-    items.append(separator("lists-separator"))
+    return items
 
-    problems = engine.problems()
-    problem_items = []
-    for skill in problems:
+
+def problem_items(engine: Engine, actions: MenuActions) -> list[MenuItem]:
+    """Skills that failed to load, then skills that hide another of the same name."""
+    items = []
+    for skill in engine.problems():
         first = skill.errors[0] if skill.errors else None
         message = first.message if first is not None else "failed to load"
-        problem_items.append(
+        items.append(
             MenuItem(
                 f"problem:{skill.name}",
                 elide(f"{skill.name}: {message}"),
@@ -269,7 +313,7 @@ def build_menu(
             )
         )
     for name, warning in engine.overrides().items():
-        problem_items.append(
+        items.append(
             MenuItem(
                 f"override:{name}",
                 elide(f"{name}: overrides another skill of the same name"),
@@ -277,23 +321,25 @@ def build_menu(
                 trigger=lambda n=name: actions.show_problem(n),
             )
         )
-    items.append(
-        MenuItem(
-            "problems",
-            f"Problems ({len(problem_items)})" if problem_items else "No problems",
-            kind=Kind.MENU,
-            enabled=bool(problem_items),
-            tooltip="Skills that failed to load or hide another"
-            if problem_items
-            else "Every skill loaded",
-            children=problem_items,
-        )
+    return items
+
+
+def problems_menu(entries: list[MenuItem]) -> MenuItem:
+    return MenuItem(
+        "problems",
+        f"Problems ({len(entries)})" if entries else "No problems",
+        kind=Kind.MENU,
+        enabled=bool(entries),
+        tooltip="Skills that failed to load or hide another" if entries else "Every skill loaded",
+        children=entries,
     )
 
-    recent_items = []
+
+def recent_menu(engine: Engine, actions: MenuActions) -> MenuItem:
+    entries = []
     for index, run in enumerate(engine.recent_runs()):
         text, tip = _recent_text(run)
-        recent_items.append(
+        entries.append(
             MenuItem(
                 f"recent:{index}",
                 text,
@@ -301,35 +347,33 @@ def build_menu(
                 trigger=lambda i=index: actions.show_recent(i),
             )
         )
-    items.append(
+    return MenuItem(
+        "recent", "Recent runs", kind=Kind.MENU, enabled=bool(entries), children=entries
+    )
+
+
+def list_items(engine: Engine, actions: MenuActions) -> list[MenuItem]:
+    """*Problems* and *Recent runs*."""
+    return [problems_menu(problem_items(engine, actions)), recent_menu(engine, actions)]
+
+
+def tail_items(actions: MenuActions) -> list[MenuItem]:
+    """The folder, reload, install, approvals, settings and quit entries."""
+    return [
+        separator("actions-separator"),
+        MenuItem("open-skills-folder", "Open skills folder", trigger=actions.open_skills_folder),
+        MenuItem("reload-skills", "Reload skills", trigger=actions.reload_skills),
         MenuItem(
-            "recent",
-            "Recent runs",
-            kind=Kind.MENU,
-            enabled=bool(recent_items),
-            children=recent_items,
-        )
-    )
-    items.append(separator("actions-separator"))
-    items.extend(
-        [
-            MenuItem(
-                "open-skills-folder", "Open skills folder", trigger=actions.open_skills_folder
-            ),
-            MenuItem("reload-skills", "Reload skills", trigger=actions.reload_skills),
-            MenuItem(
-                "install-skill",
-                "Install skill…",
-                tooltip="From a folder, an archive or a URL (or drop one on the launcher)",
-                trigger=actions.install_skill,
-            ),
-            MenuItem("approvals", "Approvals…", trigger=actions.open_approvals),
-            MenuItem("settings", "Settings…", trigger=actions.open_settings),
-            separator("quit-separator"),
-            MenuItem("quit", "Quit", trigger=actions.quit),
-        ]
-    )
-    return items
+            "install-skill",
+            "Install skill…",
+            tooltip="From a folder, an archive or a URL (or drop one on the launcher)",
+            trigger=actions.install_skill,
+        ),
+        MenuItem("approvals", "Approvals…", trigger=actions.open_approvals),
+        MenuItem("settings", "Settings…", trigger=actions.open_settings),
+        separator("quit-separator"),
+        MenuItem("quit", "Quit", trigger=actions.quit),
+    ]
 
 
 # ---------------------------------------------------------------------- QMenu rendering
@@ -338,44 +382,114 @@ def build_menu(
 def _clear(menu: QMenu) -> None:
     """Remove every entry; old objects are unparented first so lookups by name never find them."""
     for action in menu.actions():
-        sub = action.menu()
-        menu.removeAction(action)
-        if sub is not None:
-            sub.setParent(None)
-            sub.deleteLater()
-        elif action.parent() is menu:
-            action.setParent(None)
-            action.deleteLater()
+        discard_entry(menu, action)
     for group in menu.findChildren(QActionGroup):
         group.setParent(None)
         group.deleteLater()
 
 
-class _LazyFill(QObject):
-    """Fills its parent submenu from ``item`` once, when it is about to show.
+class _LazyFill:
+    """Fills a submenu from ``item`` when it is about to show.
 
-    A child QObject with a bound-method slot rather than a lambda capturing the submenu:
-    such a lambda, released while the submenu is destroyed, would drop the submenu's
-    last Python reference in the middle of its own destructor.
+    Once, when the item has a ``key`` (its children stay what they were made from); every
+    time, when it has none (*volatile*: the *Context* submenu reads the session's state).
+    A plain object (connecting to a QObject's method costs several times more, and there
+    is one per skill) that holds the submenu's own action, never the submenu: the action
+    belongs to the submenu in C++, so when the submenu is destroyed and its connection
+    drops this object, no last Python reference to the submenu dies inside its destructor.
     """
 
+    __slots__ = ("action", "filled", "item", "volatile")
+
     def __init__(self, menu: QMenu, item: MenuItem) -> None:
-        super().__init__(menu)
+        self.action = menu.menuAction()
         self.item = item
         self.filled = False
-        menu.aboutToShow.connect(self.fill)
+        self.volatile = item.key is None
+        # A closure, which the connection keeps alive (a bound method of a plain object
+        # would be held weakly, and this object has no other owner).
+        menu.aboutToShow.connect(lambda: self.fill())
 
     def fill(self) -> None:
-        if self.filled:
+        if self.filled and not self.volatile:
             return
-        menu = self.parent()
-        if not isinstance(menu, QMenu):
-            return
+        menu = self.action.menu()  # RuntimeError once the submenu was deleted
+        if not isinstance(menu, QMenu) or menu.parent() is None:
+            return  # taken out of its menu (replaced): it is about to be deleted
         self.filled = True
         fill_all(populate_qmenu(menu, self.item.items()))
 
+    def fill_once(self) -> None:
+        """Fill unless filled already (a volatile menu fills on each show anyway)."""
+        if not self.filled:
+            self.fill()
+
 
 Pending = list[_LazyFill]
+
+
+def make_entry(
+    menu: QMenu,
+    item: MenuItem,
+    groups: dict[str, QActionGroup],
+    pending: Pending,
+    *,
+    lazy: bool = True,
+) -> QAction:
+    """The action for ``item`` (a submenu's action for a submenu), owned by ``menu`` but
+    not added to it; lazy submenus not filled yet are appended to ``pending``."""
+    if item.kind == Kind.SEPARATOR:
+        sep = QAction(menu)
+        sep.setSeparator(True)
+        sep.setObjectName(item.name)
+        return sep
+    if item.kind == Kind.MENU:
+        sub = QMenu(item.text, menu)
+        sub.setObjectName(item.name)
+        sub.setToolTipsVisible(True)
+        action = sub.menuAction()
+        action.setObjectName(item.name)
+        action.setToolTip(plain_tooltip(item.tooltip))
+        action.setEnabled(item.enabled)
+        if item.icon is not None:
+            action.setIcon(item.icon)
+        if callable(item.children) and lazy:
+            pending.append(_LazyFill(sub, item))
+        else:
+            pending.extend(populate_qmenu(sub, item.items(), lazy=lazy))
+        return action
+    action = QAction(item.text, menu)
+    action.setObjectName(item.name)
+    action.setToolTip(plain_tooltip(item.tooltip or item.text))
+    action.setEnabled(item.enabled)
+    if item.icon is not None:
+        action.setIcon(item.icon)
+    if item.checkable:
+        action.setCheckable(True)
+        action.setChecked(item.checked)
+    if item.group:
+        group = groups.get(item.group)
+        if group is None:
+            group = groups[item.group] = QActionGroup(menu)
+            group.setExclusive(True)
+        group.addAction(action)
+    if item.trigger is not None:
+        # The lambda holds only the trigger (it calls the controller), never the action.
+        action.triggered.connect(lambda _checked=False, fn=item.trigger: fn())
+    return action
+
+
+def discard_entry(menu: QMenu, action: QAction) -> None:
+    """Take ``action`` (or its submenu) out of ``menu``; unparented first, so lookups by
+    name never find it, and deleted on the next turn of the event loop."""
+    sub = action.menu()
+    menu.removeAction(action)
+    if sub is not None:
+        sub.setParent(None)
+        sub.deleteLater()
+    elif action.parent() is menu:
+        action.setParent(None)
+        action.deleteLater()
 
 
 def populate_qmenu(menu: QMenu, items: Sequence[MenuItem], *, lazy: bool = True) -> Pending:
@@ -385,45 +499,7 @@ def populate_qmenu(menu: QMenu, items: Sequence[MenuItem], *, lazy: bool = True)
     groups: dict[str, QActionGroup] = {}
     pending: Pending = []
     for item in items:
-        if item.kind == Kind.SEPARATOR:
-            sep = menu.addSeparator()
-            sep.setObjectName(item.name)
-            continue
-        if item.kind == Kind.MENU:
-            sub = QMenu(item.text, menu)
-            sub.setObjectName(item.name)
-            sub.setToolTipsVisible(True)
-            action = sub.menuAction()
-            action.setObjectName(item.name)
-            action.setToolTip(plain_tooltip(item.tooltip))
-            action.setEnabled(item.enabled)
-            if item.icon is not None:
-                action.setIcon(item.icon)
-            menu.addMenu(sub)
-            if callable(item.children) and lazy:
-                pending.append(_LazyFill(sub, item))
-            else:
-                pending.extend(populate_qmenu(sub, item.items(), lazy=lazy))
-            continue
-        action = QAction(item.text, menu)
-        action.setObjectName(item.name)
-        action.setToolTip(plain_tooltip(item.tooltip or item.text))
-        action.setEnabled(item.enabled)
-        if item.icon is not None:
-            action.setIcon(item.icon)
-        if item.checkable:
-            action.setCheckable(True)
-            action.setChecked(item.checked)
-        if item.group:
-            group = groups.get(item.group)
-            if group is None:
-                group = groups[item.group] = QActionGroup(menu)
-                group.setExclusive(True)
-            group.addAction(action)
-        if item.trigger is not None:
-            # The lambda holds only the trigger (it calls the controller), never the action.
-            action.triggered.connect(lambda _checked=False, fn=item.trigger: fn())
-        menu.addAction(action)
+        menu.addAction(make_entry(menu, item, groups, pending, lazy=lazy))
     return pending
 
 
@@ -431,7 +507,7 @@ def fill_all(pending: Pending) -> None:
     """Fill lazy submenus now (those deleted by a rebuild in the meantime are skipped)."""
     for filler in pending:
         try:
-            filler.fill()
+            filler.fill_once()
         except RuntimeError:  # its submenu was deleted by a rebuild
             continue
 

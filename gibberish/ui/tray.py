@@ -1,6 +1,7 @@
 """The tray icon: three states (idle, running, failed), the menu, and notifications.
 
-The menu is the one from ``menu.py``, rebuilt by the controller on ``aboutToShow``.
+The menu is the one from ``menu.py``, brought up to date by the controller on
+``aboutToShow`` (a diff: ``menu_view``).
 Some desktops never deliver a left click to a tray icon (GNOME's AppIndicator extension,
 many StatusNotifierItem hosts): so a left click only opens the same menu and everything
 is reachable from the menu. A middle click opens the command bar where it is delivered.

@@ -8,7 +8,8 @@ the watched set is recomputed after every reload (``watch`` re-adds what is miss
 
 Events are debounced: a save is several events (create, modify, rename, chmod), a
 ``git checkout`` hundreds; ``changed`` fires once, ``DEBOUNCE_MS`` after the last one.
-The reload itself is ``Engine.reload()``, which re-reads only what changed.
+The reload itself is ``Engine.reload()``, which re-reads only what changed; the tray runs
+it and ``watch_paths`` on a worker thread (``reloader``) and only ``apply`` on its own.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 DEBOUNCE_MS = 300
+ADD_BATCH = 100
 SKILL_FILE = "SKILL.md"
 
 
@@ -67,17 +69,40 @@ class SkillsWatcher(QObject):
         self._timer.setInterval(debounce_ms)
         self._timer.timeout.connect(self.changed)
         self.events = 0
+        self._pending: list[str] = []
 
     def watch(self, sources: Iterable[Path], skill_dirs: Iterable[Path] = ()) -> None:
         """Make the watched set exactly what ``sources`` need now (re-adding replaced files)."""
-        wanted = watch_paths(sources, skill_dirs)
+        self.apply(watch_paths(sources, skill_dirs))
+
+    def apply(self, wanted: set[str]) -> None:
+        """Make the watched set exactly ``wanted`` (from ``watch_paths``, which may run on
+        another thread: it is the part that touches the disk).
+
+        New paths are added ``ADD_BATCH`` per turn of the event loop (about 5 ms): adding a watch is a
+        system call, and the first watch list of 1,000 skills has 2,000 paths."""
+        self._pending = []
         current = set(self._watcher.files()) | set(self._watcher.directories())
         stale = sorted(current - wanted)
         if stale:
             self._watcher.removePaths(stale)
-        missing = sorted(wanted - current)
-        if missing:
-            self._watcher.addPaths(missing)
+        self._add(sorted(wanted - current))
+
+    def _add(self, paths: list[str]) -> None:
+        now, self._pending = paths[:ADD_BATCH], paths[ADD_BATCH:]
+        if now:
+            self._watcher.addPaths(now)
+        if self._pending:
+            QTimer.singleShot(0, self._add_pending)
+
+    def _add_pending(self) -> None:
+        if self._pending:
+            self._add(self._pending)
+
+    @property
+    def adding(self) -> bool:
+        """Paths are still waiting to be added on the next turns."""
+        return bool(self._pending)
 
     def watched(self) -> set[str]:
         return set(self._watcher.files()) | set(self._watcher.directories())
@@ -88,6 +113,7 @@ class SkillsWatcher(QObject):
 
     def stop(self) -> None:
         self._timer.stop()
+        self._pending = []
         paths = self._watcher.files() + self._watcher.directories()
         if paths:
             self._watcher.removePaths(paths)

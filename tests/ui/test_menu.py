@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QMenu
 
 from gibberish.skills.model import Mode
 from gibberish.ui.controller import Controller
+from gibberish.ui.menu_view import MenuView
 from tests.ui.conftest import (
     FakeApprovals,
     FakeForms,
@@ -63,12 +64,21 @@ def test_top_level_entries_have_object_names(controller: Controller) -> None:
 
 
 def test_skill_submenu_is_lazy_and_lists_tools_with_tooltips(controller: Controller) -> None:
+    fresh = QMenu()
+    MenuView(fresh).update(controller.menus.items())
+    sub = fresh.findChild(QMenu, "skill:hello")
+    assert sub.actions() == []  # not built until it is about to show (or an idle turn)
+    sub.aboutToShow.emit()
+    assert [a.objectName() for a in sub.actions()] == [
+        "tool:hello.say_hello",
+        "tool:hello.echo_text",
+    ]
+
     menu = open_menu(controller)
     skill = action(menu, "skill:hello")
     assert "Say hello" in skill.toolTip()
     assert not skill.icon().isNull()  # the trust badge
     sub = menu.findChild(QMenu, "skill:hello")
-    assert sub.actions() == []  # not built until it is about to show
     open_submenu(menu, "skill:hello")
     tools = [a.objectName() for a in sub.actions()]
     assert tools == ["tool:hello.say_hello", "tool:hello.echo_text"]
@@ -177,8 +187,8 @@ def test_system_actions(
     assert url.toLocalFile().endswith("gibberish/skills")
     assert Path(url.toLocalFile()).is_dir()
 
-    action(menu, "reload-skills").trigger()
-    assert notifications[-1][0] == "Skills reloaded"
+    action(menu, "reload-skills").trigger()  # reloads on a worker thread
+    qtbot.waitUntil(lambda: bool(notifications) and notifications[-1][0] == "Skills reloaded")
 
     action(menu, "approvals").trigger()
     assert controller.dialogs.open["approvals"].objectName() == "approvals-dialog"

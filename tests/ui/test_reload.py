@@ -66,13 +66,15 @@ def test_half_written_skill_shows_a_problem_then_recovers(
     qtbot.waitUntil(lambda: "problem:hello" in _problem_names(controller), timeout=5000)
     assert "skill:hello" not in menu_names(controller)
     assert "skill:kinds" in menu_names(controller)  # the others keep working
+    # Announced on the GUI thread once the reload worker is done.
+    qtbot.waitUntil(lambda: bool(notifications) and "hello" in notifications[-1][0])
     title, body, failed = notifications[-1]
     assert "hello" in title and failed and "E-" in body
 
     skill_file.write_text(good)
     qtbot.waitUntil(lambda: "skill:hello" in menu_names(controller), timeout=5000)
     assert _problem_names(controller) == []
-    assert "works again" in notifications[-1][0]
+    qtbot.waitUntil(lambda: "works again" in notifications[-1][0])
 
 
 def _problem_names(controller) -> list[str]:
