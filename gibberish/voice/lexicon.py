@@ -113,9 +113,11 @@ def pronounce(word: str, known: dict[str, str] | None = None) -> tuple[str, str]
     return letter_to_sound(word), "rules"
 
 
-def write_dictionary(words: set[str], path: Path) -> dict[str, str]:
+def write_dictionary(
+    words: set[str], path: Path, extra: dict[str, str] | None = None
+) -> dict[str, str]:
     """A small pronunciation dictionary holding just ``words`` (loads in milliseconds)."""
-    entries = {w: pronounce(w)[0] for w in sorted(words)}
+    entries = {w: pronounce(w)[0] for w in sorted(words)} | (extra or {})
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
     tmp.write_text("".join(f"{w} {p}\n" for w, p in entries.items()), encoding="utf-8")
     os.replace(tmp, path)
