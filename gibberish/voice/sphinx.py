@@ -13,8 +13,7 @@ forced (docs/adr/0015-voice-grammar-and-rejection.md has the measurements):
 
 1. a *garbage* path competes with every phrase inside the graph: any sequence of phones,
    each at ``GARBAGE_PENALTY``. Speech no phrase explains is explained better by it;
-2. the search must reach the end of a phrase: a partial best path is rejected, never
-   completed from the n-best (that guesses the missing words);
+2. the search must reach the end of a phrase: a partial best path is rejected;
 3. the words must parse as one of the tools' spoken forms;
 4. the phrase must explain the sounds: the phone error rate (PER) of its expected phones
    against the phone loop's. ``confidence`` is ``1 - PER / 2`` clipped to 0..1, and at or
@@ -45,8 +44,6 @@ GARBAGE_PENALTY = 1e-8
 (a harsh synthetic voice first), smaller lets short phrases win over sentences; measured
 on three synthetic voices, 1e-7 to 1e-8 rejected every out-of-grammar request, 1e-9 let
 one through, 1e-6 turned away a third of one voice's requests."""
-NBEST = 10
-"""How many of the decoder's n-best paths are searched for a complete phrase."""
 NON_SPEECH = frozenset({"SIL", "<sil>", "<s>", "</s>", "+NSN+", "+SPN+", "+BREATH+", "[NOISE]"})
 _BEAMS = {"beam": 1e-20, "pbeam": 1e-20}
 
@@ -152,9 +149,18 @@ class SphinxRecognizer:
     def finish(self) -> Heard:
         assert self._utt is not None, "start() first"
         began = time.perf_counter()
+        # The path alive at the last frame (before the utterance is closed, so without
+        # the lattice rescoring that follows): when it is garbage, the speech is rejected
+        # without building a lattice, which garbage makes large (seconds of work).
+        last = self._grammar.hyp()
         self._grammar.end_utt()
         self._phones.end_utt()
-        heard = self._judge()
+        if last is not None and GARBAGE_PREFIX in (last.hypstr or ""):
+            heard = Heard(
+                "", 0.0, backend=self.backend, rejected="the speech sounded like no phrase"
+            )
+        else:
+            heard = self._judge()
         finish = time.perf_counter() - began
         utt, self._utt = self._utt, None
         heard.timings.update(
@@ -171,55 +177,27 @@ class SphinxRecognizer:
     # -- verification ------------------------------------------------------------------
     def _judge(self) -> Heard:
         best = self._grammar.hyp()
-        best_text = best.hypstr.strip() if best is not None else ""
-        if GARBAGE_PREFIX in best_text:
+        text = best.hypstr.strip() if best is not None and best.hypstr else ""
+        if GARBAGE_PREFIX in text:
             return Heard(
                 "", 0.0, backend=self.backend, rejected="the speech sounded like no phrase"
             )
-        candidates = self._complete_phrases(best_text)
-        if not candidates or candidates[0] != best_text:
-            return Heard(
-                best_text,
-                0.0,
-                tuple(candidates[:3]),
-                self.backend,
-                rejected="no phrase of the grammar fit",
-            )
-        text = candidates[0]
+        # Only a complete phrase counts. A partial best path ("show the last five") is
+        # not completed from the n-best: that guesses the missing words ("… notes" for
+        # "… commits" in noise), and walking the n-best costs up to a second.
+        if not text or self._complete.match(text) is None:
+            return Heard(text, 0.0, backend=self.backend, rejected="no phrase of the grammar fit")
         heard = [s.word for s in self._phones.seg() if s.word not in NON_SPEECH]
         per = phone_error_rate(self._phones_of(text), heard)
         confidence = min(1.0, max(0.0, 1.0 - per / 2))
-        details = {"phone_error_rate": round(per, 3), "posterior": round(best.prob, 3)}
+        details = {"phone_error_rate": round(per, 3)}
         rejected = ""
         if confidence <= self.threshold:
             rejected = (
                 f"the sounds heard do not match {text!r} closely enough "
                 f"(confidence {confidence:.2f} < {self.threshold:.2f})"
             )
-        return Heard(text, confidence, tuple(candidates[1:4]), self.backend, {}, rejected, details)
+        return Heard(text, confidence, (), self.backend, {}, rejected, details)
 
     def _phones_of(self, text: str) -> list[str]:
         return " ".join(self.pronunciations.get(w, "") for w in text.split()).split()
-
-    def _complete_phrases(self, best: str) -> list[str]:
-        """The best, then n-best, word sequences that are whole spoken forms.
-
-        Only the best path may become the answer: when it stops short of a phrase's end
-        ("show the last five"), the n-best's complete phrases are guesses at the missing
-        words ("… notes" for "… commits" in noise), so they are offered as alternatives.
-        """
-        texts = [best]
-        try:
-            for i, entry in enumerate(self._grammar.nbest()):
-                if i >= NBEST:
-                    break
-                texts.append((getattr(entry, "hypstr", None) or "").strip())
-        except (RuntimeError, ValueError):
-            pass
-        found: list[str] = []
-        for text in texts:
-            if not text or text in found or GARBAGE_PREFIX in text:
-                continue
-            if self._complete.match(text) is not None:
-                found.append(text)
-        return found
