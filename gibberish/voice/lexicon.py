@@ -9,13 +9,26 @@ So every grammar word gets a pronunciation here, in order of preference:
 3. spelled out letter by letter when it has no vowel or is at most two letters
    (``df`` → "dee eff", as people say such names);
 4. letter-to-sound rules (common English spellings → phones): rough, but always a path.
+
+Reading the 135,000-entry dictionary costs 0.2 s idle and seconds on a loaded machine, on
+every start. So the pronunciations worked out are kept in the cache folder, in a file
+named after the PocketSphinx version and the rules' version: a start whose words are all
+there never reads the dictionary. A broken or foreign cache file is ignored and replaced.
 """
 
 from __future__ import annotations
 
+import json
 import os
+from collections.abc import Iterable
 from functools import cache
+from importlib import metadata
 from pathlib import Path
+
+from gibberish.paths import cache_dir
+
+RULES_VERSION = 1
+"""Bump when ``pronounce`` changes, so cached pronunciations are worked out again."""
 
 LETTER_NAMES = {
     "a": "EY", "b": "B IY", "c": "S IY", "d": "D IY", "e": "IY", "f": "EH F", "g": "JH IY",
@@ -113,9 +126,52 @@ def pronounce(word: str, known: dict[str, str] | None = None) -> tuple[str, str]
     return letter_to_sound(word), "rules"
 
 
-def write_dictionary(words: set[str], path: Path) -> dict[str, str]:
+def cache_file() -> Path:
+    try:
+        version = metadata.version("pocketsphinx")
+    except metadata.PackageNotFoundError:
+        version = "unknown"
+    return cache_dir() / "voice" / f"pronunciations-{version}-{RULES_VERSION}.json"
+
+
+def _read_cache(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str) and v}
+
+
+def _write_cache(path: Path, entries: dict[str, str]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(entries, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache folder only costs the dictionary read next time
+
+
+def pronunciations(words: Iterable[str]) -> dict[str, str]:
+    """word → phones for ``words``, from the cache when it has them all."""
+    wanted = sorted({w.lower() for w in words})
+    path = cache_file()
+    cached = _read_cache(path)
+    missing = [w for w in wanted if w not in cached]
+    if missing:
+        known = cmu_dictionary()
+        cached.update({w: pronounce(w, known)[0] for w in missing})
+        _write_cache(path, cached)
+    return {w: cached[w] for w in wanted}
+
+
+def write_dictionary(
+    words: set[str], path: Path, extra: dict[str, str] | None = None
+) -> dict[str, str]:
     """A small pronunciation dictionary holding just ``words`` (loads in milliseconds)."""
-    entries = {w: pronounce(w)[0] for w in sorted(words)}
+    entries = pronunciations(words) | (extra or {})
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
     tmp.write_text("".join(f"{w} {p}\n" for w, p in entries.items()), encoding="utf-8")
     os.replace(tmp, path)

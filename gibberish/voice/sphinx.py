@@ -3,17 +3,19 @@
 Two decoders run over the same speech, frame by frame as it arrives, so little work is
 left when the person stops talking:
 
-* the **grammar** decoder (JSGF → finite-state search) says which spoken form it was;
+* the **grammar** decoder (a word graph built by ``gibberish.voice.fsg``, finite-state
+  search) says which spoken form it was;
 * a **phone loop** (PocketSphinx's all-phone search with its phonetic language model)
   says which sounds were there, free of any grammar.
 
-A grammar always forces speech onto its closest phrase. Three checks reject what it
+A grammar always forces speech onto its closest phrase. Four checks reject what it
 forced (docs/adr/0015-voice-grammar-and-rejection.md has the measurements):
 
-1. the search must reach the end of a phrase — out-of-grammar speech mostly never does,
-   and PocketSphinx then returns nothing or a partial path;
-2. the words must parse as one of the tools' spoken forms (a partial path does not);
-3. the phrase must explain the sounds: the phone error rate (PER) of its expected phones
+1. a *garbage* path competes with every phrase inside the graph: any sequence of phones,
+   each at ``GARBAGE_PENALTY``. Speech no phrase explains is explained better by it;
+2. the search must reach the end of a phrase: a partial best path is rejected;
+3. the words must parse as one of the tools' spoken forms;
+4. the phrase must explain the sounds: the phone error rate (PER) of its expected phones
    against the phone loop's. ``confidence`` is ``1 - PER / 2`` clipped to 0..1, and at or
    below ``threshold`` (0.5: the phone loop heard more than twice what the phrase says,
    or something else entirely) the utterance is rejected. PER is noisy for synthetic
@@ -30,11 +32,18 @@ from pathlib import Path
 from typing import Any
 
 from gibberish.voice.errors import VoiceError
-from gibberish.voice.grammar import Grammar
+from gibberish.voice.fsg import GARBAGE_PREFIX, garbage_words, word_graph
+from gibberish.voice.grammar import GRAMMAR_NAME, Grammar
 from gibberish.voice.heard import Heard
 from gibberish.voice.lexicon import model_dir, write_dictionary
+from gibberish.voice.matcher import PhraseMatcher
 
 DEFAULT_THRESHOLD = 0.5
+GARBAGE_PENALTY = 1e-8
+"""Probability of each phone on the garbage path. Larger rejects more in-grammar speech
+(a harsh synthetic voice first), smaller lets short phrases win over sentences; measured
+on three synthetic voices, 1e-7 to 1e-8 rejected every out-of-grammar request, 1e-9 let
+one through, 1e-6 turned away a third of one voice's requests."""
 NON_SPEECH = frozenset({"SIL", "<sil>", "<s>", "</s>", "+NSN+", "+SPN+", "+BREATH+", "[NOISE]"})
 _BEAMS = {"beam": 1e-20, "pbeam": 1e-20}
 
@@ -85,16 +94,8 @@ class SphinxRecognizer:
         self.threshold = threshold
         hmm = str(model_dir() / "en-us")
         started = time.perf_counter()
-        with tempfile.TemporaryDirectory(prefix="gibberish-voice-") as tmp:
-            dict_path, gram_path = Path(tmp) / "words.dict", Path(tmp) / "tools.gram"
-            self.pronunciations = write_dictionary(set(grammar.words), dict_path)
-            gram_path.write_text(grammar.text, encoding="utf-8")
-            try:
-                self._grammar = ps.Decoder(
-                    hmm=hmm, dict=str(dict_path), jsgf=str(gram_path), loglevel="FATAL"
-                )
-            except (RuntimeError, ValueError) as exc:
-                raise VoiceError(f"PocketSphinx could not load the tools' grammar: {exc}") from None
+        self._grammar = self._grammar_decoder(ps, hmm, grammar)
+        self._complete = PhraseMatcher(grammar.forms, free_text=False)
         self._phones = ps.Decoder(
             hmm=hmm,
             allphone=str(model_dir() / "en-us-phone.lm.bin"),
@@ -109,8 +110,28 @@ class SphinxRecognizer:
         # utterance starts from the model's initial mean instead (it still adapts within).
         self._cmn = (self._grammar.get_cmn(), self._phones.get_cmn())
 
+    def _grammar_decoder(self, ps: Any, hmm: str, grammar: Grammar) -> Any:
+        graph = word_graph(grammar.forms, garbage=GARBAGE_PENALTY)
+        garbage = garbage_words()
+        with tempfile.TemporaryDirectory(prefix="gibberish-voice-") as tmp:
+            dict_path = Path(tmp) / "words.dict"
+            spoken = set(grammar.words) | (graph.words() - set(garbage))
+            self.pronunciations = write_dictionary(spoken, dict_path, garbage)
+            try:
+                decoder = ps.Decoder(hmm=hmm, dict=str(dict_path), lm=None, loglevel="FATAL")
+                fsg = decoder.create_fsg(GRAMMAR_NAME, graph.start, graph.final, graph.transitions)
+                decoder.add_fsg(GRAMMAR_NAME, fsg)
+                decoder.activate_search(GRAMMAR_NAME)
+            except (RuntimeError, ValueError) as exc:
+                raise VoiceError(f"PocketSphinx could not load the tools' grammar: {exc}") from None
+        return decoder
+
     # -- streaming ---------------------------------------------------------------------
     def start(self) -> None:
+        # Setting the mean alone left some feature state behind (an utterance the garbage
+        # path won changed how the next one decoded); a fresh front end costs ~0.2 ms.
+        self._grammar.reinit_feat()
+        self._phones.reinit_feat()
         self._grammar.set_cmn(self._cmn[0])
         self._phones.set_cmn(self._cmn[1])
         self._grammar.start_utt()
@@ -128,9 +149,18 @@ class SphinxRecognizer:
     def finish(self) -> Heard:
         assert self._utt is not None, "start() first"
         began = time.perf_counter()
+        # The path alive at the last frame (before the utterance is closed, so without
+        # the lattice rescoring that follows): when it is garbage, the speech is rejected
+        # without building a lattice, which garbage makes large (seconds of work).
+        last = self._grammar.hyp()
         self._grammar.end_utt()
         self._phones.end_utt()
-        heard = self._judge()
+        if last is not None and GARBAGE_PREFIX in (last.hypstr or ""):
+            heard = Heard(
+                "", 0.0, backend=self.backend, rejected="the speech sounded like no phrase"
+            )
+        else:
+            heard = self._judge()
         finish = time.perf_counter() - began
         utt, self._utt = self._utt, None
         heard.timings.update(
@@ -146,33 +176,28 @@ class SphinxRecognizer:
 
     # -- verification ------------------------------------------------------------------
     def _judge(self) -> Heard:
-        hyp = self._grammar.hyp()
-        text = hyp.hypstr.strip() if hyp is not None else ""
-        if not text:
-            return Heard("", 0.0, backend=self.backend, rejected="no phrase of the grammar fit")
-        alternatives = self._alternatives(text)
-        expected = " ".join(self.pronunciations.get(w, "") for w in text.split()).split()
+        best = self._grammar.hyp()
+        text = best.hypstr.strip() if best is not None and best.hypstr else ""
+        if GARBAGE_PREFIX in text:
+            return Heard(
+                "", 0.0, backend=self.backend, rejected="the speech sounded like no phrase"
+            )
+        # Only a complete phrase counts. A partial best path ("show the last five") is
+        # not completed from the n-best: that guesses the missing words ("… notes" for
+        # "… commits" in noise), and walking the n-best costs up to a second.
+        if not text or self._complete.match(text) is None:
+            return Heard(text, 0.0, backend=self.backend, rejected="no phrase of the grammar fit")
         heard = [s.word for s in self._phones.seg() if s.word not in NON_SPEECH]
-        per = phone_error_rate(expected, heard)
+        per = phone_error_rate(self._phones_of(text), heard)
         confidence = min(1.0, max(0.0, 1.0 - per / 2))
-        details = {"phone_error_rate": round(per, 3), "posterior": round(hyp.prob, 3)}
+        details = {"phone_error_rate": round(per, 3)}
         rejected = ""
         if confidence <= self.threshold:
             rejected = (
                 f"the sounds heard do not match {text!r} closely enough "
                 f"(confidence {confidence:.2f} < {self.threshold:.2f})"
             )
-        return Heard(text, confidence, alternatives, self.backend, {}, rejected, details)
+        return Heard(text, confidence, (), self.backend, {}, rejected, details)
 
-    def _alternatives(self, best: str, limit: int = 3) -> tuple[str, ...]:
-        out: list[str] = []
-        try:
-            for hyp in self._grammar.nbest():
-                text = hyp.hypstr.strip()
-                if text and text != best and text not in out:
-                    out.append(text)
-                if len(out) >= limit:
-                    break
-        except (RuntimeError, ValueError):
-            return ()
-        return tuple(out)
+    def _phones_of(self, text: str) -> list[str]:
+        return " ".join(self.pronunciations.get(w, "") for w in text.split()).split()

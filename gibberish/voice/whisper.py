@@ -9,10 +9,12 @@ the settings: gibberish never downloads one (``local_files_only``).
 from __future__ import annotations
 
 import array
+import os
 import time
 from pathlib import Path
 from typing import Any
 
+from gibberish.voice.audio import SAMPLE_RATE
 from gibberish.voice.errors import VoiceError
 from gibberish.voice.heard import Heard
 
@@ -33,6 +35,12 @@ def _faster_whisper() -> Any:
     return faster_whisper
 
 
+def numpy_zeros(n: int) -> Any:
+    import numpy
+
+    return numpy.zeros(n, dtype=numpy.float32)
+
+
 class WhisperRecognizer:
     """Buffers the utterance, transcribes it when speech ends (Whisper is not streaming)."""
 
@@ -48,8 +56,15 @@ class WhisperRecognizer:
         started = time.perf_counter()
         try:
             self._model = fw.WhisperModel(
-                str(folder), device="cpu", compute_type=compute_type, local_files_only=True
+                str(folder),
+                device="cpu",
+                compute_type=compute_type,
+                cpu_threads=os.cpu_count() or 1,
+                local_files_only=True,
             )
+            # The first transcriptions run several times slower (allocation, caches);
+            # one second of silence pays that at load time instead of on a request.
+            self._transcribe(numpy_zeros(SAMPLE_RATE))
         except Exception as exc:  # ctranslate2 raises RuntimeError/ValueError variously
             raise VoiceError(f"Could not load the Whisper model in {folder}: {exc}") from None
         self.load_seconds = time.perf_counter() - started
@@ -66,10 +81,7 @@ class WhisperRecognizer:
 
         began = time.perf_counter()
         samples = numpy.array(array.array("h", bytes(self._pcm)), dtype=numpy.float32) / 32768.0
-        segments, _info = self._model.transcribe(
-            samples, language="en", beam_size=1, without_timestamps=True
-        )
-        parts = list(segments)
+        parts = self._transcribe(samples)
         text = " ".join(s.text.strip() for s in parts).strip()
         finish = time.perf_counter() - began
         confidence = 0.0
@@ -80,6 +92,20 @@ class WhisperRecognizer:
         timings = {"audio": len(self._pcm) / 32000, "decode": finish, "finish": finish}
         rejected = "" if text else "nothing was transcribed"
         return Heard(text, confidence, (), self.backend, timings, rejected)
+
+    def _transcribe(self, samples: Any) -> list[Any]:
+        """Greedy and single-pass: one short request needs no beam, no retries at higher
+        temperatures, no previous text and no timestamps (each multiplies the work)."""
+        segments, _info = self._model.transcribe(
+            samples,
+            language="en",
+            beam_size=1,
+            best_of=1,
+            temperature=0.0,
+            condition_on_previous_text=False,
+            without_timestamps=True,
+        )
+        return list(segments)
 
     def decode(self, pcm: bytes) -> Heard:
         self.start()

@@ -65,13 +65,12 @@ def test_bundled_phrases_are_recognized_exactly(service, catalog, voice) -> None
     assert right >= len(IN_GRAMMAR) - 1, wrong
 
 
-def test_out_of_grammar_speech_is_rejected(service, catalog) -> None:
-    """At least 90 % of requests no tool covers end as no match, over every voice."""
-    right, wrong = 0, []
-    for voice in VOICES:
-        r, w = _score(service, catalog, OUT_OF_GRAMMAR, voice)
-        right, wrong = right + r, wrong + [f"{voice}: {x}" for x in w]
-    assert right >= 0.9 * len(OUT_OF_GRAMMAR) * len(VOICES), wrong
+@pytest.mark.parametrize("voice", VOICES)
+def test_out_of_grammar_speech_is_rejected(service, catalog, voice) -> None:
+    """At least 90 % of requests no tool covers end as no match, in every voice (with
+    eight requests that is all of them: the garbage path has to do its job)."""
+    right, wrong = _score(service, catalog, OUT_OF_GRAMMAR, voice)
+    assert right >= 0.9 * len(OUT_OF_GRAMMAR), wrong
 
 
 def test_no_match_names_the_closest_tools(service, catalog) -> None:
