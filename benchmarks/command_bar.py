@@ -41,6 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from isolation import isolate
 
 REACTION_MS = 250
 """How long after the bar appears the first letter is typed (a person reacting to it)."""
@@ -237,12 +238,7 @@ def main() -> int:
         CLOCK = time.thread_time
     root = Path(tempfile.mkdtemp(prefix="gibberish-bench-bar-"))
     try:
-        for var in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-            path = root / "env" / var.lower()
-            path.mkdir(parents=True)
-            os.environ[var] = str(path)
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"
-        os.environ["PYTHON_KEYRING_BACKEND"] = "keyrings.alt.file.PlaintextKeyring"
+        isolate(root)
         corpus = root / "skills"
         write_corpus(corpus, options.skills)
         time.sleep(2.1)  # past the library's 2 s "racy" window: unchanged files stay cached

@@ -1,6 +1,6 @@
-"""Start-up cost of the tray, and how responsive the UI stays while a tool floods output.
+"""Start-up cost of the tray and of the command line (streaming: ``benchmarks/streaming.py``).
 
-    .venv/bin/python benchmarks/startup.py [--skills 200] [--repeat 5] [--megabytes 100]
+    .venv/bin/python benchmarks/startup.py [--skills 200] [--repeat 5]
                                            [--menu-only | --cli-only] [--cli]
 
 1. **The first tray menu**, through the installed ``gibberish`` program (the console
@@ -25,12 +25,7 @@
    Prints min and median for each and the ratios (target: first menu <= 1.5 x the
    floor, cold and warm), and the load average before and after.
 
-2. **Streaming.** A tool whose script prints ``--megabytes`` MB (``head -c N /dev/urandom |
-   base64`` inside a bash script: the pipe lives in the script, not in the command) runs
-   through the real Engine into a visible result window, while a 5 ms ``QTimer`` heartbeat
-   records the gaps between its ticks. Target: no gap > 50 ms.
-
-3. **The command line** (``--cli``, or ``--cli-only`` for this part alone), through the
+2. **The command line** (``--cli``, or ``--cli-only`` for this part alone), through the
    installed ``gibberish`` program, ``--repeat`` runs each, alternating, after a warm-up:
 
    * ``gibberish --version`` against bare ``python -c pass``. Target: <= 2 x.
@@ -52,7 +47,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from pathlib import Path
 
@@ -236,103 +230,6 @@ def _fmt(values: list[float]) -> str:
     return "[" + " ".join(f"{v * 1000:.0f}" for v in values) + "] ms"
 
 
-def streaming(root: Path, megabytes: int) -> None:
-    from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
-    from PySide6.QtWidgets import QApplication
-
-    from gibberish.app import Engine, EngineOptions
-    from gibberish.ui.controller import Controller
-
-    skills = root / "flood-skills"
-    folder = skills / "flood"
-    folder.mkdir(parents=True)
-    (folder / "SKILL.md").write_text(
-        textwrap.dedent(
-            """\
-            ---
-            name: flood
-            version: 1.0.0
-            description: Print a lot of output. Use to measure the result window.
-            timeout: 300
-            ---
-
-            ### flood
-
-            Print base64 of random bytes.
-
-            #### Parameters
-
-            None.
-
-            #### Command
-
-            ```bash
-            ./flood.sh
-            ```
-            """
-        ),
-        encoding="utf-8",
-    )
-    script = folder / "flood.sh"
-    script.write_text(f"#!/bin/bash\nhead -c {megabytes * 1_000_000} /dev/urandom | base64\n")
-    script.chmod(0o755)
-
-    app = QApplication.instance() or QApplication(["bench"])
-    engine = Engine(
-        EngineOptions(extra_skills_dirs=(skills,), include_user=False, include_bundled=False)
-    )
-    controller = Controller(engine, tray_available=True)
-    controller.start()
-    prepared = engine.prepare("flood.flood")
-
-    gaps: list[float] = []
-    clock = QElapsedTimer()
-    heartbeat = QTimer()
-    heartbeat.setInterval(5)
-    last = [0.0]
-
-    def beat() -> None:
-        now = clock.nsecsElapsed() / 1e6
-        gaps.append(now - last[0])
-        last[0] = now
-
-    heartbeat.timeout.connect(beat)
-    clock.start()
-    heartbeat.start()
-    started = time.perf_counter()
-    session = controller.runs.start(prepared, confirmed=True, show=True)
-    loop = QEventLoop()
-    poll = QTimer()
-    poll.setInterval(20)
-    poll.timeout.connect(lambda: loop.quit() if session.result is not None else None)
-    poll.start()
-    loop.exec()
-    elapsed = time.perf_counter() - started
-    heartbeat.stop()
-    poll.stop()
-    result = session.result
-    assert result is not None
-    total = session.bridge.tail.total
-    window_chars = session.window.view.document().characterCount()
-    gaps = gaps[1:]
-    worst = max(gaps)
-    p99 = statistics.quantiles(gaps, n=100)[98]
-    print()
-    print("streaming (UI thread heartbeat every 5 ms while a tool prints)")
-    print(f"  tool: bash script, head -c {megabytes} MB /dev/urandom | base64")
-    print(
-        f"  output {total / 1e6:.1f} MB in {elapsed:.1f} s ({total / 1e6 / elapsed:.0f} MB/s), "
-        f"status {result.status.value}, window keeps {window_chars} chars"
-    )
-    print(
-        f"  heartbeat gaps: {len(gaps)} ticks, median {statistics.median(gaps):.1f} ms, "
-        f"p99 {p99:.1f} ms, max {worst:.1f} ms (target max <= 50 ms)  "
-        f"{'OK' if worst <= 50 else 'OVER TARGET'}"
-    )
-    controller.shutdown()
-    app.processEvents()
-
-
 def _timed(argv: list[str], env: dict[str, str]) -> float:
     started = time.perf_counter()
     result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
@@ -400,8 +297,6 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skills", type=int, default=200)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--megabytes", type=int, default=100)
-    parser.add_argument("--skip-streaming", action="store_true")
     parser.add_argument("--cli", action="store_true", help="also time the command line")
     parser.add_argument("--cli-only", action="store_true", help="time the command line only")
     parser.add_argument("--menu-only", action="store_true", help="time the first menu only")
@@ -412,12 +307,6 @@ def main() -> int:
             first_menu(root, options.skills, options.repeat)
         if options.cli or options.cli_only:
             cli_start(root, options.repeat)
-        if not (options.skip_streaming or options.cli_only or options.menu_only):
-            env = isolated_env(root / "streaming")
-            os.environ.update({k: env[k] for k in env if k.startswith("XDG_") or k == "HOME"})
-            os.environ["QT_QPA_PLATFORM"] = "offscreen"
-            os.environ["PYTHON_KEYRING_BACKEND"] = env["PYTHON_KEYRING_BACKEND"]
-            streaming(root, options.megabytes)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0

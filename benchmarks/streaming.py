@@ -24,10 +24,14 @@ import argparse
 import os
 import shutil
 import statistics
+import sys
 import tempfile
 import textwrap
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from isolation import isolate
 
 SKILL = """\
 ---
@@ -147,12 +151,7 @@ def main() -> int:
     options = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="gibberish-bench-stream-"))
     try:
-        for var in ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
-            path = root / "env" / var.lower()
-            path.mkdir(parents=True)
-            os.environ[var] = str(path)
-        os.environ["QT_QPA_PLATFORM"] = "offscreen"
-        os.environ["PYTHON_KEYRING_BACKEND"] = "keyrings.alt.file.PlaintextKeyring"
+        isolate(root)
         skills = write_skill(root, options.megabytes)
         run(skills, options)
     finally:
