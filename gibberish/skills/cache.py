@@ -24,6 +24,7 @@ that nobody else can write: the cache folder is private (0700), the file 0600.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import io
 import logging
@@ -80,11 +81,33 @@ class _ModelPickler(pickle.Pickler):
         return NotImplemented
 
 
+def _with_quick_setstate(cls: Any) -> Any:
+    """``cls``, restoring its pickled state from field names computed once.
+
+    A slotted dataclass's generated ``__setstate__`` calls ``dataclasses.fields()`` for
+    every object it restores: two thirds of a warm load of 1,000 skills (38,000 objects)
+    went there. This one sets the same fields, in the same order, from the same state.
+    """
+    setstate = getattr(cls, "__setstate__", None)
+    if getattr(setstate, "__name__", "") != "_dataclass_setstate":
+        return cls
+    names = tuple(field.name for field in dataclasses.fields(cls))
+
+    def restore(self: Any, state: Sequence[Any], _set: Any = object.__setattr__) -> None:
+        for name, value in zip(names, state, strict=True):
+            _set(self, name, value)
+
+    cls.__setstate__ = restore
+    return cls
+
+
 class _ModelUnpickler(pickle.Unpickler):
     """Builds the skill model's classes and plain data; refuses every other global."""
 
     def find_class(self, module: str, name: str) -> Any:
-        if module.startswith(_ALLOWED_MODULES) or (module, name) in _ALLOWED_GLOBALS:
+        if module.startswith(_ALLOWED_MODULES):
+            return _with_quick_setstate(super().find_class(module, name))
+        if (module, name) in _ALLOWED_GLOBALS:
             return super().find_class(module, name)
         raise pickle.UnpicklingError(f"{module}.{name} is not part of a parsed skill")
 

@@ -269,3 +269,37 @@ def test_a_refresh_never_writes_the_cache(root, settled) -> None:
     rewrite(root, "alpha", "echo ALPHA")
     assert library.refresh().changed == ("alpha",)
     assert (path.stat().st_mtime_ns, path.stat().st_ino) == before
+
+
+def test_the_bundled_skills_come_back_from_the_cache_equal(settled) -> None:
+    """Every model class the bundled skills use is restored field for field."""
+    from tests.conftest import BUNDLED_SKILLS
+
+    parsed = new_library(BUNDLED_SKILLS).skills()
+    cached = new_library(BUNDLED_SKILLS).skills()
+    assert [s.name for s in cached] == [s.name for s in parsed] and parsed
+    for fresh, restored in zip(parsed, cached, strict=True):
+        assert restored == fresh and restored is not fresh
+
+
+def test_a_saved_object_with_a_field_missing_rebuilds_the_cache(
+    root, counter, settled, caplog
+) -> None:
+    first = new_library(root)
+    path = ParseCache.for_sources(first.sources, first.profile).path
+    stored = ParseCache(path)._read()
+    assert stored
+    tool_class = type(first.skills()[0].tools[0])
+    whole = tool_class.__getstate__
+    try:
+        tool_class.__getstate__ = lambda self: whole(self)[:-1]
+        path.unlink()
+        assert ParseCache(path).save(stored)
+    finally:
+        tool_class.__getstate__ = whole
+    counter.reset()
+    with caplog.at_level(logging.WARNING, logger="gibberish.skills.cache"):
+        second = new_library(root)
+    assert sorted(counter.parses) == sorted(NAMES)
+    assert commands(second) == commands(first)
+    assert "unreadable" in caplog.text
