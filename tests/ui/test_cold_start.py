@@ -36,8 +36,10 @@ NOT_BEFORE_THE_MENU = (
     "click",
     "httpx",
     "ctypes",
+    "PySide6.QtNetwork",
 )
-"""The Engine and what it needs (parser, runner, keyring), and the click group."""
+"""The Engine and what it needs (parser, runner, keyring), the click group, and Qt's
+network module (the single-instance server goes up one turn after the menu shows)."""
 
 CHILD = """
 import json, sys
