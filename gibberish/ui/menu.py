@@ -32,7 +32,6 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QActionGroup, QIcon
 from PySide6.QtWidgets import QMenu
 
-from gibberish.trust.provenance import read_provenance
 from gibberish.ui import icons
 from gibberish.ui.formatting import human_duration, human_title, plain_tooltip
 
@@ -160,6 +159,8 @@ def _skill_tooltip(skill: SkillDefinition) -> str:
     lines = [skill.description, f"Trust: {trust}"]
     if skill.trust == "untrusted":
         lines.append("Imported from outside: asks before every run.")
+        from gibberish.trust.provenance import read_provenance  # untrusted skills only
+
         origin = read_provenance(skill.directory)
         if origin is not None:
             lines.append(f"Source: {origin.source}")
