@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 
 SOCKET_NAME = "gibberish.sock"
+APPROVAL_PREFIX = "mcp-approve "
+"""Starts a request line that asks the tray to approve an MCP call (``interop.mcp_approval``)."""
 CONNECT_TIMEOUT = 0.5
 """Seconds to wait for the running instance to accept (as the Qt client waits)."""
 REPLY_TIMEOUT = 2.0
@@ -89,15 +91,16 @@ def is_same_user(fd: int) -> bool:
     return uid is None or uid == os.getuid()
 
 
-def send_request(message: str) -> bool:
-    """Hand ``message`` (one line) to the running instance; False when none took it.
+def send_request(message: str, path: str | None = None) -> bool:
+    """Hand ``message`` (one line) to the running instance (at ``path``, by default this
+    user's socket); False when none took it.
 
     The protocol of ``gibberish.ui.single_instance``: one UTF-8 line, answered by ``ok``.
     Any failure (no socket, a stale one, a refusal, a timeout) is False: the caller then
     starts normally.
     """
     line = (message.replace("\n", " ") + "\n").encode("utf-8")
-    return exchange(line, wait=REPLY_TIMEOUT, limit=64) == b"ok"
+    return exchange(line, wait=REPLY_TIMEOUT, limit=64, path=path) == b"ok"
 
 
 def exchange(line: bytes, *, wait: float, limit: int, path: str | None = None) -> bytes | None:

@@ -21,9 +21,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from gibberish.instance_socket import exchange
+from gibberish.instance_socket import APPROVAL_PREFIX, exchange
 
-REQUEST_PREFIX = "mcp-approve "
+REQUEST_PREFIX = APPROVAL_PREFIX
 ANSWERS = frozenset({"once", "always", "no"})
 DEFAULT_WAIT = 120.0
 MAX_REPLY = 64 * 1024

@@ -153,7 +153,7 @@ def run_application(
     if tray_available is None and os.environ.get(FORCE_TRAY_VARIABLE) == "1":
         tray_available = True
     instance = SingleInstance()
-    if not instance.acquire(OPEN_COMMAND_BAR):
+    if not instance.claim(OPEN_COMMAND_BAR):
         print("gibberish is already running: opened its command bar.", file=sys.stderr)
         return 0
     reporter = ErrorReporter()
@@ -170,6 +170,9 @@ def run_application(
         watcher = _SignalWatcher(controller.quit)
         app.aboutToQuit.connect(controller.shutdown)
         _announce_when_loaded(controller)
+        # The server goes up on the turn after ``shown``: Qt's network module is not
+        # loaded before the menu; a second start meanwhile waits on the start lock.
+        QTimer.singleShot(0, instance.listen_held)
         controller.start(no_tray=no_tray)
         log.info("gibberish started (%s)", "launcher" if controller.surface.launcher else "tray")
         if on_start is not None:

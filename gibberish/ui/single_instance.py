@@ -16,6 +16,12 @@ use but nobody answers on it, the file is stale and is removed. The check-then-l
 step runs under a lock (:func:`start_lock`) so two instances started at the same moment
 cannot both decide they are first.
 
+A tray start does not pay for Qt's network module before its menu shows: ``claim``
+takes the lock and asks in plain Python (``gibberish.instance_socket``) whether an
+instance runs; the first instance keeps holding the lock until ``listen_held`` — one
+event-loop turn after the menu is shown — has put the server up. A second start in
+that moment waits on the lock and then finds the server.
+
 Protocol: one UTF-8 line per request (``open-command-bar``, ``show``, ``listen``,
 ``ask <text>``), answered by ``ok``. ``gibberish listen`` sends ``listen``, so a desktop
 shortcut bound to it is push-to-talk. An ``mcp-approve {json}`` line (from ``gibberish
@@ -31,12 +37,14 @@ import getpass
 import os
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLockFile, QObject, Signal
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-from gibberish.instance_socket import is_same_user, socket_path
-from gibberish.interop.mcp_approval import REQUEST_PREFIX
+from gibberish.instance_socket import APPROVAL_PREFIX, is_same_user, send_request, socket_path
+
+if TYPE_CHECKING:
+    from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
 OPEN_COMMAND_BAR = "open-command-bar"
 SHOW = "show"
@@ -57,6 +65,8 @@ def server_name() -> str:
 
 def send_message(name: str, message: str, timeout_ms: int = CONNECT_TIMEOUT_MS) -> bool:
     """Deliver ``message`` to a running instance; False when none answers."""
+    from PySide6.QtNetwork import QLocalSocket
+
     socket = QLocalSocket()
     socket.connectToServer(name)
     if not socket.waitForConnected(timeout_ms):
@@ -151,10 +161,44 @@ class SingleInstance(QObject):
         self.removed_stale = False
         self._buffers: dict[QLocalSocket, bytes] = {}
         self._replies: dict[QLocalSocket, list[Reply]] = {}
+        self._held_lock: contextlib.ExitStack | None = None
 
     def forward(self, message: str = OPEN_COMMAND_BAR) -> bool:
-        """True when another instance is running and took ``message`` (then exit)."""
+        """True when another instance is running and took ``message`` (then exit).
+
+        In plain Python where the socket is a Unix socket (no Qt network module to load
+        before the menu shows); through ``QLocalSocket`` elsewhere (a named pipe).
+        """
+        if os.name != "nt":
+            return send_request(message, self.name)
         return send_message(self.name, message)
+
+    def claim(self, message: str = OPEN_COMMAND_BAR) -> bool:
+        """Like ``acquire``, but the server is put up later by ``listen_held``.
+
+        True: this process is the instance and holds the start lock until
+        ``listen_held`` (or ``close``) — a second start waits for the server instead of
+        missing it. False: ``message`` was handed to the running instance.
+        """
+        stack = contextlib.ExitStack()
+        stack.enter_context(start_lock(self.name + ".lock"))
+        if self.forward(message):
+            stack.close()
+            return False
+        self._held_lock = stack
+        return True
+
+    def listen_held(self) -> bool:
+        """Listen (after ``claim``), then let a waiting second start ask."""
+        try:
+            return self.listen()
+        finally:
+            self._release_lock()
+
+    def _release_lock(self) -> None:
+        if self._held_lock is not None:
+            self._held_lock.close()
+            self._held_lock = None
 
     def acquire(self, message: str = OPEN_COMMAND_BAR) -> bool:
         """Become the running instance, or forward ``message`` to it.
@@ -170,6 +214,8 @@ class SingleInstance(QObject):
 
     def listen(self) -> bool:
         """Listen on the socket, replacing a stale one (call only after ``forward`` failed)."""
+        from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
         self.removed_stale = os.path.exists(self.name)
         server = QLocalServer(self)
         server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
@@ -201,11 +247,15 @@ class SingleInstance(QObject):
     # Slots find their socket with ``sender()``: a lambda capturing the socket and
     # connected to its own signal would be released while the socket is destroyed.
     def _ready_read(self) -> None:
+        from PySide6.QtNetwork import QLocalSocket
+
         socket = self.sender()
         if isinstance(socket, QLocalSocket):
             self._read(socket)
 
     def _disconnected(self) -> None:
+        from PySide6.QtNetwork import QLocalSocket
+
         socket = self.sender()
         if isinstance(socket, QLocalSocket):
             self._forget(socket)
@@ -215,7 +265,7 @@ class SingleInstance(QObject):
         while b"\n" in data:
             line, data = data.split(b"\n", 1)
             text = line.decode("utf-8", errors="replace").strip()
-            if text.startswith(REQUEST_PREFIX):
+            if text.startswith(APPROVAL_PREFIX):
                 reply = Reply(socket)
                 self._replies.setdefault(socket, []).append(reply)
                 self.approval_requested.emit(text, reply)
@@ -236,6 +286,7 @@ class SingleInstance(QObject):
         socket.deleteLater()
 
     def close(self) -> None:
+        self._release_lock()
         if self.server is not None:
             self.server.close()
             self.server.deleteLater()

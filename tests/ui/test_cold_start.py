@@ -36,8 +36,12 @@ NOT_BEFORE_THE_MENU = (
     "click",
     "httpx",
     "ctypes",
+    "PySide6.QtNetwork",
+    "gibberish.trust.provenance",
 )
-"""The Engine and what it needs (parser, runner, keyring), and the click group."""
+"""The Engine and what it needs (parser, runner, keyring), the click group, Qt's network
+module (the single-instance server goes up one turn after the menu shows), and what only
+an untrusted skill's tooltip reads."""
 
 CHILD = """
 import json, sys

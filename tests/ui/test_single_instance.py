@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -51,6 +52,63 @@ def test_second_start_forwards_its_request(qtbot) -> None:
         qtbot.waitUntil(lambda: received[-1] == "ask what is my disk usage")
         assert oct(os.stat(first.name).st_mode & 0o777) == "0o700"
     finally:
+        first.close()
+
+
+CLAIMER = (
+    "import sys\n"
+    "from PySide6.QtCore import QCoreApplication\n"
+    "from gibberish.ui.single_instance import SingleInstance\n"
+    "app = QCoreApplication([])\n"
+    "print('asking', flush=True)\n"
+    "print('first' if SingleInstance(sys.argv[1]).claim('show') else 'handed over')\n"
+)
+
+
+def lock_is_open_in(pid: int, lock: str) -> bool:
+    """True once process ``pid`` has opened ``lock`` (it is about to take it)."""
+    with contextlib.suppress(OSError):
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == lock:
+                    return True
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc (Linux)")
+def test_a_start_while_the_first_is_not_yet_listening_waits_and_hands_over(qtbot) -> None:
+    """``claim`` holds the start lock until ``listen_held`` (one turn after the menu): a
+    second start in between waits for the server instead of believing it is first."""
+    from gibberish.ui.single_instance import start_lock
+
+    first = SingleInstance()
+    assert first.claim() is True
+    assert not Path(first.name).exists()  # not listening yet: no Qt network module
+    received: list[str] = []
+    first.message_received.connect(received.append)
+    second = subprocess.Popen(
+        [sys.executable, "-c", CLAIMER, first.name],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert second.stdout.readline().strip() == "asking"
+        lock = first.name + ".lock"
+        qtbot.waitUntil(
+            lambda: lock_is_open_in(second.pid, lock) or second.poll() is not None,
+            timeout=20_000,
+        )
+        assert first.listen_held() is True
+        qtbot.waitUntil(lambda: second.poll() is not None, timeout=20_000)
+        assert second.stdout.read().strip() == "handed over", second.stderr.read()
+        qtbot.waitUntil(lambda: received == ["show"])
+        with start_lock(first.name + ".lock", wait=0) as taken:
+            assert taken is True  # released once listening
+    finally:
+        if second.poll() is None:
+            second.kill()
+        second.communicate()
         first.close()
 
 
