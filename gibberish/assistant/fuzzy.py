@@ -188,10 +188,22 @@ class FuzzyIndex(Generic[T]):
             descs.append(texts.setdefault(ldesc, ldesc))
             lctx = rest[0].lower() if rest else ""
             ctxs.append(texts.setdefault(lctx, lctx) if lctx else None)
+        self._setup(items, names, [n.lower() for n in names], [None] * len(names), descs, ctxs)
+
+    def _setup(
+        self,
+        items: list[T],
+        names: list[str],
+        lnames: list[str],
+        name_starts: list[str | None],
+        descs: list[str],
+        ctxs: list[str | None],
+    ) -> None:
+        """The index over prepared columns (lower-cased names, descriptions, contexts)."""
         self._items = items
         self._names = names
-        self._lnames = [n.lower() for n in names]
-        self._name_starts: list[str | None] = [None] * len(names)  # split on first need
+        self._lnames = lnames
+        self._name_starts = name_starts  # each split on first need
         self._descs = descs
         self._ctxs = ctxs
         order = sorted(range(len(names)), key=names.__getitem__)  # stable: ties keep entry order
@@ -222,6 +234,41 @@ class FuzzyIndex(Generic[T]):
             return found
 
         return FuzzyIndex((t, get_name(t), t.tool.description, context(t.skill)) for t in tools)
+
+    def patched(self: FuzzyIndex[S], tools: Iterable[S]) -> FuzzyIndex[S]:
+        """A new index over ``tools`` (built like ``for_tools`` with the default names)
+        that takes the prepared entry (lower-cased name, description and context) of
+        every tool whose skill and tool objects this index already holds: a library hands
+        out a new object only for a changed skill, so after one edit only that skill's
+        tools are prepared again. Ranking equals a fresh ``for_tools`` index."""
+        held: dict[tuple[int, int], int] = {}
+        for i, item in enumerate(self._items):
+            held[(id(item.skill), id(item.tool))] = i
+        fresh: list[S] = []
+        columns: tuple[list, ...] = ([], [], [], [], [], [])
+        items, names, lnames, starts, descs, ctxs = columns
+        for item in tools:
+            j = held.get((id(item.skill), id(item.tool)))
+            if j is None or self._items[j].skill is not item.skill:
+                fresh.append(item)
+                j = -1
+            items.append(item)
+            names.append(self._names[j] if j >= 0 else "")
+            lnames.append(self._lnames[j] if j >= 0 else "")
+            starts.append(self._name_starts[j] if j >= 0 else None)
+            descs.append(self._descs[j] if j >= 0 else "")
+            ctxs.append(self._ctxs[j] if j >= 0 else None)
+        if fresh:
+            made = FuzzyIndex.for_tools(fresh)
+            at = {id(item): k for k, item in enumerate(made._items)}
+            for i, item in enumerate(items):
+                k = at.get(id(item))
+                if k is not None:
+                    names[i], lnames[i] = made._names[k], made._lnames[k]
+                    starts[i], descs[i], ctxs[i] = None, made._descs[k], made._ctxs[k]
+        index: FuzzyIndex[S] = FuzzyIndex.__new__(FuzzyIndex)
+        index._setup(*columns)
+        return index
 
     def __len__(self) -> int:
         return len(self._items)
