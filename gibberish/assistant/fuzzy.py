@@ -241,31 +241,33 @@ class FuzzyIndex(Generic[T]):
         every tool whose skill and tool objects this index already holds: a library hands
         out a new object only for a changed skill, so after one edit only that skill's
         tools are prepared again. Ranking equals a fresh ``for_tools`` index."""
-        held: dict[tuple[int, int], int] = {}
-        for i, item in enumerate(self._items):
-            held[(id(item.skill), id(item.tool))] = i
-        fresh: list[S] = []
-        columns: tuple[list, ...] = ([], [], [], [], [], [])
-        items, names, lnames, starts, descs, ctxs = columns
-        for item in tools:
-            j = held.get((id(item.skill), id(item.tool)))
-            if j is None or self._items[j].skill is not item.skill:
-                fresh.append(item)
-                j = -1
-            items.append(item)
-            names.append(self._names[j] if j >= 0 else "")
-            lnames.append(self._lnames[j] if j >= 0 else "")
-            starts.append(self._name_starts[j] if j >= 0 else None)
-            descs.append(self._descs[j] if j >= 0 else "")
-            ctxs.append(self._ctxs[j] if j >= 0 else None)
+        old = self._items
+        if not old:
+            return FuzzyIndex.for_tools(tools)
+        held = {id(item.tool): i for i, item in enumerate(old)}  # alive: ids are unique
+        items = list(tools)
+        places = [held.get(id(item.tool), -1) for item in items]
+        fresh = [
+            i
+            for i, (j, item) in enumerate(zip(places, items, strict=True))
+            if j < 0 or old[j].skill is not item.skill
+        ]
+        for i in fresh:
+            places[i] = -1
+        columns = (
+            items,
+            [self._names[j] for j in places],
+            [self._lnames[j] for j in places],
+            [self._name_starts[j] for j in places],
+            [self._descs[j] for j in places],
+            [self._ctxs[j] for j in places],
+        )
         if fresh:
-            made = FuzzyIndex.for_tools(fresh)
-            at = {id(item): k for k, item in enumerate(made._items)}
-            for i, item in enumerate(items):
-                k = at.get(id(item))
-                if k is not None:
-                    names[i], lnames[i] = made._names[k], made._lnames[k]
-                    starts[i], descs[i], ctxs[i] = None, made._descs[k], made._ctxs[k]
+            made = FuzzyIndex.for_tools([items[i] for i in fresh])
+            for k, i in enumerate(fresh):  # the entries at -1 (the last one's) replaced
+                columns[1][i], columns[2][i] = made._names[k], made._lnames[k]
+                columns[3][i], columns[4][i] = None, made._descs[k]
+                columns[5][i] = made._ctxs[k]
         index: FuzzyIndex[S] = FuzzyIndex.__new__(FuzzyIndex)
         index._setup(*columns)
         return index
