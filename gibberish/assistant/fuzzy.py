@@ -188,10 +188,22 @@ class FuzzyIndex(Generic[T]):
             descs.append(texts.setdefault(ldesc, ldesc))
             lctx = rest[0].lower() if rest else ""
             ctxs.append(texts.setdefault(lctx, lctx) if lctx else None)
+        self._setup(items, names, [n.lower() for n in names], [None] * len(names), descs, ctxs)
+
+    def _setup(
+        self,
+        items: list[T],
+        names: list[str],
+        lnames: list[str],
+        name_starts: list[str | None],
+        descs: list[str],
+        ctxs: list[str | None],
+    ) -> None:
+        """The index over prepared columns (lower-cased names, descriptions, contexts)."""
         self._items = items
         self._names = names
-        self._lnames = [n.lower() for n in names]
-        self._name_starts: list[str | None] = [None] * len(names)  # split on first need
+        self._lnames = lnames
+        self._name_starts = name_starts  # each split on first need
         self._descs = descs
         self._ctxs = ctxs
         order = sorted(range(len(names)), key=names.__getitem__)  # stable: ties keep entry order
@@ -222,6 +234,43 @@ class FuzzyIndex(Generic[T]):
             return found
 
         return FuzzyIndex((t, get_name(t), t.tool.description, context(t.skill)) for t in tools)
+
+    def patched(self: FuzzyIndex[S], tools: Iterable[S]) -> FuzzyIndex[S]:
+        """A new index over ``tools`` (built like ``for_tools`` with the default names)
+        that takes the prepared entry (lower-cased name, description and context) of
+        every tool whose skill and tool objects this index already holds: a library hands
+        out a new object only for a changed skill, so after one edit only that skill's
+        tools are prepared again. Ranking equals a fresh ``for_tools`` index."""
+        old = self._items
+        if not old:
+            return FuzzyIndex.for_tools(tools)
+        held = {id(item.tool): i for i, item in enumerate(old)}  # alive: ids are unique
+        items = list(tools)
+        places = [held.get(id(item.tool), -1) for item in items]
+        fresh = [
+            i
+            for i, (j, item) in enumerate(zip(places, items, strict=True))
+            if j < 0 or old[j].skill is not item.skill
+        ]
+        for i in fresh:
+            places[i] = -1
+        columns = (
+            items,
+            [self._names[j] for j in places],
+            [self._lnames[j] for j in places],
+            [self._name_starts[j] for j in places],
+            [self._descs[j] for j in places],
+            [self._ctxs[j] for j in places],
+        )
+        if fresh:
+            made = FuzzyIndex.for_tools([items[i] for i in fresh])
+            for k, i in enumerate(fresh):  # the entries at -1 (the last one's) replaced
+                columns[1][i], columns[2][i] = made._names[k], made._lnames[k]
+                columns[3][i], columns[4][i] = None, made._descs[k]
+                columns[5][i] = made._ctxs[k]
+        index: FuzzyIndex[S] = FuzzyIndex.__new__(FuzzyIndex)
+        index._setup(*columns)
+        return index
 
     def __len__(self) -> int:
         return len(self._items)

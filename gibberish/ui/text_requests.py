@@ -103,6 +103,7 @@ class TextRequests(QObject):
     def open_bar(self) -> None:
         bar = self.bar()
         bar.history = [run.ref for run in self._engine().recent_runs()]
+        bar.input.clear()  # the last words typed are not ranked again over the new tools
         bar.set_tools(self._tools())
         bar.popup()
 

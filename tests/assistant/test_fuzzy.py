@@ -64,3 +64,40 @@ def test_a_thousand_tools_rank_quickly():
     assert per_query < 0.05, per_query
     assert index.rank("deploy 999") == []  # no tool has both
     assert names(index.rank("upload 999")) == ["tool_999_upload"]
+
+
+class Pair:
+    """A tool of a skill, as the command bar holds it (``.skill`` and ``.tool``)."""
+
+    def __init__(self, skill_, tool) -> None:
+        self.skill, self.tool = skill_, tool
+
+
+def pairs(*skills):
+    return [Pair(s, t) for s in skills for t in s.tools]
+
+
+def test_a_patched_index_finds_the_edited_text_and_never_the_old():
+    notes = skill("notes", "Notes", [ToolDefinition("list_notes", "Lists the zebra notes")])
+    other = skill("disk", "Disk", [ToolDefinition("disk_usage", "Shows used space")])
+    index = FuzzyIndex.for_tools(pairs(notes, other))
+    assert names(index.rank("zebra")) == ["list_notes"]
+    assert names(index.rank("disk")) == ["disk_usage"]
+    edited = skill("notes", "Notes", [ToolDefinition("list_memos", "Lists the okapi memos")])
+    patched = index.patched(pairs(edited, other))
+    assert patched.rank("zebra") == [] and patched.rank("list_notes") == []
+    assert names(patched.rank("okapi")) == ["list_memos"]
+    assert names(patched.rank("disk")) == ["disk_usage"]
+    assert names(index.rank("zebra")) == ["list_notes"]  # the old index is left as it was
+
+
+def test_a_patched_index_reuses_the_entries_of_unchanged_skills():
+    notes = skill("notes", "Notes", [ToolDefinition("list_notes", "Lists the notes")])
+    other = skill("disk", "Disk", [ToolDefinition("disk_usage", "Shows used space")])
+    index = FuzzyIndex.for_tools(pairs(notes, other))
+    edited = skill("notes", "Notes", [ToolDefinition("list_notes", "Lists the notes")])
+    patched = index.patched(pairs(other, edited))
+    assert patched._descs[0] is index._descs[1]  # unchanged: the very same prepared text
+    assert patched._ctxs[0] is index._ctxs[1]
+    assert patched._descs[1] is not index._descs[0]  # a new skill object: prepared anew
+    assert patched._descs[1] == index._descs[0]

@@ -156,3 +156,33 @@ def test_ranks_the_bundled_tools_like_the_plain_ranker() -> None:
     for query in queries(4):
         same(index, entries, query, 5, False)
         same(index, entries, query, 12, True)
+
+
+def test_a_patched_index_ranks_like_the_plain_ranker() -> None:
+    """Half the skills replaced (new objects, other texts): the patched index ranks its
+    tools exactly as the plain ranker ranks them."""
+    from gibberish.skills.model import ToolDefinition
+    from tests.assistant.builders import skill
+    from tests.assistant.test_fuzzy import pairs
+
+    def skills(seed: int) -> list:
+        raw = corpus(200, seed)[:-1]  # five tools a skill, sharing a context
+        return [
+            skill(f"s{k}", raw[k][3], [ToolDefinition(n, d) for _, n, d, _ in raw[k : k + 5]])
+            for k in range(0, len(raw), 5)
+        ]
+
+    before, after = skills(5), skills(6)
+    kept = [s if k % 2 else after[k] for k, s in enumerate(before)]
+    index = FuzzyIndex.for_tools(pairs(*before))
+    for query in queries(5)[::5]:
+        index.rank(query, 12)
+    tools = pairs(*kept)
+    patched = index.patched(tools)
+    raw = [
+        (t, t.tool.name, t.tool.description, f"{t.skill.name} {t.skill.description}") for t in tools
+    ]
+    entries = reference_entries(raw)
+    for query in queries(6)[::3]:
+        same(patched, entries, query, 12, True)
+        same(patched, entries, query, None, False)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 
+from gibberish.assistant.fuzzy import FuzzyIndex
 from gibberish.ui.command_bar import CommandBar
 from gibberish.ui.routing import FuzzyRouter, Proposal
 from tests.ui.conftest import FakeApprovals, FakeForms, make_controller, tool_block, write_skill
@@ -142,6 +144,32 @@ def test_reopening_keeps_the_index_until_the_library_changes(qtbot, controller, 
     controller.reload()
     controller.open_command_bar()
     assert bar.index is not index  # the library changed: a new index, with the new text
+    qtbot.keyClicks(bar.input, "esperanto")
+    assert shown_refs(bar) == ["hello.say_hello"]
+
+
+def test_reopening_after_a_change_ranks_nothing_it_will_not_show(
+    qtbot, controller, skills_dir
+) -> None:
+    """The words typed before closing are gone when the bar opens again: the new index
+    (after a library change) is not asked to rank them."""
+    controller.open_command_bar()
+    bar = controller.text.command_bar
+    qtbot.keyClicks(bar.input, "say")
+    qtbot.keyClick(bar.input, Qt.Key.Key_Escape)
+    write_skill(skills_dir, "hello", [tool_block("say_hello", "Greets in Esperanto.", "echo")])
+    controller.reload()
+    asked: list[str] = []
+    rank = FuzzyIndex.rank
+
+    def spy(self, query, *args, **kwargs):
+        asked.append(query)
+        return rank(self, query, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(FuzzyIndex, "rank", spy)
+        controller.open_command_bar()
+    assert bar.input.text() == "" and asked == []
     qtbot.keyClicks(bar.input, "esperanto")
     assert shown_refs(bar) == ["hello.say_hello"]
 
