@@ -35,9 +35,8 @@ echo {{words}}
 
 
 @pytest.fixture
-def skills_root(tmp_path: Path) -> Path:
-    root = tmp_path / "skills"
-    root.mkdir()
+def skills_root(root: Path) -> Path:
+    """The empty skills folder of ``tests/conftest.py``, under the name these tests use."""
     return root
 
 
