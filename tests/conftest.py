@@ -83,3 +83,15 @@ def engine(root: Path):
     return Engine(
         EngineOptions(extra_skills_dirs=(root,), include_user=False, include_bundled=False)
     )
+
+
+@pytest.fixture
+def no_sandbox(monkeypatch: pytest.MonkeyPatch):
+    """This process without the sandbox, as on a machine without bubblewrap."""
+    from gibberish.runner import sandbox
+
+    monkeypatch.setenv(sandbox.SWITCH_VAR, "off")
+    sandbox.reset()
+    yield
+    monkeypatch.delenv(sandbox.SWITCH_VAR)
+    sandbox.reset()

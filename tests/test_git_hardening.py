@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from gibberish.app import Engine, EngineOptions
-from gibberish.runner import sandbox
 
 HOOKED = (
     "core.fsmonitor",
@@ -39,15 +38,6 @@ def git(repo: Path, *args: str, **kwargs) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["git", *args], cwd=repo, capture_output=True, text=True, timeout=30, **kwargs
     )
-
-
-@pytest.fixture
-def no_sandbox(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv(sandbox.SWITCH_VAR, "off")
-    sandbox.reset()
-    yield
-    monkeypatch.delenv(sandbox.SWITCH_VAR)
-    sandbox.reset()
 
 
 @pytest.fixture

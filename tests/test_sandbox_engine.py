@@ -73,16 +73,6 @@ def make_skill(
     return folder
 
 
-@pytest.fixture
-def no_sandbox(monkeypatch: pytest.MonkeyPatch):
-    """This process without the sandbox, as on a machine without bubblewrap."""
-    monkeypatch.setenv(sandbox.SWITCH_VAR, "off")
-    sandbox.reset()
-    yield
-    monkeypatch.delenv(sandbox.SWITCH_VAR)
-    sandbox.reset()
-
-
 def _swap_forever(script: Path, stop: threading.Event) -> None:
     good, evil = "#!/bin/sh\necho approved\n", "#!/bin/sh\necho EVIL\n"
     spare = script.with_name(".hello.tmp")

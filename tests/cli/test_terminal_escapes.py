@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from tests.assistant.fakeserver import Text
+from tests.cli.conftest import ECHO_TOOL
 
 CONTROLS = ("\x9b", "\x85", "\u202e", "\x1b", "\x07")
 NASTY = "red\x9b31m next\x85line \u202eevil\x1b[8mhidden\x07"
@@ -27,24 +28,6 @@ None.
 
 ```bash
 printf 'red\302\23331m next\302\205line \342\200\256evil\033[8mhidden\a'
-```
-"""
-
-ECHO_ARG_TOOL = """
-### say
-
-Print the words back.
-
-#### Parameters
-
-| Name | Type | Required | Description |
-|------|------|----------|-------------|
-| words | string | yes | What to print |
-
-#### Command
-
-```bash
-echo {{words}}
 ```
 """
 
@@ -67,7 +50,7 @@ def test_tool_output_in_the_envelope_is_escaped_and_still_means_the_same(
 
 
 def test_the_model_chose_line_escapes_the_model_s_values(write_skill, invoke, model_server) -> None:
-    write_skill("echoer", tools=ECHO_ARG_TOOL)
+    write_skill("echoer", tools=ECHO_TOOL)
     call = f"<start_function_call>call:say{{words:<escape>{NASTY}<escape>}}<end_function_call>"
     model_server.queue(Text(call))
     result = invoke("ask", "say it", "--endpoint", model_server.url)
@@ -89,7 +72,7 @@ def test_a_folder_name_with_a_newline_keeps_skills_list_one_line_per_skill(
 
 
 def test_skills_render_escapes_the_values(write_skill, invoke) -> None:
-    write_skill("echoer", tools=ECHO_ARG_TOOL)
+    write_skill("echoer", tools=ECHO_TOOL)
     rendered = invoke("skills", "render", "echoer.say", "--arg", f"words={NASTY}").output
     assert raw(rendered) == [] and "\\x1b[8m" in rendered
     as_json = invoke("skills", "render", "echoer.say", "--arg", f"words={NASTY}", "--json")
