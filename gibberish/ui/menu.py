@@ -28,7 +28,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QTimer
 from PySide6.QtGui import QAction, QActionGroup, QIcon
 from PySide6.QtWidgets import QMenu
 
@@ -516,10 +515,3 @@ def fill_all(pending: Pending) -> None:
             filler.fill_once()
         except RuntimeError:  # its submenu was deleted by a rebuild
             continue
-
-
-def fill_pending_later(pending: Pending) -> None:
-    """Fill lazy submenus on the next idle turn, so exported (D-Bus) menus are complete too."""
-    if pending:
-        fillers = list(pending)
-        QTimer.singleShot(0, lambda: fill_all(fillers))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from gibberish.skills.model import ToolDefinition
 from gibberish.voice.numbers import NUMBER_WORDS, number_rules
-from gibberish.voice.phrases import Item, Slot, SlotKind, SpokenForm, forms_for_tool
+from gibberish.voice.phrases import Item, SlotKind, SpokenForm, forms_for_tool
 
 GRAMMAR_NAME = "gibberish"
 
@@ -110,7 +110,3 @@ def grammar_for_tools(tools: Iterable[VoiceTool]) -> Grammar:
         forms.extend(sorted(made, key=lambda f: f.origin != "author"))
         problems.extend(bad)
     return build_grammar(forms, problems)
-
-
-def is_slot(item: Item) -> bool:
-    return isinstance(item, Slot)
