@@ -42,6 +42,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from gibberish.assistant.budget import STOPWORDS
+from gibberish.assistant.fuzzy_words import (
+    NOT_NEWLINE,
+    WordPostings,
+    levels,
+    span_source,
+    starting,
+)
 from gibberish.assistant.naming import ExposedTool
 
 if TYPE_CHECKING:
@@ -91,8 +98,8 @@ CACHED_WORDS = 48
 """Words whose scores an index keeps (each at most one float per entry)."""
 BULK = 256
 """From this many entries on, names are searched all at once (one regular expression)."""
-NOT_NEWLINE = r"[^\n]"
-"""Words whose scores an index keeps (each at most one float per entry)."""
+BY_WORDS = 200
+"""From this many entries on, a word is scored through the index's word postings."""
 
 
 def _tool_name(item: SkillTool) -> str:
@@ -143,13 +150,6 @@ def _text_score(text: str, term: str, tests: tuple[WordTest, WordTest] | None) -
     return 0.2
 
 
-def _span_source(term: str, anything: str) -> str:
-    """A pattern for ``term``'s letters in order, each the first one after the previous
-    (atomic groups: no backtracking); ``anything`` is what may come between them."""
-    rest = "".join(f"(?>{anything}*?{re.escape(ch)})" for ch in term[1:])
-    return re.escape(term[0]) + rest
-
-
 class FuzzyIndex(Generic[T]):
     """Ranked fuzzy matching of a query against (item, name, description) entries.
 
@@ -172,6 +172,7 @@ class FuzzyIndex(Generic[T]):
         "_prefixes",
         "_results",
         "_variants",
+        "_words",
     )
 
     def __init__(self, entries: Iterable[tuple[T, str, str] | tuple[T, str, str, str]]) -> None:
@@ -212,8 +213,9 @@ class FuzzyIndex(Generic[T]):
             self._order[i] = position
         self._cache: dict[str, tuple[AbstractSet[int] | None, dict[int, float]]] = {}
         self._blob: tuple[str, list[int]] | None = None
+        self._words: WordPostings | None = None
         self._variants: dict[str, dict[int, float]] = {}
-        self._prefixes: dict[tuple[str, ...], tuple[list[dict[int, float]], AbstractSet[int]]] = {}
+        self._prefixes: dict[tuple[str, ...], dict[int, float]] = {}
         self._results: dict[tuple[tuple[str, ...], int | None, bool], list[FuzzyMatch[T]]] = {}
 
     @classmethod
@@ -270,7 +272,24 @@ class FuzzyIndex(Generic[T]):
                 columns[5][i] = made._ctxs[k]
         index: FuzzyIndex[S] = FuzzyIndex.__new__(FuzzyIndex)
         index._setup(*columns)
+        same_places = len(old) == len(items) and all(j in (i, -1) for i, j in enumerate(places))
+        if self._words is not None and same_places:
+            texts = (self._lnames, self._descs, self._ctxs)
+            patched = (index._lnames, index._descs, index._ctxs)
+            index._words = self._words.patched(fresh, texts, patched)
         return index
+
+    def prepare(self) -> None:
+        """Split every text into words once (tens of milliseconds at 5,000 tools), so
+        that a word typed later is scored per distinct word. Until this is done, words
+        are scored entry by entry with the same result; a thread other than the one
+        typing may run it."""
+        if self._words is None:
+            self._words = WordPostings.build(self._lnames, self._descs, self._ctxs)
+
+    @property
+    def prepared(self) -> bool:
+        return self._words is not None
 
     def __len__(self) -> int:
         return len(self._items)
@@ -289,55 +308,35 @@ class FuzzyIndex(Generic[T]):
         found = self._results.get(key)
         if found is None:
             if require_all:
-                per_term, within = self._narrowed(unique)
+                totals = self._narrowed(unique)
             else:
-                per_term = [self._variant_scores(term, None) for term in unique]
-                within = set().union(*per_term)
-            found = self._top(within, per_term, len(unique), limit) if within else []
+                totals = _summed([self._variant_scores(term, None) for term in unique])
+            found = self._top(totals, len(unique), limit) if totals else []
             _remember(self._results, key, found)
         return list(found)
 
-    def _narrowed(self, terms: tuple[str, ...]) -> tuple[list[dict[int, float]], AbstractSet[int]]:
-        """Each word's scores and the entries every word matches. Kept per word list, so
-        the next letter typed (which changes the last word only) starts from the words
-        before it."""
+    def _narrowed(self, terms: tuple[str, ...]) -> dict[int, float]:
+        """The entries every word matches, each with the sum of its words' scores. Kept
+        per word list, so the next letter typed (which changes the last word only)
+        starts from the sums of the words before it."""
         found = self._prefixes.get(terms)
         if found is not None:
             return found
-        before: list[dict[int, float]] = []
-        within: AbstractSet[int] | None = None
-        if len(terms) > 1:
-            before, within = self._narrowed(terms[:-1])
-        if within is not None and not within:
-            found = (before, within)
+        if len(terms) == 1:
+            found = self._variant_scores(terms[0], None)
         else:
-            scores = self._variant_scores(terms[-1], within)
-            found = ([*before, scores], _narrow(within, scores))
+            before = self._narrowed(terms[:-1])
+            found = _added(before, self._variant_scores(terms[-1], before.keys())) if before else {}
         _remember(self._prefixes, terms, found)
         return found
 
-    def _top(
-        self,
-        candidates: AbstractSet[int],
-        per_term: list[dict[int, float]],
-        count: int,
-        limit: int | None,
-    ) -> list[FuzzyMatch[T]]:
-        """The mean score of each candidate, sorted by score then name (then entry order).
+    def _top(self, totals: dict[int, float], count: int, limit: int | None) -> list[FuzzyMatch[T]]:
+        """The mean score (``totals`` over ``count`` words) of each entry, sorted by
+        score then name (then entry order).
 
         Scores take few distinct values, so the cut-off score of the top ``limit`` is found
         by counting values, and only the entries at or above it are sorted.
         """
-        if len(per_term) == 1:
-            totals = per_term[0]
-        else:
-            totals = {}
-            for i in candidates:
-                total = 0.0
-                for scores in per_term:
-                    total += scores.get(i, 0.0)
-                if total > 0.0:
-                    totals[i] = total
         mean: dict[float, float] = {}
         tally: Counter[float] = Counter()
         for value, times in Counter(totals.values()).items():
@@ -405,9 +404,54 @@ class FuzzyIndex(Generic[T]):
         return scores
 
     def _score_all(self, term: str, pool: Collection[int]) -> dict[int, float]:
-        """``term`` against the entries of ``pool``; see the table in the module's help."""
-        spaced = " " + term
+        """``term`` against the entries of ``pool`` (at least); see the table in the
+        module's help. A word of letters and digits over many entries is scored through
+        the index's word postings, anything else entry by entry."""
         spans = self._spans(term, pool)
+        words = self._words
+        if words is not None and len(pool) >= BY_WORDS and _SPLIT.fullmatch(term):
+            whole = isinstance(pool, range)
+            return self._score_by_words(words, term, None if whole else pool, spans)
+        return self._score_each(term, pool, spans)
+
+    def _score_by_words(
+        self, words: WordPostings, term: str, pool: Collection[int] | None, spans: dict[int, int]
+    ) -> dict[int, float]:
+        """The levels of the score table as entry sets, lowest first, so that each
+        entry ends with its best; only spans need a look at each entry."""
+        ctx = levels(words.ctxs, term, pool)
+        desc = levels(words.descs, term, pool)
+        name = levels(words.names, term, pool)
+        out = dict.fromkeys(ctx.anywhere, CONTEXT_WEIGHT * 0.2)
+        out.update(dict.fromkeys(ctx.word_start, CONTEXT_WEIGHT * 0.35))
+        out.update(dict.fromkeys(ctx.word, CONTEXT_WEIGHT * 0.45))
+        out.update(
+            dict.fromkeys(desc.anywhere, 0.2)
+        )  # a description's score replaces its context's
+        out.update(dict.fromkeys(desc.word_start, 0.35))
+        out.update(dict.fromkeys(desc.word, 0.45))
+        for i, span in spans.items():
+            if i in name.anywhere or (pool is not None and i not in pool):
+                continue
+            score = 0.3 + 0.2 * (len(term) / span)
+            if score > out.get(i, 0.0):
+                out[i] = score
+        out.update(dict.fromkeys(name.anywhere, 0.6))
+        out.update(dict.fromkeys(name.word_start, 0.8))
+        for level, score in ((starting(words.firsts, term), 0.9), (words.wholes.get(term), 1.0)):
+            if level:
+                out.update(
+                    dict.fromkeys(
+                        level if pool is None else name.anywhere.intersection(level), score
+                    )
+                )
+        return out
+
+    def _score_each(
+        self, term: str, pool: Collection[int], spans: dict[int, int]
+    ) -> dict[int, float]:
+        """``term`` against each entry of ``pool``."""
+        spaced = " " + term
         lnames, starts, descs, ctxs = self._lnames, self._name_starts, self._descs, self._ctxs
         tests = _word_tests(term)
         desc_scores: dict[str, float] = {}  # texts are shared: each is scored once
@@ -457,18 +501,23 @@ class FuzzyIndex(Generic[T]):
         last letter's earliest place after it. Words of one letter have none."""
         if len(term) < 2:
             return {}
+        words = self._words
+        if words is not None and len(pool) >= BULK:
+            found = words.spans(term)
+            if found is not None:
+                return found
         if len(pool) >= BULK and self._names_blob():
             blob, starts = self._blob
             first = re.escape(term[0])
             bulk = re.compile(
-                f"^[^{first}\\n]*+(" + _span_source(term, NOT_NEWLINE) + ")", re.MULTILINE
+                f"^[^{first}\\n]*+(" + span_source(term, NOT_NEWLINE) + ")", re.MULTILINE
             )
             return {
                 bisect_right(starts, found.start()) - 1: found.end(1) - found.start(1)
                 for found in bulk.finditer(blob)
             }
         lnames = self._lnames
-        match = re.compile(_span_source(term, "."), re.DOTALL).match
+        match = re.compile(span_source(term, "."), re.DOTALL).match
         first = term[0]
         spans = {}
         for i in pool:
@@ -508,6 +557,26 @@ def _best_of(
             if weighted > best.get(i, 0.0):
                 best[i] = weighted
     return best
+
+
+def _summed(per_term: list[dict[int, float]]) -> dict[int, float]:
+    """Per entry matching any word, the sum of its words' scores (in word order)."""
+    if len(per_term) == 1:
+        return per_term[0]
+    totals = {}
+    for i in set().union(*per_term):
+        total = 0.0
+        for scores in per_term:
+            total += scores.get(i, 0.0)
+        totals[i] = total
+    return totals
+
+
+def _added(before: dict[int, float], scores: dict[int, float]) -> dict[int, float]:
+    """``before``'s sums plus ``scores``, for the entries both have."""
+    if len(scores) < len(before):
+        return {i: before[i] + score for i, score in scores.items() if i in before}
+    return {i: total + scores[i] for i, total in before.items() if i in scores}
 
 
 def _remember(memo: dict, key: object, value: object) -> None:

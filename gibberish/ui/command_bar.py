@@ -19,6 +19,7 @@ by a second ``gibberish`` process (a desktop shortcut) with no window of ours ar
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -289,7 +290,10 @@ class CommandBar(QFrame):
     def set_tools(self, tools: Sequence[ToolRef]) -> None:
         """Offer ``tools``. The same tools as before (the same skills and tool objects)
         keep the index; other tools get a new one once per library change, patched from
-        the last one (unchanged skills' entries are reused, see ``FuzzyIndex.patched``)."""
+        the last one (unchanged skills' entries are reused, see ``FuzzyIndex.patched``).
+        A new index splits its texts into words on a thread of its own
+        (``FuzzyIndex.prepare``): the letters typed meanwhile are ranked the same, only
+        slower."""
         if self._index is None or not _same_tools(tools, self._index_of):
             from gibberish.assistant.fuzzy import FuzzyIndex  # the model feed loads only when used
 
@@ -300,6 +304,8 @@ class CommandBar(QFrame):
                 self._index = FuzzyIndex.for_tools(self._tools)
             else:
                 self._index = self._index.patched(self._tools)
+            if not self._index.prepared:
+                threading.Thread(target=self._index.prepare, name="command-bar-words").start()
         if self._busy:
             return
         if self._choices is not None:

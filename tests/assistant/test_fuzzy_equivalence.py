@@ -126,24 +126,39 @@ def same(index: FuzzyIndex, entries, query: str, limit, require_all: bool) -> No
     assert got == reference_rank(entries, query, limit, require_all=require_all), query
 
 
-@pytest.mark.parametrize(("seed", "newlines"), [(1, False), (2, True)])
-def test_ranks_like_the_plain_ranker_while_typing(seed: int, newlines: bool) -> None:
+@pytest.mark.parametrize(
+    ("seed", "newlines", "prepared"), [(1, False, False), (1, False, True), (2, True, True)]
+)
+def test_ranks_like_the_plain_ranker_while_typing(
+    seed: int, newlines: bool, prepared: bool
+) -> None:
+    """Entry by entry, and (``prepared``) through the index's word postings."""
     raw = corpus(600, seed, newlines=newlines)
     assert any("\n" in entry[1] for entry in raw) == newlines
     entries = reference_entries(raw)
     index = FuzzyIndex(raw)  # one index: scores kept from every earlier query
+    if prepared:
+        index.prepare()
     for query in queries(seed):
         same(index, entries, query, 12, True)
         same(index, entries, query, None, True)
         same(index, entries, query, 12, False)
 
 
-def test_ranks_like_the_plain_ranker_from_a_fresh_index() -> None:
+def fresh(raw: list[tuple], prepared: bool) -> FuzzyIndex:
+    index = FuzzyIndex(raw)
+    if prepared:
+        index.prepare()
+    return index
+
+
+@pytest.mark.parametrize("prepared", [False, True])
+def test_ranks_like_the_plain_ranker_from_a_fresh_index(prepared: bool) -> None:
     raw = corpus(300, 3)
     entries = reference_entries(raw)
     for query in queries(3)[::7]:
-        same(FuzzyIndex(raw), entries, query, 12, True)
-        same(FuzzyIndex(raw), entries, query, None, False)
+        same(fresh(raw, prepared), entries, query, 12, True)
+        same(fresh(raw, prepared), entries, query, None, False)
 
 
 def test_ranks_the_bundled_tools_like_the_plain_ranker() -> None:
@@ -158,9 +173,11 @@ def test_ranks_the_bundled_tools_like_the_plain_ranker() -> None:
         same(index, entries, query, 12, True)
 
 
-def test_a_patched_index_ranks_like_the_plain_ranker() -> None:
+@pytest.mark.parametrize("prepared", [False, True])
+def test_a_patched_index_ranks_like_the_plain_ranker(prepared: bool) -> None:
     """Half the skills replaced (new objects, other texts): the patched index ranks its
-    tools exactly as the plain ranker ranks them."""
+    tools exactly as the plain ranker ranks them; a prepared index hands its word
+    postings on, patched, and they equal postings made afresh."""
     from gibberish.skills.model import ToolDefinition
     from tests.assistant.builders import skill
     from tests.assistant.test_fuzzy import pairs
@@ -175,10 +192,17 @@ def test_a_patched_index_ranks_like_the_plain_ranker() -> None:
     before, after = skills(5), skills(6)
     kept = [s if k % 2 else after[k] for k, s in enumerate(before)]
     index = FuzzyIndex.for_tools(pairs(*before))
+    if prepared:
+        index.prepare()
     for query in queries(5)[::5]:
         index.rank(query, 12)
     tools = pairs(*kept)
     patched = index.patched(tools)
+    assert patched.prepared == prepared
+    if prepared:
+        made = FuzzyIndex.for_tools(tools)
+        made.prepare()
+        assert postings(patched) == postings(made)
     raw = [
         (t, t.tool.name, t.tool.description, f"{t.skill.name} {t.skill.description}") for t in tools
     ]
@@ -186,3 +210,9 @@ def test_a_patched_index_ranks_like_the_plain_ranker() -> None:
     for query in queries(6)[::3]:
         same(patched, entries, query, 12, True)
         same(patched, entries, query, None, False)
+
+
+def postings(index: FuzzyIndex) -> list[dict[str, set[int]]]:
+    words = index._words
+    columns = (words.names, words.firsts, words.wholes, words.descs, words.ctxs)
+    return [{word: set(entries) for word, entries in column.items()} for column in columns]
