@@ -13,8 +13,8 @@ from the call until the event queue is empty (the bar painted):
 
 * *open* — ``Controller.open_command_bar()`` (what the hotkey and the menu item call),
   the library unchanged since the last open;
-* *open after a library change* — one SKILL.md edited and reloaded first (not timed): the
-  open builds a new index;
+* *open after a library change* — one SKILL.md edited and the tray's own file watcher's
+  reload waited for (not timed): the open makes a new index;
 * *keystroke* — typing ``--query`` letter by letter (``QTest.keyClick``), starting
   ``REACTION_MS`` (250 ms, the event loop running) after the bar opened following a
   library change (a new index: no word scored yet), then again with the same index:
@@ -186,8 +186,15 @@ def measure(corpus: Path, repeat: int, query: str) -> None:
     opens, changed_opens, floor_opens = [], [], []
     cold_keys, warm_keys, floor_keys = [], [], []
     for round_no in range(repeat):
+        reloads = []
+        controller.reloader.done.connect(reloads.append)
         edit_one_skill(corpus, round_no)
-        controller.reload()
+        deadline = time.monotonic() + 10
+        while not reloads and time.monotonic() < deadline:  # the file watcher's reload
+            QTest.qWait(10)
+        controller.reloader.done.disconnect(reloads.append)
+        if not reloads:
+            raise SystemExit("the file watcher did not reload the edited skill within 10 s")
         drain()
         changed_opens.append(timed(controller.open_command_bar))
         QTest.qWait(REACTION_MS)

@@ -180,6 +180,7 @@ class Engine:
         self._snapshots_pruned = False
         self.library = self._new_library()
         self._loaded = False
+        self._tool_refs: dict[int, tuple[SkillDefinition, tuple[ToolRef, ...]]] = {}
         self._voice: VoiceService | None = None
         self._tool_indexes: ToolIndexCache | None = None
         self.session_context: set[str] = set()
@@ -317,10 +318,19 @@ class Engine:
     def tools(self, mode: Mode | None = None) -> list[ToolRef]:
         """Tools of every loaded, valid skill; only those offered in ``mode`` when given."""
         refs = []
+        made = self._tool_refs
+        kept: dict[int, tuple[SkillDefinition, tuple[ToolRef, ...]]] = {}
         for skill in self.skills():
-            if not skill.ok or (mode is not None and not skill.available_in(mode)):
-                continue
-            refs.extend(ToolRef(skill, tool) for tool in skill.tools)
+            held = made.get(id(skill))
+            if held is not None and held[0] is not skill:
+                held = None  # another skill object at a reused address
+            if skill.ok and (mode is None or skill.available_in(mode)):
+                if held is None:
+                    held = (skill, tuple(ToolRef(skill, tool) for tool in skill.tools))
+                refs.extend(held[1])
+            if held is not None:
+                kept[id(skill)] = held
+        self._tool_refs = kept  # an unchanged skill keeps its refs (views compare them)
         return refs
 
     def find_tool(self, ref: str) -> ToolRef:

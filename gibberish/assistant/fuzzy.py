@@ -32,13 +32,13 @@ skill merely mentions commits. The entry's score is the mean over the query's wo
 
 from __future__ import annotations
 
-import heapq
 import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from itertools import compress
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from gibberish.assistant.budget import STOPWORDS
@@ -162,6 +162,7 @@ class FuzzyIndex(Generic[T]):
     __slots__ = (
         "_blob",
         "_cache",
+        "_carried",
         "_ctxs",
         "_descs",
         "_items",
@@ -214,6 +215,7 @@ class FuzzyIndex(Generic[T]):
         self._cache: dict[str, tuple[AbstractSet[int] | None, dict[int, float]]] = {}
         self._blob: tuple[str, list[int]] | None = None
         self._words: WordPostings | None = None
+        self._carried: _Carried | None = None
         self._variants: dict[str, dict[int, float]] = {}
         self._prefixes: dict[tuple[str, ...], dict[int, float]] = {}
         self._results: dict[tuple[tuple[str, ...], int | None, bool], list[FuzzyMatch[T]]] = {}
@@ -273,10 +275,14 @@ class FuzzyIndex(Generic[T]):
         index: FuzzyIndex[S] = FuzzyIndex.__new__(FuzzyIndex)
         index._setup(*columns)
         same_places = len(old) == len(items) and all(j in (i, -1) for i, j in enumerate(places))
-        if self._words is not None and same_places:
-            texts = (self._lnames, self._descs, self._ctxs)
-            patched = (index._lnames, index._descs, index._ctxs)
-            index._words = self._words.patched(fresh, texts, patched)
+        if same_places:
+            if self._words is not None:
+                texts = (self._lnames, self._descs, self._ctxs)
+                patched = (index._lnames, index._descs, index._ctxs)
+                index._words = self._words.patched(fresh, texts, patched)
+            if self._cache or self._variants:
+                carried = _Carried(dict(self._cache), dict(self._variants), frozenset(fresh))
+                index._carried = carried
         return index
 
     def prepare(self) -> None:
@@ -354,13 +360,11 @@ class FuzzyIndex(Generic[T]):
             above += tally[rounded]
         higher = {value for value, rounded in mean.items() if rounded > cut}
         level = {value for value, rounded in mean.items() if rounded == cut}
-        keyed = sorted((-mean[v], order[i], i) for i, v in totals.items() if v in higher)
-        tied = heapq.nsmallest(
-            limit - len(keyed),
-            (i for i, v in totals.items() if v in level),
-            key=order.__getitem__,
-        )
-        return self._matches(keyed + [(-cut, order[i], i) for i in tied])
+        values = totals.values()  # picked in C: a loop here in Python cost milliseconds
+        picked = compress(totals, map(higher.__contains__, values))
+        keyed = sorted((-mean[totals[i]], order[i], i) for i in picked)
+        tied = sorted(compress(totals, map(level.__contains__, values)), key=order.__getitem__)
+        return self._matches(keyed + [(-cut, order[i], i) for i in tied[: limit - len(keyed)]])
 
     def _matches(self, keyed: list[tuple[float, int, int]]) -> list[FuzzyMatch[T]]:
         return [FuzzyMatch(self._items[i], self._names[i], -neg) for neg, _, i in keyed]
@@ -375,6 +379,10 @@ class FuzzyIndex(Generic[T]):
             return scores
         if within is None:
             found = self._variants.get(term)
+            carried = self._carried.variants.get(term) if self._carried is not None else None
+            if found is None and carried is not None:
+                found = self._carry(carried, lambda fresh: self._variant_scores(term, fresh))
+                _remember(self._variants, term, found)
             if found is None:
                 found = _best_of(scores, [(w, self._scores(v, None)) for w, v in variants], None)
                 _remember(self._variants, term, found)
@@ -385,6 +393,8 @@ class FuzzyIndex(Generic[T]):
         """Non-zero scores of ``term`` on every entry of ``within`` (None: on all), at
         least; cached, and computed from the longest cached prefix when there is one."""
         cache = self._cache
+        if term not in cache and self._carried is not None:
+            self._take_carried(term, within)
         pool: Collection[int] | None = None
         for size in range(len(term), 0, -1):
             hit = cache.get(term[:size])
@@ -403,6 +413,34 @@ class FuzzyIndex(Generic[T]):
         _remember(cache, term, (within, scores))
         return scores
 
+    def _take_carried(self, term: str, within: AbstractSet[int] | None) -> None:
+        """Cache ``term``'s scores from the index this one was patched from, where that
+        index scored it on every entry of ``within`` that did not change since."""
+        carried = self._carried.scores.get(term)
+        if carried is None:
+            return
+        domain, before = carried
+        fresh = self._carried.fresh
+        if domain is not None and (within is None or not (within - fresh) <= domain):
+            return
+        scored = self._carry(before, lambda changed: self._score_all(term, changed))
+        _remember(self._cache, term, (None if domain is None else within, scored))
+
+    def _carry(
+        self, before: dict[int, float], score: Callable[[set[int]], dict[int, float]]
+    ) -> dict[int, float]:
+        """Scores over every entry, from the index this one was patched from: its
+        ``before`` scores for the entries that did not change, ``score`` for those that
+        did (a few tools, usually)."""
+        fresh = self._carried.fresh
+        if not fresh:
+            return before
+        kept = dict(before)
+        for i in fresh:
+            kept.pop(i, None)
+        kept.update((i, found) for i, found in score(set(fresh)).items() if i in fresh)
+        return kept
+
     def _score_all(self, term: str, pool: Collection[int]) -> dict[int, float]:
         """``term`` against the entries of ``pool`` (at least); see the table in the
         module's help. A word of letters and digits over many entries is scored through
@@ -419,17 +457,20 @@ class FuzzyIndex(Generic[T]):
     ) -> dict[int, float]:
         """The levels of the score table as entry sets, lowest first, so that each
         entry ends with its best; only spans need a look at each entry."""
-        ctx = levels(words.ctxs, term, pool)
-        desc = levels(words.descs, term, pool)
+        if pool is not None and not isinstance(pool, (set, frozenset)):
+            pool = set(pool)
         name = levels(words.names, term, pool)
+        desc = levels(words.descs, term, pool)
+        ctx = levels(words.ctxs, term, pool)
+        ctx.anywhere -= desc.anywhere  # a description's score replaces its context's
+        ctx.anywhere -= name.anywhere
+        desc.anywhere -= name.anywhere
         out = dict.fromkeys(ctx.anywhere, CONTEXT_WEIGHT * 0.2)
-        out.update(dict.fromkeys(ctx.word_start, CONTEXT_WEIGHT * 0.35))
-        out.update(dict.fromkeys(ctx.word, CONTEXT_WEIGHT * 0.45))
-        out.update(
-            dict.fromkeys(desc.anywhere, 0.2)
-        )  # a description's score replaces its context's
-        out.update(dict.fromkeys(desc.word_start, 0.35))
-        out.update(dict.fromkeys(desc.word, 0.45))
+        out.update(dict.fromkeys(ctx.word_start & ctx.anywhere, CONTEXT_WEIGHT * 0.35))
+        out.update(dict.fromkeys(ctx.word & ctx.anywhere, CONTEXT_WEIGHT * 0.45))
+        out.update(dict.fromkeys(desc.anywhere, 0.2))
+        out.update(dict.fromkeys(desc.word_start & desc.anywhere, 0.35))
+        out.update(dict.fromkeys(desc.word & desc.anywhere, 0.45))
         for i, span in spans.items():
             if i in name.anywhere or (pool is not None and i not in pool):
                 continue
@@ -440,11 +481,8 @@ class FuzzyIndex(Generic[T]):
         out.update(dict.fromkeys(name.word_start, 0.8))
         for level, score in ((starting(words.firsts, term), 0.9), (words.wholes.get(term), 1.0)):
             if level:
-                out.update(
-                    dict.fromkeys(
-                        level if pool is None else name.anywhere.intersection(level), score
-                    )
-                )
+                kept = level if pool is None else name.anywhere.intersection(level)
+                out.update(dict.fromkeys(kept, score))
         return out
 
     def _score_each(
@@ -557,6 +595,19 @@ def _best_of(
             if weighted > best.get(i, 0.0):
                 best[i] = weighted
     return best
+
+
+@dataclass(frozen=True, slots=True)
+class _Carried:
+    """What a patched index takes from the index it was patched from: the scores of the
+    words asked there, over every entry (``scores``; ``variants`` with singulars and
+    synonyms), and the entries that changed since (their scores are redone). Typing
+    after a library change thus costs what typing again does, not a first letter's
+    scan of every tool."""
+
+    scores: dict[str, tuple[AbstractSet[int] | None, dict[int, float]]]
+    variants: dict[str, dict[int, float]]
+    fresh: frozenset[int]
 
 
 def _summed(per_term: list[dict[int, float]]) -> dict[int, float]:

@@ -21,13 +21,15 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Collection, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 WORD = re.compile(r"[^\W_]+")
 """A word: the letters and digits between anything else (``_`` included)."""
 
 NOT_NEWLINE = r"[^\n]"
-Postings = dict[str, list[int]]
+Postings = dict[str, Collection[int]]
+"""Word → entries: a list as built, a set where a patch changed it."""
 Column = Sequence[str | None]
 
 
@@ -77,16 +79,19 @@ def _change(postings: Postings, changed: list[int], old: Column, new: Column, sp
     the words of their ``new`` ones; a list is copied before it changes (the index this
     one came from keeps its own)."""
     gone: dict[str, set[int]] = {}
-    came: dict[str, list[int]] = {}
+    came: dict[str, set[int]] = {}
     for i in changed:
         for word in split(old[i]):
             gone.setdefault(word, set()).add(i)
         for word in split(new[i]):
-            came.setdefault(word, []).append(i)
+            came.setdefault(word, set()).add(i)
     for word in gone.keys() | came.keys():
-        leaving = gone.get(word, ())
-        kept = [i for i in postings.get(word, ()) if i not in leaving]
-        kept += came.get(word, ())
+        leaving, coming = gone.get(word, set()), came.get(word, set())
+        if leaving == coming:  # the same entries still have this word
+            continue
+        kept = set(postings.get(word, ()))
+        kept -= leaving
+        kept |= coming
         if kept:
             postings[word] = kept
         else:
@@ -184,7 +189,7 @@ class Levels:
     word: set[int]
 
 
-def levels(postings: Postings, term: str, pool: Collection[int] | None) -> Levels:
+def levels(postings: Postings, term: str, pool: AbstractSet[int] | None) -> Levels:
     """Entries whose text has a word equal to ``term``, one starting with it, or ``term``
     inside a word; each kept to ``pool`` (None: every entry)."""
     anywhere: set[int] = set()
@@ -196,9 +201,9 @@ def levels(postings: Postings, term: str, pool: Collection[int] | None) -> Level
                 word_start.update(entries)
     equal = set(postings.get(term, ()))
     if pool is not None:
-        anywhere.intersection_update(pool)
-        word_start &= anywhere
-        equal &= anywhere
+        anywhere &= pool
+        word_start &= pool
+        equal &= pool
     return Levels(anywhere, word_start, equal)
 
 

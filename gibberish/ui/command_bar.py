@@ -125,14 +125,18 @@ class _Results(QAbstractListModel):
 class _ResultDelegate(QStyledItemDelegate):
     """Two lines per result: ``tool`` + skill in bold, the description muted below.
 
-    Each line is laid out once (a ``QStaticText``, elided to the row's width) and kept
-    while it is shown: typing repaints the rows at every letter, and laying text out
-    again each time was most of a keystroke's cost.
+    Each row's two lines are laid out once (``QStaticText``, elided to the row's width)
+    and kept, by tool and width, for as long as the font stays: typing repaints every
+    row at every letter, and laying text out again (or even asking the model for it)
+    was most of a keystroke's cost.
     """
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._laid_out: dict[tuple[str, int, str], QStaticText] = {}
+        self._laid_out: dict[tuple[str, int], tuple[QStaticText, QStaticText]] = {}
+        self._font_key = ""
+        self._bold = QFont()
+        self._line_spacing = 0
 
     def sizeHint(
         self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
@@ -140,16 +144,22 @@ class _ResultDelegate(QStyledItemDelegate):
         metrics = QFontMetrics(option.font)
         return QSize(option.rect.width(), metrics.lineSpacing() * 2 + 12)
 
-    def _line(self, text: str, width: int, font: QFont) -> QStaticText:
-        key = (text, width, font.key())
-        found = self._laid_out.get(key)
+    def _lines(self, ref: ToolRef, width: int, font: QFont) -> tuple[QStaticText, QStaticText]:
+        key = font.key()
+        if key != self._font_key:
+            self._font_key = key
+            self._bold = QFont(font)
+            self._bold.setBold(True)
+            self._line_spacing = QFontMetrics(font).lineSpacing()
+            self._laid_out.clear()
+        found = self._laid_out.get((ref.ref, width))
         if found is None:
-            if len(self._laid_out) >= 16 * MAX_RESULTS:
+            if len(self._laid_out) >= 40 * MAX_RESULTS:
                 self._laid_out.clear()
-            elided = QFontMetrics(font).elidedText(text, Qt.TextElideMode.ElideRight, width)
-            found = self._laid_out[key] = QStaticText(elided)
-            found.setTextFormat(Qt.TextFormat.PlainText)
-            found.prepare(QTransform(), font)
+            title = f"{human_title(ref.tool.name)}   ·   {ref.ref}"
+            description = ref.tool.description.replace("`", "")
+            found = (_laid_out(title, width, self._bold), _laid_out(description, width, font))
+            self._laid_out[(ref.ref, width)] = found
         return found
 
     def paint(
@@ -158,6 +168,10 @@ class _ResultDelegate(QStyledItemDelegate):
         option: QStyleOptionViewItem,
         index: QModelIndex | QPersistentModelIndex,
     ) -> None:
+        tools = index.model().tools
+        row = index.row()
+        if not 0 <= row < len(tools):
+            return
         painter.save()
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         palette = option.palette
@@ -169,19 +183,22 @@ class _ResultDelegate(QStyledItemDelegate):
             )
         text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         rect = option.rect.adjusted(10, 5, -10, -5)
-        font = option.font
-        bold = QFont(font)
-        bold.setBold(True)
-        title = self._line(str(index.data(Qt.ItemDataRole.DisplayRole)), rect.width(), bold)
-        painter.setFont(bold)
+        title, description = self._lines(tools[row], rect.width(), option.font)
+        painter.setFont(self._bold)
         painter.setPen(palette.color(text_role))
         painter.drawStaticText(rect.topLeft(), title)
-        description = self._line(str(index.data(DESCRIPTION_ROLE) or ""), rect.width(), font)
-        painter.setFont(font)
+        painter.setFont(option.font)
         painter.setPen(palette.color(text_role if selected else QPalette.ColorRole.PlaceholderText))
-        line = QFontMetrics(font).lineSpacing()
-        painter.drawStaticText(QPoint(rect.left(), rect.top() + line), description)
+        painter.drawStaticText(QPoint(rect.left(), rect.top() + self._line_spacing), description)
         painter.restore()
+
+
+def _laid_out(text: str, width: int, font: QFont) -> QStaticText:
+    elided = QFontMetrics(font).elidedText(text, Qt.TextElideMode.ElideRight, width)
+    line = QStaticText(elided)
+    line.setTextFormat(Qt.TextFormat.PlainText)
+    line.prepare(QTransform(), font)
+    return line
 
 
 class CommandBar(QFrame):
