@@ -108,6 +108,23 @@ def test_reload_reports_changes(engine: Engine, root: Path) -> None:
     assert [s.name for s in engine.skills()] == ["late"]
 
 
+def test_an_unchanged_skill_keeps_its_tool_refs(engine: Engine, root: Path) -> None:
+    """Views compare tools by identity to reuse what they made from them (the command
+    bar's index): only an edited skill's tools are new objects after a reload."""
+    make_skill(root, "kept")
+    edited = make_skill(root, "edited")
+    before = {ref.ref: ref for ref in engine.tools()}
+    assert {ref.ref: ref for ref in engine.tools()} == before
+    text = (edited / "SKILL.md").read_text(encoding="utf-8")
+    (edited / "SKILL.md").write_text(text.replace("Run the script.", "Run it."), encoding="utf-8")
+    assert engine.reload().changed == ("edited",)
+    after = {ref.ref: ref for ref in engine.tools()}
+    assert after.keys() == before.keys()
+    assert all(after[r] is before[r] for r in after if r.startswith("kept."))
+    assert not any(after[r] is before[r] for r in after if r.startswith("edited."))
+    assert after["edited.go"].tool.description == "Run it."
+
+
 def test_model_settings_overrides(engine: Engine) -> None:
     settings = engine.model_settings(endpoint="http://127.0.0.1:9", model=None)
     assert settings.endpoint == "http://127.0.0.1:9" and settings.model == "functiongemma"
