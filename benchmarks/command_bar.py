@@ -17,8 +17,9 @@ from the call until the event queue is empty (the bar painted):
   reload waited for (not timed): the open makes a new index;
 * *keystroke* — typing ``--query`` letter by letter (``QTest.keyClick``), starting
   ``REACTION_MS`` (250 ms, the event loop running) after the bar opened following a
-  library change (a new index: no word scored yet), then again with the same index:
-  the median and the worst letter of each pass.
+  library change (a new index, patched from the last one), then again with the same
+  index, then a query of words never typed before (``NEW_QUERIES``, one per round): the
+  median and the worst letter of each pass.
 
 The floor is a bare frame with a ``QLineEdit`` and a 12-row ``QListView``, opened and
 typed into the same way, its 12 rows replaced at each letter (``QStringListModel``):
@@ -43,6 +44,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from isolation import isolate
 
+NEW_QUERIES = (
+    "find large photos in the cache",
+    "download recent videos",
+    "compare branches with remote",
+    "count open ports now",
+    "backup calendar and mail",
+    "tail network logs",
+    "deploy project images",
+)
+"""One per round, typed once after the other passes: words no index has seen."""
 REACTION_MS = 250
 """How long after the bar appears the first letter is typed (a person reacting to it)."""
 VERBS = "show list find search delete remove convert upload download sync check open "
@@ -184,7 +195,7 @@ def measure(corpus: Path, repeat: int, query: str) -> None:
     floor.close()
 
     opens, changed_opens, floor_opens = [], [], []
-    cold_keys, warm_keys, floor_keys = [], [], []
+    cold_keys, warm_keys, new_keys, floor_keys = [], [], [], []
     for round_no in range(repeat):
         reloads = []
         controller.reloader.done.connect(reloads.append)
@@ -205,6 +216,10 @@ def measure(corpus: Path, repeat: int, query: str) -> None:
         warm_keys.append(type_letters(bar.input, query))
         close()
         drain()
+        controller.open_command_bar()
+        new_keys.append(type_letters(bar.input, NEW_QUERIES[round_no % len(NEW_QUERIES)]))
+        close()
+        drain()
         floor_opens.append(floor.open())
         floor_keys.append(floor_letters(floor, query))
         floor.close()
@@ -218,7 +233,8 @@ def measure(corpus: Path, repeat: int, query: str) -> None:
     print(summary("open after a library change", changed_opens, floor_opens, 50))
     worst = [max(keys) for keys in floor_keys]
     middle = [statistics.median(keys) for keys in floor_keys]
-    for label, runs in (("after a library change", cold_keys), ("again", warm_keys)):
+    passes = (("after a library change", cold_keys), ("again", warm_keys), ("new words", new_keys))
+    for label, runs in passes:
         print(
             summary(
                 f"keystroke, median letter, {label}",
