@@ -111,6 +111,19 @@ def test_importing_the_cli_loads_nothing_heavy() -> None:
     assert report["loaded"] == []
 
 
+@pytest.mark.parametrize(
+    "module", ["gibberish.assistant.fuzzy", "gibberish.assistant.context_store"]
+)
+def test_the_parts_of_the_model_feed_the_tray_uses_first_load_no_model_client(module) -> None:
+    """The command bar's ranker and the Context menu's pins load on the GUI thread the
+    first time they are used: without the model clients (and their HTTP library), which
+    took a third of a second there."""
+    report, _ = run_child(f"import {module}", [], ("httpx", "gibberish.assistant.clients"))
+    assert report["loaded"] == []
+    report, _ = run_child("from gibberish.assistant import client_for", [], ("httpx",))
+    assert report["loaded"] == ["httpx"]  # a name of the package loads its module when used
+
+
 @pytest.mark.parametrize("args", [[], ["tray"], ["listen"], ["--no-bundled", "--debug"]])
 def test_the_hand_off_to_a_running_instance_loads_nothing_heavy(instance, args) -> None:
     report, _ = run_child("from gibberish.cli import main; main()", args, (*HEAVY, "click"))

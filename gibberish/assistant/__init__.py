@@ -3,66 +3,133 @@
 Qt-free. Nothing here runs a tool or decides approval: a model's call comes out of the
 router as a validated *proposal* that the Engine puts through the same decision table as a
 click. See docs/model-feed.md for formats, naming, budget, scoring and confidence values.
+
+The names below load their module on first use (the command bar needs only the fuzzy
+ranker, and the model clients would bring an HTTP library into a tray that never asks a
+model).
 """
 
-from gibberish.assistant.budget import (
-    DEFAULT_BUDGET,
-    Selection,
-    estimate_tokens,
-    rank_by_relevance,
-    relevance,
-    select_tools,
-)
-from gibberish.assistant.callparser import (
-    CallSyntaxError,
-    ParsedCall,
-    ParseResult,
-    parse_arguments,
-    parse_calls,
-)
-from gibberish.assistant.clients import (
-    Api,
-    ModelCancelled,
-    ModelClient,
-    ModelError,
-    ModelErrorKind,
-    ModelReply,
-    ModelRequest,
-    ModelSettings,
-    OllamaChatClient,
-    OllamaGenerateClient,
-    OpenAIChatClient,
-    client_for,
-)
-from gibberish.assistant.conversation import Message, ToolCall
-from gibberish.assistant.functiongemma import (
-    DEVELOPER_PROMPT,
-    neutralize,
-    render_call,
-    render_conversation,
-    render_declaration,
-    render_developer_turn,
-    render_prompt,
-    render_response,
-)
-from gibberish.assistant.fuzzy import FuzzyIndex, FuzzyMatch
-from gibberish.assistant.manifest import render_plain_manifest, tool_schema, tool_schemas
-from gibberish.assistant.naming import (
-    ExposedTool,
-    ToolCatalog,
-    expose,
-    qualified_name,
-    split_qualified,
-)
-from gibberish.assistant.outcome import Advice, Next, advise
-from gibberish.assistant.router import Router, RouteResult, RouteStatus
-from gibberish.assistant.validate import (
-    CallStatus,
-    CoercionError,
-    ValidatedCall,
-    coerce_argument,
-    validate_call,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gibberish.assistant.budget import (
+        DEFAULT_BUDGET,
+        Selection,
+        estimate_tokens,
+        rank_by_relevance,
+        relevance,
+        select_tools,
+    )
+    from gibberish.assistant.callparser import (
+        CallSyntaxError,
+        ParsedCall,
+        ParseResult,
+        parse_arguments,
+        parse_calls,
+    )
+    from gibberish.assistant.clients import (
+        Api,
+        ModelCancelled,
+        ModelClient,
+        ModelError,
+        ModelErrorKind,
+        ModelReply,
+        ModelRequest,
+        ModelSettings,
+        OllamaChatClient,
+        OllamaGenerateClient,
+        OpenAIChatClient,
+        client_for,
+    )
+    from gibberish.assistant.conversation import Message, ToolCall
+    from gibberish.assistant.functiongemma import (
+        DEVELOPER_PROMPT,
+        neutralize,
+        render_call,
+        render_conversation,
+        render_declaration,
+        render_developer_turn,
+        render_prompt,
+        render_response,
+    )
+    from gibberish.assistant.fuzzy import FuzzyIndex, FuzzyMatch
+    from gibberish.assistant.manifest import render_plain_manifest, tool_schema, tool_schemas
+    from gibberish.assistant.naming import (
+        ExposedTool,
+        ToolCatalog,
+        expose,
+        qualified_name,
+        split_qualified,
+    )
+    from gibberish.assistant.outcome import Advice, Next, advise
+    from gibberish.assistant.router import Router, RouteResult, RouteStatus
+    from gibberish.assistant.validate import (
+        CallStatus,
+        CoercionError,
+        ValidatedCall,
+        coerce_argument,
+        validate_call,
+    )
+
+_MODULES = {
+    "DEFAULT_BUDGET": "gibberish.assistant.budget",
+    "DEVELOPER_PROMPT": "gibberish.assistant.functiongemma",
+    "Advice": "gibberish.assistant.outcome",
+    "Api": "gibberish.assistant.clients",
+    "CallStatus": "gibberish.assistant.validate",
+    "CallSyntaxError": "gibberish.assistant.callparser",
+    "CoercionError": "gibberish.assistant.validate",
+    "ExposedTool": "gibberish.assistant.naming",
+    "FuzzyIndex": "gibberish.assistant.fuzzy",
+    "FuzzyMatch": "gibberish.assistant.fuzzy",
+    "Message": "gibberish.assistant.conversation",
+    "ModelCancelled": "gibberish.assistant.clients",
+    "ModelClient": "gibberish.assistant.clients",
+    "ModelError": "gibberish.assistant.clients",
+    "ModelErrorKind": "gibberish.assistant.clients",
+    "ModelReply": "gibberish.assistant.clients",
+    "ModelRequest": "gibberish.assistant.clients",
+    "ModelSettings": "gibberish.assistant.clients",
+    "Next": "gibberish.assistant.outcome",
+    "OllamaChatClient": "gibberish.assistant.clients",
+    "OllamaGenerateClient": "gibberish.assistant.clients",
+    "OpenAIChatClient": "gibberish.assistant.clients",
+    "ParseResult": "gibberish.assistant.callparser",
+    "ParsedCall": "gibberish.assistant.callparser",
+    "RouteResult": "gibberish.assistant.router",
+    "RouteStatus": "gibberish.assistant.router",
+    "Router": "gibberish.assistant.router",
+    "Selection": "gibberish.assistant.budget",
+    "ToolCall": "gibberish.assistant.conversation",
+    "ToolCatalog": "gibberish.assistant.naming",
+    "ValidatedCall": "gibberish.assistant.validate",
+    "advise": "gibberish.assistant.outcome",
+    "client_for": "gibberish.assistant.clients",
+    "coerce_argument": "gibberish.assistant.validate",
+    "estimate_tokens": "gibberish.assistant.budget",
+    "expose": "gibberish.assistant.naming",
+    "neutralize": "gibberish.assistant.functiongemma",
+    "parse_arguments": "gibberish.assistant.callparser",
+    "parse_calls": "gibberish.assistant.callparser",
+    "qualified_name": "gibberish.assistant.naming",
+    "rank_by_relevance": "gibberish.assistant.budget",
+    "relevance": "gibberish.assistant.budget",
+    "render_call": "gibberish.assistant.functiongemma",
+    "render_conversation": "gibberish.assistant.functiongemma",
+    "render_declaration": "gibberish.assistant.functiongemma",
+    "render_developer_turn": "gibberish.assistant.functiongemma",
+    "render_plain_manifest": "gibberish.assistant.manifest",
+    "render_prompt": "gibberish.assistant.functiongemma",
+    "render_response": "gibberish.assistant.functiongemma",
+    "select_tools": "gibberish.assistant.budget",
+    "split_qualified": "gibberish.assistant.naming",
+    "tool_schema": "gibberish.assistant.manifest",
+    "tool_schemas": "gibberish.assistant.manifest",
+    "validate_call": "gibberish.assistant.validate",
+}
 
 __all__ = [
     "DEFAULT_BUDGET",
@@ -120,3 +187,16 @@ __all__ = [
     "tool_schemas",
     "validate_call",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MODULES})
