@@ -48,6 +48,11 @@ log = logging.getLogger("gibberish.ui")
 GIL_SWITCH_INTERVAL_S = 0.001
 
 
+COMMAND_BAR_WARM_UP_MS = 3000
+"""After the load, when the command bar and its ranker are made ahead of the first hotkey
+press (``TextRequests.warm_up``): once the start's own work (watching, menu fills) is done."""
+
+
 class Controller(QObject):
     """Glue between the session and the widgets; implements ``menu.MenuActions``."""
 
@@ -177,6 +182,11 @@ class Controller(QObject):
             self.rewatch()
         self.show_notices()
         gui_gc.freeze_survivors()  # the loaded skills live on: out of the collector's way
+        QTimer.singleShot(COMMAND_BAR_WARM_UP_MS, self, self._warm_up)
+
+    def _warm_up(self) -> None:
+        if not self._shut_down:
+            self.text.warm_up()
 
     def _engine_failed(self, error: BaseException) -> None:
         self._hold_gc(False)

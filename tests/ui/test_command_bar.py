@@ -222,3 +222,33 @@ def test_a_new_index_splits_words_off_the_gui_thread_and_a_patched_one_at_once(
         assert bar.index.prepared and len(threads) == 1
     qtbot.keyClicks(bar.input, "say esperanto")
     assert shown_refs(bar) == ["hello.say_hello"]
+
+
+def test_the_bar_and_its_index_are_made_ahead_of_the_first_open(qtbot, engine, monkeypatch) -> None:
+    """A while after the load the bar is made, hidden, and its ranker over the tools on a
+    thread, so that the first hotkey press only shows it."""
+    from gibberish.ui import controller as controller_module
+
+    made_on: list[threading.Thread] = []
+    for_tools = FuzzyIndex.for_tools.__func__
+
+    def spy(cls, tools, **kwargs):
+        made_on.append(threading.current_thread())
+        return for_tools(cls, tools, **kwargs)
+
+    monkeypatch.setattr(FuzzyIndex, "for_tools", classmethod(spy))
+    monkeypatch.setattr(controller_module, "COMMAND_BAR_WARM_UP_MS", 10)
+    ctl = make_controller(engine, forms=FakeForms(), approvals=FakeApprovals())
+    ctl.start()
+    try:
+        made = lambda: ctl.text.command_bar is not None and ctl.text.command_bar.index_made_ahead  # noqa: E731
+        qtbot.waitUntil(made)
+        bar = ctl.text.command_bar
+        assert not bar.isVisible() and bar.index is None
+        ctl.open_command_bar()
+        assert bar.isVisible() and bar.index is not None and not bar.index_made_ahead
+        assert len(made_on) == 1 and made_on[0] is not threading.main_thread()
+        qtbot.keyClicks(bar.input, "greeting")
+        assert shown_refs(bar) == ["hello.say_hello"]
+    finally:
+        ctl.shutdown()
