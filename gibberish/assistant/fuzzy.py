@@ -410,7 +410,7 @@ class FuzzyIndex(Generic[T]):
         if pool is None:
             pool = range(len(self._items)) if within is None else within
         scores = self._score_all(term, pool)
-        _remember(cache, term, (within, scores))
+        _remember(cache, term, (None if self._by_words(term, pool) else within, scores))
         return scores
 
     def _take_carried(self, term: str, within: AbstractSet[int] | None) -> None:
@@ -444,24 +444,26 @@ class FuzzyIndex(Generic[T]):
     def _score_all(self, term: str, pool: Collection[int]) -> dict[int, float]:
         """``term`` against the entries of ``pool`` (at least); see the table in the
         module's help. A word of letters and digits over many entries is scored through
-        the index's word postings, anything else entry by entry."""
-        spans = self._spans(term, pool)
-        words = self._words
-        if words is not None and len(pool) >= BY_WORDS and _SPLIT.fullmatch(term):
-            whole = isinstance(pool, range)
-            return self._score_by_words(words, term, None if whole else pool, spans)
-        return self._score_each(term, pool, spans)
+        the index's word postings, on every entry (``_by_words``), anything else entry by
+        entry."""
+        if self._by_words(term, pool):
+            return self._score_by_words(self._words, term)
+        return self._score_each(term, pool, self._spans(term, pool))
 
-    def _score_by_words(
-        self, words: WordPostings, term: str, pool: Collection[int] | None, spans: dict[int, int]
-    ) -> dict[int, float]:
+    def _by_words(self, term: str, pool: Collection[int]) -> bool:
+        return self._words is not None and len(pool) >= BY_WORDS and bool(_SPLIT.fullmatch(term))
+
+    def _score_by_words(self, words: WordPostings, term: str) -> dict[int, float]:
         """The levels of the score table as entry sets, lowest first, so that each
-        entry ends with its best; only spans need a look at each entry."""
-        if pool is not None and not isinstance(pool, (set, frozenset)):
-            pool = set(pool)
-        name = levels(words.names, term, pool)
-        desc = levels(words.descs, term, pool)
-        ctx = levels(words.ctxs, term, pool)
+        entry ends with its best; only spans need a look at each entry. Every entry is
+        scored: the sets are united in C whatever the pool, and scores kept for every
+        entry serve the next words too."""
+        spans = words.spans(term) if len(term) > 1 else {}
+        if spans is None:
+            spans = self._spans(term, range(len(self._items)))
+        name = levels(words.names, term)
+        desc = levels(words.descs, term)
+        ctx = levels(words.ctxs, term)
         ctx.anywhere -= desc.anywhere  # a description's score replaces its context's
         ctx.anywhere -= name.anywhere
         desc.anywhere -= name.anywhere
@@ -472,17 +474,14 @@ class FuzzyIndex(Generic[T]):
         out.update(dict.fromkeys(desc.word_start & desc.anywhere, 0.35))
         out.update(dict.fromkeys(desc.word & desc.anywhere, 0.45))
         for i, span in spans.items():
-            if i in name.anywhere or (pool is not None and i not in pool):
-                continue
-            score = 0.3 + 0.2 * (len(term) / span)
-            if score > out.get(i, 0.0):
-                out[i] = score
+            if i not in name.anywhere:
+                score = 0.3 + 0.2 * (len(term) / span)
+                if score > out.get(i, 0.0):
+                    out[i] = score
         out.update(dict.fromkeys(name.anywhere, 0.6))
         out.update(dict.fromkeys(name.word_start, 0.8))
-        for level, score in ((starting(words.firsts, term), 0.9), (words.wholes.get(term), 1.0)):
-            if level:
-                kept = level if pool is None else name.anywhere.intersection(level)
-                out.update(dict.fromkeys(kept, score))
+        out.update(dict.fromkeys(starting(words.firsts, term), 0.9))
+        out.update(dict.fromkeys(words.wholes.get(term, ()), 1.0))
         return out
 
     def _score_each(

@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Collection, Sequence
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 WORD = re.compile(r"[^\W_]+")
@@ -189,9 +188,9 @@ class Levels:
     word: set[int]
 
 
-def levels(postings: Postings, term: str, pool: AbstractSet[int] | None) -> Levels:
+def levels(postings: Postings, term: str) -> Levels:
     """Entries whose text has a word equal to ``term``, one starting with it, or ``term``
-    inside a word; each kept to ``pool`` (None: every entry)."""
+    inside a word."""
     anywhere: set[int] = set()
     word_start: set[int] = set()
     for word, entries in postings.items():
@@ -199,12 +198,7 @@ def levels(postings: Postings, term: str, pool: AbstractSet[int] | None) -> Leve
             anywhere.update(entries)
             if word.startswith(term):
                 word_start.update(entries)
-    equal = set(postings.get(term, ()))
-    if pool is not None:
-        anywhere &= pool
-        word_start &= pool
-        equal &= pool
-    return Levels(anywhere, word_start, equal)
+    return Levels(anywhere, word_start, set(postings.get(term, ())))
 
 
 def starting(postings: Postings, term: str) -> set[int]:
