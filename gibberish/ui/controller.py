@@ -49,6 +49,7 @@ GIL_SWITCH_INTERVAL_S = 0.001
 
 
 COMMAND_BAR_WARM_UP_MS = 3000
+COMMAND_BAR_WARM_UP_RETRY_MS = 1000
 """After the load, when the command bar and its ranker are made ahead of the first hotkey
 press (``TextRequests.warm_up``): once the start's own work (watching, menu fills) is done."""
 
@@ -185,8 +186,14 @@ class Controller(QObject):
         QTimer.singleShot(COMMAND_BAR_WARM_UP_MS, self, self._warm_up)
 
     def _warm_up(self) -> None:
-        if not self._shut_down:
-            self.text.warm_up()
+        """Make the command bar ahead (a GUI turn of about 90 ms: Qt's enums for its
+        widgets), but not while a menu or a dialog is open: then a second later."""
+        if self._shut_down:
+            return
+        if QApplication.activePopupWidget() is not None or QApplication.activeModalWidget():
+            QTimer.singleShot(COMMAND_BAR_WARM_UP_RETRY_MS, self, self._warm_up)
+            return
+        self.text.warm_up()
 
     def _engine_failed(self, error: BaseException) -> None:
         self._hold_gc(False)

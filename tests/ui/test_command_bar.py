@@ -252,3 +252,26 @@ def test_the_bar_and_its_index_are_made_ahead_of_the_first_open(qtbot, engine, m
         assert shown_refs(bar) == ["hello.say_hello"]
     finally:
         ctl.shutdown()
+
+
+def test_the_bar_is_not_made_ahead_while_a_menu_is_open(qtbot, engine, monkeypatch) -> None:
+    """Making the bar ahead holds the GUI thread for a while: never while a menu shows."""
+    from PySide6.QtWidgets import QApplication, QMenu
+
+    from gibberish.ui import controller as controller_module
+
+    monkeypatch.setattr(controller_module, "COMMAND_BAR_WARM_UP_MS", 10)
+    monkeypatch.setattr(controller_module, "COMMAND_BAR_WARM_UP_RETRY_MS", 20)
+    menu = QMenu()
+    menu.addAction("open")
+    menu.popup(menu.pos())
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is menu)
+    ctl = make_controller(engine, forms=FakeForms(), approvals=FakeApprovals())
+    ctl.start()
+    try:
+        qtbot.wait(300)  # fifteen retries: none made the bar while the menu showed
+        assert ctl.text.command_bar is None
+        menu.hide()
+        qtbot.waitUntil(lambda: ctl.text.command_bar is not None)
+    finally:
+        ctl.shutdown()
