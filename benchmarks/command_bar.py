@@ -12,7 +12,7 @@ folders); every figure is wall-clock time on the GUI thread (``--cpu``: its CPU 
 from the call until the event queue is empty (the bar painted):
 
 * *made ahead* — the two idle turns in which the tray makes the bar and starts its
-  ranker's thread a few seconds after the load (``TextRequests.warm_up``), and the first
+  ranker's thread half a second after the load (``TextRequests.warm_up``), and the first
   open after that thread is done;
 * *open* — ``Controller.open_command_bar()`` (what the hotkey and the menu item call),
   the library unchanged since the last open;

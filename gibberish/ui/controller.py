@@ -48,10 +48,10 @@ log = logging.getLogger("gibberish.ui")
 GIL_SWITCH_INTERVAL_S = 0.001
 
 
-COMMAND_BAR_WARM_UP_MS = 3000
+COMMAND_BAR_WARM_UP_MS = 500
 COMMAND_BAR_WARM_UP_RETRY_MS = 1000
 """After the load, when the command bar and its ranker are made ahead of the first hotkey
-press (``TextRequests.warm_up``): once the start's own work (watching, menu fills) is done."""
+press (``TextRequests.warm_up``): still within the start, after its first follow-ups."""
 
 
 class Controller(QObject):
@@ -194,6 +194,7 @@ class Controller(QObject):
             QTimer.singleShot(COMMAND_BAR_WARM_UP_RETRY_MS, self, self._warm_up)
             return
         self.text.warm_up()
+        gui_gc.freeze_survivors()  # the bar lives on: its thousands of objects are not walked
 
     def _engine_failed(self, error: BaseException) -> None:
         self._hold_gc(False)
