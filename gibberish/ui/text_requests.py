@@ -12,6 +12,7 @@ the settings dialog switches it; a router given to the constructor (tests) wins.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -103,14 +104,29 @@ class TextRequests(QObject):
     def warm_up(self, step: int = 0) -> None:
         """Make the command bar (hidden) in one idle turn, and in the next start making its
         ranker over the tools on a thread: the first hotkey press then only shows it. At
-        1,000 skills the bar's module and Qt's enums take about 50 ms, the index 50 ms
-        more."""
+        1,000 skills the bar's module and Qt's enums take about 90 ms, the index 50 ms
+        more. The model feed's index is made ahead too when a model is set up."""
         if step == 0:
             if self.command_bar is None:
                 self.bar()
                 QTimer.singleShot(0, self, lambda: self.warm_up(1))
-        elif self.command_bar is not None and self.command_bar.index is None:
-            self.command_bar.index_ahead(self._tools())
+        else:
+            if self.command_bar is not None and self.command_bar.index is None:
+                self.command_bar.index_ahead(self._tools())
+            self._model_index_ahead()
+
+    def _model_index_ahead(self) -> threading.Thread | None:
+        """With a model set up, build the model feed's index of the tools offered now on
+        a thread, so the first request does not wait for it (half a second at 1,000
+        skills); the Engine keeps it until the library changes."""
+        engine = self._engine()
+        if not engine.settings.model.enabled:
+            return None
+        thread = threading.Thread(
+            target=engine.tool_index, args=(self._mode(),), name="model-feed-index", daemon=True
+        )
+        thread.start()
+        return thread
 
     def open_bar(self) -> None:
         bar = self.bar()

@@ -416,3 +416,20 @@ def test_switching_the_model_on_and_off_in_settings(
     router = ctl.text.router
     assert isinstance(router, ModelRouter) and router.settings.endpoint == model.url
     assert ctl.text.router is router  # kept while the settings stay the same
+
+
+def test_the_model_feed_index_is_made_ahead_when_a_model_is_set_up(qtbot, engine) -> None:
+    """The first request to a model does not wait for the index of the tools offered."""
+    from gibberish.ui.text_requests import TextRequests
+
+    use_model(engine, "http://127.0.0.1:9")
+    text = TextRequests(lambda: engine, lambda: Mode.GLOBAL)
+    made = text._model_index_ahead()
+    assert made is not None
+    made.join(timeout=30)
+    builds = engine._tool_indexes.builds
+    assert builds == 1
+    engine.tool_index(Mode.GLOBAL)
+    assert engine._tool_indexes.builds == builds  # the request found it made
+    engine.update_settings(replace(engine.settings, model=ModelSettings(enabled=False)))
+    assert text._model_index_ahead() is None
