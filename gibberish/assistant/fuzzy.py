@@ -379,7 +379,7 @@ class FuzzyIndex(Generic[T]):
             return scores
         if within is None:
             found = self._variants.get(term)
-            carried = self._carried.variants.get(term) if self._carried is not None else None
+            carried = self._carried.variants.pop(term, None) if self._carried is not None else None
             if found is None and carried is not None:
                 found = self._carry(carried, lambda fresh: self._variant_scores(term, fresh))
                 _remember(self._variants, term, found)
@@ -416,7 +416,7 @@ class FuzzyIndex(Generic[T]):
     def _take_carried(self, term: str, within: AbstractSet[int] | None) -> None:
         """Cache ``term``'s scores from the index this one was patched from, where that
         index scored it on every entry of ``within`` that did not change since."""
-        carried = self._carried.scores.get(term)
+        carried = self._carried.scores.pop(term, None)  # taken once: kept here from now on
         if carried is None:
             return
         domain, before = carried
