@@ -21,6 +21,11 @@ forced (docs/adr/0015-voice-grammar-and-rejection.md has the measurements):
    or something else entirely) the utterance is rejected. PER is noisy for synthetic
    voices, so the threshold is deliberately loose: it catches a short phrase forced onto
    a long sentence ("look up" for "book a table for two").
+
+Streaming normalizes each frame with a fixed prior cepstral mean. When that pass rejects
+the speech, or heard a number, the kept audio is decoded once more normalized by its own
+mean (docs/adr/0021-voice-second-pass.md); its phrase, when it passes the same checks,
+is the answer.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from gibberish.voice.grammar import GRAMMAR_NAME, Grammar
 from gibberish.voice.heard import Heard
 from gibberish.voice.lexicon import model_dir, write_dictionary
 from gibberish.voice.matcher import PhraseMatcher
+from gibberish.voice.numbers import TENS, UNITS
 
 DEFAULT_THRESHOLD = 0.5
 GARBAGE_PENALTY = 1e-8
@@ -57,6 +63,15 @@ def _pocketsphinx() -> Any:
             "pip install 'pocketsphinx>=5'."
         ) from None
     return pocketsphinx
+
+
+NUMBER_WORDS = frozenset((*UNITS, *TENS, "hundred"))
+
+
+def _says_a_number(text: str) -> bool:
+    """Numbers are where the two passes disagree most ("fifteen" and "fifty" differ by
+    one unstressed phone), and where a wrong value is a wrong call."""
+    return any(word in NUMBER_WORDS for word in text.split())
 
 
 def phone_error_rate(expected: list[str], heard: list[str]) -> float:
@@ -166,7 +181,7 @@ class SphinxRecognizer:
         self._phones.end_utt()
         heard = self._phrase_heard(last) or self._judge()
         utt, self._utt = self._utt, None
-        if heard.rejected and self.second_pass:
+        if self.second_pass and (heard.rejected or _says_a_number(heard.text)):
             heard = self._normalized_pass(bytes(utt.audio)) or heard
         finish = time.perf_counter() - began
         heard.timings.update(
@@ -180,10 +195,12 @@ class SphinxRecognizer:
 
         The streaming pass subtracts a fixed prior mean (the same audio must always decode
         the same way, and the mean of an utterance is only known at its end). A voice or
-        microphone whose spectrum lies far from that prior then sounds like no phrase;
-        this pass removes the utterance's own channel instead (batch normalization, as
-        the acoustic model was trained). It runs only after a rejection, so accepted
-        speech pays nothing, and its result goes through the same four checks.
+        microphone whose spectrum lies far from that prior then sounds like no phrase, or
+        like a neighbouring number; this pass removes the utterance's own channel instead
+        (batch normalization, as the acoustic model was trained). It runs only after a
+        rejection or for a phrase holding a number, so other accepted speech pays nothing,
+        and its result goes through the same checks; when it finds nothing the streaming
+        pass's answer stands.
         """
         self._grammar.reinit_feat()
         self._grammar.start_utt()
