@@ -179,7 +179,7 @@ class SphinxRecognizer:
         last = self._grammar.hyp()
         self._grammar.end_utt()
         self._phones.end_utt()
-        heard = self._phrase_heard(last) or self._judge()
+        heard = self._garbage_rejection(last) or self._judge(self._best_text())
         utt, self._utt = self._utt, None
         if self.second_pass and (heard.rejected or _says_a_number(heard.text)):
             heard = self._normalized_pass(bytes(utt.audio)) or heard
@@ -207,13 +207,16 @@ class SphinxRecognizer:
         self._grammar.process_raw(pcm, False, True)
         last = self._grammar.hyp()
         self._grammar.end_utt()
-        if self._phrase_heard(last) is not None or not self._complete_text():
+        if self._garbage_rejection(last) is not None:
+            return None
+        text = self._best_text()
+        if not self._is_complete(text):
             return None  # the phone loop is not run for speech the grammar already refused
         self._phones.reinit_feat()
         self._phones.start_utt()
         self._phones.process_raw(pcm, False, True)
         self._phones.end_utt()
-        heard = self._judge()
+        heard = self._judge(text)
         if heard.rejected:
             return None
         heard.details["normalized"] = "utterance"
@@ -226,7 +229,7 @@ class SphinxRecognizer:
         return self.finish()
 
     # -- verification ------------------------------------------------------------------
-    def _phrase_heard(self, last: Any) -> Heard | None:
+    def _garbage_rejection(self, last: Any) -> Heard | None:
         """A rejection when the path alive at the last frame is the garbage loop."""
         if last is not None and GARBAGE_PREFIX in (last.hypstr or ""):
             return Heard(
@@ -234,17 +237,16 @@ class SphinxRecognizer:
             )
         return None
 
-    def _complete_text(self) -> str:
-        """The best path's words when they are one complete spoken form, else ""."""
+    def _best_text(self) -> str:
+        """The closed utterance's best path (its lattice is built on the first call)."""
         best = self._grammar.hyp()
-        text = best.hypstr.strip() if best is not None and best.hypstr else ""
-        if GARBAGE_PREFIX in text or not text or self._complete.match(text) is None:
-            return ""
-        return text
+        return best.hypstr.strip() if best is not None and best.hypstr else ""
 
-    def _judge(self) -> Heard:
-        best = self._grammar.hyp()
-        text = best.hypstr.strip() if best is not None and best.hypstr else ""
+    def _is_complete(self, text: str) -> bool:
+        """Whether ``text`` is one whole spoken form (not garbage, not a partial path)."""
+        return bool(text) and GARBAGE_PREFIX not in text and self._complete.match(text) is not None
+
+    def _judge(self, text: str) -> Heard:
         if GARBAGE_PREFIX in text:
             return Heard(
                 "", 0.0, backend=self.backend, rejected="the speech sounded like no phrase"
@@ -252,7 +254,7 @@ class SphinxRecognizer:
         # Only a complete phrase counts. A partial best path ("show the last five") is
         # not completed from the n-best: that guesses the missing words ("… notes" for
         # "… commits" in noise), and walking the n-best costs up to a second.
-        if not self._complete_text():
+        if not self._is_complete(text):
             return Heard(text, 0.0, backend=self.backend, rejected="no phrase of the grammar fit")
         heard = [s.word for s in self._phones.seg() if s.word not in NON_SPEECH]
         per = phone_error_rate(self._phones_of(text), heard)
