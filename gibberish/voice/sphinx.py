@@ -50,6 +50,9 @@ GARBAGE_PENALTY = 1e-8
 (a harsh synthetic voice first), smaller lets short phrases win over sentences; measured
 on three synthetic voices, 1e-7 to 1e-8 rejected every out-of-grammar request, 1e-9 let
 one through, 1e-6 turned away a third of one voice's requests."""
+WORDS_ONLY = "words-only"
+"""The same word graph as a second search, without silence between words: a quiet final
+word ("commits", "uptime" in a formant voice) cannot vanish into a silence there."""
 NON_SPEECH = frozenset({"SIL", "<sil>", "<s>", "</s>", "+NSN+", "+SPN+", "+BREATH+", "[NOISE]"})
 _BEAMS = {"beam": 1e-20, "pbeam": 1e-20}
 
@@ -143,8 +146,11 @@ class SphinxRecognizer:
             self.pronunciations = write_dictionary(spoken, dict_path, garbage)
             try:
                 decoder = ps.Decoder(hmm=hmm, dict=str(dict_path), lm=None, loglevel="FATAL")
-                fsg = decoder.create_fsg(GRAMMAR_NAME, graph.start, graph.final, graph.transitions)
-                decoder.add_fsg(GRAMMAR_NAME, fsg)
+                for name, fillers in ((WORDS_ONLY, False), (GRAMMAR_NAME, True)):
+                    # The filler (silence) loops are added to the graph when it is added.
+                    decoder.config["fsgusefiller"] = fillers
+                    fsg = decoder.create_fsg(name, graph.start, graph.final, graph.transitions)
+                    decoder.add_fsg(name, fsg)
                 decoder.activate_search(GRAMMAR_NAME)
             except (RuntimeError, ValueError) as exc:
                 raise VoiceError(f"PocketSphinx could not load the tools' grammar: {exc}") from None
@@ -182,14 +188,18 @@ class SphinxRecognizer:
         heard = self._garbage_rejection(last) or self._judge(self._best_text())
         utt, self._utt = self._utt, None
         if self.second_pass and (heard.rejected or _says_a_number(heard.text)):
-            heard = self._normalized_pass(bytes(utt.audio)) or heard
+            pcm = bytes(utt.audio)
+            retry = self._normalized_pass(pcm, GRAMMAR_NAME)
+            if retry is None and heard.rejected:
+                retry = self._normalized_pass(pcm, WORDS_ONLY)
+            heard = retry or heard
         finish = time.perf_counter() - began
         heard.timings.update(
             audio=len(utt.audio) / 32000, decode=utt.decode + finish, finish=finish
         )
         return heard
 
-    def _normalized_pass(self, pcm: bytes) -> Heard | None:
+    def _normalized_pass(self, pcm: bytes, search: str) -> Heard | None:
         """The utterance decoded again, normalized by its own cepstral mean; None unless
         that finds a phrase which passes every check.
 
@@ -200,16 +210,19 @@ class SphinxRecognizer:
         (batch normalization, as the acoustic model was trained). It runs only after a
         rejection or for a phrase holding a number, so other accepted speech pays nothing,
         and its result goes through the same checks; when it finds nothing the streaming
-        pass's answer stands.
+        pass's answer stands. Speech still rejected is tried once more in the
+        ``WORDS_ONLY`` search.
         """
-        self._grammar.reinit_feat()
-        self._grammar.start_utt()
-        self._grammar.process_raw(pcm, False, True)
-        last = self._grammar.hyp()
-        self._grammar.end_utt()
-        if self._garbage_rejection(last) is not None:
-            return None
-        text = self._best_text()
+        self._grammar.activate_search(search)
+        try:
+            self._grammar.reinit_feat()
+            self._grammar.start_utt()
+            self._grammar.process_raw(pcm, False, True)
+            garbage = self._garbage_rejection(self._grammar.hyp())
+            self._grammar.end_utt()
+            text = "" if garbage else self._best_text()
+        finally:
+            self._grammar.activate_search(GRAMMAR_NAME)
         if not self._is_complete(text):
             return None  # the phone loop is not run for speech the grammar already refused
         self._phones.reinit_feat()
@@ -219,7 +232,7 @@ class SphinxRecognizer:
         heard = self._judge(text)
         if heard.rejected:
             return None
-        heard.details["normalized"] = "utterance"
+        heard.details["normalized"] = "utterance" if search == GRAMMAR_NAME else search
         return heard
 
     def decode(self, pcm: bytes) -> Heard:

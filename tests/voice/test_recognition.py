@@ -81,10 +81,10 @@ def test_no_match_names_the_closest_tools(service, catalog) -> None:
 
 def test_a_harder_voice_is_mostly_understood(service, catalog) -> None:
     """espeak-ng's formant voice is harder for the acoustic model; most phrases still work
-    (16 of 19 measured: "show the diff" and "show the uptime" are heard as "show (the)
-    top", "fifteen" as "eighty three")."""
+    (17 of 19 measured: "show the diff" is heard as "show top", "fifteen" as "eighty
+    three")."""
     right, wrong = _score(service, catalog, IN_GRAMMAR, "espeak")
-    assert right >= len(IN_GRAMMAR) * 0.8, wrong
+    assert right >= len(IN_GRAMMAR) - 2, wrong
 
 
 def test_speech_with_background_noise_is_right_or_no_match(service, catalog) -> None:
