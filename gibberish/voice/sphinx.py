@@ -24,8 +24,8 @@ forced (docs/adr/0015-voice-grammar-and-rejection.md has the measurements):
 
 Streaming normalizes each frame with a fixed prior cepstral mean. When that pass rejects
 the speech, or heard a number, the kept audio is decoded once more normalized by its own
-mean (docs/adr/0021-voice-second-pass.md); its phrase, when it passes the same checks,
-is the answer.
+mean, and speech still rejected once more in the graph without silence between words
+(docs/adr/0021-voice-second-pass.md); a phrase that passes the same checks is the answer.
 """
 
 from __future__ import annotations
