@@ -14,6 +14,8 @@ Figures, each next to its target or baseline as a ratio:
 * latency: end of speech (the endpointer's last speech frame) → proposal ready: the
   recognizer's finalization, verification and matching. Target ≤ 300 ms. The endpointer
   itself waits ``ENDPOINT_WINDOW`` (0.3 s) of silence before it calls speech ended.
+* baseline: for PocketSphinx, each voice's row is preceded by a "1 pass" row, the same
+  recognizer without its second, utterance-normalized pass (docs/adr/0021).
 * grammar build for 1,000 generated tools (forms + JSGF + dictionary + decoder load),
   against the bundled tools' grammar as the baseline.
 
@@ -104,6 +106,15 @@ def _row(service, catalog, config, voice) -> dict[str, float]:
     }
 
 
+def _print_row(label: str, voice: str, r: dict[str, float]) -> None:
+    print(
+        f"{label:<13}{voice:<8}{r['exact']:>7.0%}{r['exact'] / 0.95:>6.2f}"
+        f"{r['rejected']:>8.0%}{r['rejected'] / 0.9:>6.2f}{r['decode']:>10.3f}"
+        f"{r['rtf']:>6.2f}{r['latency'] * 1000:>12.0f}{r['latency'] / 0.3:>6.2f}"
+        f"{r['latency_max'] * 1000:>8.0f}"
+    )
+
+
 def _tools(n: int) -> list[VoiceTool]:
     out = []
     for i in range(n):
@@ -161,19 +172,17 @@ def main() -> None:
     for config in backends:
         try:
             began = time.perf_counter()
-            service.recognizer(service.grammar(catalog), config)
+            recognizer = service.recognizer(service.grammar(catalog), config)
             print(f"{config.backend}: loaded in {time.perf_counter() - began:.2f} s (not in RTF)")
         except VoiceError as exc:
             print(f"{config.backend}: skipped ({exc})")
             continue
         for voice in args.voices.split(","):
-            r = _row(service, catalog, config, voice)
-            print(
-                f"{config.backend:<13}{voice:<8}{r['exact']:>7.0%}{r['exact'] / 0.95:>6.2f}"
-                f"{r['rejected']:>8.0%}{r['rejected'] / 0.9:>6.2f}{r['decode']:>10.3f}"
-                f"{r['rtf']:>6.2f}{r['latency'] * 1000:>12.0f}{r['latency'] / 0.3:>6.2f}"
-                f"{r['latency_max'] * 1000:>8.0f}"
-            )
+            if isinstance(recognizer, SphinxRecognizer):  # the baseline: streaming pass only
+                recognizer.second_pass = False
+                _print_row("  1 pass", voice, _row(service, catalog, config, voice))
+                recognizer.second_pass = True
+            _print_row(config.backend, voice, _row(service, catalog, config, voice))
     base, base_forms = _build_seconds([VoiceTool(t.name, t.tool) for t in catalog.tools])
     big, big_forms = _build_seconds(_tools(1000))
     print(

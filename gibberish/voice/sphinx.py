@@ -21,13 +21,18 @@ forced (docs/adr/0015-voice-grammar-and-rejection.md has the measurements):
    or something else entirely) the utterance is rejected. PER is noisy for synthetic
    voices, so the threshold is deliberately loose: it catches a short phrase forced onto
    a long sentence ("look up" for "book a table for two").
+
+Streaming normalizes each frame with a fixed prior cepstral mean. When that pass rejects
+the speech, or heard a number, the kept audio is decoded once more normalized by its own
+mean, and speech still rejected once more in the graph without silence between words
+(docs/adr/0021-voice-second-pass.md); a phrase that passes the same checks is the answer.
 """
 
 from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +42,7 @@ from gibberish.voice.grammar import GRAMMAR_NAME, Grammar
 from gibberish.voice.heard import Heard
 from gibberish.voice.lexicon import model_dir, write_dictionary
 from gibberish.voice.matcher import PhraseMatcher
+from gibberish.voice.numbers import TENS, UNITS
 
 DEFAULT_THRESHOLD = 0.5
 GARBAGE_PENALTY = 1e-8
@@ -44,6 +50,9 @@ GARBAGE_PENALTY = 1e-8
 (a harsh synthetic voice first), smaller lets short phrases win over sentences; measured
 on three synthetic voices, 1e-7 to 1e-8 rejected every out-of-grammar request, 1e-9 let
 one through, 1e-6 turned away a third of one voice's requests."""
+WORDS_ONLY = "words-only"
+"""The same word graph as a second search, without silence between words: a quiet final
+word ("commits", "uptime" in a formant voice) cannot vanish into a silence there."""
 NON_SPEECH = frozenset({"SIL", "<sil>", "<s>", "</s>", "+NSN+", "+SPN+", "+BREATH+", "[NOISE]"})
 _BEAMS = {"beam": 1e-20, "pbeam": 1e-20}
 
@@ -57,6 +66,15 @@ def _pocketsphinx() -> Any:
             "pip install 'pocketsphinx>=5'."
         ) from None
     return pocketsphinx
+
+
+NUMBER_WORDS = frozenset((*UNITS, *TENS, "hundred"))
+
+
+def _says_a_number(text: str) -> bool:
+    """Numbers are where the two passes disagree most ("fifteen" and "fifty" differ by
+    one unstressed phone), and where a wrong value is a wrong call."""
+    return any(word in NUMBER_WORDS for word in text.split())
 
 
 def phone_error_rate(expected: list[str], heard: list[str]) -> float:
@@ -77,7 +95,9 @@ def phone_error_rate(expected: list[str], heard: list[str]) -> float:
 @dataclass
 class _Utterance:
     started: float
-    audio_bytes: int = 0
+    audio: bytearray = field(default_factory=bytearray)
+    """Kept for the second pass (16 kHz 16-bit: 32 kB a second, 15 s at most from a
+    microphone)."""
     decode: float = 0.0
 
 
@@ -86,12 +106,19 @@ class SphinxRecognizer:
 
     backend = "pocketsphinx"
 
-    def __init__(self, grammar: Grammar, *, threshold: float = DEFAULT_THRESHOLD) -> None:
+    def __init__(
+        self,
+        grammar: Grammar,
+        *,
+        threshold: float = DEFAULT_THRESHOLD,
+        second_pass: bool = True,
+    ) -> None:
         if not grammar.forms:
             raise VoiceError("No tool has a spoken form: load some skills first.")
         ps = _pocketsphinx()
         self.grammar = grammar
         self.threshold = threshold
+        self.second_pass = second_pass
         hmm = str(model_dir() / "en-us")
         started = time.perf_counter()
         self._grammar = self._grammar_decoder(ps, hmm, grammar)
@@ -119,8 +146,11 @@ class SphinxRecognizer:
             self.pronunciations = write_dictionary(spoken, dict_path, garbage)
             try:
                 decoder = ps.Decoder(hmm=hmm, dict=str(dict_path), lm=None, loglevel="FATAL")
-                fsg = decoder.create_fsg(GRAMMAR_NAME, graph.start, graph.final, graph.transitions)
-                decoder.add_fsg(GRAMMAR_NAME, fsg)
+                for name, fillers in ((WORDS_ONLY, False), (GRAMMAR_NAME, True)):
+                    # The filler (silence) loops are added to the graph when it is added.
+                    decoder.config["fsgusefiller"] = fillers
+                    fsg = decoder.create_fsg(name, graph.start, graph.final, graph.transitions)
+                    decoder.add_fsg(name, fsg)
                 decoder.activate_search(GRAMMAR_NAME)
             except (RuntimeError, ValueError) as exc:
                 raise VoiceError(f"PocketSphinx could not load the tools' grammar: {exc}") from None
@@ -143,7 +173,7 @@ class SphinxRecognizer:
         began = time.perf_counter()
         self._grammar.process_raw(pcm, False, False)
         self._phones.process_raw(pcm, False, False)
-        self._utt.audio_bytes += len(pcm)
+        self._utt.audio += pcm
         self._utt.decode += time.perf_counter() - began
 
     def finish(self) -> Heard:
@@ -155,17 +185,54 @@ class SphinxRecognizer:
         last = self._grammar.hyp()
         self._grammar.end_utt()
         self._phones.end_utt()
-        if last is not None and GARBAGE_PREFIX in (last.hypstr or ""):
-            heard = Heard(
-                "", 0.0, backend=self.backend, rejected="the speech sounded like no phrase"
-            )
-        else:
-            heard = self._judge()
-        finish = time.perf_counter() - began
+        heard = self._garbage_rejection(last) or self._judge(self._best_text())
         utt, self._utt = self._utt, None
+        if self.second_pass and (heard.rejected or _says_a_number(heard.text)):
+            pcm = bytes(utt.audio)
+            retry = self._normalized_pass(pcm, GRAMMAR_NAME)
+            if retry is None and heard.rejected:
+                retry = self._normalized_pass(pcm, WORDS_ONLY)
+            heard = retry or heard
+        finish = time.perf_counter() - began
         heard.timings.update(
-            audio=utt.audio_bytes / 32000, decode=utt.decode + finish, finish=finish
+            audio=len(utt.audio) / 32000, decode=utt.decode + finish, finish=finish
         )
+        return heard
+
+    def _normalized_pass(self, pcm: bytes, search: str) -> Heard | None:
+        """The utterance decoded again, normalized by its own cepstral mean; None unless
+        that finds a phrase which passes every check.
+
+        The streaming pass subtracts a fixed prior mean (the same audio must always decode
+        the same way, and the mean of an utterance is only known at its end). A voice or
+        microphone whose spectrum lies far from that prior then sounds like no phrase, or
+        like a neighbouring number; this pass removes the utterance's own channel instead
+        (batch normalization, as the acoustic model was trained). It runs only after a
+        rejection or for a phrase holding a number, so other accepted speech pays nothing,
+        and its result goes through the same checks; when it finds nothing the streaming
+        pass's answer stands. Speech still rejected is tried once more in the
+        ``WORDS_ONLY`` search.
+        """
+        self._grammar.activate_search(search)
+        try:
+            self._grammar.reinit_feat()
+            self._grammar.start_utt()
+            self._grammar.process_raw(pcm, False, True)
+            garbage = self._garbage_rejection(self._grammar.hyp())
+            self._grammar.end_utt()
+            text = "" if garbage else self._best_text()
+        finally:
+            self._grammar.activate_search(GRAMMAR_NAME)
+        if not self._is_complete(text):
+            return None  # the phone loop is not run for speech the grammar already refused
+        self._phones.reinit_feat()
+        self._phones.start_utt()
+        self._phones.process_raw(pcm, False, True)
+        self._phones.end_utt()
+        heard = self._judge(text)
+        if heard.rejected:
+            return None
+        heard.details["normalized"] = "utterance" if search == GRAMMAR_NAME else search
         return heard
 
     def decode(self, pcm: bytes) -> Heard:
@@ -175,9 +242,24 @@ class SphinxRecognizer:
         return self.finish()
 
     # -- verification ------------------------------------------------------------------
-    def _judge(self) -> Heard:
+    def _garbage_rejection(self, last: Any) -> Heard | None:
+        """A rejection when the path alive at the last frame is the garbage loop."""
+        if last is not None and GARBAGE_PREFIX in (last.hypstr or ""):
+            return Heard(
+                "", 0.0, backend=self.backend, rejected="the speech sounded like no phrase"
+            )
+        return None
+
+    def _best_text(self) -> str:
+        """The closed utterance's best path (its lattice is built on the first call)."""
         best = self._grammar.hyp()
-        text = best.hypstr.strip() if best is not None and best.hypstr else ""
+        return best.hypstr.strip() if best is not None and best.hypstr else ""
+
+    def _is_complete(self, text: str) -> bool:
+        """Whether ``text`` is one whole spoken form (not garbage, not a partial path)."""
+        return bool(text) and GARBAGE_PREFIX not in text and self._complete.match(text) is not None
+
+    def _judge(self, text: str) -> Heard:
         if GARBAGE_PREFIX in text:
             return Heard(
                 "", 0.0, backend=self.backend, rejected="the speech sounded like no phrase"
@@ -185,7 +267,7 @@ class SphinxRecognizer:
         # Only a complete phrase counts. A partial best path ("show the last five") is
         # not completed from the n-best: that guesses the missing words ("… notes" for
         # "… commits" in noise), and walking the n-best costs up to a second.
-        if not text or self._complete.match(text) is None:
+        if not self._is_complete(text):
             return Heard(text, 0.0, backend=self.backend, rejected="no phrase of the grammar fit")
         heard = [s.word for s in self._phones.seg() if s.word not in NON_SPEECH]
         per = phone_error_rate(self._phones_of(text), heard)

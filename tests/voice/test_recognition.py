@@ -59,10 +59,10 @@ def _score(service, catalog, phrases, voice) -> tuple[int, list[str]]:
 
 @pytest.mark.parametrize("voice", CLEAR_VOICES)
 def test_bundled_phrases_are_recognized_exactly(service, catalog, voice) -> None:
-    """Every bundled tool's phrase, numbers in several forms; at most one miss per voice
-    (the measured rate is in benchmarks/voice.py)."""
+    """Every bundled tool's phrase, numbers in several forms, exactly (the measured rate
+    is in benchmarks/voice.py)."""
     right, wrong = _score(service, catalog, IN_GRAMMAR, voice)
-    assert right >= len(IN_GRAMMAR) - 1, wrong
+    assert right == len(IN_GRAMMAR), wrong
 
 
 @pytest.mark.parametrize("voice", VOICES)
@@ -80,9 +80,11 @@ def test_no_match_names_the_closest_tools(service, catalog) -> None:
 
 
 def test_a_harder_voice_is_mostly_understood(service, catalog) -> None:
-    """espeak-ng's formant voice is harder for the acoustic model; most phrases still work."""
+    """espeak-ng's formant voice is harder for the acoustic model; most phrases still work
+    (17 of 19 measured: "show the diff" is heard as "show top", "fifteen" as "eighty
+    three")."""
     right, wrong = _score(service, catalog, IN_GRAMMAR, "espeak")
-    assert right >= len(IN_GRAMMAR) * 0.6, wrong
+    assert right >= len(IN_GRAMMAR) - 2, wrong
 
 
 def test_speech_with_background_noise_is_right_or_no_match(service, catalog) -> None:
