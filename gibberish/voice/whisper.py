@@ -196,7 +196,8 @@ class WhisperRecognizer:
         tokens = [t for t in result.sequences_ids[0] if t < self._tokenizer.eot]
         avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
         text = self._tokenizer.decode(tokens).strip()
-        if result.no_speech_prob > NO_SPEECH_THRESHOLD and avg_logprob < LOG_PROB_THRESHOLD:
+        silence = result.no_speech_prob > NO_SPEECH_THRESHOLD and avg_logprob < LOG_PROB_THRESHOLD
+        if silence or not any(c.isalnum() for c in text):  # silence often comes out as "."
             text = ""
         return Transcript(
             text, avg_logprob, result.no_speech_prob, window, encoded_at - began, ended - encoded_at
