@@ -206,6 +206,7 @@ def main() -> None:
     print("whisper: encode s / gen s = encoder / decoder seconds (median); RTF target 0.5")
     print(HEADER)
     voices = args.voices.split(",")
+    rtf: dict[tuple[str, str], float] = {}
     for config in backends:
         try:
             began = time.perf_counter()
@@ -217,10 +218,16 @@ def main() -> None:
         for voice in voices:
             r = _row(lambda source, c=config: service.listen(source, catalog, c), voice)
             _print_row(config.backend, voice, r)
+            rtf[config.backend, voice] = r["rtf"]
     if args.whisper_model and args.whisper_baseline:
         listen = _whisper_full_window(args.whisper_model, service, catalog)
         for voice in voices:
-            _print_row("whisper 30 s", voice, _row(listen, voice))
+            r = _row(listen, voice)
+            _print_row("whisper 30 s", voice, r)
+            if ("whisper", voice) in rtf:
+                print(
+                    f"{'':<13}{voice:<8}RTF fitted / 30 s window: {rtf['whisper', voice] / r['rtf']:.2f}"
+                )
     base, base_forms = _build_seconds([VoiceTool(t.name, t.tool) for t in catalog.tools])
     big, big_forms = _build_seconds(_tools(1000))
     print(
