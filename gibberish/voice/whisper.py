@@ -165,11 +165,15 @@ class WhisperRecognizer:
 
     def transcribe(self, samples: Any) -> Transcript:
         """One greedy pass without timestamps or retries (each multiplies the work) over
-        a window fitted to ``samples``: features, encoder, decoder."""
+        a window fitted to ``samples``: features, encoder, decoder. Audio longer than one
+        window (toggle-mode dictation) goes through ``WhisperModel.transcribe``, which
+        walks it window by window."""
         import numpy
         from faster_whisper.transcribe import get_ctranslate2_storage
 
         speech = len(samples) / SAMPLE_RATE
+        if speech > FULL_WINDOW:
+            return self._transcribe_long(samples)
         full = self._padding is None
         window = FULL_WINDOW if full else window_seconds(speech, self._padding)
         frames = int(window * FRAMES_PER_SECOND)
@@ -202,6 +206,26 @@ class WhisperRecognizer:
         return Transcript(
             text, avg_logprob, result.no_speech_prob, window, encoded_at - began, ended - encoded_at
         )
+
+    def _transcribe_long(self, samples: Any) -> Transcript:
+        began = time.perf_counter()
+        segments, _info = self._model.transcribe(
+            samples,
+            language="en",
+            beam_size=1,
+            best_of=1,
+            temperature=0.0,
+            condition_on_previous_text=False,
+            without_timestamps=True,
+        )
+        parts = list(segments)
+        text = " ".join(s.text.strip() for s in parts).strip()
+        if not any(c.isalnum() for c in text):
+            text = ""
+        avg_logprob = sum(s.avg_logprob for s in parts) / len(parts) if parts else 0.0
+        no_speech = max((s.no_speech_prob for s in parts), default=1.0)
+        spent = time.perf_counter() - began
+        return Transcript(text, avg_logprob, no_speech, FULL_WINDOW, spent, 0.0)
 
     def decode(self, pcm: bytes) -> Heard:
         self.start()

@@ -107,3 +107,14 @@ def test_the_full_window_is_still_there_for_comparison() -> None:
 def test_silence_is_nothing_transcribed_not_a_full_stop(recognizer: WhisperRecognizer) -> None:
     heard = recognizer.decode(bytes(2 * 16000 * 2))
     assert (heard.text, heard.rejected) == ("", "nothing was transcribed")
+
+
+@needs_model
+def test_dictation_longer_than_one_window_is_transcribed_window_by_window(
+    recognizer: WhisperRecognizer,
+) -> None:
+    pause = bytes(31 * 16000 * 2)
+    pcm = _pcm(fixture(IN_GRAMMAR[0], "slt")) + pause + _pcm(fixture(IN_GRAMMAR[18], "slt"))
+    heard = recognizer.decode(pcm)  # "show git status", 31 s, "take a note"
+    assert heard.timings["audio"] > 32
+    assert "note" in heard.text.lower(), heard.text
