@@ -78,6 +78,8 @@ def window_seconds(speech_seconds: float, padding: float = WINDOW_PADDING) -> fl
 
 @dataclass(frozen=True)
 class Transcript:
+    """One pass's text, its scores, the window encoded and where the time went."""
+
     text: str
     avg_logprob: float
     no_speech_prob: float
