@@ -8,8 +8,9 @@ the settings: gibberish never downloads one (``local_files_only``).
 A spoken request lasts a second or two, but ``WhisperModel.transcribe`` always pads the
 features to Whisper's 30 s window, and the encoder's cost follows the window, not the
 speech. So this module drives the model one level down (faster-whisper's feature
-extractor and tokenizer, CTranslate2's ``encode`` and ``generate``) and encodes a window
-fitted to the utterance: see docs/adr/0022-whisper-fitted-window.md.
+extractor and tokenizer, CTranslate2's ``encode`` and ``generate``): it encodes the
+speech and a little silence, and lets the decoder see a longer window whose silent part
+comes from states computed once at load. See docs/adr/0022-whisper-fitted-window.md.
 """
 
 from __future__ import annotations
@@ -37,9 +38,14 @@ FRAMES_PER_SECOND = 100
 FULL_WINDOW = 30.0
 """The window Whisper was trained on, in seconds; the most a single pass encodes."""
 WINDOW_PADDING = 8.0
-"""Seconds of silence encoded after the speech. With less, the decoder more often stops
+"""Seconds of silence the decoder sees after the speech. With less, it more often stops
 early or repeats itself; from about 8 s on, requests are transcribed as well as in the
 full window (measured in docs/adr/0022-whisper-fitted-window.md)."""
+ENCODED_PADDING = 2.0
+"""Seconds of that silence actually encoded with the speech; the rest of the window is
+the encoder's states for silence, computed once at load."""
+STATES_PER_SECOND = 50
+"""Encoder states per second (its second convolution halves the mel frames)."""
 WINDOW_STEP = 1.0
 """Windows are whole seconds, so similar requests share encoder shapes."""
 TOKENS_PER_SECOND = 8
@@ -78,12 +84,14 @@ def window_seconds(speech_seconds: float, padding: float = WINDOW_PADDING) -> fl
 
 @dataclass(frozen=True)
 class Transcript:
-    """One pass's text, its scores, the window encoded and where the time went."""
+    """One pass's text, its scores, the windows (seconds the decoder saw, seconds
+    encoded) and where the time went."""
 
     text: str
     avg_logprob: float
     no_speech_prob: float
     window: float
+    encoded_window: float
     encode: float
     generate: float
 
@@ -115,6 +123,8 @@ class WhisperRecognizer:
             # The first passes run several times slower (allocation, caches); one second
             # of silence pays that at load time instead of on a request.
             self.transcribe(numpy_zeros(SAMPLE_RATE))
+            if padding is not None:
+                self._silence = self._encode(numpy_zeros(0), FULL_WINDOW)
         except Exception as exc:  # ctranslate2 raises RuntimeError/ValueError variously
             raise VoiceError(f"Could not load the Whisper model in {folder}: {exc}") from None
         self.load_seconds = time.perf_counter() - started
@@ -139,6 +149,38 @@ class WhisperRecognizer:
         )
         self._prompt = [*self._tokenizer.sot_sequence, self._tokenizer.no_timestamps]
         self._suppress = list(get_suppressed_tokens(self._tokenizer, [-1]))
+        self._silence = None
+
+    def _encode(self, samples: Any, window: float) -> Any:
+        """Encoder states (numpy, 1 x states x width) of ``samples`` padded with silence
+        to ``window`` seconds."""
+        import numpy
+        from faster_whisper.transcribe import get_ctranslate2_storage
+
+        frames = int(window * FRAMES_PER_SECOND)
+        features = self._model.feature_extractor(samples)
+        padded = numpy.zeros((1, features.shape[0], frames), dtype=numpy.float32)
+        used = min(frames, features.shape[-1])
+        padded[0, :, :used] = features[:, :used]
+        return numpy.asarray(self._model.model.encode(get_ctranslate2_storage(padded)))
+
+    def _states(self, samples: Any, window: float) -> tuple[Any, float]:
+        """The decoder's view of ``window`` seconds: the speech and ``ENCODED_PADDING``
+        encoded, the rest taken from the states of silence."""
+        import ctranslate2
+        import numpy
+
+        speech = len(samples) / SAMPLE_RATE
+        encoded_window = window
+        if self._silence is not None:
+            encoded_window = min(window, window_seconds(speech, ENCODED_PADDING))
+        states = self._encode(samples, encoded_window)
+        wanted = int(window * STATES_PER_SECOND)
+        if states.shape[1] < wanted:
+            tail = self._silence[:, states.shape[1] : wanted]
+            states = numpy.concatenate([states, tail], axis=1)
+        view = ctranslate2.StorageView.from_array(numpy.ascontiguousarray(states))
+        return view, encoded_window
 
     def start(self) -> None:
         self._pcm = bytearray()
@@ -158,6 +200,7 @@ class WhisperRecognizer:
             "decode": finish,
             "finish": finish,
             "window": heard.window,
+            "encoded_window": heard.encoded_window,
             "encode": heard.encode,
             "generate": heard.generate,
         }
@@ -170,21 +213,13 @@ class WhisperRecognizer:
         a window fitted to ``samples``: features, encoder, decoder. Audio longer than one
         window (toggle-mode dictation) goes through ``WhisperModel.transcribe``, which
         walks it window by window."""
-        import numpy
-        from faster_whisper.transcribe import get_ctranslate2_storage
-
         speech = len(samples) / SAMPLE_RATE
         if speech > FULL_WINDOW:
             return self._transcribe_long(samples)
         full = self._padding is None
         window = FULL_WINDOW if full else window_seconds(speech, self._padding)
-        frames = int(window * FRAMES_PER_SECOND)
-        features = self._model.feature_extractor(samples)
-        padded = numpy.zeros((1, features.shape[0], frames), dtype=numpy.float32)
-        used = min(frames, features.shape[-1])
-        padded[0, :, :used] = features[:, :used]
         began = time.perf_counter()
-        encoded = self._model.model.encode(get_ctranslate2_storage(padded), to_cpu=False)
+        encoded, encoded_window = self._states(samples, window)
         encoded_at = time.perf_counter()
         budget = len(self._prompt) + 8 + math.ceil(TOKENS_PER_SECOND * min(speech, window))
         budget = min(budget, MAX_LENGTH)
@@ -205,9 +240,9 @@ class WhisperRecognizer:
         silence = result.no_speech_prob > NO_SPEECH_THRESHOLD and avg_logprob < LOG_PROB_THRESHOLD
         if silence or not any(c.isalnum() for c in text):  # silence often comes out as "."
             text = ""
-        return Transcript(
-            text, avg_logprob, result.no_speech_prob, window, encoded_at - began, ended - encoded_at
-        )
+        seen = encoded.shape[1] / STATES_PER_SECOND  # what the decoder attended to
+        spent = (encoded_at - began, ended - encoded_at)
+        return Transcript(text, avg_logprob, result.no_speech_prob, seen, encoded_window, *spent)
 
     def _transcribe_long(self, samples: Any) -> Transcript:
         began = time.perf_counter()
@@ -227,7 +262,7 @@ class WhisperRecognizer:
         avg_logprob = sum(s.avg_logprob for s in parts) / len(parts) if parts else 0.0
         no_speech = max((s.no_speech_prob for s in parts), default=1.0)
         spent = time.perf_counter() - began
-        return Transcript(text, avg_logprob, no_speech, FULL_WINDOW, spent, 0.0)
+        return Transcript(text, avg_logprob, no_speech, FULL_WINDOW, FULL_WINDOW, spent, 0.0)
 
     def decode(self, pcm: bytes) -> Heard:
         self.start()

@@ -12,7 +12,13 @@ from click.testing import CliRunner
 
 from gibberish.cli import cli
 from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError, WavSource
-from gibberish.voice.whisper import FULL_WINDOW, WhisperRecognizer, window_seconds
+from gibberish.voice.whisper import (
+    ENCODED_PADDING,
+    FULL_WINDOW,
+    WINDOW_PADDING,
+    WhisperRecognizer,
+    window_seconds,
+)
 from tests.voice.corpus import IN_GRAMMAR, fixture
 
 
@@ -85,11 +91,14 @@ def _pcm(path: Path) -> bytes:
 def test_a_short_request_is_encoded_in_a_short_window_and_heard_right(
     recognizer: WhisperRecognizer, voice: str
 ) -> None:
-    """A 2 s request costs a 10 s encoder window, not Whisper's 30 s, and still comes out
-    as the words said."""
+    """A 2 s request is encoded in 4 s, seen by the decoder as 10 s (not Whisper's 30 s),
+    and still comes out as the words said."""
     heard = recognizer.decode(_pcm(fixture(IN_GRAMMAR[2], voice)))  # show the last five commits
-    assert heard.timings["audio"] < 3.0
-    assert heard.timings["window"] == window_seconds(heard.timings["audio"]) < FULL_WINDOW
+    audio = heard.timings["audio"]
+    assert audio < 3.0
+    assert heard.timings["window"] == window_seconds(audio, WINDOW_PADDING) < FULL_WINDOW
+    assert heard.timings["encoded_window"] == window_seconds(audio, ENCODED_PADDING)
+    assert heard.timings["encoded_window"] < heard.timings["window"]
     words = "".join(c for c in heard.text.lower() if c.isalpha() or c == " ").split()
     assert words == ["show", "the", "last", "five", "commits"], heard.text
     assert heard.confidence > 0.5
@@ -99,7 +108,7 @@ def test_a_short_request_is_encoded_in_a_short_window_and_heard_right(
 def test_the_full_window_is_still_there_for_comparison() -> None:
     full = WhisperRecognizer(_model_folder(), padding=None)
     heard = full.decode(_pcm(fixture(IN_GRAMMAR[0], "slt")))
-    assert heard.timings["window"] == FULL_WINDOW
+    assert heard.timings["window"] == heard.timings["encoded_window"] == FULL_WINDOW
     assert heard.text
 
 
