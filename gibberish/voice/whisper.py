@@ -76,8 +76,8 @@ def numpy_zeros(n: int) -> Any:
 
 
 def window_seconds(speech_seconds: float, padding: float = WINDOW_PADDING) -> float:
-    """The encoder window for ``speech_seconds`` of audio: speech plus ``padding`` of
-    silence, rounded up to ``WINDOW_STEP``, never over Whisper's 30 s."""
+    """A window for ``speech_seconds`` of audio: the speech plus ``padding`` of silence,
+    rounded up to ``WINDOW_STEP``, never over Whisper's 30 s."""
     steps = math.ceil((speech_seconds + padding) / WINDOW_STEP - 1e-9)
     return min(FULL_WINDOW, max(WINDOW_STEP, steps * WINDOW_STEP))
 
@@ -108,8 +108,9 @@ class WhisperRecognizer:
         compute_type: str = "int8",
         padding: float | None = WINDOW_PADDING,
     ) -> None:
-        """``padding``: seconds of silence encoded after the speech; ``None`` encodes
-        Whisper's full 30 s window whatever the length (what ``transcribe`` does)."""
+        """``padding``: seconds of silence the decoder sees after the speech (of which
+        ``ENCODED_PADDING`` is encoded with it); ``None`` encodes Whisper's full 30 s
+        window whatever the length (what ``WhisperModel.transcribe`` does)."""
         if not model_folder:
             raise VoiceError(f"No Whisper model folder is set. {MODEL_HINT}")
         folder = Path(model_folder).expanduser()
