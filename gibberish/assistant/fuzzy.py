@@ -100,8 +100,6 @@ BULK = 256
 """From this many entries on, names are searched all at once (one regular expression)."""
 BY_WORDS = 200
 """From this many entries on, a word is scored through the index's word postings."""
-CONTEXT_ONE_BY_ONE = 400
-"""Up to this many entries left for their context are scored one by one, not by postings."""
 
 
 def _tool_name(item: SkillTool) -> str:
@@ -465,9 +463,13 @@ class FuzzyIndex(Generic[T]):
             spans = self._spans(term, range(len(self._items)))
         name = levels(words.names, term)
         desc = levels(words.descs, term)
+        ctx = levels(words.ctxs, term)
+        ctx.anywhere -= desc.anywhere  # a description's score replaces its context's
+        ctx.anywhere -= name.anywhere
         desc.anywhere -= name.anywhere
-        # A description's score replaces its context's: the context counts for the rest.
-        out = self._context_scores(words, term, words.everyone - desc.anywhere - name.anywhere)
+        out = dict.fromkeys(ctx.anywhere, CONTEXT_WEIGHT * 0.2)
+        out.update(dict.fromkeys(ctx.word_start & ctx.anywhere, CONTEXT_WEIGHT * 0.35))
+        out.update(dict.fromkeys(ctx.word & ctx.anywhere, CONTEXT_WEIGHT * 0.45))
         out.update(dict.fromkeys(desc.anywhere, 0.2))
         out.update(dict.fromkeys(desc.word_start & desc.anywhere, 0.35))
         out.update(dict.fromkeys(desc.word & desc.anywhere, 0.45))
@@ -480,30 +482,6 @@ class FuzzyIndex(Generic[T]):
         out.update(dict.fromkeys(name.word_start, 0.8))
         out.update(dict.fromkeys(starting(words.firsts, term), 0.9))
         out.update(dict.fromkeys(words.wholes.get(term, ()), 1.0))
-        return out
-
-    def _context_scores(self, words: WordPostings, term: str, rest: set[int]) -> dict[int, float]:
-        """Context scores of the entries of ``rest``: one by one when they are few (a short
-        word is in nearly every description, so few are left), else through postings."""
-        if len(rest) <= CONTEXT_ONE_BY_ONE:
-            tests = _word_tests(term)
-            ctxs = self._ctxs
-            scored: dict[str, float] = {}
-            out: dict[int, float] = {}
-            for i in rest:
-                ctx = ctxs[i]
-                if ctx is not None:
-                    score = scored.get(ctx)
-                    if score is None:
-                        score = scored[ctx] = CONTEXT_WEIGHT * _text_score(ctx, term, tests)
-                    if score:
-                        out[i] = score
-            return out
-        ctx = levels(words.ctxs, term)
-        ctx.anywhere &= rest
-        out = dict.fromkeys(ctx.anywhere, CONTEXT_WEIGHT * 0.2)
-        out.update(dict.fromkeys(ctx.word_start & ctx.anywhere, CONTEXT_WEIGHT * 0.35))
-        out.update(dict.fromkeys(ctx.word & ctx.anywhere, CONTEXT_WEIGHT * 0.45))
         return out
 
     def _score_each(

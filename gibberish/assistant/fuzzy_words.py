@@ -128,8 +128,6 @@ class WordPostings:
     wholes: Postings
     descs: Postings
     ctxs: Postings
-    everyone: frozenset[int]
-    """Every entry."""
     _blob: list[tuple[str, list[int], list[str]]] = field(default_factory=list)
 
     def spans(self, term: str) -> dict[int, int] | None:
@@ -159,8 +157,9 @@ class WordPostings:
 
     @classmethod
     def build(cls, lnames: Column, descs: Column, ctxs: Column) -> WordPostings:
-        made = (_postings(lnames), _firsts(lnames), _wholes(lnames), _postings(descs))
-        return cls(*made, _postings(ctxs), frozenset(range(len(lnames))))
+        return cls(
+            _postings(lnames), _firsts(lnames), _wholes(lnames), _postings(descs), _postings(ctxs)
+        )
 
     def patched(
         self,
@@ -171,8 +170,7 @@ class WordPostings:
         """These postings for an index of as many entries where only ``changed`` ones
         differ; ``old`` and ``new`` are each index's (names, descriptions, contexts)."""
         made = WordPostings(
-            *(dict(p) for p in (self.names, self.firsts, self.wholes, self.descs, self.ctxs)),
-            self.everyone,
+            *(dict(p) for p in (self.names, self.firsts, self.wholes, self.descs, self.ctxs))
         )
         columns = ((made.names, 0, _words), (made.firsts, 0, _first), (made.wholes, 0, _whole))
         columns += ((made.descs, 1, _words), (made.ctxs, 2, _words))
