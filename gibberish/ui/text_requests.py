@@ -106,14 +106,13 @@ class TextRequests(QObject):
         ranker over the tools on a thread: the first hotkey press then only shows it. At
         1,000 skills the bar's module and Qt's enums take about 90 ms, the index 50 ms
         more. The model feed's index is made ahead too when a model is set up."""
-        if step == 0:
-            if self.command_bar is None:
-                self.bar()
-                QTimer.singleShot(0, self, lambda: self.warm_up(1))
-        else:
-            if self.command_bar is not None and self.command_bar.index is None:
-                self.command_bar.index_ahead(self._tools())
-            self._model_index_ahead()
+        if step == 0 and self.command_bar is None:
+            self.bar()
+            QTimer.singleShot(0, self, lambda: self.warm_up(1))
+            return
+        if self.command_bar is not None and self.command_bar.index is None:
+            self.command_bar.index_ahead(self._tools())
+        self._model_index_ahead()
 
     def _model_index_ahead(self) -> threading.Thread | None:
         """With a model set up, build the model feed's index of the tools offered now on
