@@ -184,14 +184,18 @@ def measure(corpus: Path, repeat: int, query: str) -> None:
     app = QApplication.instance() or QApplication(["bench"])
     engine = Engine(EngineOptions(extra_skills_dirs=(corpus,), include_user=False))
     controller = Controller(engine, tray_available=True)
-    warm_up, warm_steps = controller.text.warm_up, []
+    warm_steps: list[float] = []
 
-    def timed_warm_up(step: int = 0) -> None:
-        started = CLOCK()  # the call only: draining here would count other idle work
-        warm_up(step)
-        warm_steps.append((CLOCK() - started) * 1000)
+    def counted(step: Callable[[], None]) -> Callable[[], None]:
+        def call() -> None:
+            started = CLOCK()  # the call only: draining here would count other idle work
+            step()
+            warm_steps.append((CLOCK() - started) * 1000)
 
-    controller.text.warm_up = timed_warm_up
+        return call
+
+    text = controller.text
+    text.warm_up, text.indexes_ahead = counted(text.warm_up), counted(text.indexes_ahead)
     controller.start()
     while not controller.host.is_ready:
         app.processEvents()

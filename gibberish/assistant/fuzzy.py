@@ -409,8 +409,12 @@ class FuzzyIndex(Generic[T]):
             break
         if pool is None:
             pool = range(len(self._items)) if within is None else within
-        scores = self._score_all(term, pool)
-        _remember(cache, term, (None if self._by_words(term, pool) else within, scores))
+        if self._by_words(term, pool):  # every entry scored: good for any later pool
+            scores = self._score_by_words(self._words, term)
+            _remember(cache, term, (None, scores))
+        else:
+            scores = self._score_each(term, pool, self._spans(term, pool))
+            _remember(cache, term, (within, scores))
         return scores
 
     def _take_carried(self, term: str, within: AbstractSet[int] | None) -> None:

@@ -245,6 +245,17 @@ class CommandBar(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 10, 10, 10)
         layout.setSpacing(6)
+        layout.addWidget(self._input_line())
+        layout.addWidget(self._status_row())
+        layout.addWidget(self._results_list())
+        self.hint = PlainLabel(HINT_CHOOSE)
+        self.hint.setObjectName("command-hint")
+        _mute(self.hint)
+        layout.addWidget(self.hint)
+        self.setFixedWidth(WIDTH)
+
+    def _input_line(self) -> QLineEdit:
+        """Where the person types; it filters the list at every letter."""
         self.input = QLineEdit()
         self.input.setObjectName("command-input")
         self.input.setPlaceholderText("Find a tool, or say what you want to do…")
@@ -254,8 +265,11 @@ class CommandBar(QFrame):
             accessibility.name(button, "Clear the text")
         self.input.textChanged.connect(self._filter)
         self.input.installEventFilter(self)
-        layout.addWidget(self.input)
-        layout.addWidget(self._status_row())
+        return self.input
+
+    def _results_list(self) -> QListView:
+        """The matching tools: at most ``MAX_RESULTS`` rows, no scroll bars, no focus of
+        its own (the keys stay in the input)."""
         self.model = _Results(self)
         self.results = QListView()
         self.results.setObjectName("command-results")
@@ -270,12 +284,7 @@ class CommandBar(QFrame):
         self.results.selectionModel().currentRowChanged.connect(self._announce)
         self.results.activated.connect(self._choose_index)
         self.results.clicked.connect(self._choose_index)
-        layout.addWidget(self.results)
-        self.hint = PlainLabel(HINT_CHOOSE)
-        self.hint.setObjectName("command-hint")
-        _mute(self.hint)
-        layout.addWidget(self.hint)
-        self.setFixedWidth(WIDTH)
+        return self.results
 
     def _status_row(self) -> QWidget:
         """Spinner + one line (busy, unsure, error) + an optional link to the settings."""

@@ -49,9 +49,10 @@ GIL_SWITCH_INTERVAL_S = 0.001
 
 
 COMMAND_BAR_WARM_UP_MS = 500
-COMMAND_BAR_WARM_UP_RETRY_MS = 1000
 """After the load, when the command bar and its ranker are made ahead of the first hotkey
 press (``TextRequests.warm_up``): still within the start, after its first follow-ups."""
+COMMAND_BAR_WARM_UP_RETRY_MS = 1000
+"""How long the warm-up waits while a menu or a dialog is open."""
 
 
 class Controller(QObject):

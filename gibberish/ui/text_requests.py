@@ -101,15 +101,20 @@ class TextRequests(QObject):
         self._offered = (mode, skills, tools)
         return tools
 
-    def warm_up(self, step: int = 0) -> None:
+    def warm_up(self) -> None:
         """Make the command bar (hidden) in one idle turn, and in the next start making its
-        ranker over the tools on a thread: the first hotkey press then only shows it. At
-        1,000 skills the bar's module and Qt's enums take about 90 ms, the index 50 ms
-        more. The model feed's index is made ahead too when a model is set up."""
-        if step == 0 and self.command_bar is None:
+        ranker over the tools on a thread (``indexes_ahead``): the first hotkey press then
+        only shows it. At 1,000 skills the bar's module and Qt's enums take about 90 ms,
+        the index 50 ms more."""
+        if self.command_bar is None:
             self.bar()
-            QTimer.singleShot(0, self, lambda: self.warm_up(1))
-            return
+            QTimer.singleShot(0, self, self.indexes_ahead)
+        else:
+            self.indexes_ahead()
+
+    def indexes_ahead(self) -> None:
+        """Start making the bar's index (when the bar has none yet) and, with a model set
+        up, the model feed's, each on a thread of its own."""
         if self.command_bar is not None and self.command_bar.index is None:
             self.command_bar.index_ahead(self._tools())
         self._model_index_ahead()
