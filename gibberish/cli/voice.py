@@ -43,7 +43,7 @@ def _hand_to_tray() -> bool:
 def _describe(proposal) -> str:
     heard = proposal.heard
     ms = heard.timings.get("latency", 0.0) * 1000
-    said = repr(heard.text) if heard.text else "nothing usable"
+    said = heard.quoted() if heard.text else "nothing usable"
     return (
         f"heard {said} (confidence {heard.confidence:.2f}, {heard.backend}, "
         f"proposal {ms:.0f} ms after the end of speech)"

@@ -458,7 +458,7 @@ class Controller(QObject):
             self.text.show_heard(text, proposal.message, refs, failed=True)
             return
         ref = f"{call.skill}.{call.tool}"
-        self.text.show_heard(text, f"Heard “{text}”", [ref], failed=False)
+        self.text.show_heard(text, f"Heard {proposal.heard.quoted()}", [ref], failed=False)
         QTimer.singleShot(0, lambda: self._launch_heard(ref, proposal))
 
     def _launch_heard(self, ref: str, proposal: Any) -> None:
@@ -469,7 +469,7 @@ class Controller(QObject):
         session = self.launch(
             ref,
             dict(call.arguments) or None,
-            note=f"Heard “{proposal.heard.text}”",
+            note=f"Heard {proposal.heard.quoted()}",
             missing=tuple(call.missing),
         )
         if session is not None:

@@ -14,6 +14,8 @@ class Heard:
     """0..1. For the grammar recognizer: agreement of the grammar's words with a free
     phone-loop pass over the same audio (see docs/adr/0015-voice-grammar-and-rejection.md)."""
     alternatives: tuple[str, ...] = ()
+    """Other phrases the recognizer accepted for the same speech, most likely first (the
+    grammar recognizer's streaming answer when its second pass changed it)."""
     backend: str = "pocketsphinx"
     timings: dict[str, float] = field(default_factory=dict)
     """Seconds: ``audio`` (speech length), ``decode`` (recognizer work), ``finish``
@@ -21,6 +23,13 @@ class Heard:
     rejected: str = ""
     """Why the recognizer itself refused the utterance (empty when it did not)."""
     details: dict[str, Any] = field(default_factory=dict)
+
+    def quoted(self) -> str:
+        """The phrase in quotes, with the runner-up when there was one: the form and the
+        CLI show both, so a person checks a number the recognizer was torn on."""
+        if not self.alternatives:
+            return f"“{self.text}”"
+        return f"“{self.text}”, or perhaps “{self.alternatives[0]}”"
 
     def to_dict(self) -> dict[str, Any]:
         return {

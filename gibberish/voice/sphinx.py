@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +90,17 @@ def phone_error_rate(expected: list[str], heard: list[str]) -> float:
             )
         previous = current
     return previous[-1] / len(expected)
+
+
+def _overruling(streaming: Heard, retry: Heard | None) -> Heard:
+    """The later pass's answer when it found one. When it changed a phrase the streaming
+    pass had accepted (a number, in practice: "fifty" against "fifteen"), that phrase is
+    kept as the alternative, so the form can say the recognizer was torn between two."""
+    if retry is None:
+        return streaming
+    if not streaming.rejected and streaming.text != retry.text:
+        return replace(retry, alternatives=(streaming.text,))
+    return retry
 
 
 @dataclass
@@ -192,7 +203,7 @@ class SphinxRecognizer:
             retry = self._normalized_pass(pcm, GRAMMAR_NAME)
             if retry is None and heard.rejected:
                 retry = self._normalized_pass(pcm, WORDS_ONLY)
-            heard = retry or heard
+            heard = _overruling(heard, retry)
         finish = time.perf_counter() - began
         heard.timings.update(
             audio=len(utt.audio) / 32000, decode=utt.decode + finish, finish=finish

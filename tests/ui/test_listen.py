@@ -42,6 +42,25 @@ def test_listen_opens_the_form_with_the_heard_values(qtbot) -> None:
         ctl.shutdown()
 
 
+def test_the_form_names_the_phrase_the_recognizer_was_torn_between(qtbot) -> None:
+    """A number the two passes heard differently: the form opens with the second pass's
+    value and its note names the other, so the person checks it before the run."""
+    forms = FakeForms(cancel=True)
+    fifteen = next(p for p in IN_GRAMMAR if p.text == "show the top fifteen processes")
+    ctl = _controller(fixture(fifteen, "kal16"), forms)
+    ctl.start()
+    try:
+        ctl.listen()
+        qtbot.waitUntil(lambda: bool(forms.calls), timeout=60_000)
+        assert forms.calls == [("system.top_processes", {"count": 15})]
+        assert forms.extras[0]["note"] == (
+            "Heard “show the top fifteen processes”, or perhaps “show the top fifty processes”"
+        )
+    finally:
+        ctl.listening.wait()
+        ctl.shutdown()
+
+
 def test_out_of_grammar_speech_opens_the_bar_without_a_form(qtbot) -> None:
     forms = FakeForms(cancel=True)
     ctl = _controller(fixture(OUT_OF_GRAMMAR[0], "slt"), forms)

@@ -49,3 +49,22 @@ def test_speech_the_streaming_pass_accepts_without_a_number_skips_it(recognizers
     heard = capture(WavSource(fixture(IN_GRAMMAR[0], "slt")), recognizers[True])
     assert heard.text == "show git status"
     assert "normalized" not in heard.details
+
+
+def test_a_phrase_the_second_pass_changed_is_kept_as_the_alternative(recognizers) -> None:
+    """kal16's "fifteen": streaming heard "fifty", the second pass "fifteen"; the person
+    sees both before anything runs."""
+    heard = capture(WavSource(fixture(FIFTEEN, "kal16")), recognizers[True])
+    assert heard.text == FIFTEEN.text
+    assert heard.alternatives == ("show the top fifty processes",)
+    assert (
+        heard.quoted()
+        == "“show the top fifteen processes”, or perhaps “show the top fifty processes”"
+    )
+
+
+def test_a_rejection_the_second_pass_recovered_has_no_alternative(recognizers) -> None:
+    heard = capture(WavSource(fixture(DIFF, "slt")), recognizers[True])
+    assert heard.text == DIFF.text
+    assert heard.alternatives == ()
+    assert heard.quoted() == "“show the diff”"
