@@ -274,6 +274,15 @@ def _whisper_full_window(folder: str, service, catalog) -> Callable[[WavSource],
     from gibberish.voice.whisper import WhisperRecognizer
 
     recognizer = WhisperRecognizer(folder, padding=None)
+    grammar = service.grammar(catalog)
+    matcher = PhraseMatcher(grammar.forms, free_text=True)
+    sounds_like = service.sounds_like(grammar)
+    return lambda source: interpret(capture(source, recognizer), catalog, matcher, sounds_like)
+
+
+def _words_only(recognizer, service, catalog) -> Callable[[WavSource], Proposal]:
+    """The baseline for a free-form backend: its transcript matched word for word only,
+    as before transcripts were compared by sound."""
     matcher = PhraseMatcher(service.grammar(catalog).forms, free_text=True)
     return lambda source: interpret(capture(source, recognizer), catalog, matcher)
 
@@ -326,6 +335,10 @@ def main() -> None:
                 recognizer.second_pass = False
                 _print_row("  1 pass", voice, _row(listen, voice))
                 recognizer.second_pass = True
+            else:
+                _print_row(
+                    "  words only", voice, _row(_words_only(recognizer, service, catalog), voice)
+                )
             r = _row(listen, voice)
             _print_row(config.backend, voice, r)
             _print_misses(r)

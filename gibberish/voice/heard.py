@@ -25,11 +25,15 @@ class Heard:
     details: dict[str, Any] = field(default_factory=dict)
 
     def quoted(self) -> str:
-        """The phrase in quotes, with the runner-up when there was one: the form and the
-        CLI show both, so a person checks a number the recognizer was torn on."""
-        if not self.alternatives:
-            return f"“{self.text}”"
-        return f"“{self.text}”, or perhaps “{self.alternatives[0]}”"
+        """The phrase in quotes, with the form a free-form transcript was taken as and
+        the runner-up when there was one: the form and the CLI show them, so a person
+        checks what the recognizer was unsure of before it runs."""
+        said = f"“{self.text}”"
+        if "taken_as" in self.details:
+            said += f" (taken as “{self.details['taken_as']}”)"
+        if self.alternatives:
+            said += f", or perhaps “{self.alternatives[0]}”"
+        return said
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -23,7 +23,8 @@ from gibberish.assistant import (
     validate_call,
 )
 from gibberish.voice.heard import Heard
-from gibberish.voice.matcher import PhraseMatcher
+from gibberish.voice.matcher import PhraseMatch, PhraseMatcher
+from gibberish.voice.sounds_like import SoundsLike
 
 MAX_CANDIDATES = 5
 
@@ -66,15 +67,38 @@ def closest(text: str, catalog: ToolCatalog) -> tuple[FuzzyMatch[ExposedTool], .
     return tuple(index.rank(text, MAX_CANDIDATES, require_all=False))
 
 
-def interpret(heard: Heard, catalog: ToolCatalog, matcher: PhraseMatcher) -> Proposal:
+def interpret(
+    heard: Heard,
+    catalog: ToolCatalog,
+    matcher: PhraseMatcher,
+    sounds_like: SoundsLike | None = None,
+) -> Proposal:
+    """``sounds_like``: for a free-form transcript, the form it sounds like when no form
+    matches it word for word (recorded in ``heard.details["taken_as"]``)."""
     began = time.perf_counter()
-    proposal = _interpret(heard, catalog, matcher)
+    proposal = _interpret(heard, catalog, _Matching(matcher, sounds_like))
     heard.timings["interpret"] = time.perf_counter() - began
     heard.timings["latency"] = heard.timings.get("finish", 0.0) + heard.timings["interpret"]
     return proposal
 
 
-def _interpret(heard: Heard, catalog: ToolCatalog, matcher: PhraseMatcher) -> Proposal:
+@dataclass(frozen=True, slots=True)
+class _Matching:
+    words: PhraseMatcher
+    sounds: SoundsLike | None
+
+    def match(self, heard: Heard) -> PhraseMatch | None:
+        found = self.words.match(heard.text)
+        if found is not None or self.sounds is None:
+            return found
+        close = self.sounds.match(heard.text)
+        if close is None:
+            return None
+        heard.details["taken_as"] = close[1]
+        return close[0]
+
+
+def _interpret(heard: Heard, catalog: ToolCatalog, matcher: _Matching) -> Proposal:
     if heard.rejected or not heard.text:
         reason = heard.rejected or "nothing was recognized"
         return Proposal(
@@ -83,7 +107,7 @@ def _interpret(heard: Heard, catalog: ToolCatalog, matcher: PhraseMatcher) -> Pr
             candidates=closest(heard.text, catalog),
             message=f"No tool matches what was heard: {reason}.",
         )
-    match = matcher.match(heard.text)
+    match = matcher.match(heard)
     if match is None:
         return Proposal(
             heard,

@@ -7,6 +7,7 @@ mode's tools).
 
 from __future__ import annotations
 
+import importlib.util
 import threading
 import time
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from gibberish.voice.grammar import Grammar, VoiceTool, grammar_for_tools
 from gibberish.voice.interpret import Proposal, interpret
 from gibberish.voice.listen import StreamingRecognizer, capture
 from gibberish.voice.matcher import PhraseMatcher
+from gibberish.voice.sounds_like import SoundsLike
 
 BACKENDS = ("pocketsphinx", "whisper")
 
@@ -36,6 +38,7 @@ class VoiceService:
         self._lock = threading.Lock()
         self._grammar: tuple[tuple[object, ...], Grammar] | None = None
         self._recognizers: dict[tuple[str, str], StreamingRecognizer] = {}
+        self._sounds_like: tuple[str, SoundsLike] | None = None
 
     def grammar(self, catalog: ToolCatalog) -> Grammar:
         """The grammar of ``catalog``'s tools; rebuilt only when a tool changed."""
@@ -74,6 +77,17 @@ class VoiceService:
         threshold = DEFAULT_THRESHOLD if config.threshold is None else config.threshold
         return SphinxRecognizer(grammar, threshold=threshold)
 
+    def sounds_like(self, grammar: Grammar) -> SoundsLike | None:
+        """The grammar's forms spelled as phones, for matching free-form transcripts; None
+        without RapidFuzz (it comes with the ``whisper`` extra)."""
+        if importlib.util.find_spec("rapidfuzz") is None:
+            return None
+        with self._lock:
+            cached = self._sounds_like
+            if cached is None or cached[0] != grammar.signature:
+                cached = self._sounds_like = (grammar.signature, SoundsLike(grammar.forms))
+            return cached[1]
+
     def listen(self, source: AudioSource, catalog: ToolCatalog, config: VoiceConfig) -> Proposal:
         """Capture one utterance from ``source`` and turn it into a proposal."""
         began = time.perf_counter()
@@ -81,7 +95,10 @@ class VoiceService:
         recognizer = self.recognizer(grammar, config)
         with self._lock:  # one utterance at a time per recognizer
             heard = capture(source, recognizer, until_stopped=config.until_stopped)
-        matcher = PhraseMatcher(grammar.forms, free_text=config.backend != "pocketsphinx")
-        proposal = interpret(heard, catalog, matcher)
+        free_form = config.backend != "pocketsphinx"
+        matcher = PhraseMatcher(grammar.forms, free_text=free_form)
+        proposal = interpret(
+            heard, catalog, matcher, self.sounds_like(grammar) if free_form else None
+        )
         heard.timings["total"] = time.perf_counter() - began
         return proposal
