@@ -24,7 +24,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
 from gibberish.voice.fsg import PHONES
@@ -83,7 +83,7 @@ def _expansions(form: SpokenForm) -> list[_Candidate]:
     return out
 
 
-@cache
+@lru_cache(maxsize=4096)
 def _heard_phones(word: str) -> str:
     return pronounce(word, cmu_dictionary())[0]
 

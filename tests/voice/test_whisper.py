@@ -19,7 +19,7 @@ from gibberish.voice.whisper import (
     WhisperRecognizer,
     window_seconds,
 )
-from tests.voice.corpus import IN_GRAMMAR, fixture
+from tests.voice.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR, fixture
 
 
 def test_no_model_folder_is_a_clear_error() -> None:
@@ -127,3 +127,27 @@ def test_dictation_longer_than_one_window_is_transcribed_window_by_window(
     heard = recognizer.decode(pcm)  # "show git status", 31 s, "take a note"
     assert heard.timings["audio"] > 32
     assert "note" in heard.text.lower(), heard.text
+
+
+@needs_model
+def test_transcripts_taken_by_sound_are_the_right_calls(engine, catalog) -> None:
+    """Whisper writes "Show Jett status" for "show git status": compared by sound, such
+    transcripts become their call, and never another call; speech no tool covers stays
+    no match."""
+    service = engine.voice_service()
+    config = VoiceConfig("whisper", str(_model_folder()))
+    taken, wrong = [], []
+    for voice in ("slt", "espeak"):
+        for phrase in IN_GRAMMAR:
+            proposal = service.listen(WavSource(fixture(phrase, voice)), catalog, config)
+            if "taken_as" not in proposal.heard.details:
+                continue
+            taken.append(proposal.heard.text)
+            call = proposal.call
+            if (call.name, dict(call.arguments)) != (phrase.tool, phrase.arguments):
+                wrong.append((phrase.text, proposal.heard.quoted()))
+        for phrase in OUT_OF_GRAMMAR:
+            proposal = service.listen(WavSource(fixture(phrase, voice)), catalog, config)
+            assert proposal.status is ProposalStatus.NO_MATCH, proposal.heard.quoted()
+    assert wrong == []
+    assert len(taken) >= 10, taken
