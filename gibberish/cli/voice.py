@@ -45,8 +45,8 @@ def _describe(proposal) -> str:
     ms = heard.timings.get("latency", 0.0) * 1000
     said = heard.quoted() if heard.text else "nothing usable"
     return (
-        f"heard {said} (confidence {heard.confidence:.2f}, {heard.backend}, "
-        f"proposal {ms:.0f} ms after the end of speech)"
+        f"heard {said}: confidence {heard.confidence:.2f}, {heard.backend}, "
+        f"proposal {ms:.0f} ms after the end of speech"
     )
 
 

@@ -24,6 +24,17 @@ def test_listen_dry_run_proposes_git_log_with_count_five() -> None:
     assert out["call"]["arguments"] == {"count": 5}
     assert out["argv"][-2:] == ["-n", "5"]
     assert out["decision"]["kind"] == "run"
+    assert result.stderr.startswith("heard “show the last five commits”: confidence 0.")
+
+
+def test_listen_names_the_number_the_recognizer_was_torn_on() -> None:
+    fifteen = next(p for p in IN_GRAMMAR if p.text == "show the top fifteen processes")
+    result = _run("listen", "--file", str(fixture(fifteen, "kal16")), "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["call"]["arguments"] == {"count": 15}
+    assert result.stderr.startswith(
+        "heard “show the top fifteen processes”, or perhaps “show the top fifty processes”: "
+    )
 
 
 def test_listen_runs_through_the_engine_and_prints_the_envelope(tmp_path, monkeypatch) -> None:
