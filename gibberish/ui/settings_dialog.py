@@ -6,7 +6,8 @@ effects — the autostart entry, a reload when the skills folders changed. The m
 section edits every field of ``ModelSettings`` (``[model]`` in config.toml); the
 controller reads them on each request, so ticking *enabled* switches the command bar to
 the local model as soon as the dialog is saved. Its fields stay editable but dimmed
-while routing is off, so an endpoint can be set up before it is switched on.
+while routing is off, so an endpoint can be set up before it is switched on. The voice
+section edits ``[voice]``, read on each request to listen.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPushButton,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -40,6 +42,7 @@ from gibberish.settings import (
     MODEL_APIS,
     ModelSettings,
     Settings,
+    VoiceSettings,
 )
 from gibberish.ui import icons
 from gibberish.ui.widgets import (
@@ -53,11 +56,28 @@ from gibberish.ui.widgets import (
 
 TIMEOUT_RANGE = (1.0, 600.0)
 BUDGET_RANGE = (64, 131072)
+BACKEND_LABELS = {
+    "pocketsphinx": "PocketSphinx: the tools' phrases (built in)",
+    "whisper": "Whisper: anything said (extra, needs a model)",
+}
+ACTIVATION_LABELS = {
+    "push_to_talk": "Push to talk: stop when I stop talking",
+    "toggle": "Toggle: listen until I press again",
+}
 API_LABELS = {
     "ollama-generate": "Ollama (raw prompt, /api/generate)",
     "ollama-chat": "Ollama chat (/api/chat)",
     "openai": "OpenAI-compatible (/v1/chat/completions)",
 }
+
+
+def _padded(box: QGroupBox) -> QWidget:
+    """``box`` at the top of a tab page, the rest of the page empty."""
+    page = QWidget()
+    column = QVBoxLayout(page)
+    column.addWidget(box)
+    column.addStretch(1)
+    return page
 
 
 class SettingsDialog(QDialog):
@@ -100,7 +120,9 @@ class SettingsDialog(QDialog):
         column.addStretch(1)
         row.addLayout(column)
         skills_layout.addLayout(row)
-        layout.addWidget(skills_box)
+        general_tab = QWidget()
+        general_layout = QVBoxLayout(general_tab)
+        general_layout.addWidget(skills_box)
 
         general = QGroupBox("Behaviour")
         form = QFormLayout(general)
@@ -124,9 +146,16 @@ class SettingsDialog(QDialog):
         self.start_at_login.setObjectName("settings-start-at-login")
         self.start_at_login.setChecked(settings.start_at_login)
         form.addRow("Login", self.start_at_login)
-        layout.addWidget(general)
+        general_layout.addWidget(general)
+        general_layout.addStretch(1)
 
-        layout.addWidget(self._model_box(settings.model))
+        # Three tabs keep the dialog within a small laptop screen.
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("settings-tabs")
+        self.tabs.addTab(general_tab, "&General")
+        self.tabs.addTab(_padded(self._model_box(settings.model)), "Local &model")
+        self.tabs.addTab(_padded(self._voice_box(settings.voice)), "&Voice")
+        layout.addWidget(self.tabs)
 
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
@@ -205,6 +234,97 @@ class SettingsDialog(QDialog):
         self._model_toggled(current.enabled)
         return box
 
+    def _voice_box(self, current: VoiceSettings) -> QGroupBox:
+        box = QGroupBox("Voice")
+        box.setObjectName("settings-voice")
+        form = QFormLayout(box)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        self.voice_backend = QComboBox()
+        self.voice_backend.setObjectName("settings-voice-backend")
+        for backend, label in BACKEND_LABELS.items():
+            self.voice_backend.addItem(label, backend)
+        self.voice_backend.setCurrentIndex(max(self.voice_backend.findData(current.backend), 0))
+        form.addRow("Recognizer", self.voice_backend)
+        form.addRow("Whisper model", self._model_folder_row(current.model_folder))
+        form.addRow("Microphone", self._microphone_box(current.microphone))
+        self.activation = QComboBox()
+        self.activation.setObjectName("settings-voice-activation")
+        for activation, label in ACTIVATION_LABELS.items():
+            self.activation.addItem(label, activation)
+        self.activation.setCurrentIndex(max(self.activation.findData(current.activation), 0))
+        form.addRow("Listening", self.activation)
+        self.spoken_feedback = QCheckBox("Say a short result aloud")
+        self.spoken_feedback.setObjectName("settings-voice-feedback")
+        self.spoken_feedback.setChecked(current.spoken_feedback)
+        self.listen_in_meeting = QCheckBox("Listen in Meeting mode too")
+        self.listen_in_meeting.setObjectName("settings-voice-meeting")
+        self.listen_in_meeting.setChecked(current.listen_in_meeting)
+        form.addRow("", self.spoken_feedback)
+        form.addRow("", self.listen_in_meeting)
+        form.addRow(
+            "",
+            help_label(
+                "Recognition runs on this computer. Bind a desktop shortcut to "
+                "`gibberish listen` to talk from anywhere."
+            ),
+        )
+        return box
+
+    def _model_folder_row(self, folder: str) -> QWidget:
+        row = QWidget()
+        line = QHBoxLayout(row)
+        line.setContentsMargins(0, 0, 0, 0)
+        self.model_folder = QLineEdit(folder)
+        self.model_folder.setObjectName("settings-voice-model-folder")
+        self.model_folder.setPlaceholderText("A CTranslate2 Whisper folder (holds model.bin)")
+        browse = QPushButton("&Browse…")
+        browse.setObjectName("settings-voice-browse")
+        browse.clicked.connect(self._browse_model_folder)
+        line.addWidget(self.model_folder, 1)
+        line.addWidget(browse)
+        return row
+
+    def _microphone_box(self, current: str) -> QComboBox:
+        """The microphones PortAudio lists, the default first; editable, since a name or
+        an index may be typed for a device that is unplugged now."""
+        self.microphone = QComboBox()
+        self.microphone.setObjectName("settings-voice-microphone")
+        self.microphone.setEditable(True)
+        self.microphone.addItem("Default microphone", "")
+        for name in self.list_microphones():
+            self.microphone.addItem(name, name)
+        if current and self.microphone.findData(current) < 0:
+            self.microphone.addItem(current, current)
+        self.microphone.setCurrentIndex(max(self.microphone.findData(current), 0))
+        return self.microphone
+
+    def list_microphones(self) -> list[str]:
+        """Microphone names, or none when PortAudio cannot list them (tests replace this)."""
+        from gibberish.voice import VoiceError
+        from gibberish.voice.audio import input_devices
+
+        try:
+            return [device.name for device in input_devices()]
+        except VoiceError:
+            return []
+
+    def microphone_setting(self) -> str:
+        text = self.microphone.currentText().strip()
+        index = self.microphone.findText(text)
+        if index >= 0:
+            return str(self.microphone.itemData(index))
+        return text
+
+    def choose_model_folder(self) -> str:
+        """Ask for a Whisper model folder (tests replace this method)."""
+        start = self.model_folder.text().strip() or str(Path.home())
+        return QFileDialog.getExistingDirectory(self, "Choose a Whisper model folder", start)
+
+    def _browse_model_folder(self) -> None:
+        folder = self.choose_model_folder()
+        if folder:
+            self.model_folder.setText(folder)
+
     def _model_toggled(self, enabled: bool) -> None:
         for widget in self._model_fields:
             widget.setEnabled(enabled)
@@ -239,9 +359,19 @@ class SettingsDialog(QDialog):
             timeout=float(self.model_timeout.value()),
             budget=int(self.model_budget.value()),
         )
+        voice = replace(
+            self.original.voice,
+            backend=str(self.voice_backend.currentData()),
+            model_folder=self.model_folder.text().strip(),
+            microphone=self.microphone_setting(),
+            activation=str(self.activation.currentData()),
+            spoken_feedback=self.spoken_feedback.isChecked(),
+            listen_in_meeting=self.listen_in_meeting.isChecked(),
+        )
         return replace(
             self.original,
             extra_skills_dirs=folders,
+            voice=voice,
             auto_mode=self.auto_mode.isChecked(),
             grace_period=float(self.grace.value()),
             start_at_login=self.start_at_login.isChecked(),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from gibberish import desktop, paths
 from gibberish.app import Engine, EngineOptions
-from gibberish.settings import ModelSettings, load_settings
+from gibberish.settings import ModelSettings, VoiceSettings, load_settings
 from gibberish.ui.controller import Controller
 from gibberish.ui.settings_dialog import SettingsDialog
 from tests.conftest import REPO_ROOT
@@ -101,6 +101,54 @@ def test_model_settings_are_saved_to_the_model_table(qtbot, controller: Controll
         "openai",
     )
     assert (routed.timeout, routed.budget) == (45.0, 4096)
+
+
+def test_voice_settings_are_saved_to_the_voice_table(
+    qtbot, controller: Controller, monkeypatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(
+        SettingsDialog, "list_microphones", lambda _self: ["USB Headset", "Built-in"]
+    )
+    monkeypatch.setattr(SettingsDialog, "choose_model_folder", lambda _self: str(tmp_path))
+    controller.open_settings()
+    dialog = controller.dialogs.open["settings"]
+    microphones = [dialog.microphone.itemText(i) for i in range(dialog.microphone.count())]
+    assert microphones == ["Default microphone", "USB Headset", "Built-in"]
+    assert dialog.microphone_setting() == ""
+    dialog.voice_backend.setCurrentIndex(dialog.voice_backend.findData("whisper"))
+    dialog.findChild(object, "settings-voice-browse").click()
+    dialog.microphone.setCurrentIndex(dialog.microphone.findData("USB Headset"))
+    dialog.activation.setCurrentIndex(dialog.activation.findData("toggle"))
+    dialog.spoken_feedback.setChecked(True)
+    dialog.listen_in_meeting.setChecked(True)
+    dialog.findChild(object, "settings-save").click()
+    assert load_settings().settings.voice == VoiceSettings(
+        backend="whisper",
+        microphone="USB Headset",
+        model_folder=str(tmp_path),
+        activation="toggle",
+        spoken_feedback=True,
+        listen_in_meeting=True,
+    )
+    assert "[voice]" in paths.config_file().read_text()
+    assert controller.engine.settings.voice.backend == "whisper"
+
+
+def test_a_microphone_can_be_typed_and_an_unplugged_one_is_kept(
+    qtbot, engine: Engine, monkeypatch
+) -> None:
+    """PortAudio missing or the device unplugged: the saved name stays selectable, and
+    an index can be typed."""
+    monkeypatch.setattr(SettingsDialog, "list_microphones", lambda _self: [])
+    saved = engine.settings.__class__(voice=VoiceSettings(microphone="Old Headset"))
+    dialog = SettingsDialog(saved)
+    qtbot.addWidget(dialog)
+    assert dialog.microphone.currentText() == "Old Headset"
+    assert dialog.result_settings().voice.microphone == "Old Headset"
+    dialog.microphone.setEditText("2")
+    assert dialog.result_settings().voice.microphone == "2"
+    dialog.microphone.setCurrentIndex(0)
+    assert dialog.result_settings().voice.microphone == ""
 
 
 def test_adding_a_skills_folder_reloads_the_menu(
