@@ -287,6 +287,35 @@ def _words_only(recognizer, service, catalog) -> Callable[[WavSource], Proposal]
     return lambda source: interpret(capture(source, recognizer), catalog, matcher)
 
 
+def _second_opinion_rows(service, catalog, folder: str, voices: list[str]) -> None:
+    """PocketSphinx with Whisper asked when the grammar finds no call or is torn on one
+    (ADR 0025); Whisper is loaded first, so its load is in no request's latency."""
+    config = VoiceConfig("pocketsphinx", folder, second_opinion=True)
+    grammar = service.grammar(catalog)
+    try:
+        service.recognizer(grammar, VoiceConfig("whisper", folder))
+    except VoiceError as exc:
+        print(f"pocketsphinx + whisper: skipped ({exc})")
+        return
+    rows = []
+    for voice in voices:
+        settled: list[str] = []
+
+        def listen(source: WavSource, settled: list[str] = settled) -> Proposal:
+            proposal = service.listen(source, catalog, config)
+            if "second_opinion_of" in proposal.heard.details:
+                settled.append(proposal.heard.text)
+            return proposal
+
+        r = _row(listen, voice)
+        _print_row("ps + whisper", voice, r)
+        _print_misses(r)
+        print(f"{'':<21}settled by whisper: {len(settled)} request(s)")
+        rows.append(r)
+    if len(rows) > 1:
+        _print_all_voices("ps + whisper", rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--whisper-model", default="")
@@ -348,6 +377,8 @@ def main() -> None:
             rtf[config.backend, voice] = r["rtf"]
         if len(rows) > 1:
             _print_all_voices(config.backend, rows)
+    if args.whisper_model and args.only in ("", "pocketsphinx"):
+        _second_opinion_rows(service, catalog, args.whisper_model, voices)
     if args.whisper_model and args.whisper_baseline:
         listen = _whisper_full_window(args.whisper_model, service, catalog)
         for voice in voices:

@@ -536,6 +536,7 @@ class Engine:
             backend or stored.backend,
             stored.model_folder,
             until_stopped=stored.activation == "toggle",
+            second_opinion=stored.second_opinion,
         )
         catalog = self.catalog(mode)
         try:

@@ -72,6 +72,8 @@ class VoiceSettings:
     """``push_to_talk``: one utterance per press; ``toggle``: a second press stops."""
     spoken_feedback: bool = False
     listen_in_meeting: bool = False
+    second_opinion: bool = True
+    """With PocketSphinx and a ``model_folder``: ask Whisper when the phrases do not fit."""
 
 
 def _coerce_voice(raw: Any, notices: list[str], where: str) -> VoiceSettings:

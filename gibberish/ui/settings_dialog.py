@@ -259,6 +259,15 @@ class SettingsDialog(QDialog):
         self.listen_in_meeting = QCheckBox("Listen in Meeting mode too")
         self.listen_in_meeting.setObjectName("settings-voice-meeting")
         self.listen_in_meeting.setChecked(current.listen_in_meeting)
+        self.second_opinion = QCheckBox("Ask Whisper when no phrase fits (with a model)")
+        self.second_opinion.setObjectName("settings-voice-second-opinion")
+        self.second_opinion.setChecked(current.second_opinion)
+        self.second_opinion.setToolTip(
+            "With PocketSphinx as the recognizer and a Whisper model folder set: when the "
+            "tools' phrases do not fit what was said, or two numbers do, Whisper listens to "
+            "the same recording."
+        )
+        form.addRow("", self.second_opinion)
         form.addRow("", self.spoken_feedback)
         form.addRow("", self.listen_in_meeting)
         form.addRow(
@@ -367,6 +376,7 @@ class SettingsDialog(QDialog):
             activation=str(self.activation.currentData()),
             spoken_feedback=self.spoken_feedback.isChecked(),
             listen_in_meeting=self.listen_in_meeting.isChecked(),
+            second_opinion=self.second_opinion.isChecked(),
         )
         return replace(
             self.original,

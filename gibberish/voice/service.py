@@ -10,15 +10,17 @@ from __future__ import annotations
 import importlib.util
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gibberish.assistant import ToolCatalog
 from gibberish.voice.audio import AudioSource
 from gibberish.voice.errors import VoiceError
 from gibberish.voice.grammar import Grammar, VoiceTool, grammar_for_tools
+from gibberish.voice.heard import Heard
 from gibberish.voice.interpret import Proposal, interpret
 from gibberish.voice.listen import StreamingRecognizer, capture
 from gibberish.voice.matcher import PhraseMatcher
+from gibberish.voice.second_opinion import KeptAudio, decide, worth_asking
 from gibberish.voice.sounds_like import SoundsLike
 
 BACKENDS = ("pocketsphinx", "whisper")
@@ -31,11 +33,14 @@ class VoiceConfig:
     threshold: float | None = None
     until_stopped: bool = False
     """Toggle mode: keep listening across pauses until the source is stopped."""
+    second_opinion: bool = False
+    """With the grammar backend and a Whisper ``model_folder``: ask Whisper when the
+    grammar finds no call or is torn on one (``gibberish.voice.second_opinion``)."""
 
 
 class VoiceService:
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._grammar: tuple[tuple[object, ...], Grammar] | None = None
         self._recognizers: dict[tuple[str, str], StreamingRecognizer] = {}
         self._sounds_like: tuple[str, SoundsLike] | None = None
@@ -93,12 +98,53 @@ class VoiceService:
         began = time.perf_counter()
         grammar = self.grammar(catalog)
         recognizer = self.recognizer(grammar, config)
+        asks = config.backend == "pocketsphinx" and self._can_ask(config)
         with self._lock:  # one utterance at a time per recognizer
-            heard = capture(source, recognizer, until_stopped=config.until_stopped)
-        free_form = config.backend != "pocketsphinx"
-        matcher = PhraseMatcher(grammar.forms, free_text=free_form)
-        proposal = interpret(
-            heard, catalog, matcher, self.sounds_like(grammar) if free_form else None
-        )
-        heard.timings["total"] = time.perf_counter() - began
+            kept = KeptAudio(recognizer)
+            heard = capture(
+                source, kept if asks else recognizer, until_stopped=config.until_stopped
+            )
+            proposal = self._interpret(heard, grammar, catalog, config.backend)
+            if asks and worth_asking(proposal):
+                proposal = self._second_opinion(
+                    bytes(kept.audio), proposal, grammar, catalog, config
+                )
+        proposal.heard.timings["total"] = time.perf_counter() - began
         return proposal
+
+    def _interpret(
+        self, heard: Heard, grammar: Grammar, catalog: ToolCatalog, backend: str
+    ) -> Proposal:
+        free_form = backend != "pocketsphinx"
+        matcher = PhraseMatcher(grammar.forms, free_text=free_form)
+        return interpret(heard, catalog, matcher, self.sounds_like(grammar) if free_form else None)
+
+    @staticmethod
+    def _can_ask(config: VoiceConfig) -> bool:
+        return (
+            config.second_opinion
+            and bool(config.model_folder)
+            and importlib.util.find_spec("faster_whisper") is not None
+        )
+
+    def _second_opinion(
+        self,
+        pcm: bytes,
+        proposal: Proposal,
+        grammar: Grammar,
+        catalog: ToolCatalog,
+        config: VoiceConfig,
+    ) -> Proposal:
+        """Whisper's reading of the same audio, when it settles what the grammar could not.
+        A Whisper model that cannot load leaves the grammar's answer, with the reason."""
+        try:
+            whisper = self.recognizer(grammar, replace(config, backend="whisper"))
+        except VoiceError as exc:
+            proposal.heard.details["second_opinion"] = str(exc)
+            return proposal
+        whisper.start()
+        whisper.feed(pcm)
+        heard = whisper.finish()
+        heard.timings["finish"] += proposal.heard.timings.get("finish", 0.0)
+        heard.timings["decode"] += proposal.heard.timings.get("decode", 0.0)
+        return decide(proposal, self._interpret(heard, grammar, catalog, "whisper"))

@@ -121,6 +121,8 @@ def test_voice_settings_are_saved_to_the_voice_table(
     dialog.activation.setCurrentIndex(dialog.activation.findData("toggle"))
     dialog.spoken_feedback.setChecked(True)
     dialog.listen_in_meeting.setChecked(True)
+    assert dialog.second_opinion.isChecked()
+    dialog.second_opinion.setChecked(False)
     dialog.findChild(object, "settings-save").click()
     assert load_settings().settings.voice == VoiceSettings(
         backend="whisper",
@@ -129,6 +131,7 @@ def test_voice_settings_are_saved_to_the_voice_table(
         activation="toggle",
         spoken_feedback=True,
         listen_in_meeting=True,
+        second_opinion=False,
     )
     assert "[voice]" in paths.config_file().read_text()
     assert controller.engine.settings.voice.backend == "whisper"

@@ -1,0 +1,103 @@
+"""Whisper as the grammar recognizer's second opinion: when it is asked, what it settles,
+and that speech no tool covers stays no match."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gibberish.assistant import validate_call
+from gibberish.voice import ProposalStatus, VoiceConfig, WavSource
+from gibberish.voice.heard import Heard
+from gibberish.voice.interpret import Proposal
+from gibberish.voice.second_opinion import decide, worth_asking
+from tests.voice.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR, fixture
+from tests.voice.test_whisper import _model_folder, needs_model
+
+DIFF = next(p for p in IN_GRAMMAR if p.text == "show the diff")
+FIFTEEN = next(p for p in IN_GRAMMAR if p.text == "show the top fifteen processes")
+
+
+def _proposal(catalog, text: str, call: tuple | None, *, alternatives=(), backend="whisper"):
+    heard = Heard(text, 0.8, tuple(alternatives), backend)
+    if call is None:
+        return Proposal(heard, ProposalStatus.NO_MATCH)
+    return Proposal(heard, ProposalStatus.OK, validate_call(call, catalog))
+
+
+def test_whisper_settles_a_rejection(catalog) -> None:
+    grammar = _proposal(catalog, "", None, backend="pocketsphinx")
+    whisper = _proposal(catalog, "Show the dip", ("git_diff", {}))
+    assert worth_asking(grammar)
+    assert decide(grammar, whisper) is whisper
+    assert "second_opinion_of" in whisper.heard.details
+
+
+def test_whisper_settles_a_torn_number_only_for_the_same_tool(catalog) -> None:
+    torn = _proposal(
+        catalog,
+        "show the top eighty three processes",
+        ("top_processes", {"count": 83}),
+        alternatives=["show the top fifty processes"],
+        backend="pocketsphinx",
+    )
+    assert worth_asking(torn)
+    same = _proposal(catalog, "Show the top 15 process.", ("top_processes", {"count": 15}))
+    assert decide(torn, same) is same
+    other = _proposal(catalog, "Show the top commits", ("git_log", {}))
+    assert decide(torn, other) is torn
+    nothing = _proposal(catalog, "Show the tap", None)
+    assert decide(torn, nothing) is torn
+
+
+def test_a_call_the_grammar_is_sure_of_is_not_asked_about(catalog) -> None:
+    sure = _proposal(catalog, "show git status", ("git_status", {}), backend="pocketsphinx")
+    assert not worth_asking(sure)
+
+
+@pytest.fixture(scope="module")
+def asking():
+    return VoiceConfig("pocketsphinx", str(_model_folder()), second_opinion=True)
+
+
+@needs_model
+@pytest.mark.parametrize(("phrase", "arguments"), [(DIFF, {}), (FIFTEEN, {"count": 15})])
+def test_espeak_requests_the_grammar_misses_are_settled_by_whisper(
+    service, catalog, asking, phrase, arguments
+) -> None:
+    source = fixture(phrase, "espeak")
+    alone = service.listen(
+        WavSource(source), catalog, dataclasses.replace(asking, second_opinion=False)
+    )
+    assert (alone.call is None) or dict(alone.call.arguments) != phrase.arguments
+    both = service.listen(WavSource(source), catalog, asking)
+    assert both.status is ProposalStatus.OK, both.heard.quoted()
+    assert (both.call.name, dict(both.call.arguments)) == (phrase.tool, arguments)
+    assert both.heard.backend == "whisper"
+    assert "second_opinion_of" in both.heard.details
+
+
+@needs_model
+@pytest.mark.parametrize("voice", ["slt", "espeak"])
+def test_speech_no_tool_covers_stays_no_match_with_a_second_opinion(
+    service, catalog, asking, voice
+) -> None:
+    for phrase in OUT_OF_GRAMMAR:
+        proposal = service.listen(WavSource(fixture(phrase, voice)), catalog, asking)
+        assert proposal.status is ProposalStatus.NO_MATCH, proposal.heard.quoted()
+
+
+@needs_model
+def test_the_setting_reaches_the_engine(engine, catalog) -> None:
+    settings = engine.settings
+    voice = dataclasses.replace(settings.voice, model_folder=str(_model_folder()))
+    engine.update_settings(dataclasses.replace(settings, voice=voice))
+    try:
+        proposal = engine.listen(WavSource(fixture(DIFF, "espeak")))
+        assert proposal.call is not None and proposal.call.name == "git_diff"
+        off = dataclasses.replace(voice, second_opinion=False)
+        engine.update_settings(dataclasses.replace(settings, voice=off))
+        assert engine.listen(WavSource(fixture(DIFF, "espeak"))).status is ProposalStatus.NO_MATCH
+    finally:
+        engine.update_settings(settings)
