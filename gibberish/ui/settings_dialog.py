@@ -152,6 +152,7 @@ class SettingsDialog(QDialog):
         # Three tabs keep the dialog within a small laptop screen.
         self.tabs = QTabWidget()
         self.tabs.setObjectName("settings-tabs")
+        self.tabs.setAccessibleName("Settings sections")
         self.tabs.addTab(general_tab, "&General")
         self.tabs.addTab(_padded(self._model_box(settings.model)), "Local &model")
         self.tabs.addTab(_padded(self._voice_box(settings.voice)), "&Voice")
@@ -241,6 +242,7 @@ class SettingsDialog(QDialog):
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         self.voice_backend = QComboBox()
         self.voice_backend.setObjectName("settings-voice-backend")
+        self.voice_backend.setAccessibleName("Recognizer")
         for backend, label in BACKEND_LABELS.items():
             self.voice_backend.addItem(label, backend)
         self.voice_backend.setCurrentIndex(max(self.voice_backend.findData(current.backend), 0))
@@ -249,6 +251,7 @@ class SettingsDialog(QDialog):
         form.addRow("Microphone", self._microphone_box(current.microphone))
         self.activation = QComboBox()
         self.activation.setObjectName("settings-voice-activation")
+        self.activation.setAccessibleName("Listening")
         for activation, label in ACTIVATION_LABELS.items():
             self.activation.addItem(label, activation)
         self.activation.setCurrentIndex(max(self.activation.findData(current.activation), 0))
@@ -285,6 +288,7 @@ class SettingsDialog(QDialog):
         line.setContentsMargins(0, 0, 0, 0)
         self.model_folder = QLineEdit(folder)
         self.model_folder.setObjectName("settings-voice-model-folder")
+        self.model_folder.setAccessibleName("Whisper model folder")
         self.model_folder.setPlaceholderText("A CTranslate2 Whisper folder (holds model.bin)")
         browse = QPushButton("&Browse…")
         browse.setObjectName("settings-voice-browse")
@@ -298,6 +302,7 @@ class SettingsDialog(QDialog):
         an index may be typed for a device that is unplugged now."""
         self.microphone = QComboBox()
         self.microphone.setObjectName("settings-voice-microphone")
+        self.microphone.setAccessibleName("Microphone")
         self.microphone.setEditable(True)
         self.microphone.addItem("Default microphone", "")
         for name in self.list_microphones():

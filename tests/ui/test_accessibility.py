@@ -66,7 +66,10 @@ def windows(qtbot, engine: Engine) -> Iterator[tuple[str, QWidget]]:
     bar.set_tools(engine.tools())
     bar.popup("hello")
     yield "command bar", bar
-    yield "settings", SettingsDialog(engine.settings)
+    settings = SettingsDialog(engine.settings)
+    for tab in range(settings.tabs.count()):  # a hidden tab's widgets are not listed
+        settings.tabs.setCurrentIndex(tab)
+        yield f"settings ({settings.tabs.tabText(tab).replace('&', '')})", settings
     engine.approve(engine.prepare("hello.say_hello"))
     yield "approvals", ApprovalsDialog(engine)
     controller = make_controller(engine, tray=False)
