@@ -44,6 +44,10 @@ class VoiceService:
         self._grammar: tuple[tuple[object, ...], Grammar] | None = None
         self._recognizers: dict[tuple[str, str], StreamingRecognizer] = {}
         self._sounds_like: tuple[str, SoundsLike] | None = None
+        self._loading: threading.Thread | None = None
+        """Whisper being loaded ahead for a second opinion (``_load_ahead``)."""
+        self._loaded: tuple[tuple[str, str], StreamingRecognizer | None] | None = None
+        self._unloadable: set[tuple[str, str]] = set()
 
     def grammar(self, catalog: ToolCatalog) -> Grammar:
         """The grammar of ``catalog``'s tools; rebuilt only when a tool changed."""
@@ -60,16 +64,62 @@ class VoiceService:
             raise VoiceError(
                 f"Unknown voice backend {config.backend!r}; use one of: {', '.join(BACKENDS)}."
             )
-        key = (config.backend, grammar.signature if config.backend == "pocketsphinx" else "")
         with self._lock:
+            if config.backend == "whisper":
+                self._adopt_loaded_ahead()
+            key = self._key(grammar, config)
             found = self._recognizers.get(key)
             if found is None:
                 found = self._build(grammar, config)
-                self._recognizers = {
-                    k: v for k, v in self._recognizers.items() if k[0] != config.backend
-                }
-                self._recognizers[key] = found
+                self._keep(key, found)
             return found
+
+    def _keep(self, key: tuple[str, str], recognizer: StreamingRecognizer) -> None:
+        """One recognizer per backend: a new grammar or model folder replaces the old."""
+        kept = {k: v for k, v in self._recognizers.items() if k[0] != key[0]}
+        self._recognizers = {**kept, key: recognizer}
+
+    @staticmethod
+    def _key(grammar: Grammar, config: VoiceConfig) -> tuple[str, str]:
+        """What a recognizer depends on: the grammar, or Whisper's model folder."""
+        if config.backend == "pocketsphinx":
+            return (config.backend, grammar.signature)
+        return (config.backend, config.model_folder)
+
+    def _load_ahead(self, grammar: Grammar, config: VoiceConfig) -> None:
+        """Starts loading the Whisper model of ``config`` on a thread, unless it is loaded
+        or loading: the person is still speaking, and the load (about 2 s) overlaps
+        that instead of following a rejection."""
+        key = self._key(grammar, config)
+        with self._lock:
+            if key in self._recognizers or key in self._unloadable or self._loading is not None:
+                return
+
+            def load() -> None:
+                try:
+                    self._loaded = (key, self._build(grammar, config))
+                except Exception:  # reported by the next build, on the thread that asks
+                    self._loaded = (key, None)
+
+            self._loading = threading.Thread(target=load, name="whisper-load", daemon=True)
+            self._loading.start()
+
+    def _adopt_loaded_ahead(self) -> None:
+        """Waits for a load started ahead and keeps its recognizer. After a failed load the
+        next use builds again, on the thread that asks, and reports the error."""
+        loading = self._loading
+        if loading is None:
+            return
+        loading.join()
+        self._loading = None
+        loaded, self._loaded = self._loaded, None
+        if loaded is None:
+            return
+        key, found = loaded
+        if found is None:
+            self._unloadable.add(key)  # not loaded ahead again; asking still tries, and says why
+        elif key not in self._recognizers:
+            self._keep(key, found)
 
     @staticmethod
     def _build(grammar: Grammar, config: VoiceConfig) -> StreamingRecognizer:
@@ -99,6 +149,8 @@ class VoiceService:
         grammar = self.grammar(catalog)
         recognizer = self.recognizer(grammar, config)
         asks = config.backend == "pocketsphinx" and self._can_ask(config)
+        if asks:
+            self._load_ahead(grammar, replace(config, backend="whisper"))
         with self._lock:  # one utterance at a time per recognizer
             kept = KeptAudio(recognizer)
             heard = capture(

@@ -4,11 +4,12 @@ and that speech no tool covers stays no match."""
 from __future__ import annotations
 
 import dataclasses
+import threading
 
 import pytest
 
 from gibberish.assistant import validate_call
-from gibberish.voice import ProposalStatus, VoiceConfig, WavSource
+from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError, VoiceService, WavSource
 from gibberish.voice.heard import Heard
 from gibberish.voice.interpret import Proposal
 from gibberish.voice.second_opinion import decide, worth_asking
@@ -101,3 +102,71 @@ def test_the_setting_reaches_the_engine(engine, catalog) -> None:
         assert engine.listen(WavSource(fixture(DIFF, "espeak"))).status is ProposalStatus.NO_MATCH
     finally:
         engine.update_settings(settings)
+
+
+class _Transcriber:
+    """Stands in for the Whisper model in the service's bookkeeping tests: it hears
+    nothing, and records what it was given and on which thread it was made."""
+
+    backend = "whisper"
+
+    def __init__(self) -> None:
+        self.made_on = threading.current_thread().name
+        self.fed = 0
+
+    def start(self) -> None:
+        self.fed = 0
+
+    def feed(self, pcm: bytes) -> None:
+        self.fed += len(pcm)
+
+    def finish(self) -> Heard:
+        return Heard("", 0.0, backend="whisper", timings={"finish": 0.0, "decode": 0.0})
+
+
+@pytest.fixture
+def fake_whisper(monkeypatch):
+    """A fresh service whose Whisper loads are recorded; PocketSphinx stays real."""
+    made: list[_Transcriber] = []
+    real_build = VoiceService._build
+
+    def build(grammar, config):
+        if config.backend != "whisper":
+            return real_build(grammar, config)
+        if config.model_folder == "broken":
+            raise VoiceError("broken holds no Whisper model (no model.bin).")
+        made.append(_Transcriber())
+        return made[-1]
+
+    monkeypatch.setattr(VoiceService, "_build", staticmethod(build))
+    monkeypatch.setattr(VoiceService, "_can_ask", staticmethod(lambda config: True))
+    return VoiceService(), made
+
+
+def test_whisper_is_loaded_while_the_person_speaks_and_used_when_asked(
+    fake_whisper, catalog
+) -> None:
+    service, made = fake_whisper
+    config = VoiceConfig("pocketsphinx", "tiny.en", second_opinion=True)
+    sure = service.listen(WavSource(fixture(IN_GRAMMAR[0], "slt")), catalog, config)
+    assert sure.heard.backend == "pocketsphinx" and sure.call.name == "git_status"
+    refused = service.listen(WavSource(fixture(OUT_OF_GRAMMAR[0], "slt")), catalog, config)
+    assert refused.status is ProposalStatus.NO_MATCH
+    assert [m.made_on for m in made] == ["whisper-load"]  # once, off the listening thread
+    assert made[0].fed > 16000  # it was given the refused utterance
+    other = dataclasses.replace(config, model_folder="small.en")  # the setting changed
+    service.listen(WavSource(fixture(OUT_OF_GRAMMAR[0], "slt")), catalog, other)
+    assert [m.made_on for m in made] == ["whisper-load"] * 2 and made[1].fed > 16000
+
+
+def test_a_whisper_model_that_cannot_load_leaves_the_grammar_answer_and_says_why(
+    fake_whisper, catalog
+) -> None:
+    service, made = fake_whisper
+    config = VoiceConfig("pocketsphinx", "broken", second_opinion=True)
+    for _ in range(2):
+        refused = service.listen(WavSource(fixture(OUT_OF_GRAMMAR[0], "slt")), catalog, config)
+        assert refused.status is ProposalStatus.NO_MATCH
+        assert "no model.bin" in refused.heard.details["second_opinion"]
+    assert service._loading is None and ("whisper", "broken") in service._unloadable
+    assert made == []
