@@ -71,13 +71,25 @@ API_LABELS = {
 }
 
 
-def _padded(box: QGroupBox) -> QWidget:
-    """``box`` at the top of a tab page, the rest of the page empty."""
+def _tab_page(*boxes: QGroupBox) -> QWidget:
+    """``boxes`` at the top of a tab page, the rest of the page empty."""
     page = QWidget()
     column = QVBoxLayout(page)
-    column.addWidget(box)
+    for box in boxes:
+        column.addWidget(box)
     column.addStretch(1)
     return page
+
+
+def _choice(name: str, labels: dict[str, str], current: str) -> QComboBox:
+    """A combo box of ``labels`` (value → what it shows), ``current`` selected (else the
+    first)."""
+    combo = QComboBox()
+    combo.setObjectName(name)
+    for value, label in labels.items():
+        combo.addItem(label, value)
+    combo.setCurrentIndex(max(combo.findData(current), 0))
+    return combo
 
 
 class SettingsDialog(QDialog):
@@ -93,10 +105,25 @@ class SettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
         layout.setSpacing(SPACING + 2)
+        # Three tabs keep the dialog within a small laptop screen.
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("settings-tabs")
+        self.tabs.setAccessibleName("Settings sections")
+        general = _tab_page(self._skills_box(settings), self._behaviour_box(settings))
+        self.tabs.addTab(general, "&General")
+        self.tabs.addTab(_tab_page(self._model_box(settings.model)), "Local &model")
+        self.tabs.addTab(_tab_page(self._voice_box(settings.voice)), "&Voice")
+        layout.addWidget(self.tabs)
+        layout.addWidget(self._buttons())
+        mnemonic_buttons(self)
+        keyboard_buttons(self)
+        self.setMinimumWidth(520)
+        fit_to_width(self, 520)
 
-        skills_box = QGroupBox("Skills folders")
-        skills_layout = QVBoxLayout(skills_box)
-        skills_layout.addWidget(
+    def _skills_box(self, settings: Settings) -> QGroupBox:
+        box = QGroupBox("Skills folders")
+        column = QVBoxLayout(box)
+        column.addWidget(
             help_label(
                 f"Your own skills live in {paths.user_skills_dir()}. "
                 "Add other folders of skills here (each skill is a folder with a SKILL.md)."
@@ -108,24 +135,23 @@ class SettingsDialog(QDialog):
         self.folders.addItems(list(settings.extra_skills_dirs))
         self.folders.setMaximumHeight(110)
         row.addWidget(self.folders, 1)
-        column = QVBoxLayout()
+        buttons = QVBoxLayout()
         add = QPushButton("&Add…")
         add.setObjectName("settings-add-folder")
         add.clicked.connect(self._add_clicked)
         remove = QPushButton("Re&move")
         remove.setObjectName("settings-remove-folder")
         remove.clicked.connect(self.remove_selected)
-        column.addWidget(add)
-        column.addWidget(remove)
-        column.addStretch(1)
-        row.addLayout(column)
-        skills_layout.addLayout(row)
-        general_tab = QWidget()
-        general_layout = QVBoxLayout(general_tab)
-        general_layout.addWidget(skills_box)
+        buttons.addWidget(add)
+        buttons.addWidget(remove)
+        buttons.addStretch(1)
+        row.addLayout(buttons)
+        column.addLayout(row)
+        return box
 
-        general = QGroupBox("Behaviour")
-        form = QFormLayout(general)
+    def _behaviour_box(self, settings: Settings) -> QGroupBox:
+        box = QGroupBox("Behaviour")
+        form = QFormLayout(box)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         self.auto_mode = QCheckBox("Choose the mode from the focused app")
         self.auto_mode.setObjectName("settings-auto-mode")
@@ -146,18 +172,9 @@ class SettingsDialog(QDialog):
         self.start_at_login.setObjectName("settings-start-at-login")
         self.start_at_login.setChecked(settings.start_at_login)
         form.addRow("Login", self.start_at_login)
-        general_layout.addWidget(general)
-        general_layout.addStretch(1)
+        return box
 
-        # Three tabs keep the dialog within a small laptop screen.
-        self.tabs = QTabWidget()
-        self.tabs.setObjectName("settings-tabs")
-        self.tabs.setAccessibleName("Settings sections")
-        self.tabs.addTab(general_tab, "&General")
-        self.tabs.addTab(_padded(self._model_box(settings.model)), "Local &model")
-        self.tabs.addTab(_padded(self._voice_box(settings.voice)), "&Voice")
-        layout.addWidget(self.tabs)
-
+    def _buttons(self) -> QDialogButtonBox:
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
         )
@@ -165,11 +182,7 @@ class SettingsDialog(QDialog):
         buttons.button(QDialogButtonBox.StandardButton.Cancel).setObjectName("settings-cancel")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
-        layout.addWidget(buttons)
-        mnemonic_buttons(self)
-        keyboard_buttons(self)
-        self.setMinimumWidth(520)
-        fit_to_width(self, 520)
+        return buttons
 
     def _model_box(self, current: ModelSettings) -> QGroupBox:
         box = QGroupBox("Local model (for asking in your own words)")
@@ -189,6 +202,20 @@ class SettingsDialog(QDialog):
         form = QFormLayout()
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
         column.addLayout(form)
+        self._model_server_rows(form, current)
+        self._model_limit_rows(form, current)
+        self._model_fields = (
+            self.endpoint,
+            self.model_name,
+            self.api,
+            self.model_timeout,
+            self.model_budget,
+        )
+        self._model_toggled(current.enabled)
+        return box
+
+    def _model_server_rows(self, form: QFormLayout, current: ModelSettings) -> None:
+        """Where the model is: endpoint, model name, API."""
         self.endpoint = QLineEdit(current.endpoint)
         self.endpoint.setObjectName("settings-model-endpoint")
         self.endpoint.setPlaceholderText(DEFAULT_MODEL_ENDPOINT)
@@ -197,12 +224,12 @@ class SettingsDialog(QDialog):
         self.model_name.setObjectName("settings-model-name")
         self.model_name.setPlaceholderText(DEFAULT_MODEL_NAME)
         form.addRow("Model", self.model_name)
-        self.api = QComboBox()
-        self.api.setObjectName("settings-model-api")
-        for api in MODEL_APIS:
-            self.api.addItem(API_LABELS.get(api, api), api)
-        self.api.setCurrentIndex(max(self.api.findData(current.api), 0))
+        labels = {api: API_LABELS.get(api, api) for api in MODEL_APIS}
+        self.api = _choice("settings-model-api", labels, current.api)
         form.addRow("API", self.api)
+
+    def _model_limit_rows(self, form: QFormLayout, current: ModelSettings) -> None:
+        """How long to wait for it, and how much of the prompt tools may take."""
         self.model_timeout = QDoubleSpinBox()
         self.model_timeout.setObjectName("settings-model-timeout")
         self.model_timeout.setRange(*TIMEOUT_RANGE)
@@ -225,36 +252,21 @@ class SettingsDialog(QDialog):
             "the tools that fit the request best are sent first."
         )
         form.addRow("Prompt budget", self.model_budget)
-        self._model_fields = (
-            self.endpoint,
-            self.model_name,
-            self.api,
-            self.model_timeout,
-            self.model_budget,
-        )
-        self._model_toggled(current.enabled)
-        return box
 
     def _voice_box(self, current: VoiceSettings) -> QGroupBox:
         box = QGroupBox("Voice")
         box.setObjectName("settings-voice")
         form = QFormLayout(box)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
-        self.voice_backend = QComboBox()
-        self.voice_backend.setObjectName("settings-voice-backend")
+        self.voice_backend = _choice("settings-voice-backend", BACKEND_LABELS, current.backend)
         self.voice_backend.setAccessibleName("Recognizer")
-        for backend, label in BACKEND_LABELS.items():
-            self.voice_backend.addItem(label, backend)
-        self.voice_backend.setCurrentIndex(max(self.voice_backend.findData(current.backend), 0))
         form.addRow("Recognizer", self.voice_backend)
         form.addRow("Whisper model", self._model_folder_row(current.model_folder))
         form.addRow("Microphone", self._microphone_box(current.microphone))
-        self.activation = QComboBox()
-        self.activation.setObjectName("settings-voice-activation")
+        self.activation = _choice(
+            "settings-voice-activation", ACTIVATION_LABELS, current.activation
+        )
         self.activation.setAccessibleName("Listening")
-        for activation, label in ACTIVATION_LABELS.items():
-            self.activation.addItem(label, activation)
-        self.activation.setCurrentIndex(max(self.activation.findData(current.activation), 0))
         form.addRow("Listening", self.activation)
         self.spoken_feedback = QCheckBox("Say a short result aloud")
         self.spoken_feedback.setObjectName("settings-voice-feedback")

@@ -51,11 +51,8 @@ def decide(grammar: Proposal, whisper: Proposal) -> Proposal:
     """The proposal to show: Whisper's when it settles what the grammar could not."""
     if whisper.call is None or whisper.status is ProposalStatus.NO_MATCH:
         return grammar
-    if grammar.status is ProposalStatus.NO_MATCH:
-        settled = True
-    else:
-        settled = grammar.call is not None and grammar.call.name == whisper.call.name
-    if not settled:
+    torn = grammar.status is not ProposalStatus.NO_MATCH
+    if torn and (grammar.call is None or grammar.call.name != whisper.call.name):
         return grammar
     whisper.heard.details["second_opinion_of"] = grammar.heard.text or grammar.heard.rejected
     return whisper

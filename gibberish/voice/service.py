@@ -151,13 +151,11 @@ class VoiceService:
         asks = config.backend == "pocketsphinx" and self._can_ask(config)
         if asks:
             self._load_ahead(grammar, replace(config, backend="whisper"))
+        kept = KeptAudio(recognizer) if asks else None
         with self._lock:  # one utterance at a time per recognizer
-            kept = KeptAudio(recognizer)
-            heard = capture(
-                source, kept if asks else recognizer, until_stopped=config.until_stopped
-            )
+            heard = capture(source, kept or recognizer, until_stopped=config.until_stopped)
             proposal = self._interpret(heard, grammar, catalog, config.backend)
-            if asks and worth_asking(proposal):
+            if kept is not None and worth_asking(proposal):
                 proposal = self._second_opinion(
                     bytes(kept.audio), proposal, grammar, catalog, config
                 )
