@@ -17,87 +17,48 @@ import os
 import stat
 import time
 import tomllib
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
 from gibberish import paths
+from gibberish.assistant.settings import (
+    DEFAULT_ENDPOINT,
+    DEFAULT_MODEL,
+    MODEL_APIS,
+    MODEL_TABLE,
+    ModelSettings,
+)
 from gibberish.fileio import atomic_write_bytes
+from gibberish.schema import Invalid, Table, boolean, custom, number, section, text_list
 from gibberish.skills.model import Mode
+from gibberish.voice.settings import VOICE_BACKENDS, VOICE_TABLE, Activation, VoiceSettings
 
 DEFAULT_GRACE_PERIOD = 5.0
-DEFAULT_MODEL_ENDPOINT = "http://127.0.0.1:11434"
-DEFAULT_MODEL_NAME = "functiongemma"
-MODEL_APIS = ("ollama-generate", "ollama-chat", "openai")
+DEFAULT_MODEL_ENDPOINT = DEFAULT_ENDPOINT
+DEFAULT_MODEL_NAME = DEFAULT_MODEL
+VOICE_ACTIVATIONS = tuple(a.value for a in Activation)
 MAX_SETTINGS_BYTES = 1024 * 1024
+APP_LISTS = ("terminals", "ides", "notes", "meetings")
+"""The lists of ``[apps]`` (``trust.modes.AppLists``' fields; a test keeps them equal)."""
+
+__all__ = [
+    "MODEL_APIS",
+    "VOICE_BACKENDS",
+    "LoadedSettings",
+    "ModelSettings",
+    "Settings",
+    "VoiceSettings",
+    "load_settings",
+    "save_settings",
+]
 
 
 class _Unreadable(Exception):
     """The settings path holds something that must not be read; ``str()`` says what."""
-
-
-@dataclass(frozen=True)
-class ModelSettings:
-    """Where the local function-calling model lives. ``enabled`` False means no model routing."""
-
-    enabled: bool = False
-    endpoint: str = DEFAULT_MODEL_ENDPOINT
-    model: str = DEFAULT_MODEL_NAME
-    api: str = "ollama-generate"
-    timeout: float = 30.0
-    budget: int = 2048
-    stream: bool = True
-    temperature: float = 0.0
-    max_tokens: int = 256
-    """The API key of an OpenAI-compatible server is not a setting: it lives in the keyring
-    (``gibberish model-key set``), never in this file."""
-
-
-VOICE_BACKENDS = ("pocketsphinx", "whisper")
-VOICE_ACTIVATIONS = ("push_to_talk", "toggle")
-
-
-@dataclass(frozen=True)
-class VoiceSettings:
-    """The ``[voice]`` table: how gibberish listens (docs: README, *Voice*)."""
-
-    backend: str = "pocketsphinx"
-    microphone: str = ""
-    """A device name or index from ``gibberish voice devices``; empty is the default."""
-    model_folder: str = ""
-    """A CTranslate2 Whisper model folder, for the whisper backend (never downloaded)."""
-    activation: str = "push_to_talk"
-    """``push_to_talk``: one utterance per press; ``toggle``: a second press stops."""
-    spoken_feedback: bool = False
-    listen_in_meeting: bool = False
-    second_opinion: bool = True
-    """With PocketSphinx and a ``model_folder``: ask Whisper when the phrases do not fit."""
-
-
-def _coerce_voice(raw: Any, notices: list[str], where: str) -> VoiceSettings:
-    default = VoiceSettings()
-    if not isinstance(raw, dict):
-        notices.append(f"{where}: [voice] must be a table; using the defaults.")
-        return default
-    allowed = {"backend": VOICE_BACKENDS, "activation": VOICE_ACTIVATIONS}
-    values: dict[str, Any] = {}
-    for key, value in raw.items():
-        known = {f.name: f for f in fields(VoiceSettings)}.get(key)
-        if known is None:
-            notices.append(f"{where}: unknown setting voice.{key} ignored.")
-            continue
-        expected = bool if isinstance(getattr(default, key), bool) else str
-        ok = isinstance(value, expected) and (key not in allowed or value in allowed[key])
-        if ok:
-            values[key] = value
-        else:
-            choices = " or ".join(allowed.get(key, ())) or expected.__name__
-            notices.append(
-                f"{where}: voice.{key} = {value!r} is not valid ({choices}); using the default."
-            )
-    return replace(default, **values)
 
 
 @dataclass(frozen=True)
@@ -128,6 +89,10 @@ class Settings:
         data = asdict(self)
         data["extra_skills_dirs"] = list(self.extra_skills_dirs)
         data["apps"] = {k: list(v) for k, v in self.apps.items()}
+        data["model"] = self.model.to_dict()
+        data["voice"] = {
+            k: str(v) if isinstance(v, StrEnum) else v for k, v in data["voice"].items()
+        }
         return data
 
 
@@ -137,102 +102,43 @@ class LoadedSettings:
     notices: tuple[str, ...] = ()
 
 
-def _check(value: Any, expected: type | tuple[type, ...]) -> bool:
-    if expected in (float, (float,)):
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if isinstance(value, bool) and expected is not bool:
-        return False
-    return isinstance(value, expected)
+def _mcp_servers(value: Any) -> dict[str, dict[str, Any]]:
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise Invalid
+    return value
 
 
-def _coerce_model(raw: Any, notices: list[str], where: str) -> ModelSettings:
-    default = ModelSettings()
-    if not isinstance(raw, dict):
-        notices.append(f"{where}: [model] must be a table; using the defaults.")
-        return default
-    values: dict[str, Any] = {}
-    names = {f.name for f in fields(ModelSettings)}
-    for key in raw:
-        if key == "api_key":
-            notices.append(
-                f"{where}: model.api_key is not read from the settings file (any program can "
-                "read it there); store the key in the keyring with `gibberish model-key set`."
-            )
-        elif key not in names:
-            notices.append(f"{where}: unknown setting model.{key} ignored.")
-    for f in fields(ModelSettings):
-        if f.name not in raw:
-            continue
-        value = raw[f.name]
-        expected = {
-            "enabled": bool,
-            "endpoint": str,
-            "model": str,
-            "api": str,
-            "stream": bool,
-        }.get(f.name, float)
-        if f.name in ("budget", "max_tokens"):
-            ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
-        elif f.name == "temperature":
-            ok = _check(value, float) and 0 <= value <= 2
-        elif f.name == "api":
-            ok = value in MODEL_APIS
-        else:
-            ok = _check(value, expected)
-        if ok:
-            values[f.name] = float(value) if f.name in ("timeout", "temperature") else value
-        else:
-            notices.append(f"{where}: model.{f.name} = {value!r} is not valid; using the default.")
-    return replace(default, **values)
+def _mode(value: Any) -> str:
+    if not isinstance(value, str):  # ``mode = ["Dev"]`` must not reach Mode() unhashable
+        raise Invalid
+    return Mode(value).value
+
+
+APPS_TABLE = Table(
+    "apps", tuple(text_list(name, "a list of program names in quotes") for name in APP_LISTS)
+)
+
+SETTINGS_TABLE = Table(
+    "",
+    (
+        text_list("extra_skills_dirs", "a list of folders in quotes"),
+        boolean("auto_mode"),
+        custom("mode", "one of " + ", ".join(repr(m.value) for m in Mode), _mode),
+        number("grace_period", 0, 60, "seconds"),
+        boolean("start_at_login"),
+        section(MODEL_TABLE, ModelSettings),
+        section(APPS_TABLE, dict),
+        custom("mcp_servers", "a table of server names, each a table", _mcp_servers),
+        section(VOICE_TABLE, VoiceSettings),
+    ),
+)
+"""Every key of config.toml: the top-level ones, then each feature's own table."""
 
 
 def _from_dict(raw: dict[str, Any], where: str) -> LoadedSettings:
     notices: list[str] = []
-    defaults = Settings()
-    values: dict[str, Any] = {}
-    for key, value in raw.items():
-        if key == "extra_skills_dirs":
-            if isinstance(value, list) and all(isinstance(v, str) for v in value):
-                values[key] = tuple(value)
-            else:
-                notices.append(f"{where}: extra_skills_dirs must be a list of folders; ignored.")
-        elif key in ("auto_mode", "start_at_login"):
-            if isinstance(value, bool):
-                values[key] = value
-            else:
-                notices.append(f"{where}: {key} must be true or false; using the default.")
-        elif key == "mode":
-            if value in {m.value for m in Mode}:
-                values[key] = value
-            else:
-                notices.append(
-                    f"{where}: mode = {value!r} is not one of Global, Dev, Meeting, Writer; "
-                    "using Global."
-                )
-        elif key == "grace_period":
-            if _check(value, float) and 0 <= value <= 60:
-                values[key] = float(value)
-            else:
-                notices.append(f"{where}: grace_period must be 0–60 seconds; using 5.")
-        elif key == "model":
-            values[key] = _coerce_model(value, notices, where)
-        elif key == "voice":
-            values[key] = _coerce_voice(value, notices, where)
-        elif key == "apps":
-            if isinstance(value, dict) and all(
-                isinstance(v, list) and all(isinstance(i, str) for i in v) for v in value.values()
-            ):
-                values[key] = {k: tuple(v) for k, v in value.items()}
-            else:
-                notices.append(f"{where}: [apps] must map names to lists of programs; ignored.")
-        elif key == "mcp_servers":
-            if isinstance(value, dict) and all(isinstance(v, dict) for v in value.values()):
-                values[key] = value
-            else:
-                notices.append(f"{where}: [mcp_servers] must map names to tables; ignored.")
-        else:
-            notices.append(f"{where}: unknown setting {key!r} ignored.")
-    return LoadedSettings(replace(defaults, **values), tuple(notices))
+    values = SETTINGS_TABLE.read(raw, where, notices)
+    return LoadedSettings(replace(Settings(), **values), tuple(notices))
 
 
 def _read_text(path: Path) -> str:

@@ -31,10 +31,8 @@ from dataclasses import dataclass, field
 from gibberish.assistant.functiongemma import render_declaration, render_prompt
 from gibberish.assistant.manifest import tool_schema
 from gibberish.assistant.naming import ExposedTool
+from gibberish.assistant.settings import DEFAULT_BUDGET
 from gibberish.skills.model import Mode
-
-DEFAULT_BUDGET = 2048
-"""Prompt tokens (estimated). Roughly 20–30 typical declarations plus the request."""
 
 NAME_WEIGHT = 2.0
 TEXT_WEIGHT = 1.0

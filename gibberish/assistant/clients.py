@@ -36,13 +36,12 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import httpx
 
-from gibberish.assistant.budget import DEFAULT_BUDGET
 from gibberish.assistant.callparser import ParsedCall, parse_calls
 from gibberish.assistant.conversation import Message
 from gibberish.assistant.exchange import Watchdog
@@ -55,53 +54,10 @@ from gibberish.assistant.functiongemma import (
 )
 from gibberish.assistant.manifest import tool_schemas
 from gibberish.assistant.naming import ExposedTool
-
-DEFAULT_ENDPOINT = "http://127.0.0.1:11434"
-DEFAULT_MODEL = "functiongemma"
-DEFAULT_MAX_TOKENS = 256
-"""Enough for a few calls with long arguments; a call is typically 20–60 tokens."""
-
-
-class Api(StrEnum):
-    OLLAMA_GENERATE = "ollama-generate"
-    OLLAMA_CHAT = "ollama-chat"
-    OPENAI = "openai"
-
-
-@dataclass(frozen=True, slots=True)
-class ModelSettings:
-    """Where the model is and how to talk to it (the Settings dialog edits these)."""
-
-    endpoint: str = DEFAULT_ENDPOINT
-    model: str = DEFAULT_MODEL
-    api: Api = Api.OLLAMA_GENERATE
-    timeout: float = 30.0
-    """One deadline in seconds for connecting and reading the whole reply."""
-    budget: int = DEFAULT_BUDGET
-    """Estimated prompt tokens for tool declarations + request (see ``budget``)."""
-    stream: bool = True
-    temperature: float | None = 0.0
-    """0 makes routing repeatable; None leaves the server's default."""
-    api_key: str | None = field(default=None, repr=False)
-    """Sent as ``Authorization: Bearer`` to OpenAI-compatible servers that want one."""
-    max_tokens: int = DEFAULT_MAX_TOKENS
-    """The most tokens the model may write per answer (``num_predict`` for Ollama)."""
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.api, Api):
-            object.__setattr__(self, "api", Api(self.api))
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ModelSettings:
-        """Settings from stored JSON; unknown keys are ignored, missing ones default."""
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
-
-    def to_dict(self) -> dict[str, Any]:
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
-        data["api"] = self.api.value
-        data.pop("api_key")
-        return data
+from gibberish.assistant.settings import (
+    Api,
+    ModelSettings,
+)
 
 
 class ModelErrorKind(StrEnum):

@@ -118,6 +118,8 @@ def _copy_regular_files(source: Path, target: Path) -> None:
 
 def import_candidate(candidate: Candidate) -> ContextBlock:
     """Copy the candidate in as an untrusted context block (with its provenance)."""
+    from gibberish.trust.fingerprint import fingerprint  # hashing code, needed only here
+
     if candidate.problem:
         raise ImportError_(f"{candidate.name} cannot be imported: {candidate.problem}.")
     target = context_dir() / candidate.name
@@ -125,7 +127,7 @@ def import_candidate(candidate: Candidate) -> ContextBlock:
     shutil.rmtree(staging, ignore_errors=True)
     try:
         _copy_regular_files(candidate.folder, staging)
-        write_provenance(staging, str(candidate.folder), "folder")
+        write_provenance(staging, str(candidate.folder), "folder", fingerprint(staging).digest)
         staging.rename(target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

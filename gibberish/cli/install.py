@@ -15,14 +15,15 @@ import click
 from gibberish.cli.common import CliState, fail, pass_state, printable, table
 from gibberish.interop.discover import Found, InstallError, show_warnings
 from gibberish.interop.install import Installer, Plan
+from gibberish.interop.installer import installer_for
 from gibberish.interop.project import (
     install_locked,
     read_manifest,
     record_in_manifest,
     write_lock,
 )
-from gibberish.interop.projectdir import find_project
 from gibberish.interop.update import stage_update, update_available
+from gibberish.skills.projectdir import find_project
 
 _EXISTING = {
     "installed": "is already installed; replace it",
@@ -40,7 +41,7 @@ def _project_option(func):  # type: ignore[no-untyped-def]
 
 
 def _installer(state: CliState, project: Path | None) -> Installer:
-    return state.engine().installer(project)
+    return installer_for(state.engine(), project)
 
 
 @click.command("install")

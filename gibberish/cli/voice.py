@@ -15,8 +15,9 @@ from gibberish.app import Engine, EngineError, ToolRef
 from gibberish.cli.assistant import MODE_CHOICE, _mode
 from gibberish.cli.common import CliState, fail, pass_state, print_json, table
 from gibberish.cli.run import execute, refuse
-from gibberish.settings import VOICE_BACKENDS
 from gibberish.skills.render import RenderError
+from gibberish.voice import spoken
+from gibberish.voice.settings import VOICE_BACKENDS
 
 
 def _source(engine: Engine, file: Path | None):
@@ -106,12 +107,12 @@ def listen_command(
         return
     engine = state.engine()
     if file is None:
-        reason = engine.may_listen(_mode(engine, mode), asked=True, microphone=True)
+        reason = spoken.may_listen(engine, _mode(engine, mode), asked=True, microphone=True)
         if reason:
             fail(reason, 1)
     source = _source(engine, file)
     try:
-        proposal = engine.listen(source, mode=_mode(engine, mode), backend=backend)
+        proposal = spoken.listen(engine, source, mode=_mode(engine, mode), backend=backend)
     except EngineError as exc:
         fail(str(exc), 1)
     if not compact:
@@ -151,7 +152,7 @@ def voice_group() -> None:
 def grammar_command(state: CliState, mode: str | None) -> None:
     """Print the JSGF grammar generated from the loaded tools' spoken forms."""
     engine = state.engine()
-    grammar = engine.voice_grammar(_mode(engine, mode))
+    grammar = spoken.voice_grammar(engine, _mode(engine, mode))
     click.echo(grammar.text, nl=False)
     for problem in grammar.problems:
         click.secho(f"note: {problem}", err=True, fg="yellow")

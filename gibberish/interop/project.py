@@ -25,9 +25,9 @@ import tomli_w
 from gibberish.fileio import atomic_write_bytes
 from gibberish.interop.discover import Found, InstallError
 from gibberish.interop.install import Installer
-from gibberish.interop.projectdir import MANIFEST
 from gibberish.interop.sources import parse_source
 from gibberish.interop.state import InstallState
+from gibberish.skills.projectdir import MANIFEST
 from gibberish.trust.fingerprint import fingerprint
 
 LOCK = "gibberish.lock"

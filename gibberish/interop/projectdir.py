@@ -1,27 +1,8 @@
-"""Which project a folder belongs to: the nearest folder above it with a gibberish.toml.
+"""Moved to :mod:`gibberish.skills.projectdir` (below the Engine, which asks it).
 
-Kept apart from the installer (no network or git imports), because the Engine asks it
-every time the focused app's working folder is captured.
+Re-exported here while branches that still import this path are merged.
 """
 
-from __future__ import annotations
+from gibberish.skills.projectdir import MANIFEST, find_project, project_skills_dir
 
-from pathlib import Path
-
-MANIFEST = "gibberish.toml"
-
-
-def find_project(start: Path) -> Path | None:
-    """The nearest folder at or above ``start`` holding a gibberish.toml, or None."""
-    try:
-        start = Path(start).resolve()
-    except (OSError, RuntimeError):
-        return None
-    for folder in (start, *start.parents):
-        if (folder / MANIFEST).is_file():
-            return folder
-    return None
-
-
-def project_skills_dir(project: Path) -> Path:
-    return project / ".gibberish" / "skills"
+__all__ = ["MANIFEST", "find_project", "project_skills_dir"]

@@ -38,9 +38,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gibberish import __version__, paths
+from gibberish.skills.entry import CachedEntry, is_racy
 
 if TYPE_CHECKING:
-    from gibberish.skills.library import SkillSource, _Entry
+    from gibberish.skills.entry import SkillSource
     from gibberish.skills.model import Profile
 
 log = logging.getLogger("gibberish.skills.cache")
@@ -135,29 +136,27 @@ class ParseCache:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._entries: dict[str, _Entry] | None = None
+        self._entries: dict[str, CachedEntry] | None = None
         self._saved: dict[str, tuple[int, bool]] = {}
 
     @classmethod
     def for_sources(cls, sources: Sequence[SkillSource], profile: Profile) -> ParseCache:
         return cls(cache_file(sources, profile))
 
-    def get(self, folder: str, now: int, window: int) -> _Entry | None:
+    def get(self, folder: str, now: int, window: int) -> CachedEntry | None:
         """The saved entry of ``folder``, marked racy when its times are within ``window``
         nanoseconds of ``now`` (or past it)."""
-        from gibberish.skills.library import _Entry, _is_racy
-
         if self._entries is None:
             self._entries = self._read()
             self._saved = {f: (id(e), e.racy) for f, e in self._entries.items()}
         entry = self._entries.get(folder)
-        if not isinstance(entry, _Entry):
+        if not isinstance(entry, CachedEntry):
             return None
         if not entry.racy:
-            entry.racy = _is_racy(now, entry.signature, entry.subdir_sigs, window)
+            entry.racy = is_racy(now, entry.signature, entry.subdir_sigs, window)
         return entry
 
-    def save(self, entries: Mapping[str, _Entry]) -> bool:
+    def save(self, entries: Mapping[str, CachedEntry]) -> bool:
         """Write ``entries`` if they differ from what the file holds; True if written."""
         state = {f: (id(e), e.racy) for f, e in entries.items()}
         if self._entries is not None and state == self._saved:
@@ -171,7 +170,7 @@ class ParseCache:
         self._saved = state
         return True
 
-    def _read(self) -> dict[str, _Entry]:
+    def _read(self) -> dict[str, CachedEntry]:
         try:
             with open(self.path, "rb") as handle:
                 info = os.fstat(handle.fileno())
@@ -197,7 +196,7 @@ class ParseCache:
             return {}
         return entries
 
-    def _write(self, entries: dict[str, _Entry]) -> None:
+    def _write(self, entries: dict[str, CachedEntry]) -> None:
         folder = self.path.parent
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         buffer = io.BytesIO()

@@ -44,6 +44,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gibberish import paths
 from gibberish.skills import fields as F
+from gibberish.skills.entry import CachedEntry as _Entry
+from gibberish.skills.entry import Sig as _Sig
+from gibberish.skills.entry import SkillSource
+from gibberish.skills.entry import Tree as _Tree
+from gibberish.skills.entry import is_racy as _is_racy
 from gibberish.skills.model import Diagnostic, Profile, SkillDefinition, Trust
 from gibberish.skills.parser import (
     internal_error,
@@ -62,8 +67,6 @@ MAX_TREE_ENTRIES = 10_000
 """Entries (files, folders, links) a skill folder may hold: each is checked for a symlink
 leading out of the skill, and a folder with more fails with E-SKILL-TREE-LARGE."""
 
-_Sig = tuple[int, int, int, int] | None
-
 
 @dataclass(frozen=True)
 class LibraryChanges:
@@ -75,22 +78,6 @@ class LibraryChanges:
 
     def __bool__(self) -> bool:
         return bool(self.added or self.changed or self.removed)
-
-
-@dataclass(frozen=True)
-class SkillSource:
-    """A folder of skill folders and the trust its skills get.
-
-    The folder is made absolute (``~`` expanded) here, where every source enters, so a
-    relative ``--skills-dir`` means the same folder for the loader, the fingerprints and the
-    runner, whatever the working folder of each.
-    """
-
-    path: Path
-    trust: Trust
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "path", Path(os.path.abspath(Path(self.path).expanduser())))
 
 
 Stat = Callable[[str], os.stat_result]
@@ -107,17 +94,6 @@ def _stat_sig(stat: Stat, path: str) -> _Sig:
         return _sig(stat(path))
     except OSError:
         return None
-
-
-@dataclass(frozen=True, slots=True)
-class _Tree:
-    """What a walk of one skill folder found."""
-
-    subdirs: tuple[str, ...]
-    """Absolute paths of every real sub-folder (their stat is part of the signature)."""
-    escapes: tuple[tuple[str, str], ...]
-    provenance: bool
-    too_many: bool
 
 
 class _TreeWalk:
@@ -192,31 +168,8 @@ def _next_entry(it: Iterator[os.DirEntry[str]]) -> os.DirEntry[str] | None:
         return None
 
 
-@dataclass(slots=True)
-class _Entry:
-    """A parsed winning skill folder and the stat signature it was parsed at."""
-
-    folder: str
-    trust: Trust
-    signature: tuple[_Sig, _Sig]
-    tree: _Tree
-    subdir_sigs: tuple[_Sig, ...]
-    digest: bytes | None
-    """Hash of the SKILL.md bytes that were parsed (None when unreadable)."""
-    skill: SkillDefinition
-    racy: bool
-
-
 def _digest(data: bytes | None) -> bytes | None:
     return None if data is None else hashlib.blake2b(data, digest_size=16).digest()
-
-
-def _is_racy(
-    now: int, signature: tuple[_Sig, _Sig], subdir_sigs: tuple[_Sig, ...], window: int
-) -> bool:
-    """Whether any file of the entry changed within ``window`` nanoseconds of ``now``."""
-    newest = max((max(s[2], s[3]) for s in (*signature, *subdir_sigs) if s is not None), default=0)
-    return now - newest < window
 
 
 class _Candidate(NamedTuple):

@@ -57,11 +57,13 @@ def read_provenance(skill_dir: Path) -> Provenance | None:
     return Provenance(*(data[f] for f in fields))
 
 
-def write_provenance(skill_dir: Path, source: str, kind: str) -> Provenance:
-    """Record where the skill in ``skill_dir`` came from (call after copying it in)."""
-    from datetime import UTC, datetime
+def write_provenance(skill_dir: Path, source: str, kind: str, digest: str) -> Provenance:
+    """Record where the skill in ``skill_dir`` came from (call after copying it in).
 
-    from gibberish.trust.fingerprint import fingerprint
+    ``digest`` is the folder's fingerprint (``trust.fingerprint.fingerprint(skill_dir)``),
+    computed by the caller: the fingerprint skips this file, so this module stays below it.
+    """
+    from datetime import UTC, datetime
 
     if kind not in KINDS:
         raise ValueError(f"Unknown import kind {kind!r}; use one of {', '.join(KINDS)}.")
@@ -69,7 +71,7 @@ def write_provenance(skill_dir: Path, source: str, kind: str) -> Provenance:
         source=source,
         kind=kind,
         imported_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        fingerprint=fingerprint(Path(skill_dir)).digest,
+        fingerprint=digest,
     )
     text = json.dumps(record.__dict__, indent=2, ensure_ascii=False) + "\n"
     atomic_write_bytes(Path(skill_dir) / PROVENANCE_FILE, text.encode("utf-8"), mode=0o644)

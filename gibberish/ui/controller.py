@@ -289,7 +289,9 @@ class Controller(QObject):
     @guard
     def install_skill(self, source: str = "") -> None:
         """*Install skill…*, or a folder, archive or URL dropped on the launcher."""
-        dialog = self.dialogs.open_install(lambda: self.engine.installer(), source)
+        from gibberish.interop.installer import installer_for  # network and git code
+
+        dialog = self.dialogs.open_install(lambda: installer_for(self.engine), source)
         dialog.installed.connect(self._skills_installed)
 
     def _skills_installed(self, names: list[str]) -> None:
@@ -419,13 +421,15 @@ class Controller(QObject):
         """Listen for one request (the menu's *Listen*, or ``gibberish listen``); a second
         press while listening ends the recording. ``asked``: chosen in the menu, which
         also allows listening in Meeting mode."""
+        from gibberish.voice.spoken import may_listen
+
         if self.listening.busy:
             self.listening.stop()
             return
         self.menus.capture()
         engine = self.engine
         mode = self.menus.context.mode
-        reason = engine.may_listen(mode, asked=asked, microphone=self.seams.audio is None)
+        reason = may_listen(engine, mode, asked=asked, microphone=self.seams.audio is None)
         if reason:
             self._say_notice("Not listening", reason)
             return

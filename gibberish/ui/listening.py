@@ -77,9 +77,10 @@ class Listening(QObject):
 
     def _work(self, engine: Engine, mode: Mode, source: _Watched) -> None:
         from gibberish.app import EngineError
+        from gibberish.voice.spoken import listen
 
         try:
-            proposal = engine.listen(source, mode=mode)
+            proposal = listen(engine, source, mode=mode)
         except EngineError as exc:
             self.failed.emit(str(exc))
         except Exception as exc:  # a bug must not kill the tray silently

@@ -6,12 +6,36 @@ optional free-form backend. What was heard becomes a *proposal*, exactly like a 
 call: the Engine puts it through the same checks, form and approval as a click.
 """
 
-from gibberish.voice.audio import MicrophoneSource, WavSource, input_devices, read_wav
-from gibberish.voice.errors import VoiceError
-from gibberish.voice.grammar import Grammar, grammar_for_tools
-from gibberish.voice.heard import Heard
-from gibberish.voice.interpret import Proposal, ProposalStatus
-from gibberish.voice.service import BACKENDS, VoiceConfig, VoiceService
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gibberish.voice.audio import MicrophoneSource, WavSource, input_devices, read_wav
+    from gibberish.voice.errors import VoiceError
+    from gibberish.voice.grammar import Grammar, grammar_for_tools
+    from gibberish.voice.heard import Heard
+    from gibberish.voice.interpret import Proposal, ProposalStatus
+    from gibberish.voice.service import BACKENDS, VoiceConfig, VoiceService
+
+_HOME = {
+    "MicrophoneSource": "gibberish.voice.audio",
+    "WavSource": "gibberish.voice.audio",
+    "input_devices": "gibberish.voice.audio",
+    "read_wav": "gibberish.voice.audio",
+    "VoiceError": "gibberish.voice.errors",
+    "Grammar": "gibberish.voice.grammar",
+    "grammar_for_tools": "gibberish.voice.grammar",
+    "Heard": "gibberish.voice.heard",
+    "Proposal": "gibberish.voice.interpret",
+    "ProposalStatus": "gibberish.voice.interpret",
+    "BACKENDS": "gibberish.voice.service",
+    "VoiceConfig": "gibberish.voice.service",
+    "VoiceService": "gibberish.voice.service",
+}
+"""Where each public name lives: imported on first use, so that reading the voice
+settings (``gibberish.voice.settings``, at every start) loads no recognizer."""
 
 __all__ = [
     "BACKENDS",
@@ -28,3 +52,12 @@ __all__ = [
     "input_devices",
     "read_wav",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

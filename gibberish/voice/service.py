@@ -21,9 +21,10 @@ from gibberish.voice.interpret import Proposal, interpret
 from gibberish.voice.listen import StreamingRecognizer, capture
 from gibberish.voice.matcher import PhraseMatcher
 from gibberish.voice.second_opinion import KeptAudio, decide, worth_asking
+from gibberish.voice.settings import VOICE_BACKENDS
 from gibberish.voice.sounds_like import SoundsLike
 
-BACKENDS = ("pocketsphinx", "whisper")
+BACKENDS = VOICE_BACKENDS  # the values of voice.settings.VoiceBackend
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ def test_write_and_read_provenance(skill_dir: Path) -> None:
     assert not is_imported(skill_dir)
     assert read_provenance(skill_dir) is None
     before = fingerprint(skill_dir)
-    record = write_provenance(skill_dir, "https://github.com/x/y", "git")
+    record = write_provenance(skill_dir, "https://github.com/x/y", "git", before.digest)
     assert is_imported(skill_dir)
     assert read_provenance(skill_dir) == record
     assert record.fingerprint == before.digest
@@ -30,4 +30,4 @@ def test_a_broken_provenance_file_still_marks_the_skill_imported(skill_dir: Path
 
 def test_unknown_kind_is_refused(skill_dir: Path) -> None:
     with pytest.raises(ValueError, match="import kind"):
-        write_provenance(skill_dir, "x", "ftp")
+        write_provenance(skill_dir, "x", "ftp", "0" * 64)

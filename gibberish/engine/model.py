@@ -1,0 +1,91 @@
+"""What crosses the Engine's boundary: plain, frozen values and the one error type."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gibberish.runner import RunResult
+from gibberish.skills.model import Mode, SkillDefinition, ToolDefinition
+from gibberish.trust.approvals import ApprovalRecord
+from gibberish.trust.decision import Decision
+from gibberish.trust.fingerprint import Fingerprint, OutsideProgram
+
+
+class EngineError(Exception):
+    """A problem the user caused or can fix; ``str(error)`` is the message to show."""
+
+
+def tool_ref(skill: str, tool: str) -> str:
+    """The one way a tool is named to a person: ``skill.tool``."""
+    return f"{skill}.{tool}"
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    extra_skills_dirs: tuple[Path, ...] = ()
+    include_user: bool = True
+    include_bundled: bool = True
+    settings_path: Path | None = None
+
+
+@dataclass(frozen=True)
+class ToolRef:
+    skill: SkillDefinition
+    tool: ToolDefinition
+
+    @property
+    def ref(self) -> str:
+        return tool_ref(self.skill.name, self.tool.name)
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """Everything a person must see before a run, and everything the run needs."""
+
+    skill: SkillDefinition
+    tool: ToolDefinition
+    arguments: Mapping[str, Any]
+    argv: tuple[str, ...]
+    cwd: Path
+    timeout: float
+    decision: Decision
+    fingerprint: Fingerprint
+    mode: Mode
+    programs: tuple[OutsideProgram, ...] = ()
+    """Programs the skill's tools run from outside its folder (home ones are fingerprinted)."""
+    secrets: tuple[str, ...] = ()
+    """Names of the secrets this run receives (bound to this skill's folder)."""
+
+    @property
+    def ref(self) -> str:
+        return tool_ref(self.skill.name, self.tool.name)
+
+    @property
+    def network(self) -> bool:
+        return self.skill.network
+
+
+@dataclass(frozen=True)
+class RecentRun:
+    ref: str
+    argv: tuple[str, ...]
+    result: RunResult
+
+
+@dataclass(frozen=True)
+class ApprovalStatus:
+    """A stored approval and what it means for the skill on disk today."""
+
+    APPROVED = "approved"
+    CHANGED = "changed since approval"
+    GONE = "skill not found"
+
+    record: ApprovalRecord
+    status: str
+
+    @property
+    def current(self) -> bool:
+        return self.status == self.APPROVED

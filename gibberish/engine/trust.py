@@ -1,0 +1,195 @@
+"""The trust facade: decisions, fingerprints, approvals (with their copies) and secrets.
+
+Every approval path — the tray's "Trust this version", ``gibberish approvals approve``,
+``run --always`` — goes through here, so each keeps the approved copy the dialog diffs
+against, and revoke/reset delete it: the tray and the command line never disagree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from pathlib import Path
+
+from gibberish.engine.library import LibraryFacade
+from gibberish.engine.model import ApprovalStatus, EngineError, PreparedRun, ToolRef
+from gibberish.runner import sandbox as runner_sandbox
+from gibberish.skills.model import SkillDefinition, ToolDefinition
+from gibberish.trust import approved_copies
+from gibberish.trust.approvals import ApprovalStore
+from gibberish.trust.decision import Decision
+from gibberish.trust.fingerprint import (
+    Fingerprint,
+    FingerprintError,
+    covers,
+    skill_fingerprint,
+)
+from gibberish.trust.policy import ToolPolicy, decide
+from gibberish.trust.provenance import read_provenance
+from gibberish.trust.secrets import SecretStore
+
+
+class TrustFacade:
+    def __init__(
+        self, library: LibraryFacade, approvals: ApprovalStore, secrets: SecretStore
+    ) -> None:
+        self._library = library
+        self.approvals = approvals
+        self.secrets = secrets
+
+    # ------------------------------------------------------------------ deciding
+    def decide(self, skill: SkillDefinition, tool: ToolDefinition) -> tuple[Decision, Fingerprint]:
+        """Run, ask or refuse — from the tool's policy and the skill's approval today."""
+        fp = self.fingerprint(skill)
+        state = self.approvals.state_for(skill.name, fp)
+        policy = replace(
+            ToolPolicy.for_tool(skill, tool), read_only_enforced=runner_sandbox.status().active
+        )
+        decision = decide(policy, state)
+        origin = read_provenance(skill.directory) if decision.banner else None
+        if origin is not None:  # an installed skill: say where it came from
+            decision = replace(decision, banner=f"{decision.banner} Source: {origin.source}")
+        return decision, fp
+
+    @staticmethod
+    def fingerprint(skill: SkillDefinition, folder: Path | None = None) -> Fingerprint:
+        """The skill folder (or its snapshot ``folder``) plus the home programs it runs."""
+        try:
+            return skill_fingerprint(skill, folder=folder)
+        except FingerprintError as exc:
+            raise EngineError(f"Skill {skill.name!r}: {exc}") from None
+        except OSError as exc:
+            if not skill.directory.is_dir():
+                raise EngineError(
+                    f"Skill {skill.name!r} is gone from {skill.directory}; reload the skills."
+                ) from None
+            raise EngineError(f"Skill {skill.name!r} cannot be read: {exc}") from None
+
+    @staticmethod
+    def check_program_inside(ref: ToolRef) -> None:
+        """A ``./scripts/x`` program must still resolve inside its skill folder.
+
+        The library checks symlinks when it loads; this catches a link swapped in since.
+        """
+        program = ref.tool.command.program if ref.tool.command else ""
+        if not program.startswith("./"):
+            return
+        root = ref.skill.directory.resolve()
+        target = (ref.skill.directory / program).resolve()
+        if not target.is_relative_to(root):
+            raise EngineError(
+                f"{ref.ref}: {program} resolves to {target}, outside the skill folder {root}; "
+                "refusing to run it (E-PATH-ESCAPE)."
+            )
+        if not covers(ref.skill.directory, ref.skill.directory / program):
+            raise EngineError(
+                f"{ref.ref}: {program} is not covered by the skill's approval (files under the "
+                "skill's top-level .git/ are not fingerprinted); move it, e.g. to scripts/."
+            )
+
+    @staticmethod
+    def shows_what_is_on_disk(skill: SkillDefinition, fp: Fingerprint) -> bool:
+        """True when the SKILL.md that was parsed is byte for byte the one fingerprinted.
+
+        The argv and the read_only/always_ask flags come from the parsed definition, the
+        decision from the files on disk; they must describe the same SKILL.md, or a file
+        swapped between a reload and a click would run unseen.
+        """
+        if not skill.source_sha256:
+            return True
+        on_disk = fp.files.get(skill.source_path.name)
+        if skill.source_path.is_symlink():
+            try:
+                on_disk = hashlib.sha256(skill.source_path.read_bytes()).hexdigest()
+            except OSError:
+                return False
+        return on_disk == skill.source_sha256
+
+    # ------------------------------------------------------------------ approvals
+    def approval_list(self) -> list[ApprovalStatus]:
+        """Every stored approval, and whether it still covers the skill on disk."""
+        current = {s.name: s for s in self._library.skills()}
+        out = []
+        for record in self.approvals.list():
+            skill = current.get(record.skill)
+            if skill is None:
+                status = ApprovalStatus.GONE
+            else:
+                try:
+                    same = self.fingerprint(skill).digest == record.digest
+                except EngineError:
+                    same = False
+                status = ApprovalStatus.APPROVED if same else ApprovalStatus.CHANGED
+            out.append(ApprovalStatus(record, status))
+        return out
+
+    def _approve(self, skill: SkillDefinition, fp: Fingerprint) -> None:
+        self.approvals.approve(skill.name, fp, skill_dir=skill.directory)
+        approved_copies.keep(skill.directory, fp.files)
+
+    def approve_skill_by_name(self, name: str) -> Fingerprint:
+        """Approve a skill as it is on disk now (every file in its folder)."""
+        skill = self._library.require(name)
+        fp = self.fingerprint(skill)
+        self._approve(skill, fp)
+        return fp
+
+    def approve_prepared(self, prepared: PreparedRun) -> None:
+        """ "Always allow this skill": remember the exact fingerprint the person saw."""
+        self._approve(prepared.skill, prepared.fingerprint)
+
+    def revoke(self, name: str) -> bool:
+        """Forget a skill's approval and its approved copy; False when it had none."""
+        folders = [r.path for r in self.approvals.list() if r.skill == name and r.path]
+        removed = self.approvals.revoke(name)
+        if removed:
+            for folder in folders:
+                approved_copies.forget(folder)
+        return removed
+
+    def reset(self) -> None:
+        """Forget every approval and every approved copy."""
+        self.approvals.reset()
+        approved_copies.forget_all()
+
+    # ------------------------------------------------------------------ secrets
+    def check_secret(self, skill_name: str, secret: str | None = None) -> SkillDefinition:
+        """The skill, when it exists and declares ``secret``; else an ``EngineError``."""
+        skill = self._library.require(skill_name)
+        if secret is not None and secret not in skill.secrets:
+            declared = ", ".join(skill.secrets) or "none"
+            raise EngineError(
+                f"Skill {skill.name} does not declare a secret {secret!r} (it declares: {declared})."
+            )
+        return skill
+
+    def secret_status(self, skill_name: str) -> dict[str, tuple[bool, bool]]:
+        """Each secret a skill declares or has stored: (value stored, declared in SKILL.md)."""
+        skill = self.check_secret(skill_name, None)
+        stored = set(self.secrets.names(skill))
+        names = sorted(set(skill.secrets) | stored)
+        return {n: (n in stored, n in skill.secrets) for n in names}
+
+    def store_secret(self, skill_name: str, secret: str, value: str) -> SkillDefinition:
+        """Keep a secret the skill declares, bound to that skill's folder (not its name).
+
+        An imported skill that takes the same name never receives it. An empty value is
+        refused, never stored. Returns the skill it was stored for.
+        """
+        skill = self.check_secret(skill_name, secret)
+        if not value:
+            raise EngineError("An empty value was not stored.")
+        self.secrets.set(skill, secret, value)
+        return skill
+
+    def delete_secret(self, skill_name: str, secret: str) -> bool:
+        """Forget a stored secret (bound, or stored by name before secrets were bound)."""
+        try:
+            skill = self._library.require(skill_name)
+        except EngineError:
+            return self.secrets.delete(skill_name, secret)
+        return self.secrets.delete(skill, secret) | self.secrets.delete(skill_name, secret)
+
+    def secret_storage_warning(self) -> str | None:
+        """A sentence when the keyring keeps secrets in plain text; None otherwise."""
+        return self.secrets.plaintext_warning()

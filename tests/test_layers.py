@@ -1,0 +1,299 @@
+"""The layering of docs/adr/0001-layers.md, enforced for every module of gibberish/.
+
+Every import counts: at the top of a module, inside a function or a class, under
+``TYPE_CHECKING``, relative ones, and a module named in a string (``Lazy("gibberish.ui.x")``,
+a command table) — a lazy import is still a dependency. Each module belongs to the row of
+``LAYERS`` with the longest matching prefix; it may import its own row and rows ranked
+lower, never a row ranked higher or a different row of the same rank, and never what its
+row forbids. A failure names the importing file and line, the import, and the rule, so a
+branch that adds an upward import learns which one to move.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+PACKAGE = REPO_ROOT / "gibberish"
+
+
+@dataclass(frozen=True)
+class Layer:
+    prefix: str
+    rank: int
+    job: str
+    forbids: frozenset[str] = frozenset()
+    """Lower rows (or outside modules) this row must not import either."""
+
+
+LAYERS: tuple[Layer, ...] = (
+    Layer("gibberish.__main__", 100, "python -m gibberish"),
+    Layer(
+        "gibberish.cli", 90, "front end: parses flags, calls the Engine, prints; starts the tray"
+    ),
+    Layer("gibberish.ui", 80, "front end: the tray, the only place Qt lives"),
+    Layer("gibberish.interop", 70, "features over the Engine: install, export, MCP, compile page"),
+    Layer("gibberish.voice", 70, "feature over the Engine: listening"),
+    Layer("gibberish.session", 60, "the tray's session: the Engine plus the focused window"),
+    Layer("gibberish.app", 50, "the Engine, composing its facades"),
+    Layer("gibberish.engine", 45, "the Engine's facades: library, trust, runs, feed"),
+    Layer("gibberish.assistant", 40, "the model feed"),
+    Layer("gibberish.desktop", 35, "the desktop: focused window, its app and folder"),
+    Layer(
+        "gibberish.trust",
+        30,
+        "trust levels, approvals, fingerprints, the decision table, secrets, modes",
+        frozenset({"gibberish.runner"}),
+    ),
+    Layer("gibberish.settings", 25, "config.toml: one table composing each feature's settings"),
+    Layer("gibberish.assistant.settings", 20, "the model's settings (owned by assistant/)"),
+    Layer("gibberish.voice.settings", 20, "the voice settings (owned by voice/)"),
+    Layer(
+        "gibberish.skills",
+        15,
+        "the SKILL.md domain; pure, starts no process",
+        frozenset({"subprocess"}),
+    ),
+    Layer("gibberish.runner", 10, "process execution; knows nothing of skills or approval"),
+    Layer("gibberish.instance_socket", 6, "the one-instance socket"),
+    Layer("gibberish.fileio", 5, "atomic writes"),
+    Layer("gibberish.paths", 5, "where files live"),
+    Layer("gibberish.schema", 5, "typed keys of config.toml, checked one way"),
+    Layer("gibberish", 0, "the package itself: its version"),
+)
+
+TRANSITIONAL: dict[tuple[str, str], str] = {
+    ("gibberish.app", "gibberish.interop.installer"): (
+        "Engine.installer, a delegating shim to gibberish.interop.installer.installer_for "
+        "kept while other branches still call it (issue 27, item 1)"
+    ),
+    ("gibberish.app", "gibberish.voice.spoken"): (
+        "Engine.listen/may_listen/voice_*, delegating shims to gibberish.voice.spoken kept "
+        "while other branches still call them (issue 27, item 1)"
+    ),
+}
+"""(importing module, imported module) -> why the upward import stays for now."""
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO_ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES: dict[str, Path] = {
+    _module_name(p): p for p in sorted(PACKAGE.rglob("*.py")) if "__pycache__" not in p.parts
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: str
+    target: str
+    line: int
+
+    def where(self) -> str:
+        return f"{MODULES[self.importer].relative_to(REPO_ROOT)}:{self.line}"
+
+
+def _base(module: str, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    package = module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+    parts = package.split(".")
+    parts = parts[: len(parts) - (node.level - 1)]
+    return ".".join(parts + ([node.module] if node.module else []))
+
+
+def _targets(module: str, node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom):
+        base = _base(module, node)
+        return [
+            f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
+            for alias in node.names
+        ]
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in MODULES:
+        return [node.value]  # a module loaded by name
+    return []
+
+
+def imports_of(module: str) -> list[Import]:
+    """Every import of ``module``, wherever it is written."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    return [
+        Import(module, target, getattr(node, "lineno", 0))
+        for node in ast.walk(tree)
+        for target in _targets(module, node)
+    ]
+
+
+def layer_of(module: str) -> Layer | None:
+    rows = [r for r in LAYERS if module == r.prefix or module.startswith(r.prefix + ".")]
+    return max(rows, key=lambda r: len(r.prefix), default=None)
+
+
+def _is_ancestor(package: str, module: str) -> bool:
+    return module.startswith(package + ".")
+
+
+def broken_rule(imp: Import) -> str | None:
+    """Which rule ``imp`` breaks, as a sentence; None when it points down."""
+    own = layer_of(imp.importer)
+    assert own is not None
+    top = imp.target.split(".")[0]
+    if top in own.forbids or any(
+        imp.target == f or imp.target.startswith(f + ".") for f in own.forbids
+    ):
+        return f"{own.prefix} ({own.job}) must not import {imp.target}"
+    if top != "gibberish" or _is_ancestor(imp.target, imp.importer):
+        return None
+    other = layer_of(imp.target)
+    if other is None or other is own:
+        return None
+    if other.rank < own.rank:
+        return None
+    relation = "a peer of the same rank" if other.rank == own.rank else "a layer above it"
+    return (
+        f"{own.prefix} (rank {own.rank}: {own.job}) imports {other.prefix} "
+        f"(rank {other.rank}: {other.job}), {relation}"
+    )
+
+
+def test_every_module_has_a_row() -> None:
+    missing = [m for m in MODULES if layer_of(m) is None]
+    assert missing == [], f"add a row to LAYERS in tests/test_layers.py for: {missing}"
+
+
+def test_every_package_has_its_own_row() -> None:
+    """A new package (or top-level module) gets a row saying where it sits, rather than
+    silently inheriting the package root's rank 0."""
+    tops = {".".join(m.split(".")[:2]) for m in MODULES if m != "gibberish"}
+    prefixes = {r.prefix for r in LAYERS}
+    assert sorted(tops - prefixes) == []
+
+
+def test_imports_point_down() -> None:
+    offenders = sorted(
+        {
+            f"{imp.where()}: `{imp.target}` — {rule}"
+            for module in MODULES
+            for imp in imports_of(module)
+            if (rule := broken_rule(imp)) is not None
+            and (imp.importer, imp.target) not in TRANSITIONAL
+        }
+    )
+    assert offenders == [], (
+        "imports that break docs/adr/0001-layers.md (move the code down, pass it in, or "
+        "move the import up to a caller):\n" + "\n".join(offenders)
+    )
+
+
+def test_transitional_imports_still_exist() -> None:
+    """An entry whose import is gone must go too (the shims are meant to be removed)."""
+    present = {(i.importer, i.target) for m in MODULES for i in imports_of(m)}
+    assert [key for key in TRANSITIONAL if key not in present] == []
+
+
+def _graph() -> dict[str, set[str]]:
+    """Module -> the gibberish modules it imports (an import of one's own parent package is
+    left out: Python has always loaded the parent first, so it closes no loop; so are the
+    TRANSITIONAL shims, which are function-level and listed to be removed)."""
+    graph: dict[str, set[str]] = {}
+    for module in MODULES:
+        graph[module] = {
+            imp.target
+            for imp in imports_of(module)
+            if imp.target in MODULES
+            and imp.target != module
+            and not _is_ancestor(imp.target, module)
+            and (module, imp.target) not in TRANSITIONAL  # listed, and leaving
+        }
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles() -> None:
+    graph = _graph()
+    found = cycles(graph)
+    described = []
+    for component in found:
+        members = set(component)
+        edges = [
+            f"  {imp.where()}: {imp.importer} imports {imp.target}"
+            for m in component
+            for imp in imports_of(m)
+            if imp.target in members and imp.target != m
+        ]
+        described.append(" <-> ".join(component) + "\n" + "\n".join(edges))
+    assert found == [], "import cycles (break one edge of each):\n" + "\n".join(described)
+
+
+@pytest.mark.parametrize(
+    ("importer", "target", "breaks"),
+    [
+        ("gibberish.app", "gibberish.ui.menu", True),
+        ("gibberish.skills.library", "subprocess", True),
+        ("gibberish.trust.policy", "gibberish.runner", True),
+        ("gibberish.runner.handle", "gibberish.skills.model", True),
+        ("gibberish.interop.sync", "gibberish.voice", True),
+        ("gibberish.ui.menu", "gibberish.app", False),
+        ("gibberish.skills.cache", "gibberish.skills", False),
+    ],
+)
+def test_the_rules_themselves(importer: str, target: str, breaks: bool) -> None:
+    assert (broken_rule(Import(importer, target, 1)) is not None) is breaks
