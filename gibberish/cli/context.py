@@ -54,10 +54,9 @@ def context_group() -> None:
 @pass_state
 def context_list(state: CliState, as_json: bool) -> None:
     """Every context block (skills without tools, imported blocks), with tokens and pins."""
-    from gibberish.assistant.context_store import PinStore
-
-    pinned = set(PinStore().names())
-    blocks = all_blocks(state.engine())
+    engine = state.engine()
+    pinned = set(engine.feed.pinned())
+    blocks = all_blocks(engine)
     if as_json:
         print_json([{**b.to_dict(), "pinned": b.name in pinned} for b in blocks])
         return
@@ -86,10 +85,9 @@ def context_show(state: CliState, name: str) -> None:
 @pass_state
 def context_pin(state: CliState, name: str) -> None:
     """Always put NAME in front of model requests."""
-    from gibberish.assistant.context_store import PinStore
-
-    block = _find(state.engine(), name)
-    changed = PinStore().pin(block.name)
+    engine = state.engine()
+    block = _find(engine, name)
+    changed = engine.feed.pin(block.name)
     click.echo(
         f"{'Pinned' if changed else 'Already pinned:'} {block.name} (~{block.tokens} tokens)."
     )
@@ -97,11 +95,10 @@ def context_pin(state: CliState, name: str) -> None:
 
 @context_group.command("unpin")
 @click.argument("name")
-def context_unpin(name: str) -> None:
+@pass_state
+def context_unpin(state: CliState, name: str) -> None:
     """Stop adding a block to every model request."""
-    from gibberish.assistant.context_store import PinStore
-
-    if not PinStore().unpin(name):
+    if not state.engine().feed.unpin(name):
         fail(f"{name!r} is not pinned.", 1)
     click.echo(f"Unpinned {name}.")
 

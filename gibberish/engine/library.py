@@ -55,14 +55,21 @@ class LibraryFacade:
         self.skill_library = self._new_library()
         self._loaded = False
 
+    def _project_skills_of(self, folder: Path | None) -> Path | None:
+        project = find_project(folder) if folder is not None else None
+        return project_skills_dir(project) if project is not None else None
+
+    def would_follow(self, folder: Path | None) -> bool:
+        """Whether :meth:`follow_project` would change the sources (a few stats, no load)."""
+        return self._project_skills_of(folder) != self._project_skills
+
     def follow_project(self, folder: Path | None) -> bool:
         """Also load the skills installed in the project holding ``folder`` (gibberish.toml).
 
         Called with the focused app's working folder; True when the skill sources changed
         (the next use then loads them, through the parse cache like any other load).
         """
-        project = find_project(folder) if folder is not None else None
-        skills = project_skills_dir(project) if project is not None else None
+        skills = self._project_skills_of(folder)
         if skills == self._project_skills:
             return False
         self._project_skills = skills

@@ -23,7 +23,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QKeyEvent
@@ -39,7 +39,8 @@ from PySide6.QtWidgets import (
 
 from gibberish.session import Answer
 from gibberish.skills.model import Trust
-from gibberish.ui import accessibility, approved_copies, icons
+from gibberish.trust import approved_copies
+from gibberish.ui import accessibility, icons
 from gibberish.ui.formatting import command_text, human_title
 from gibberish.ui.highlight import ShellHighlighter
 from gibberish.ui.placement import place
@@ -337,23 +338,17 @@ def asks_again(prepared: PreparedRun) -> str:
     return rule
 
 
-class ApprovalPrompterProtocol(Protocol):
-    def ask(self, prepared: PreparedRun, parent: QWidget | None = None) -> ApprovalAnswer: ...
-
-
 class ApprovalPrompter:
     """Shows the dialog modally and returns the answer (the seam tests replace).
 
-    "Trust this version" also keeps a copy of the skill's text files
-    (``approved_copies``), so a later change can be shown as a diff."""
+    "Trust this version" is recorded by the Engine (``engine.trust.approve_prepared``),
+    which also keeps the copy of the skill's text files a later change is diffed against."""
 
     def ask(self, prepared: PreparedRun, parent: QWidget | None = None) -> ApprovalAnswer:
         dialog = ApprovalDialog(prepared, parent)
         try:
             place(dialog)
             dialog.exec()
-            if dialog.answer is ApprovalAnswer.ALWAYS and prepared.decision.can_always_allow:
-                approved_copies.keep(prepared.skill.directory, prepared.fingerprint.files)
             return dialog.answer
         finally:
             dialog.deleteLater()

@@ -1,7 +1,7 @@
 """The tray's *Context* submenu: load and unload instruction skills for the model.
 
 Each context block is a checkable entry with its token estimate. Clicking an unchecked
-block loads it for this session (``Engine.session_context``); clicking a checked one
+block loads it for this session (``engine.feed.session_context``); clicking a checked one
 unloads it — or unpins it, when it is pinned (pinned blocks are on in every session).
 *Pin loaded blocks* keeps the session's blocks for the next sessions too. What is loaded
 goes in front of every request the command bar sends to the model
@@ -28,11 +28,9 @@ class ContextMenu:
         return MenuItem("context", "Context", kind=Kind.MENU, children=self.children)
 
     def children(self) -> list[MenuItem]:
-        from gibberish.assistant.context_store import PinStore
-
         engine = self._engine()
-        pinned = set(PinStore().names())
-        loaded = engine.session_context
+        pinned = set(engine.feed.pinned())
+        loaded = engine.feed.session_context
         items = []
         for block in engine.context_blocks():
             where = " · pinned" if block.name in pinned else ""
@@ -67,21 +65,9 @@ class ContextMenu:
         return items
 
     def toggle(self, name: str) -> None:
-        from gibberish.assistant.context_store import PinStore
-
-        engine = self._engine()
-        if PinStore().unpin(name) or name in engine.session_context:
-            engine.session_context.discard(name)
-        else:
-            engine.session_context.add(name)
+        self._engine().feed.toggle_block(name)
         self._changed()
 
     def pin_loaded(self) -> None:
-        from gibberish.assistant.context_store import PinStore
-
-        engine = self._engine()
-        store = PinStore()
-        for name in sorted(engine.session_context):
-            store.pin(name)
-        engine.session_context.clear()
+        self._engine().feed.pin_session()
         self._changed()

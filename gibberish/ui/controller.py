@@ -87,6 +87,7 @@ class Controller(QObject):
         self.surface.command_bar_requested.connect(self.open_command_bar)
         self.surface.install_requested.connect(self.install_skill)
         self.menus = MenuSource(self.host, self)
+        self.menus.follow_project = lambda folder: self.reloader.start(follow=folder)
         self._shut_down = False
         self._watch_next: set[str] | None = None
         self._gc_held = False

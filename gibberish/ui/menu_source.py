@@ -35,6 +35,9 @@ from gibberish.ui.menu import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
     from gibberish.app import Engine
     from gibberish.skills.model import SkillDefinition
     from gibberish.trust.modes import ModeContext
@@ -59,10 +62,18 @@ class MenuSource:
         self._saves = 0  # menu_cache writes so far: the first is made at once
         self._saver = _CacheWriter()
         self._entries: dict[str, _Entry] = {}
+        self.follow_project: Callable[[Path], None] | None = None
+        """Set by the controller: load the skills of the project holding this folder."""
 
     def capture(self) -> ModeContext:
-        """The mode and focused app *now*."""
-        self._context = context = self.host.get().mode_context()
+        """The mode and focused app *now*. When the focused app works in another project
+        (its gibberish.toml), ``follow_project`` is told: the controller reloads on a
+        worker thread with that project's skills (this query changes nothing itself)."""
+        engine = self.host.get()
+        self._context = context = engine.mode_context()
+        folder = context.focus.cwd if context.focus is not None else None
+        if folder is not None and self.follow_project and engine.library.would_follow(folder):
+            self.follow_project(folder)
         return context
 
     def forget(self) -> None:

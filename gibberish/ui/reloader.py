@@ -18,6 +18,7 @@ import contextlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
@@ -50,6 +51,7 @@ class BackgroundReload(QObject):
         self._engine = engine
         self._thread: threading.Thread | None = None
         self._again: bool | None = None  # a request that came while one ran (its ``manual``)
+        self._follow: Path | None = None  # a project folder to follow at the next start
         self._relay = _Relay()
         # Emitted from the worker to an object living in the GUI thread: queued.
         self._relay.finished.connect(self._finished)
@@ -58,20 +60,26 @@ class BackgroundReload(QObject):
     def busy(self) -> bool:
         return self._thread is not None
 
-    def start(self, *, manual: bool = False) -> None:
-        """Reload now, or right after the reload already running."""
+    def start(self, *, manual: bool = False, follow: Path | None = None) -> None:
+        """Reload now, or right after the reload already running. ``follow``: the focused
+        app's folder, whose project's skills are to be loaded too (on the worker)."""
+        if follow is not None:
+            self._follow = follow
         if self._thread is not None:
             self._again = bool(self._again) or manual
             return
+        follow, self._follow = self._follow, None
         self._thread = threading.Thread(
-            target=self._work, args=(manual,), name="gibberish-reload", daemon=True
+            target=self._work, args=(manual, follow), name="gibberish-reload", daemon=True
         )
         self._thread.start()
 
-    def _work(self, manual: bool) -> None:
+    def _work(self, manual: bool, follow: Path | None = None) -> None:
         result = ReloadResult(manual, thread=threading.get_ident())
         try:
             engine = self._engine()
+            if follow is not None:
+                engine.library.follow_project(follow)
             result.before = {s.name for s in engine.problems()}
             result.changes = engine.reload()
             result.watch = watch_paths(*engine.watched_folders())

@@ -9,7 +9,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit
 
 from gibberish.app import Engine
-from gibberish.ui import approved_copies
+from gibberish.trust import approved_copies
 from gibberish.ui.approval import ApprovalAnswer, ApprovalDialog, ApprovalPrompter
 
 
@@ -55,7 +55,8 @@ def test_a_changed_skill_shows_a_unified_diff_since_approval(
 
 
 def test_without_a_kept_copy_the_dialog_says_so(qtbot, engine: Engine, skills_dir: Path) -> None:
-    engine.approve(engine.prepare("slow.fail"))  # approved without the dialog: no copy
+    engine.approve(engine.prepare("slow.fail"))  # every approval path keeps a copy ...
+    assert approved_copies.forget(skills_dir / "slow")  # ... which can be gone since
     (skills_dir / "slow" / "fail.sh").write_text("#!/bin/sh\nexit 9\n")
     dialog = ApprovalDialog(engine.prepare("slow.fail"))
     qtbot.addWidget(dialog)
