@@ -38,9 +38,7 @@ class CliState:
         """The command's Engine; its one-time notices are printed to stderr."""
         if self._engine is None:
             self._engine = self.build_engine()
-            self._engine.library.follow_project(
-                Path.cwd()
-            )  # a project's own skills (gibberish.toml)
+            self._engine.library.follow_project(Path.cwd())  # a project's own skills
             for notice in self._engine.notices():
                 click.secho(f"note: {printable(notice)}", err=True, fg="yellow")
         return self._engine
