@@ -88,7 +88,7 @@ def test_the_good_keys_of_a_partly_wrong_file_are_kept() -> None:
 
 
 def test_the_app_lists_of_the_settings_are_those_mode_detection_knows() -> None:
-    assert APP_LISTS == tuple(f.name for f in fields(AppLists))
+    assert tuple(f.name for f in fields(AppLists)) == APP_LISTS
 
 
 def test_the_typed_settings_are_enums() -> None:
