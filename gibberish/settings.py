@@ -128,7 +128,7 @@ SETTINGS_TABLE = Table(
         boolean("start_at_login"),
         section(MODEL_TABLE, ModelSettings),
         section(APPS_TABLE, dict),
-        custom("mcp_servers", "a table of server names, each a table", _mcp_servers),
+        custom("mcp_servers", "tables named [mcp_servers.NAME]", _mcp_servers),
         section(VOICE_TABLE, VoiceSettings),
     ),
 )

@@ -172,6 +172,46 @@ def _parse_array(s: str, i: int, depth: int) -> tuple[list[Any], int]:
             raise CallSyntaxError(f"expected ',' or ']' but found {c!r}", i)
 
 
+def _parse_key(s: str, i: int) -> tuple[str, int]:
+    """The key starting at ``s[i]`` (bare, or between ``<escape>`` marks) and the index of
+    the ``:`` after it."""
+    if s[i] == "<" and s.startswith(ESCAPE, i):
+        j = s.find(ESCAPE, i + _ESC_LEN)
+        if j < 0:
+            raise CallSyntaxError("a key is not closed with <escape>", i)
+        key = s[i + _ESC_LEN : j]
+        i = _skip_ws(s, j + _ESC_LEN)
+        if i >= len(s) or s[i] != ":":
+            raise CallSyntaxError("expected ':' after a key", i)
+        return key, i
+    j = s.find(":", i)
+    if j < 0:
+        raise CallSyntaxError("expected 'key:value'", i)
+    key = s[i:j]
+    if not key.isidentifier() and not _BAD_KEY.isdisjoint(key):
+        key = key.strip()
+        if not key or not _BAD_KEY.isdisjoint(key):
+            raise CallSyntaxError("expected 'key:value'", i)
+    return key, j
+
+
+def _parse_member_value(s: str, i: int, key: str, depth: int) -> tuple[Any, int]:
+    """The value of ``key``, starting at ``s[i]`` (just past its ``:``)."""
+    n = len(s)
+    if i >= n:
+        raise CallSyntaxError(f"the value of {key!r} is missing", i)
+    if s[i] in _WHITESPACE:
+        i = _skip_ws(s, i)
+        if i >= n:
+            raise CallSyntaxError(f"the value of {key!r} is missing", i)
+    if s.startswith(ESCAPE, i):  # the common case, inlined: a string value
+        j = s.find(ESCAPE, i + _ESC_LEN)
+        if j < 0:
+            raise CallSyntaxError("a string is not closed with <escape>", i)
+        return s[i + _ESC_LEN : j], j + _ESC_LEN
+    return _parse_value(s, i, depth)
+
+
 def _parse_object(s: str, i: int, depth: int) -> tuple[dict[str, Any], int]:
     """The object whose ``{`` is at ``s[i]``."""
     if depth > MAX_DEPTH:
@@ -190,42 +230,10 @@ def _parse_object(s: str, i: int, depth: int) -> tuple[dict[str, Any], int]:
             c = s[i]
         if c == "}" and not result:
             return result, i + 1
-        # key
-        if c == "<" and s.startswith(ESCAPE, i):
-            j = s.find(ESCAPE, i + _ESC_LEN)
-            if j < 0:
-                raise CallSyntaxError("a key is not closed with <escape>", i)
-            key = s[i + _ESC_LEN : j]
-            i = _skip_ws(s, j + _ESC_LEN)
-            if i >= n or s[i] != ":":
-                raise CallSyntaxError("expected ':' after a key", i)
-        else:
-            j = s.find(":", i)
-            if j < 0:
-                raise CallSyntaxError("expected 'key:value'", i)
-            key = s[i:j]
-            if not key.isidentifier() and not _BAD_KEY.isdisjoint(key):
-                key = key.strip()
-                if not key or not _BAD_KEY.isdisjoint(key):
-                    raise CallSyntaxError("expected 'key:value'", i)
-            i = j
+        key, i = _parse_key(s, i)
         if key in result:
             raise CallSyntaxError(f"argument {key!r} is given twice", i)
-        i += 1  # past ':'
-        if i >= n:
-            raise CallSyntaxError(f"the value of {key!r} is missing", i)
-        if s[i] in _WHITESPACE:
-            i = _skip_ws(s, i)
-            if i >= n:
-                raise CallSyntaxError(f"the value of {key!r} is missing", i)
-        if s.startswith(ESCAPE, i):  # the common case, inlined: a string value
-            j = s.find(ESCAPE, i + _ESC_LEN)
-            if j < 0:
-                raise CallSyntaxError("a string is not closed with <escape>", i)
-            result[key] = s[i + _ESC_LEN : j]
-            i = j + _ESC_LEN
-        else:
-            result[key], i = _parse_value(s, i, depth)
+        result[key], i = _parse_member_value(s, i + 1, key, depth)
         if i < n and s[i] in _WHITESPACE:
             i = _skip_ws(s, i)
         if i >= n:

@@ -35,11 +35,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import compress
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from gibberish.assistant.budget import STOPWORDS
 from gibberish.assistant.fuzzy_words import (
@@ -240,50 +240,9 @@ class FuzzyIndex(Generic[T]):
         return FuzzyIndex((t, get_name(t), t.tool.description, context(t.skill)) for t in tools)
 
     def patched(self: FuzzyIndex[S], tools: Iterable[S]) -> FuzzyIndex[S]:
-        """A new index over ``tools`` (built like ``for_tools`` with the default names)
-        that takes the prepared entry (lower-cased name, description and context) of
-        every tool whose skill and tool objects this index already holds: a library hands
-        out a new object only for a changed skill, so after one edit only that skill's
-        tools are prepared again. Ranking equals a fresh ``for_tools`` index."""
-        old = self._items
-        if not old:
-            return FuzzyIndex.for_tools(tools)
-        held = {id(item.tool): i for i, item in enumerate(old)}  # alive: ids are unique
-        items = list(tools)
-        places = [held.get(id(item.tool), -1) for item in items]
-        fresh = [
-            i
-            for i, (j, item) in enumerate(zip(places, items, strict=True))
-            if j < 0 or old[j].skill is not item.skill
-        ]
-        for i in fresh:
-            places[i] = -1
-        columns = (
-            items,
-            [self._names[j] for j in places],
-            [self._lnames[j] for j in places],
-            [self._name_starts[j] for j in places],
-            [self._descs[j] for j in places],
-            [self._ctxs[j] for j in places],
-        )
-        if fresh:
-            made = FuzzyIndex.for_tools([items[i] for i in fresh])
-            for k, i in enumerate(fresh):  # the entries at -1 (the last one's) replaced
-                columns[1][i], columns[2][i] = made._names[k], made._lnames[k]
-                columns[3][i], columns[4][i] = None, made._descs[k]
-                columns[5][i] = made._ctxs[k]
-        index: FuzzyIndex[S] = FuzzyIndex.__new__(FuzzyIndex)
-        index._setup(*columns)
-        same_places = len(old) == len(items) and all(j in (i, -1) for i, j in enumerate(places))
-        if same_places:
-            if self._words is not None:
-                texts = (self._lnames, self._descs, self._ctxs)
-                patched = (index._lnames, index._descs, index._ctxs)
-                index._words = self._words.patched(fresh, texts, patched)
-            if self._cache or self._variants:
-                carried = _Carried(dict(self._cache), dict(self._variants), frozenset(fresh))
-                index._carried = carried
-        return index
+        """A new index over ``tools`` that reuses this one's prepared entries
+        (:func:`patched_index`)."""
+        return patched_index(self, tools)
 
     def prepare(self) -> None:
         """Split every text into words once (tens of milliseconds at 5,000 tools), so
@@ -647,3 +606,60 @@ def _narrow(within: AbstractSet[int] | None, scores: dict[int, float]) -> Abstra
     if len(scores) < len(within):
         return {i for i in scores if i in within}
     return {i for i in within if i in scores}
+
+
+def _reusable_places(old: Sequence[Any], items: list[Any]) -> tuple[list[int], list[int]]:
+    """For each of ``items``, the place of the same tool in ``old`` (-1: prepare it anew),
+    and the places in ``items`` that must be prepared anew (a tool of a changed skill)."""
+    held = {id(item.tool): i for i, item in enumerate(old)}  # alive: ids are unique
+    places = [held.get(id(item.tool), -1) for item in items]
+    fresh = [
+        i
+        for i, (j, item) in enumerate(zip(places, items, strict=True))
+        if j < 0 or old[j].skill is not item.skill
+    ]
+    for i in fresh:
+        places[i] = -1
+    return places, fresh
+
+
+def patched_index(index: FuzzyIndex[S], tools: Iterable[S]) -> FuzzyIndex[S]:
+    """A new index over ``tools`` (built like ``for_tools`` with the default names) that
+    takes the prepared entry (lower-cased name, description and context) of every tool
+    whose skill and tool objects ``index`` already holds: a library hands out a new object
+    only for a changed skill, so after one edit only that skill's tools are prepared
+    again. Ranking equals a fresh ``for_tools`` index."""
+    old = index._items
+    if not old:
+        return FuzzyIndex.for_tools(tools)
+    items = list(tools)
+    places, fresh = _reusable_places(old, items)
+    columns = (
+        items,
+        [index._names[j] for j in places],
+        [index._lnames[j] for j in places],
+        [index._name_starts[j] for j in places],
+        [index._descs[j] for j in places],
+        [index._ctxs[j] for j in places],
+    )
+    if fresh:
+        made = FuzzyIndex.for_tools([items[i] for i in fresh])
+        for k, i in enumerate(fresh):  # the entries at -1 (the last one's) replaced
+            columns[1][i], columns[2][i] = made._names[k], made._lnames[k]
+            columns[3][i], columns[4][i] = None, made._descs[k]
+            columns[5][i] = made._ctxs[k]
+    new: FuzzyIndex[S] = FuzzyIndex.__new__(FuzzyIndex)
+    new._setup(*columns)
+    if len(old) == len(items) and all(j in (i, -1) for i, j in enumerate(places)):
+        _carry(index, new, fresh)
+    return new
+
+
+def _carry(old: FuzzyIndex[Any], new: FuzzyIndex[Any], fresh: list[int]) -> None:
+    """Same tools at the same places: the word index is patched, the caches carried over."""
+    if old._words is not None:
+        texts = (old._lnames, old._descs, old._ctxs)
+        patched = (new._lnames, new._descs, new._ctxs)
+        new._words = old._words.patched(fresh, texts, patched)
+    if old._cache or old._variants:
+        new._carried = _Carried(dict(old._cache), dict(old._variants), frozenset(fresh))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -112,7 +113,7 @@ def context_scan(
     folders: tuple[Path, ...], picked: tuple[str, ...], import_all: bool, as_json: bool
 ) -> None:
     """Find instruction skills in other agents' folders (~/.claude/skills ...) and import them."""
-    from gibberish.assistant.context_folders import ImportError_, import_candidate, scan
+    from gibberish.assistant.context_folders import scan
 
     found = scan([("folder", f.expanduser()) for f in folders] if folders else None)
     if as_json and not (picked or import_all):
@@ -125,18 +126,25 @@ def context_scan(
     missing = set(picked) - {c.name for c in found}
     if missing:
         fail(f"Not found in the scanned folders: {', '.join(sorted(missing))}.", 1)
-    failed = False
+    raise SystemExit(0 if _import_each(chosen) else 1)
+
+
+def _import_each(chosen: list[Any]) -> bool:
+    """Import each candidate, saying what became of it; False when one failed."""
+    from gibberish.assistant.context_folders import ImportError_, import_candidate
+
+    ok = True
     for candidate in chosen:
         try:
             block = import_candidate(candidate)
         except (ImportError_, OSError) as exc:
             click.secho(f"gibberish: {exc}", err=True, fg="red")
-            failed = True
+            ok = False
             continue
         click.echo(
             f"Imported {block.name} (~{block.tokens} tokens, untrusted) from {block.source}."
         )
-    raise SystemExit(1 if failed else 0)
+    return ok
 
 
 def _print_checklist(found) -> None:

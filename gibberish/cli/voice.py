@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -15,9 +16,13 @@ from gibberish.app import Engine, EngineError, ToolRef
 from gibberish.cli.assistant import MODE_CHOICE, _mode
 from gibberish.cli.common import CliState, fail, pass_state, print_json, table
 from gibberish.cli.run import execute, refuse
+from gibberish.skills.model import Mode
 from gibberish.skills.render import RenderError
 from gibberish.voice import spoken
 from gibberish.voice.settings import VOICE_BACKENDS
+
+if TYPE_CHECKING:
+    from gibberish.voice import Proposal
 
 
 def _source(engine: Engine, file: Path | None):
@@ -100,28 +105,11 @@ def listen_command(
     From the microphone, with the tray running, the request is handed to the tray (so a
     desktop shortcut bound to ``gibberish listen`` is push-to-talk); --here keeps it here.
     """
-    from gibberish.voice import ProposalStatus
-
     if file is None and not (here or dry_run or compact or backend) and _hand_to_tray():
         click.echo("Listening in the running gibberish.", err=True)
         return
     engine = state.engine()
-    if file is None:
-        reason = spoken.may_listen(engine, _mode(engine, mode), asked=True, microphone=True)
-        if reason:
-            fail(reason, 1)
-    source = _source(engine, file)
-    try:
-        proposal = spoken.listen(engine, source, mode=_mode(engine, mode), backend=backend)
-    except EngineError as exc:
-        fail(str(exc), 1)
-    if not compact:
-        click.echo(_describe(proposal), err=True)
-    if proposal.status is not ProposalStatus.OK:
-        if compact:
-            print_json(proposal.to_dict(), compact=True)
-        _explain(proposal)
-        raise SystemExit(1)
+    proposal = _hear(engine, file, _mode(engine, mode), backend, compact)
     call = proposal.call
     assert call is not None and call.exposed is not None
     ref = ToolRef(call.exposed.skill, call.exposed.tool)
@@ -139,6 +127,31 @@ def listen_command(
     args = json.dumps(dict(call.arguments), ensure_ascii=False)
     click.echo(f"proposed {prepared.ref} {args}", err=True)
     execute(engine, prepared, yes=yes, compact=compact)
+
+
+def _hear(
+    engine: Engine, file: Path | None, mode: Mode, backend: str | None, compact: bool
+) -> Proposal:
+    """One spoken request, proposed as a call; anything else ends the command, saying why."""
+    from gibberish.voice import ProposalStatus
+
+    if file is None:
+        reason = spoken.may_listen(engine, mode, asked=True, microphone=True)
+        if reason:
+            fail(reason, 1)
+    source = _source(engine, file)
+    try:
+        proposal = spoken.listen(engine, source, mode=mode, backend=backend)
+    except EngineError as exc:
+        fail(str(exc), 1)
+    if not compact:
+        click.echo(_describe(proposal), err=True)
+    if proposal.status is not ProposalStatus.OK:
+        if compact:
+            print_json(proposal.to_dict(), compact=True)
+        _explain(proposal)
+        raise SystemExit(1)
+    return proposal
 
 
 @click.group("voice")

@@ -122,33 +122,29 @@ def _mcp(raw: Any, where: str) -> tuple[McpServer, ...]:
         raise DependencyError(
             E_DEPENDENCY_INVALID, f"{where}.mcp must map server names to settings."
         )
-    out = []
-    for name, spec in raw.items():
-        here = f"{where}.mcp.{name}"
-        if (
-            not isinstance(spec, dict)
-            or not isinstance(spec.get("command"), str)
-            or not spec["command"]
-        ):
-            raise DependencyError(E_DEPENDENCY_INVALID, f"{here} needs a `command:`.")
-        if set(spec) - {"command", "args", "env"}:
-            raise DependencyError(
-                E_DEPENDENCY_INVALID, f"{here} has fields other than command, args, env."
-            )
-        args = spec.get("args") or []
-        env = spec.get("env") or {}
-        if not isinstance(args, list) or not all(isinstance(a, str | int | float) for a in args):
-            raise DependencyError(E_DEPENDENCY_INVALID, f"{here}.args must be a list of words.")
-        if not isinstance(env, dict) or not all(
-            isinstance(k, str) and isinstance(v, str | int | float) for k, v in env.items()
-        ):
-            raise DependencyError(E_DEPENDENCY_INVALID, f"{here}.env must map names to values.")
-        out.append(
-            McpServer(
-                str(name),
-                spec["command"],
-                tuple(str(a) for a in args),
-                {k: str(v) for k, v in env.items()},
-            )
+    return tuple(_mcp_server(str(name), spec, f"{where}.mcp.{name}") for name, spec in raw.items())
+
+
+def _mcp_server(name: str, spec: Any, here: str) -> McpServer:
+    """One ``mcp:`` entry: a command, and optional args (words) and env (name: value)."""
+    if (
+        not isinstance(spec, dict)
+        or not isinstance(spec.get("command"), str)
+        or not spec["command"]
+    ):
+        raise DependencyError(E_DEPENDENCY_INVALID, f"{here} needs a `command:`.")
+    if set(spec) - {"command", "args", "env"}:
+        raise DependencyError(
+            E_DEPENDENCY_INVALID, f"{here} has fields other than command, args, env."
         )
-    return tuple(out)
+    args = spec.get("args") or []
+    env = spec.get("env") or {}
+    if not isinstance(args, list) or not all(isinstance(a, str | int | float) for a in args):
+        raise DependencyError(E_DEPENDENCY_INVALID, f"{here}.args must be a list of words.")
+    if not isinstance(env, dict) or not all(
+        isinstance(k, str) and isinstance(v, str | int | float) for k, v in env.items()
+    ):
+        raise DependencyError(E_DEPENDENCY_INVALID, f"{here}.env must map names to values.")
+    return McpServer(
+        name, spec["command"], tuple(str(a) for a in args), {k: str(v) for k, v in env.items()}
+    )

@@ -152,28 +152,34 @@ def _plan_copy(
         reason = "the folder exists and was not written by gibberish; left alone"
         return [SyncStep(Action.SKIP_FOREIGN, skill_dir, name, reason)]
     for rel_in_skill, source in files.items():
-        rel = f"{name}/{rel_in_skill}"
-        path = folder / rel
-        wanted = sha256_bytes(source.data)
-        on_disk = None if skill_dir.is_symlink() else _file_sha(path)
-        owned = record.files.get(rel)
-        step_args = {"data": source.data, "executable": source.executable}
-        if (on_disk is None and not (path.exists() or path.is_symlink())) or skill_dir.is_symlink():
-            steps.append(SyncStep(Action.CREATE, path, rel, **step_args))
-        elif on_disk == wanted:
-            if owned != wanted:  # identical content: adopt it silently
-                steps.append(
-                    SyncStep(
-                        Action.UPDATE, path, rel, "already identical", seen=on_disk, **step_args
-                    )
-                )
-        elif owned is not None and on_disk == owned:
-            steps.append(SyncStep(Action.UPDATE, path, rel, seen=on_disk, **step_args))
-        elif owned is not None:
-            steps.append(SyncStep(Action.SKIP_EDITED, path, rel, "edited since gibberish wrote it"))
-        else:
-            steps.append(SyncStep(Action.SKIP_FOREIGN, path, rel, "not written by gibberish"))
+        step = _plan_file(folder, f"{name}/{rel_in_skill}", source, record, skill_dir.is_symlink())
+        if step is not None:
+            steps.append(step)
     return steps
+
+
+def _plan_file(
+    folder: Path, rel: str, source: SourceFile, record: OwnershipRecord, linked: bool
+) -> SyncStep | None:
+    """What to do with one file of a copied skill (``linked``: its folder is a link now)."""
+    path = folder / rel
+    wanted = sha256_bytes(source.data)
+    on_disk = None if linked else _file_sha(path)
+    owned = record.files.get(rel)
+    step_args = {"data": source.data, "executable": source.executable}
+    if (on_disk is None and not (path.exists() or path.is_symlink())) or linked:
+        return SyncStep(Action.CREATE, path, rel, **step_args)
+    if on_disk == wanted:
+        if owned != wanted:  # identical content: adopt it silently
+            return SyncStep(
+                Action.UPDATE, path, rel, "already identical", seen=on_disk, **step_args
+            )
+        return None
+    if owned is not None and on_disk == owned:
+        return SyncStep(Action.UPDATE, path, rel, seen=on_disk, **step_args)
+    if owned is not None:
+        return SyncStep(Action.SKIP_EDITED, path, rel, "edited since gibberish wrote it")
+    return SyncStep(Action.SKIP_FOREIGN, path, rel, "not written by gibberish")
 
 
 def _plan_link(folder: Path, name: str, source: Path, record: OwnershipRecord) -> list[SyncStep]:

@@ -199,7 +199,7 @@ def test_settings_mcp_servers_must_be_tables() -> None:
     config.write_text('mcp_servers = ["x"]\n')
     loaded = load_settings()
     assert loaded.settings.mcp_servers == {}
-    assert any("[mcp_servers] must map names to tables" in n for n in loaded.notices)
+    assert any("mcp_servers = ['x'] is not valid" in n for n in loaded.notices)
     config.write_text('[mcp_servers.x]\ncommand = "x-mcp"\n')
     assert load_settings().settings.mcp_servers == {"x": {"command": "x-mcp"}}
 
