@@ -33,7 +33,7 @@ def test_no_collection_while_the_engine_loads_then_collections_resume(qtbot, ski
         young = [{} for _ in range(5 * collector.threshold[0])]  # due for a collection
         assert collector.check() is None  # held
         gate.set()
-        qtbot.waitUntil(lambda: ctl.host.is_ready and not ctl._gc_held, timeout=10_000)
+        qtbot.waitUntil(lambda: ctl.host.is_ready and not ctl.lifecycle.gc_held, timeout=10_000)
         young += [{} for _ in range(5 * collector.threshold[0])]
         assert collector.check() is not None
     finally:

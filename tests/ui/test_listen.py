@@ -24,8 +24,8 @@ def test_listen_opens_the_form_with_the_heard_values(qtbot) -> None:
     ctl.start()
     states: list[str] = []
     icons: list[str] = []
-    ctl.listening.state.connect(states.append)
-    ctl.listening.state.connect(lambda _s: icons.append(ctl.surface.tray.state))
+    ctl.voice.listening.state.connect(states.append)
+    ctl.voice.listening.state.connect(lambda _s: icons.append(ctl.surface.tray.state))
     try:
         ctl.listen()
         assert ctl.surface.tray.state == TrayState.LISTENING
@@ -38,7 +38,7 @@ def test_listen_opens_the_form_with_the_heard_values(qtbot) -> None:
         assert icons[:2] == [TrayState.LISTENING, TrayState.THINKING]
         assert ctl.surface.tray.state == TrayState.NORMAL
     finally:
-        ctl.listening.wait()
+        ctl.voice.listening.wait()
         ctl.shutdown()
 
 
@@ -57,7 +57,7 @@ def test_the_form_names_the_phrase_the_recognizer_was_torn_between(qtbot) -> Non
             "Heard “show the top fifteen processes”, or perhaps “show the top fifty processes”"
         )
     finally:
-        ctl.listening.wait()
+        ctl.voice.listening.wait()
         ctl.shutdown()
 
 
@@ -69,7 +69,7 @@ def test_out_of_grammar_speech_opens_the_bar_without_a_form(qtbot) -> None:
     ctl.notified.connect(lambda *a: said.append(a))
     try:
         ctl.listen()
-        qtbot.waitUntil(lambda: not ctl.listening.busy, timeout=60_000)
+        qtbot.waitUntil(lambda: not ctl.voice.listening.busy, timeout=60_000)
         bar = lambda: ctl.text.command_bar  # noqa: E731 (made ahead of use: shown is what counts)
         qtbot.waitUntil(
             lambda: bool(said) or (bar() is not None and bar().isVisible()), timeout=10_000
@@ -77,7 +77,7 @@ def test_out_of_grammar_speech_opens_the_bar_without_a_form(qtbot) -> None:
         assert forms.calls == []
         assert said or ctl.text.command_bar.isVisible()
     finally:
-        ctl.listening.wait()
+        ctl.voice.listening.wait()
         ctl.shutdown()
 
 
@@ -91,12 +91,12 @@ def test_no_listening_in_meeting_mode_unless_asked(qtbot) -> None:
     ctl.notified.connect(lambda *a: said.append(a))
     try:
         ctl.handle_message("listen")  # a desktop shortcut: not an explicit ask
-        assert not ctl.listening.busy
+        assert not ctl.voice.listening.busy
         assert said and said[-1][0] == "Not listening" and "Meeting" in said[-1][1]
         ctl.listen(asked=True)  # chosen in the menu: allowed
         qtbot.waitUntil(lambda: bool(forms.calls), timeout=60_000)
     finally:
-        ctl.listening.wait()
+        ctl.voice.listening.wait()
         ctl.shutdown()
 
 
