@@ -20,7 +20,7 @@ by a second ``gibberish`` process (a desktop shortcut) with no window of ours ar
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
@@ -201,6 +201,42 @@ def _laid_out(text: str, width: int, font: QFont) -> QStaticText:
     return line
 
 
+def most_used(
+    history: Sequence[str], tools: Sequence[ToolRef], position: Callable[[], dict[str, int]]
+) -> list[ToolRef]:
+    """With no text typed: the tools run most often lately first (ties: the most recent),
+    then the rest of ``tools`` (sorted by name) up to ``MAX_RESULTS``. ``position`` gives
+    each ref's place in ``tools`` (made only when something was run)."""
+    counts: dict[str, int] = {}
+    newest: dict[str, int] = {}
+    for place, ref in enumerate(history):
+        counts[ref] = counts.get(ref, 0) + 1
+        newest.setdefault(ref, place)
+    positions = position() if counts else {}
+    used = sorted(
+        (positions[ref] for ref in counts if ref in positions),
+        key=lambda i: (-counts[tools[i].ref], newest[tools[i].ref], i),
+    )
+    chosen = [tools[i] for i in used[:MAX_RESULTS]]
+    taken = set(used)
+    for i, ref in enumerate(tools):
+        if len(chosen) >= MAX_RESULTS:
+            break
+        if i not in taken:
+            chosen.append(ref)
+    return chosen
+
+
+def _prepared_index(offered: list[ToolRef]) -> tuple[list[ToolRef], FuzzyIndex[ToolRef]]:
+    """``offered`` sorted by name and a prepared index over them (run on a worker)."""
+    from gibberish.assistant.fuzzy import FuzzyIndex  # loaded on that thread
+
+    ordered = _by_name(offered)
+    index = FuzzyIndex.for_tools(ordered)
+    index.prepare()
+    return ordered, index
+
+
 class CommandBar(QFrame):
     """Type to find a tool; Enter chooses it (``tool_chosen``) or hands the text on (``text_submitted``).
 
@@ -351,12 +387,7 @@ class CommandBar(QFrame):
         offered = list(tools)
 
         def make() -> None:
-            from gibberish.assistant.fuzzy import FuzzyIndex  # loaded on this thread too
-
-            ordered = _by_name(offered)
-            index = FuzzyIndex.for_tools(ordered)
-            index.prepare()
-            self._ahead = (offered, ordered, index)
+            self._ahead = (offered, *_prepared_index(offered))
 
         thread = threading.Thread(target=make, name="command-bar-index")
         thread.start()
@@ -387,24 +418,7 @@ class CommandBar(QFrame):
         return self._positions
 
     def _most_used(self) -> list[ToolRef]:
-        counts: dict[str, int] = {}
-        newest: dict[str, int] = {}
-        for place, ref in enumerate(self.history):
-            counts[ref] = counts.get(ref, 0) + 1
-            newest.setdefault(ref, place)
-        positions = self._position if counts else {}
-        used = sorted(
-            (positions[ref] for ref in counts if ref in positions),
-            key=lambda i: (-counts[self._tools[i].ref], newest[self._tools[i].ref], i),
-        )
-        chosen = [self._tools[i] for i in used[:MAX_RESULTS]]
-        taken = set(used)
-        for i, ref in enumerate(self._tools):
-            if len(chosen) >= MAX_RESULTS:
-                break
-            if i not in taken:
-                chosen.append(ref)
-        return chosen
+        return most_used(self.history, self._tools, lambda: self._position)
 
     def refs(self) -> list[str]:
         """The ``skill.tool`` refs listed now, top first."""

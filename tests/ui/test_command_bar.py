@@ -227,7 +227,7 @@ def test_a_new_index_splits_words_off_the_gui_thread_and_a_patched_one_at_once(
 def test_the_bar_and_its_index_are_made_ahead_of_the_first_open(qtbot, engine, monkeypatch) -> None:
     """A while after the load the bar is made, hidden, and its ranker over the tools on a
     thread, so that the first hotkey press only shows it."""
-    from gibberish.ui import controller as controller_module
+    from gibberish.ui import lifecycle as controller_module
 
     made_on: list[threading.Thread] = []
     for_tools = FuzzyIndex.for_tools.__func__
@@ -258,7 +258,7 @@ def test_the_bar_is_not_made_ahead_while_a_menu_is_open(qtbot, engine, monkeypat
     """Making the bar ahead holds the GUI thread for a while: never while a menu shows."""
     from PySide6.QtWidgets import QApplication, QMenu
 
-    from gibberish.ui import controller as controller_module
+    from gibberish.ui import lifecycle as controller_module
 
     monkeypatch.setattr(controller_module, "COMMAND_BAR_WARM_UP_MS", 10)
     monkeypatch.setattr(controller_module, "COMMAND_BAR_WARM_UP_RETRY_MS", 20)
