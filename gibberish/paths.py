@@ -76,3 +76,19 @@ def _shipped(name: str) -> Path:
     """
     inside = _SHIPPED / name
     return inside if inside.is_dir() else _SOURCE_ROOT / name
+
+
+def home_short(path: object) -> str:
+    """A path for reading: ``~/…`` inside the home folder, "~ (your home folder)" for it.
+
+    The one shortener of every front end. A home of "" or "/" (``HOME=/`` for a service)
+    shortens nothing: every absolute path would otherwise read as ``~…``."""
+    text = str(path)
+    home = os.path.expanduser("~")
+    if home in ("", "/"):
+        return text
+    if text == home:
+        return "~ (your home folder)"
+    if text.startswith(home + "/"):
+        return "~" + text[len(home) :]
+    return text

@@ -114,3 +114,20 @@ def test_the_shims_reach_the_same_facades(root: Path, engine: Engine) -> None:
     assert engine.find_tool("a.hello") == engine.library.find_tool("a.hello")
     assert engine.approvals is engine.trust.approvals
     assert engine.session_context is engine.feed.session_context
+
+
+def test_the_command_line_and_the_dialog_explain_from_the_prepared_run(
+    root: Path, engine: Engine
+) -> None:
+    from gibberish.cli.run import describe
+
+    _skill(root, "a")
+    prepared = engine.runs.prepare("a.hello")
+    assert prepared.asks_again == (
+        "This skill can change things, so it asks before every run, even once trusted."
+    )
+    assert prepared.also_runs and prepared.also_runs[0].endswith("— a program of the system")
+    shown = describe(prepared)
+    assert prepared.asks_again in shown
+    assert all(line in shown for line in prepared.also_runs)
+    assert prepared.asks_again is prepared.asks_again  # computed once

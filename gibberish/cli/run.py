@@ -48,11 +48,13 @@ def describe(prepared: PreparedRun) -> str:
     lines.append(f"  network   {'yes' if prepared.network else 'no'}")
     if prepared.secrets:
         lines.append(f"  secrets   {printable(', '.join(prepared.secrets))} (given to this run)")
-    lines.extend(f"  runs      {printable(p.describe())}" for p in prepared.programs)
+    lines.extend(f"  also runs {printable(line)}" for line in prepared.also_runs)
     if decision.changed_files:
         lines.append("  changed since your approval:")
         lines.extend(f"            {printable(line)}" for line in decision.changed_files.lines())
     lines.append(f"  why       {printable(decision.reason)}")
+    if prepared.asks_again:
+        lines.append(f"  next time {printable(prepared.asks_again)}")
     return "\n".join(lines)
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from gibberish.runner import RunResult
 from gibberish.skills.model import Mode, SkillDefinition, ToolDefinition
+from gibberish.trust import explain
 from gibberish.trust.approvals import ApprovalRecord
 from gibberish.trust.decision import Decision
 from gibberish.trust.fingerprint import Fingerprint, OutsideProgram
@@ -66,6 +68,17 @@ class PreparedRun:
     @property
     def network(self) -> bool:
         return self.skill.network
+
+    @cached_property
+    def asks_again(self) -> str:
+        """When the skill will ask next time, in words ("" when refused): the dialog and
+        the command line show this same sentence (``trust.explain``)."""
+        return explain.asks_again(self.skill, self.decision)
+
+    @cached_property
+    def also_runs(self) -> tuple[str, ...]:
+        """The programs outside the skill folder this tool starts, one line each."""
+        return explain.also_runs(self.programs, self.tool.name)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gibberish.paths import home_short
 from gibberish.session import Answer
 from gibberish.skills.model import Trust
 from gibberish.trust import approved_copies
@@ -64,18 +65,6 @@ if TYPE_CHECKING:
 
 ApprovalAnswer = Answer
 """The person's answer (``session.Answer``; the name the dialogs have always used)."""
-
-
-def _home_short(path: object) -> str:
-    from pathlib import Path
-
-    text = str(path)
-    home = str(Path.home())
-    if text == home:
-        return "~ (your home folder)"
-    if text.startswith(home + "/"):
-        return "~" + text[len(home) :]
-    return text
 
 
 class ApprovalDialog(QDialog):
@@ -162,7 +151,7 @@ class ApprovalDialog(QDialog):
         )
         accessibility.name(command, "Command it will run", shlex.join(prepared.argv))
         add("Command", command, "approval-argv")
-        add("Folder", value_label(_home_short(prepared.cwd), wrap=False), "approval-cwd")
+        add("Folder", value_label(home_short(prepared.cwd), wrap=False), "approval-cwd")
         add("Timeout", value_label(f"{prepared.timeout:g} seconds", wrap=False), "approval-timeout")
         add(
             "Network",
@@ -320,17 +309,12 @@ def script_of(prepared: PreparedRun) -> tuple[Path, str] | None:
 
 
 def asks_again(prepared: PreparedRun) -> str:
-    """When this skill will ask next time, in words (the rules of docs/trust.md)."""
-    skill, decision = prepared.skill, prepared.decision
-    if skill.trust is Trust.UNTRUSTED:
-        return "Imported skills ask before every run; Run once runs it this time only."
-    if skill.always_ask:
-        rule = "This skill asks before every run, as it requests, even once trusted."
-    elif not skill.read_only:
-        rule = "This skill can change things, so it asks before every run, even once trusted."
-    else:
-        rule = "Once trusted, it runs without asking until any of its files changes."
-    if decision.can_always_allow:
+    """When this skill will ask next time (``PreparedRun.asks_again``, the same sentence
+    the command line prints), and what each button does about it."""
+    rule = prepared.asks_again
+    if prepared.skill.trust is Trust.UNTRUSTED:
+        return f"{rule} Run once runs it this time only."
+    if prepared.decision.can_always_allow:
         return (
             f"Trust this version: remembers these exact files. {rule} "
             "Run once: this time only; next time it asks for approval again."
@@ -355,18 +339,6 @@ class ApprovalPrompter:
 
 
 def programs_outside(prepared: PreparedRun) -> str:
-    """The programs outside the skill folder this tool starts, one a line: where each
-    resolves now, and whether the approval covers it (those in the home folder are
-    fingerprinted, so an edit asks again; system programs are not)."""
-    lines = []
-    for program in prepared.programs:
-        if program.tool != prepared.tool.name:
-            continue
-        if program.path is None:
-            lines.append(f"{program.word} — not found on this computer")
-        elif program.in_home:
-            where = _home_short(Path(program.path))
-            lines.append(f"{where} — in your home folder; an edit to it asks again")
-        else:
-            lines.append(f"{program.path} — a program of the system")
-    return "\n".join(lines)
+    """The programs outside the skill folder this tool starts, one a line
+    (``PreparedRun.also_runs``)."""
+    return "\n".join(prepared.also_runs)

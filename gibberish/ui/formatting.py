@@ -9,6 +9,8 @@ import shlex
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from gibberish.paths import home_short
+
 if TYPE_CHECKING:
     from gibberish.runner.envelope import RunResult
 
@@ -77,17 +79,6 @@ def run_notice(ref: str, result: RunResult) -> tuple[str, str]:
 NBSP = "\u00a0"
 
 
-def home_short(path: object) -> str:
-    """A path for reading: ``~/…`` inside the home folder, "~ (your home folder)" for it."""
-    text = str(path)
-    home = os.path.expanduser("~")
-    if text == home:
-        return "~ (your home folder)"
-    if home not in ("", "/") and text.startswith(home + "/"):
-        return "~" + text[len(home) :]
-    return text
-
-
 def command_text(argv: Sequence[str]) -> str:
     """The argv shell-quoted for reading, with the spaces *inside* an argument made
     non-breaking: a wrapped line then never splits a quoted argument, which would look
@@ -136,3 +127,6 @@ def plain_tooltip(text: str) -> str:
         return text
     escaped = html.escape(text).replace("\n", "<br>")
     return f"<qt style='white-space:pre-wrap'>{escaped}</qt>"
+
+
+__all__ = ["NBSP", "command_text", "home_short", "human_title", "inline_markdown"]

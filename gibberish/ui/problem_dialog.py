@@ -20,6 +20,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QHBoxLayout, QPushButton, QVBoxLayout
 
+from gibberish.paths import home_short
 from gibberish.ui import icons
 from gibberish.ui.widgets import (
     MARGIN,
@@ -120,6 +121,4 @@ class ProblemDialog(QDialog):
 
 
 def location_of_folder(folder: Path) -> str:
-    home = str(Path.home())
-    text = str(folder / "SKILL.md")
-    return "~" + text[len(home) :] if text.startswith(home + "/") else text
+    return home_short(folder / "SKILL.md")
