@@ -67,6 +67,43 @@ ApprovalAnswer = Answer
 """The person's answer (``session.Answer``; the name the dialogs have always used)."""
 
 
+TRUST_TEXT = {
+    Trust.BUNDLED: "bundled — ships with gibberish",
+    Trust.USER: "your skill — from your skills folder",
+    Trust.UNTRUSTED: "untrusted — imported from outside",
+}
+
+
+class _Rows:
+    """The dialog's label/value grid; each value is named ``approval-<name>``."""
+
+    def __init__(self) -> None:
+        self.grid = QGridLayout()
+        self.grid.setHorizontalSpacing(SPACING + 4)
+        self.grid.setVerticalSpacing(SPACING)
+        self.grid.setColumnStretch(1, 1)
+        self.row = 0
+
+    def add(self, label: str, widget: QWidget, name: str) -> None:
+        widget.setObjectName(f"approval-{name}")
+        self.grid.addWidget(field_label(label), self.row, 0, Qt.AlignmentFlag.AlignTop)
+        self.grid.addWidget(widget, self.row, 1, Qt.AlignmentFlag.AlignTop)
+        self.row += 1
+
+    def note(self, widget: QWidget) -> None:
+        """A line under the previous value, in its column."""
+        self.grid.addWidget(widget, self.row, 1)
+        self.row += 1
+
+
+def _button(text: str, name: str, tip: str, clicked: Callable[[], object]) -> QPushButton:
+    button = QPushButton(text)
+    button.setObjectName(name)
+    button.setToolTip(tip)
+    button.clicked.connect(clicked)
+    return button
+
+
 class ApprovalDialog(QDialog):
     """Shows a prepared run and its decision; ``answer`` says what the person chose."""
 
@@ -79,106 +116,98 @@ class ApprovalDialog(QDialog):
         self.open_folder: Callable[[Path], object] = lambda p: QDesktopServices.openUrl(
             QUrl.fromLocalFile(str(p))
         )
-        decision = prepared.decision
-        skill, tool = prepared.skill, prepared.tool
-        refused = decision.refused
-        human = human_title(tool.name)
+        refused = prepared.decision.refused
+        human = human_title(prepared.tool.name)
         self.setWindowTitle(
             f"Cannot run {human} — gibberish" if refused else f"Run {human}? — gibberish"
         )
-
         layout = QVBoxLayout(self)
         layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
         layout.setSpacing(SPACING + 2)
+        self._add_header(layout, prepared, human)
+        rows = _Rows()
+        self._add_run_rows(rows, prepared, human)
+        self._add_trust_rows(rows, prepared)
+        layout.addLayout(rows.grid)
+        if not refused:
+            again = help_label(asks_again(prepared))
+            again.setObjectName("approval-asks-again")
+            layout.addWidget(again)
+        layout.addStretch(1)
+        layout.addSpacing(4)
+        layout.addLayout(self._buttons(prepared))
+        self._set_keyboard()
+        self.setMinimumWidth(560)
+        fit_to_width(self, 620)
 
+    def _add_header(self, layout: QVBoxLayout, prepared: PreparedRun, human: str) -> None:
+        """The warning banner, the trust badge with the title, and the decision's reason."""
+        decision, skill = prepared.decision, prepared.skill
         if decision.banner:
             top = banner(decision.banner, kind="warning")
             top.setObjectName("approval-banner")
             layout.addWidget(top)
-
         header = QHBoxLayout()
         header.setSpacing(SPACING)
         badge = QLabel()
         badge.setPixmap(icons.trust_icon(skill.trust).pixmap(28, 28))
         badge.setToolTip(f"Trust: {icons.TRUST_LABELS.get(skill.trust, str(skill.trust))}")
         header.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
+        refused = decision.refused
         title = heading_label(f"Cannot run {human}" if refused else f"Run {human}?", scale=1.3)
         title.setTextFormat(Qt.TextFormat.PlainText)
         title.setObjectName("approval-title")
         title.setWordWrap(True)
         header.addWidget(title, 1)
         layout.addLayout(header)
-
         reason = banner(decision.reason, kind="error") if refused else value_label(decision.reason)
         reason.setObjectName("approval-reason")
         layout.addWidget(reason)
         layout.addSpacing(6)
 
-        grid = QGridLayout()
-        grid.setHorizontalSpacing(SPACING + 4)
-        grid.setVerticalSpacing(SPACING)
-        grid.setColumnStretch(1, 1)
-        row = 0
-
-        def add(label: str, widget: QWidget, name: str) -> None:
-            nonlocal row
-            widget.setObjectName(name)
-            grid.addWidget(field_label(label), row, 0, Qt.AlignmentFlag.AlignTop)
-            grid.addWidget(widget, row, 1, Qt.AlignmentFlag.AlignTop)
-            row += 1
-
-        trust_text = {
-            Trust.BUNDLED: "bundled — ships with gibberish",
-            Trust.USER: "your skill — from your skills folder",
-            Trust.UNTRUSTED: "untrusted — imported from outside",
-        }.get(skill.trust, skill.trust.value)
+    def _add_run_rows(self, rows: _Rows, prepared: PreparedRun, human: str) -> None:
+        """What runs: the skill and its trust, the tool, the argv, folder, timeout, network."""
+        skill, tool = prepared.skill, prepared.tool
         version = f" {skill.version}" if skill.version else ""
-        add(
-            "Skill",
-            value_label(f"{skill.name}{version}  ·  {trust_text}", wrap=False),
-            "approval-skill",
-        )
+        trust = TRUST_TEXT.get(skill.trust, skill.trust.value)
+        rows.add("Skill", value_label(f"{skill.name}{version}  ·  {trust}", wrap=False), "skill")
         tool_text = f"**{human}** `{prepared.ref}`"
         if tool.description:
             tool_text += f" — {tool.description}"
         tool_label = MarkdownLabel(tool_text)
         tool_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        add("Tool", tool_label, "approval-tool")
+        rows.add("Tool", tool_label, "tool")
         command = code_box(command_text(prepared.argv), max_lines=5)
         command.setToolTip(
             "The exact arguments, shell-quoted only for reading: gibberish runs the "
             "program directly, without a shell."
         )
         accessibility.name(command, "Command it will run", shlex.join(prepared.argv))
-        add("Command", command, "approval-argv")
-        add("Folder", value_label(home_short(prepared.cwd), wrap=False), "approval-cwd")
-        add("Timeout", value_label(f"{prepared.timeout:g} seconds", wrap=False), "approval-timeout")
-        add(
-            "Network",
-            value_label(
-                "Yes — this skill says it uses the network"
-                if prepared.network
-                else "No — the skill does not declare network use",
-                wrap=False,
-            ),
-            "approval-network",
+        rows.add("Command", command, "argv")
+        rows.add("Folder", value_label(home_short(prepared.cwd), wrap=False), "cwd")
+        rows.add("Timeout", value_label(f"{prepared.timeout:g} seconds", wrap=False), "timeout")
+        network = (
+            "Yes — this skill says it uses the network"
+            if prepared.network
+            else "No — the skill does not declare network use"
         )
-        changed = decision.changed_files
+        rows.add("Network", value_label(network, wrap=False), "network")
+
+    def _add_trust_rows(self, rows: _Rows, prepared: PreparedRun) -> None:
+        """What the approval covers: changed files and their diff, secrets, programs
+        outside the folder, and the script this run starts."""
+        changed = prepared.decision.changed_files
         if changed:
-            lines = changed.lines()
-            files = code_box("\n".join(lines), max_lines=6)
+            files = code_box("\n".join(changed.lines()), max_lines=6)
             accessibility.name(files, "Files changed since your approval")
-            add("Changed", files, "approval-changed")
-            grid.addWidget(
-                help_label("Since your last approval: + added, − removed, ~ modified."), row, 1
-            )
-            row += 1
-            add("What changed", self._diff_view(prepared), "approval-diff")
+            rows.add("Changed", files, "changed")
+            rows.note(help_label("Since your last approval: + added, − removed, ~ modified."))
+            rows.add("What changed", self._diff_view(prepared), "diff")
         secrets = ", ".join(prepared.secrets) if prepared.secrets else "None"
-        add("Secrets", value_label(secrets, wrap=True), "approval-secrets")
+        rows.add("Secrets", value_label(secrets, wrap=True), "secrets")
         programs = programs_outside(prepared)
         if programs:
-            add("Also runs", value_label(programs, wrap=True), "approval-programs")
+            rows.add("Also runs", value_label(programs, wrap=True), "programs")
         script = script_of(prepared)
         if script is not None:
             path, text = script
@@ -187,50 +216,46 @@ class ApprovalDialog(QDialog):
             view.highlighter = ShellHighlighter(view.document(), view.palette())
             view.highlighter.rehighlight()
             accessibility.name(view, f"Content of {path.name}", "The script this run starts")
-            add(path.name, view, "approval-script")
-        layout.addLayout(grid)
+            rows.add(path.name, view, "script")
 
-        if not refused:
-            again = help_label(asks_again(prepared))
-            again.setObjectName("approval-asks-again")
-            layout.addWidget(again)
-
+    def _buttons(self, prepared: PreparedRun) -> QHBoxLayout:
+        """Trust this version (when offered), Open folder, Cancel, Run once (unless refused)."""
+        refused = prepared.decision.refused
         buttons = QHBoxLayout()
         buttons.setSpacing(SPACING)
         self.always_button: QPushButton | None = None
         self.once_button: QPushButton | None = None
-        if not refused and decision.can_always_allow:
-            self.always_button = QPushButton("&Trust this version")
-            self.always_button.setObjectName("approval-always")
-            self.always_button.setToolTip(
-                "Remember these exact files of the skill; any change to them asks again."
+        if not refused and prepared.decision.can_always_allow:
+            self.always_button = _button(
+                "&Trust this version",
+                "approval-always",
+                "Remember these exact files of the skill; any change to them asks again.",
+                self._choose_always,
             )
-            self.always_button.clicked.connect(self._choose_always)
             buttons.addWidget(self.always_button)
-        self.folder_button = QPushButton("Open &folder")
-        self.folder_button.setObjectName("approval-open-folder")
-        self.folder_button.setToolTip(f"Look at every file of the skill: {skill.directory}")
-        self.folder_button.clicked.connect(self._open_folder)
+        self.folder_button = _button(
+            "Open &folder",
+            "approval-open-folder",
+            f"Look at every file of the skill: {prepared.skill.directory}",
+            self._open_folder,
+        )
         buttons.addWidget(self.folder_button)
         buttons.addStretch(1)
-        self.cancel_button = QPushButton("&Close" if refused else "&Cancel")
-        self.cancel_button.setObjectName("approval-cancel")
-        self.cancel_button.setToolTip("Run nothing (Esc)")
-        self.cancel_button.clicked.connect(self.reject)
-        if not refused:
-            self.once_button = QPushButton("&Run once")
-            self.once_button.setObjectName("approval-once")
-            self.once_button.setToolTip(
-                "Run it this one time (Ctrl+Enter); it asks again next time"
-            )
-            self.once_button.clicked.connect(self._choose_once)
+        self.cancel_button = _button(
+            "&Close" if refused else "&Cancel", "approval-cancel", "Run nothing (Esc)", self.reject
+        )
         buttons.addWidget(self.cancel_button)
-        if self.once_button is not None:
+        if not refused:
+            self.once_button = _button(
+                "&Run once",
+                "approval-once",
+                "Run it this one time (Ctrl+Enter); it asks again next time",
+                self._choose_once,
+            )
             buttons.addWidget(self.once_button)
-        layout.addStretch(1)
-        layout.addSpacing(4)
-        layout.addLayout(buttons)
+        return buttons
 
+    def _set_keyboard(self) -> None:
         # Every button is auto-default: the focused one is what Enter presses. With
         # focus anywhere else, Enter presses the default, Cancel.
         for button in (self.always_button, self.cancel_button, self.once_button):
@@ -241,8 +266,6 @@ class ApprovalDialog(QDialog):
         for child in self.findChildren(QWidget):  # a focused button would take Ctrl+Enter
             child.installEventFilter(self)
         self.cancel_button.setFocus()
-        self.setMinimumWidth(560)
-        fit_to_width(self, 620)
 
     def _diff_view(self, prepared: PreparedRun) -> QWidget:
         """The changed files' unified diff against the copy kept at approval time."""

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gibberish.engine.model import tool_ref
 from gibberish.skills.model import (
     ParameterDefinition,
     ParameterType,
@@ -117,47 +118,44 @@ def _as_list(value: Any) -> list[str]:
     return [line for line in str(value).splitlines() if line.strip()]
 
 
+def _editor_for(kind: ParameterType, on_change: Callable[[], None]) -> QWidget:
+    """The widget that edits a value of ``kind``, reporting each change."""
+    if kind is ParameterType.INTEGER:
+        spin = QSpinBox()
+        spin.setRange(INT_MIN, INT_MAX)
+        spin.setAccelerated(True)
+        spin.valueChanged.connect(on_change)
+        return spin
+    if kind is ParameterType.NUMBER:
+        dspin = QDoubleSpinBox()
+        dspin.setRange(-NUMBER_LIMIT, NUMBER_LIMIT)
+        dspin.setDecimals(3)
+        dspin.setStepType(QAbstractSpinBox.StepType.AdaptiveDecimalStepType)
+        dspin.valueChanged.connect(on_change)
+        return dspin
+    if kind is ParameterType.BOOLEAN:
+        box = QCheckBox("Yes")
+        box.toggled.connect(on_change)
+        return box
+    if kind is ParameterType.ARRAY:
+        text = QPlainTextEdit()
+        text.setPlaceholderText("One item per line")
+        text.setTabChangesFocus(True)
+        text.textChanged.connect(on_change)
+        text.setFixedHeight(4 * text.fontMetrics().lineSpacing() + 14)
+        return text
+    line = QLineEdit()
+    line.textChanged.connect(on_change)
+    return line
+
+
 class _Field:
     """One parameter's widget(s) and how to read and write its value."""
 
     def __init__(self, param: ParameterDefinition, on_change: Callable[[], None]) -> None:
         self.param = param
         self.include: QCheckBox | None = None
-        optional_number = (
-            param.type in (ParameterType.INTEGER, ParameterType.NUMBER)
-            and not param.required
-            and param.default is None
-        )
-        kind = param.type
-        if kind is ParameterType.INTEGER:
-            spin = QSpinBox()
-            spin.setRange(INT_MIN, INT_MAX)
-            spin.setAccelerated(True)
-            spin.valueChanged.connect(on_change)
-            self.editor: QWidget = spin
-        elif kind is ParameterType.NUMBER:
-            dspin = QDoubleSpinBox()
-            dspin.setRange(-NUMBER_LIMIT, NUMBER_LIMIT)
-            dspin.setDecimals(3)
-            dspin.setStepType(QAbstractSpinBox.StepType.AdaptiveDecimalStepType)
-            dspin.valueChanged.connect(on_change)
-            self.editor = dspin
-        elif kind is ParameterType.BOOLEAN:
-            box = QCheckBox("Yes")
-            box.toggled.connect(on_change)
-            self.editor = box
-        elif kind is ParameterType.ARRAY:
-            text = QPlainTextEdit()
-            text.setPlaceholderText("One item per line")
-            text.setTabChangesFocus(True)
-            text.textChanged.connect(on_change)
-            metrics = text.fontMetrics()
-            text.setFixedHeight(4 * metrics.lineSpacing() + 14)
-            self.editor = text
-        else:
-            line = QLineEdit()
-            line.textChanged.connect(on_change)
-            self.editor = line
+        self.editor: QWidget = _editor_for(param.type, on_change)
         self.editor.setObjectName(f"param-{param.name}")
         accessibility.name(
             self.editor,
@@ -166,28 +164,31 @@ class _Field:
         )
         if param.description:
             self.editor.setToolTip(plain_tooltip(param.description))
-
-        if optional_number:
-            self.include = QCheckBox()
-            self.include.setObjectName(f"param-{param.name}-set")
-            accessibility.name(self.include, f"Pass {param.name}")
-            self.include.setToolTip(
-                "Tick to pass a value; unticked, the tool's own default applies."
-            )
-            self.include.toggled.connect(self.editor.setEnabled)
-            self.include.toggled.connect(on_change)
-            self.editor.setEnabled(False)
-            row = QWidget()
-            layout = QHBoxLayout(row)
-            layout.setContentsMargins(0, 0, 0, 0)
-            layout.addWidget(self.include)
-            layout.addWidget(self.editor, 1)
-            self.widget: QWidget = row
-        else:
-            self.widget = self.editor
-
+        optional_number = (
+            param.type in (ParameterType.INTEGER, ParameterType.NUMBER)
+            and not param.required
+            and param.default is None
+        )
+        self.widget: QWidget = self._with_include(on_change) if optional_number else self.editor
         if param.default is not None:
             self.set(param.default)
+
+    def _with_include(self, on_change: Callable[[], None]) -> QWidget:
+        """An optional number without a default: a tick box says whether to pass it."""
+        name = self.param.name
+        self.include = QCheckBox()
+        self.include.setObjectName(f"param-{name}-set")
+        accessibility.name(self.include, f"Pass {name}")
+        self.include.setToolTip("Tick to pass a value; unticked, the tool's own default applies.")
+        self.include.toggled.connect(self.editor.setEnabled)
+        self.include.toggled.connect(on_change)
+        self.editor.setEnabled(False)
+        row = QWidget()
+        layout = QHBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.include)
+        layout.addWidget(self.editor, 1)
+        return row
 
     # -------------------------------------------------------------- values
     def set(self, value: Any) -> None:
@@ -289,12 +290,25 @@ class ParameterForm(QDialog):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
         layout.setSpacing(SPACING)
+        self._add_heading(layout, human, note)
+        layout.addLayout(self._field_rows())
+        if any(p.required for p in tool.parameters):
+            layout.addWidget(help_label("Fields marked * are required."))
+        self._add_preview(layout)
+        self._add_buttons(layout)
+        self._prefill(layout, prefilled or {})
+        self.setMinimumWidth(500)
+        self._start_editing()
+
+    def _add_heading(self, layout: QVBoxLayout, human: str, note: str) -> None:
+        """The tool's title and description, and the note of who proposed the values."""
+        skill, tool = self.skill, self.tool
         title = heading_label(human)
         title.setObjectName("form-title")
         title.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(title)
         about = markdown_label(
-            f"{tool.description}\n`{skill.name}.{tool.name}` from the skill “{skill.name}”."
+            f"{tool.description}\n`{tool_ref(skill.name, tool.name)}` from the skill “{skill.name}”."
         )
         about.setObjectName("form-description")
         layout.addWidget(about)
@@ -304,12 +318,14 @@ class ParameterForm(QDialog):
             self.note.setObjectName("form-note")
             layout.addWidget(self.note)
 
+    def _field_rows(self) -> QFormLayout:
+        """A labelled row per parameter (bold with * when required), with its hint."""
         form = QFormLayout()
         form.setSpacing(SPACING)
         form.setVerticalSpacing(SPACING + 2)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
-        for param in tool.parameters:
+        for param in self.tool.parameters:
             f = _Field(param, self._changed)
             self.fields[param.name] = f
             label = PlainLabel(f"{param.name} *" if param.required else param.name)
@@ -330,11 +346,10 @@ class ParameterForm(QDialog):
             if hint:
                 box_layout.addWidget(help_label(hint))
             form.addRow(label, box)
-        layout.addLayout(form)
+        return form
 
-        if any(p.required for p in tool.parameters):
-            layout.addWidget(help_label("Fields marked * are required."))
-
+    def _add_preview(self, layout: QVBoxLayout) -> None:
+        """The command that will run, and the line saying what is wrong or missing."""
         self.preview_label = PlainLabel("Will run:")
         layout.addWidget(self.preview_label)
         self.preview = code_box("", max_lines=5)
@@ -352,6 +367,7 @@ class ParameterForm(QDialog):
         self.error_label.hide()
         layout.addWidget(self.error_label)
 
+    def _add_buttons(self, layout: QVBoxLayout) -> None:
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -365,10 +381,12 @@ class ParameterForm(QDialog):
         mnemonic_buttons(self)
         keyboard_buttons(self)
 
-        for name, value in (prefilled or {}).items():
+    def _prefill(self, layout: QVBoxLayout, prefilled: Mapping[str, Any]) -> None:
+        """Put proposed values in; a value that does not fit is listed, not guessed."""
+        for name, value in prefilled.items():
             f = self.fields.get(name)
             if f is None:
-                self.prefill_problems.append(f"“{name}” is not a parameter of {tool.name}.")
+                self.prefill_problems.append(f"“{name}” is not a parameter of {self.tool.name}.")
                 continue
             try:
                 f.set(value)
@@ -379,7 +397,8 @@ class ParameterForm(QDialog):
             notes.setObjectName("form-prefill-problems")
             layout.insertWidget(3 if self.note is not None else 2, notes)
 
-        self.setMinimumWidth(500)
+    def _start_editing(self) -> None:
+        """Check the values once, then watch the keys; focus the first field to fill."""
         self._ready = True
         self._touched = False
         """Whether the person changed a field or tried to run: only then is a missing
@@ -444,6 +463,17 @@ class ParameterForm(QDialog):
         missing = self.missing()
         for name, f in self.fields.items():
             f.mark(name in self.attention and not f.present())
+        self._render_preview(missing)
+        message = self.error if self.error and not missing else None
+        if missing:
+            message = f"Required: {', '.join(missing)}."
+        self.error_label.setText(message or "")
+        self.error_label.setVisible(bool(message))
+        set_tone(self.error_label, "error" if self._touched or not missing else None)
+        self.ok_button.setEnabled(not missing and self.argv is not None)
+
+    def _render_preview(self, missing: list[str]) -> None:
+        """Render the argv from the values now (``argv``, or ``error`` saying why not)."""
         self.argv = None
         self.error = None
         try:
@@ -455,19 +485,10 @@ class ParameterForm(QDialog):
                 self.fields[bad].mark(True)
         if self.argv is not None:
             self.preview.setPlainText(command_text(self.argv))
-        elif missing:
-            self.preview.setPlainText("")
-            self.preview.setPlaceholderText("Fill in the required fields to see the command.")
-        else:
-            self.preview.setPlainText("")
-        message = self.error if self.error and not missing else None
+            return
+        self.preview.setPlainText("")
         if missing:
-            names = ", ".join(missing)
-            message = f"Required: {names}."
-        self.error_label.setText(message or "")
-        self.error_label.setVisible(bool(message))
-        set_tone(self.error_label, "error" if self._touched or not missing else None)
-        self.ok_button.setEnabled(not missing and self.argv is not None)
+            self.preview.setPlaceholderText("Fill in the required fields to see the command.")
 
 
 class FormPrompter:

@@ -115,6 +115,15 @@ def _utf16_length(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
+def _button(text: str, name: str, tip: str, clicked: Callable[[], object]) -> QPushButton:
+    button = QPushButton(text)
+    button.setObjectName(name)
+    if tip:
+        button.setToolTip(tip)
+    button.clicked.connect(clicked)
+    return button
+
+
 class ResultWindow(QWidget):
     """One run's window. Closing it while the tool runs only hides it."""
 
@@ -152,7 +161,23 @@ class ResultWindow(QWidget):
         self._placed = False
         self._clock = QElapsedTimer()
         self._started_wall = time.monotonic()
+        self._cwd = cwd
+        self._start_timers()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
+        layout.setSpacing(SPACING)
+        self._add_heading(layout, title, description)
+        self._add_banners(layout)
+        self._add_output(layout)
+        layout.addLayout(self._buttons())
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Cancel), self, activated=self.close)
+        QShortcut(QKeySequence("Ctrl+."), self, activated=self.request_cancel)
+        self.view.installEventFilter(self)
+        keyboard_buttons(self)
+        self.resize(720, 460)
 
+    def _start_timers(self) -> None:
+        """The output is flushed to the view in batches; the elapsed time ticks."""
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(FLUSH_MS)
@@ -161,10 +186,8 @@ class ResultWindow(QWidget):
         self._clock_timer.setInterval(250)
         self._clock_timer.timeout.connect(self._tick)
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
-        layout.setSpacing(SPACING)
-
+    def _add_heading(self, layout: QVBoxLayout, title: str, description: str) -> None:
+        """The tool's title with the status pill, its description, the command, the facts."""
         top = QHBoxLayout()
         top.setSpacing(SPACING)
         self._heading = heading_label(self.human)
@@ -176,11 +199,9 @@ class ResultWindow(QWidget):
         self._pill = status_pill(self.status)
         top.addWidget(self._pill, 0, Qt.AlignmentFlag.AlignVCenter)
         layout.addLayout(top)
-
         about = markdown_label(f"{description}  `{title}`" if description else f"`{title}`")
         about.setObjectName("result-description")
         layout.addWidget(about)
-
         command_text = formatted_command(self.argv) if self.argv else ""
         self._command = command_label(command_text)
         self._command.setObjectName("result-command")
@@ -190,18 +211,17 @@ class ResultWindow(QWidget):
         )
         self._command.setVisible(bool(command_text))
         layout.addWidget(self._command)
-
         self._facts = help_label("")
         self._facts.setObjectName("result-facts")
         layout.addWidget(self._facts)
-        self._cwd = cwd
         self._update_facts()
 
+    def _add_banners(self, layout: QVBoxLayout) -> None:
+        """The error banner and the "output was cut" notice, hidden until needed."""
         self._error = banner("", kind="error")
         self._error.setObjectName("result-error")
         self._error.hide()
         layout.addWidget(self._error)
-
         notice_row = QWidget()
         notice_layout = QHBoxLayout(notice_row)
         notice_layout.setContentsMargins(0, 0, 0, 0)
@@ -212,6 +232,8 @@ class ResultWindow(QWidget):
         notice_row.hide()
         layout.addWidget(notice_row)
 
+    def _add_output(self, layout: QVBoxLayout) -> None:
+        """The output view, following the end until the person scrolls up."""
         self.view = QPlainTextEdit()
         self.view.setObjectName("result-output")
         accessibility.name(self.view, "Output")
@@ -226,39 +248,34 @@ class ResultWindow(QWidget):
         self.view.verticalScrollBar().valueChanged.connect(self._scrolled)
         layout.addWidget(self.view, 1)
 
+    def _buttons(self) -> QHBoxLayout:
+        """Copy, Show full output (once there is a log), Cancel run (while running), Close."""
         buttons = QHBoxLayout()
         buttons.setSpacing(SPACING)
-        self.copy_button = QPushButton("Cop&y")
-        self.copy_button.setObjectName("result-copy")
-        self.copy_button.setToolTip("Copy the output shown above to the clipboard")
-        self.copy_button.clicked.connect(self.copy_output)
+        self.copy_button = _button(
+            "Cop&y", "result-copy", "Copy the output shown above to the clipboard", self.copy_output
+        )
         buttons.addWidget(self.copy_button)
-        self.full_button = QPushButton("Show &full output")
-        self.full_button.setObjectName("result-full-output")
-        self.full_button.setToolTip("Open the run's complete log file")
-        self.full_button.clicked.connect(self.show_full_output)
+        self.full_button = _button(
+            "Show &full output",
+            "result-full-output",
+            "Open the run's complete log file",
+            self.show_full_output,
+        )
         self.full_button.hide()
         buttons.addWidget(self.full_button)
         buttons.addStretch(1)
-        self.cancel_button = QPushButton("Cancel &run")
-        self.cancel_button.setObjectName("result-cancel")
-        self.cancel_button.setToolTip(
-            "Stop the tool and every process it started (Ctrl+. or Ctrl+C)"
+        self.cancel_button = _button(
+            "Cancel &run",
+            "result-cancel",
+            "Stop the tool and every process it started (Ctrl+. or Ctrl+C)",
+            self.request_cancel,
         )
-        self.cancel_button.clicked.connect(self.request_cancel)
         self.cancel_button.hide()
         buttons.addWidget(self.cancel_button)
-        self.close_button = QPushButton("&Close")
-        self.close_button.setObjectName("result-close")
-        self.close_button.clicked.connect(self.close)
+        self.close_button = _button("&Close", "result-close", "", self.close)
         buttons.addWidget(self.close_button)
-        layout.addLayout(buttons)
-
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Cancel), self, activated=self.close)
-        QShortcut(QKeySequence("Ctrl+."), self, activated=self.request_cancel)
-        self.view.installEventFilter(self)
-        keyboard_buttons(self)
-        self.resize(720, 460)
+        return buttons
 
     # ------------------------------------------------------------------ running
     def set_running(self, tail: OutputTail, cancel: Callable[[], None] | None) -> None:
