@@ -14,6 +14,7 @@ from enum import StrEnum
 from gibberish.assistant.naming import ExposedTool
 from gibberish.assistant.router import RouteResult, RouteStatus
 from gibberish.assistant.validate import ValidatedCall
+from gibberish.skills.model import tool_ref
 
 MAX_CHOICES = 5
 
@@ -51,7 +52,7 @@ class Advice:
 
 
 def ref_of(tool: ExposedTool) -> str:
-    return f"{tool.skill.name}.{tool.tool.name}"
+    return tool_ref(tool.skill.name, tool.tool.name)
 
 
 def _proposal(result: RouteResult, model: str) -> Advice:

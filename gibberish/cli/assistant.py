@@ -20,7 +20,7 @@ from gibberish.app import Engine, EngineError, ToolRef
 from gibberish.cli.common import CliState, fail, pass_state, print_json, printable
 from gibberish.cli.run import execute, stdin_is_tty
 from gibberish.settings import MODEL_APIS
-from gibberish.skills.model import Mode
+from gibberish.skills.model import Mode, tool_ref
 from gibberish.skills.render import RenderError
 
 MODE_CHOICE = click.Choice([m.value for m in Mode], case_sensitive=False)
@@ -199,7 +199,7 @@ def ask_command(
 
 def _shown(call: Any) -> str:
     args = json.dumps(dict(call.arguments), ensure_ascii=False)
-    return f"{call.skill}.{call.tool} {args}"
+    return f"{tool_ref(call.skill, call.tool)} {args}"
 
 
 def _skip_reason(call: Any) -> str | None:
@@ -208,18 +208,16 @@ def _skip_reason(call: Any) -> str | None:
         hint = " ".join(f"--arg {name}=…" for name in call.missing)
         return (
             f"it lacks {', '.join(call.missing)} — run it yourself: "
-            f"gibberish run {call.skill}.{call.tool} {hint}"
+            f"gibberish run {tool_ref(call.skill, call.tool)} {hint}"
         )
     if call.unusual and not stdin_is_tty():
         return (
             "; ".join(call.unusual)
             + " — not run without a person to confirm it (--yes does not cover this); "
-            f"run it yourself with gibberish run {call.skill}.{call.tool}"
+            f"run it yourself with gibberish run {tool_ref(call.skill, call.tool)}"
         )
     if call.unusual:
-        question = (
-            f"The model chose {'; '.join(call.unusual)} for {call.skill}.{call.tool}. Use it?"
-        )
+        question = f"The model chose {'; '.join(call.unusual)} for {tool_ref(call.skill, call.tool)}. Use it?"
         if not click.confirm(question, default=False, err=True):
             return "you declined the value the model chose"
     return None

@@ -19,7 +19,7 @@ from gibberish.cli.common import (
     table,
 )
 from gibberish.skills.library import SkillLibrary, SkillSource
-from gibberish.skills.model import Diagnostic, Mode, Profile, SkillDefinition, Trust
+from gibberish.skills.model import Diagnostic, Mode, Profile, SkillDefinition, Trust, tool_ref
 from gibberish.skills.parser import parse_skill_file
 from gibberish.skills.render import RenderError
 from gibberish.skills.serialize import skill_to_dict
@@ -208,7 +208,7 @@ def show_command(state: CliState, name: str, as_json: bool) -> None:
     if skill.secrets:
         click.echo(f"  secrets   {printable(', '.join(skill.secrets))}")
     for tool in skill.tools:
-        click.secho("\n" + printable(f"{skill.name}.{tool.name}"), bold=True)
+        click.secho("\n" + printable(tool_ref(skill.name, tool.name)), bold=True)
         click.echo(f"  {printable(tool.description)}")
         for p in tool.parameters:
             req = "required" if p.required else "optional"

@@ -16,7 +16,7 @@ from gibberish.app import Engine, EngineError, ToolRef
 from gibberish.cli.assistant import MODE_CHOICE, _mode
 from gibberish.cli.common import CliState, fail, pass_state, print_json, table
 from gibberish.cli.run import execute, refuse
-from gibberish.skills.model import Mode
+from gibberish.skills.model import Mode, tool_ref
 from gibberish.skills.render import RenderError
 from gibberish.voice import spoken
 from gibberish.voice.settings import VOICE_BACKENDS
@@ -63,13 +63,13 @@ def _explain(proposal) -> None:
     call = proposal.call
     if proposal.status is ProposalStatus.NEEDS_ARGUMENTS and call is not None:
         args = " ".join(f"--arg {name}=…" for name in call.missing)
-        click.echo(f"  try: gibberish run {call.skill}.{call.tool} {args}", err=True)
+        click.echo(f"  try: gibberish run {tool_ref(call.skill, call.tool)} {args}", err=True)
     if proposal.candidates:
         click.echo("  closest tools:", err=True)
         for match in proposal.candidates:
             exposed = match.item
             click.echo(
-                f"    {exposed.skill.name}.{exposed.tool.name}  {exposed.tool.description}",
+                f"    {tool_ref(exposed.skill.name, exposed.tool.name)}  {exposed.tool.description}",
                 err=True,
             )
 

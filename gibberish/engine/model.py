@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gibberish.runner import RunResult
-from gibberish.skills.model import Mode, SkillDefinition, ToolDefinition
+from gibberish.skills.model import Mode, SkillDefinition, ToolDefinition, tool_ref
 from gibberish.trust import explain
 from gibberish.trust.approvals import ApprovalRecord
 from gibberish.trust.decision import Decision
@@ -18,11 +18,6 @@ from gibberish.trust.fingerprint import Fingerprint, OutsideProgram
 
 class EngineError(Exception):
     """A problem the user caused or can fix; ``str(error)`` is the message to show."""
-
-
-def tool_ref(skill: str, tool: str) -> str:
-    """The one way a tool is named to a person: ``skill.tool``."""
-    return f"{skill}.{tool}"
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import collections
 import os
-import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Mapping
@@ -35,7 +34,7 @@ from gibberish.runner import sandbox as runner_sandbox
 from gibberish.runner.logs import RunLogs
 from gibberish.runner.sandbox import Sandbox
 from gibberish.settings import Settings
-from gibberish.skills.model import Mode, ToolDefinition
+from gibberish.skills.model import Mode, SkillDefinition, ToolDefinition
 from gibberish.skills.render import coerce_value, render
 from gibberish.trust.decision import Decision
 from gibberish.trust.fingerprint import Fingerprint, outside_programs, snapshot_folder
@@ -202,22 +201,27 @@ class RunsFacade:
             sandbox=sandbox,
         )
 
-    def _snapshot(self, prepared: PreparedRun) -> tuple[Path, Fingerprint]:
-        """A private copy of the skill folder for a sandboxed run, and its fingerprint."""
+    def _snapshot(self, sandbox: Sandbox, skill: SkillDefinition) -> Fingerprint:
+        """Copy the skill folder into the sandbox's private snapshot; its fingerprint.
+        On any failure the snapshot is removed (by the runner's ``remove_snapshot``, the
+        one place a snapshot is deleted) and the run refused."""
+        assert sandbox.snapshot is not None
+        try:
+            snapshot_folder(skill.directory, sandbox.snapshot)
+            return self._trust.fingerprint(skill, folder=sandbox.snapshot)
+        except (OSError, EngineError) as exc:
+            runner_sandbox.remove_snapshot(sandbox)
+            raise EngineError(
+                f"Skill {skill.name!r} could not be copied for its run: {exc}"
+            ) from None
+
+    def _new_snapshot_folder(self) -> Path:
         parent = paths.cache_dir() / "snapshots"
         parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         if not self._snapshots_pruned:  # leftovers of a process that crashed mid-run
             self._snapshots_pruned = True
             runner_sandbox.prune_snapshots(parent)
-        snapshot = Path(tempfile.mkdtemp(prefix="run-", dir=parent))
-        try:
-            snapshot_folder(prepared.skill.directory, snapshot)
-            return snapshot, self._trust.fingerprint(prepared.skill, folder=snapshot)
-        except (OSError, EngineError) as exc:
-            shutil.rmtree(snapshot, ignore_errors=True)
-            raise EngineError(
-                f"Skill {prepared.skill.name!r} could not be copied for its run: {exc}"
-            ) from None
+        return Path(tempfile.mkdtemp(prefix="run-", dir=parent))
 
     def _verified_sandbox(self, prepared: PreparedRun) -> Sandbox:
         """The run's sandbox, with a private snapshot of the skill folder when sandboxed.
@@ -228,17 +232,14 @@ class RunsFacade:
         in the original after this check is never what runs.
         """
         skill = prepared.skill
-        snapshot = None
-        if runner_sandbox.status().active:
-            snapshot, current = self._snapshot(prepared)
-        else:
-            current = self._trust.fingerprint(skill)
+        sandboxed = runner_sandbox.status().active
         sandbox = Sandbox(
             read_only=skill.read_only,
             network=skill.network,
             skill_dir=skill.directory,
-            snapshot=snapshot,
+            snapshot=self._new_snapshot_folder() if sandboxed else None,
         )
+        current = self._snapshot(sandbox, skill) if sandboxed else self._trust.fingerprint(skill)
         if current.digest != prepared.fingerprint.digest:
             runner_sandbox.remove_snapshot(sandbox)
             raise EngineError(

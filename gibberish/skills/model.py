@@ -275,3 +275,8 @@ class SkillDefinition:
 
     def available_in(self, mode: Mode) -> bool:
         return Mode.GLOBAL in self.modes or mode in self.modes
+
+
+def tool_ref(skill: str, tool: str) -> str:
+    """The one way a tool is named to a person and on the command line: ``skill.tool``."""
+    return f"{skill}.{tool}"

@@ -63,10 +63,6 @@ if TYPE_CHECKING:
     from gibberish.app import PreparedRun
 
 
-ApprovalAnswer = Answer
-"""The person's answer (``session.Answer``; the name the dialogs have always used)."""
-
-
 TRUST_TEXT = {
     Trust.BUNDLED: "bundled — ships with gibberish",
     Trust.USER: "your skill — from your skills folder",
@@ -112,7 +108,7 @@ class ApprovalDialog(QDialog):
         self.setObjectName("approval-dialog")
         self.setWindowIcon(icons.app_icon())
         self.prepared = prepared
-        self.answer = ApprovalAnswer.CANCEL
+        self.answer = Answer.CANCEL
         self.open_folder: Callable[[Path], object] = lambda p: QDesktopServices.openUrl(
             QUrl.fromLocalFile(str(p))
         )
@@ -302,15 +298,15 @@ class ApprovalDialog(QDialog):
     # Bound methods, not lambdas: a lambda capturing ``self`` connected to a child's
     # signal can release the dialog's last reference while that child is being destroyed.
     def _choose_once(self) -> None:
-        self.answer = ApprovalAnswer.ONCE
+        self.answer = Answer.ONCE
         self.accept()
 
     def _choose_always(self) -> None:
-        self.answer = ApprovalAnswer.ALWAYS
+        self.answer = Answer.ALWAYS
         self.accept()
 
     def reject(self) -> None:
-        self.answer = ApprovalAnswer.CANCEL
+        self.answer = Answer.CANCEL
         super().reject()
 
 
@@ -351,7 +347,7 @@ class ApprovalPrompter:
     "Trust this version" is recorded by the Engine (``engine.trust.approve_prepared``),
     which also keeps the copy of the skill's text files a later change is diffed against."""
 
-    def ask(self, prepared: PreparedRun, parent: QWidget | None = None) -> ApprovalAnswer:
+    def ask(self, prepared: PreparedRun, parent: QWidget | None = None) -> Answer:
         dialog = ApprovalDialog(prepared, parent)
         try:
             place(dialog)

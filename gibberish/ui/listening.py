@@ -1,7 +1,7 @@
 """Listen from the tray: one utterance on a worker thread, its states back on the GUI thread.
 
 The microphone (or, in tests, a WAV file: ``Seams.audio``) is read and decoded by
-``Engine.listen`` on a plain thread, so the tray never freezes. ``state`` says what the
+``voice.spoken.listen`` on a plain thread, so the tray never freezes. ``state`` says what the
 tray icon should show: ``listening`` while audio is read, ``thinking`` once the end of
 speech is found and the recognizer finishes, ``idle`` after. The answer comes back as
 ``heard`` (a ``gibberish.voice.Proposal``) or ``failed`` (a sentence for the person).

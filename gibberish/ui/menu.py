@@ -194,14 +194,17 @@ def mode_items(context: ModeContext, actions: MenuActions) -> list[MenuItem]:
 
 
 def skill_items(skill: SkillDefinition, actions: MenuActions) -> list[MenuItem]:
+    from gibberish.skills.model import tool_ref  # loaded by then: the skill is one
+
+    refs = [(tool, tool_ref(skill.name, tool.name)) for tool in skill.tools]
     return [
         MenuItem(
-            f"tool:{skill.name}.{tool.name}",
+            f"tool:{ref}",
             human_title(tool.name),
-            tooltip=f"{tool.description}\n{skill.name}.{tool.name}".strip(),
-            trigger=lambda ref=f"{skill.name}.{tool.name}": actions.launch(ref),
+            tooltip=f"{tool.description}\n{ref}".strip(),
+            trigger=lambda ref=ref: actions.launch(ref),
         )
-        for tool in skill.tools
+        for tool, ref in refs
     ]
 
 

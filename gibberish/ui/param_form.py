@@ -39,12 +39,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gibberish.engine.model import tool_ref
 from gibberish.skills.model import (
     ParameterDefinition,
     ParameterType,
     SkillDefinition,
     ToolDefinition,
+    tool_ref,
 )
 from gibberish.ui import accessibility, icons, theme
 from gibberish.ui.formatting import command_text, human_title, plain_tooltip
@@ -507,7 +507,7 @@ class FormPrompter:
     ) -> dict[str, Any] | None:
         from gibberish.ui import form_memory
 
-        ref = f"{skill.name}.{tool.name}"
+        ref = tool_ref(skill.name, tool.name)
         known = {p.name for p in tool.parameters}
         values = {k: v for k, v in form_memory.remembered(ref).items() if k in known}
         values.update(prefilled or {})  # a proposal's values win over the last run's

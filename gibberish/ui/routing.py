@@ -1,6 +1,7 @@
 """The seam for asking in your own words: free text in, a proposed tool (or a choice) out.
 
-Free text reaches ``Controller.route_text``, which asks a ``TextRouter``. The answer is
+Free text reaches ``TextRequests.route`` (the command bar's, or a second ``gibberish
+ask``), which asks a ``TextRouter``. The answer is
 one of:
 
 * a ``Proposal`` — a tool (``skill.tool``) and the arguments to prefill. It is only a

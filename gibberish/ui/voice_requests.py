@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer
 
-from gibberish.engine.model import tool_ref
+from gibberish.skills.model import tool_ref
 from gibberish.ui.errors import guard
 from gibberish.ui.listening import Listening
 

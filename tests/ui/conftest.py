@@ -18,7 +18,7 @@ import psutil
 import pytest
 
 from gibberish.app import Engine, EngineOptions
-from gibberish.ui.approval import ApprovalAnswer
+from gibberish.session import Answer
 from tests.helpers.processes import host_pids
 from tests.skills.fixtures.skillkit import make_skill, param_table, tool_block
 
@@ -104,11 +104,11 @@ def standard_skills(root: Path) -> Path:
 class FakeApprovals:
     """Answers approval prompts with ``answer`` and records what it was shown."""
 
-    def __init__(self, answer: ApprovalAnswer = ApprovalAnswer.ONCE) -> None:
+    def __init__(self, answer: Answer = Answer.ONCE) -> None:
         self.answer = answer
         self.seen: list[Any] = []
 
-    def ask(self, prepared: Any, parent: Any = None) -> ApprovalAnswer:
+    def ask(self, prepared: Any, parent: Any = None) -> Answer:
         self.seen.append(prepared)
         return self.answer
 

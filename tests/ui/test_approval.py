@@ -10,8 +10,9 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit
 
 from gibberish.app import Engine
+from gibberish.session import Answer
 from gibberish.trust.decision import Decision
-from gibberish.ui.approval import ApprovalAnswer, ApprovalDialog, ApprovalPrompter
+from gibberish.ui.approval import ApprovalDialog, ApprovalPrompter
 from tests.ui.conftest import tool_block, wait_for_result, write_skill
 
 
@@ -48,14 +49,14 @@ def test_escape_cancels(qtbot, engine: Engine) -> None:
     dialog = dialog_for(qtbot, engine.prepare("hello.say_hello"))
     dialog.show()
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
-    assert dialog.answer is ApprovalAnswer.CANCEL
+    assert dialog.answer is Answer.CANCEL
     assert not dialog.isVisible()
 
 
 def test_buttons_give_their_answer(qtbot, engine: Engine) -> None:
     for button, answer in (
-        ("once_button", ApprovalAnswer.ONCE),
-        ("always_button", ApprovalAnswer.ALWAYS),
+        ("once_button", Answer.ONCE),
+        ("always_button", Answer.ALWAYS),
     ):
         dialog = dialog_for(qtbot, engine.prepare("hello.say_hello"))
         getattr(dialog, button).click()
@@ -116,23 +117,23 @@ def test_prompter_runs_the_dialog_modally(qtbot, engine: Engine) -> None:
         dialog.once_button.click()
 
     QTimer.singleShot(50, click_once)
-    assert ApprovalPrompter().ask(engine.prepare("hello.say_hello")) is ApprovalAnswer.ONCE
+    assert ApprovalPrompter().ask(engine.prepare("hello.say_hello")) is Answer.ONCE
 
 
 def test_controller_cancel_runs_nothing(controller, approvals) -> None:
-    approvals.answer = ApprovalAnswer.CANCEL
+    approvals.answer = Answer.CANCEL
     assert controller.launch("hello.say_hello") is None
     assert controller.runs.sessions == {}
     assert controller.engine.recent_runs() == []
 
 
 def test_controller_always_allow_stores_the_approval(qtbot, controller, approvals) -> None:
-    approvals.answer = ApprovalAnswer.ALWAYS
+    approvals.answer = Answer.ALWAYS
     session = controller.launch("hello.say_hello")
     wait_for_result(qtbot, session)
     assert [r.skill for r in controller.engine.approvals.list()] == ["hello"]
     # read_only and approved now: the next run does not ask.
-    approvals.answer = ApprovalAnswer.CANCEL
+    approvals.answer = Answer.CANCEL
     approvals.seen.clear()
     session = controller.launch("hello.say_hello")
     assert session is not None and approvals.seen == []
@@ -149,7 +150,7 @@ def test_controller_refused_decision_shows_reason_and_never_runs(
         return replace(original(*args, **kwargs), decision=Decision.refuse("Blocked by policy."))
 
     monkeypatch.setattr(engine, "prepare", refusing)
-    approvals.answer = ApprovalAnswer.ONCE  # even a "yes" cannot run it
+    approvals.answer = Answer.ONCE  # even a "yes" cannot run it
     assert controller.launch("hello.say_hello") is None
     assert len(approvals.seen) == 1
     assert controller.runs.sessions == {}

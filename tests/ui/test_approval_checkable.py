@@ -9,8 +9,9 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit
 
 from gibberish.app import Engine
+from gibberish.session import Answer
 from gibberish.trust import approved_copies
-from gibberish.ui.approval import ApprovalAnswer, ApprovalDialog, ApprovalPrompter
+from gibberish.ui.approval import ApprovalDialog, ApprovalPrompter
 
 
 def text(dialog: ApprovalDialog, name: str) -> str:
@@ -30,7 +31,7 @@ def trust_through_the_dialog(engine: Engine, ref: str) -> None:
 
     prepared = engine.prepare(ref)
     QTimer.singleShot(0, press_trust)
-    assert ApprovalPrompter().ask(prepared) is ApprovalAnswer.ALWAYS
+    assert ApprovalPrompter().ask(prepared) is Answer.ALWAYS
     engine.approve(prepared)
 
 

@@ -10,7 +10,8 @@ from PySide6.QtGui import QImage, QPalette
 from PySide6.QtWidgets import QLabel, QPushButton
 
 from gibberish.app import Engine
-from gibberish.ui.approval import ApprovalAnswer, ApprovalDialog
+from gibberish.session import Answer
+from gibberish.ui.approval import ApprovalDialog
 from tests.ui.conftest import tool_block, write_skill
 
 
@@ -30,38 +31,38 @@ def test_enter_presses_the_focused_button_not_the_default(qtbot, engine: Engine)
     dialog.once_button.setFocus()
     qtbot.waitUntil(lambda: dialog.focusWidget() is dialog.once_button)
     qtbot.keyClick(dialog.once_button, Qt.Key.Key_Return)
-    assert dialog.answer is ApprovalAnswer.ONCE
+    assert dialog.answer is Answer.ONCE
 
 
 def test_tab_then_enter_on_trust_trusts(qtbot, engine: Engine) -> None:
     dialog = shown(qtbot, engine.prepare("hello.say_hello"))
     dialog.always_button.setFocus()
     qtbot.keyClick(dialog.always_button, Qt.Key.Key_Enter)
-    assert dialog.answer is ApprovalAnswer.ALWAYS
+    assert dialog.answer is Answer.ALWAYS
 
 
 def test_plain_enter_on_the_default_cancels(qtbot, engine: Engine) -> None:
     dialog = shown(qtbot, engine.prepare("hello.say_hello"))
     qtbot.keyClick(dialog.cancel_button, Qt.Key.Key_Return)
-    assert dialog.answer is ApprovalAnswer.CANCEL and not dialog.isVisible()
+    assert dialog.answer is Answer.CANCEL and not dialog.isVisible()
 
 
 @pytest.mark.parametrize("key", [Qt.Key.Key_Return, Qt.Key.Key_Enter])
 def test_ctrl_enter_runs_once(qtbot, engine: Engine, key: Qt.Key) -> None:
     dialog = shown(qtbot, engine.prepare("hello.say_hello"))
     qtbot.keyClick(dialog.cancel_button, key, Qt.KeyboardModifier.ControlModifier)
-    assert dialog.answer is ApprovalAnswer.ONCE
+    assert dialog.answer is Answer.ONCE
 
 
 @pytest.mark.parametrize(
     ("key", "answer"),
     [
-        (Qt.Key.Key_R, ApprovalAnswer.ONCE),
-        (Qt.Key.Key_T, ApprovalAnswer.ALWAYS),
-        (Qt.Key.Key_C, ApprovalAnswer.CANCEL),
+        (Qt.Key.Key_R, Answer.ONCE),
+        (Qt.Key.Key_T, Answer.ALWAYS),
+        (Qt.Key.Key_C, Answer.CANCEL),
     ],
 )
-def test_mnemonics(qtbot, engine: Engine, key: Qt.Key, answer: ApprovalAnswer) -> None:
+def test_mnemonics(qtbot, engine: Engine, key: Qt.Key, answer: Answer) -> None:
     dialog = shown(qtbot, engine.prepare("hello.say_hello"))
     dialog.answer = None  # type: ignore[assignment]  # so Cancel must set it
     qtbot.keyClick(dialog, key, Qt.KeyboardModifier.AltModifier)
@@ -72,7 +73,7 @@ def test_escape_cancels_from_any_button(qtbot, engine: Engine) -> None:
     dialog = shown(qtbot, engine.prepare("hello.say_hello"))
     dialog.once_button.setFocus()
     qtbot.keyClick(dialog.once_button, Qt.Key.Key_Escape)
-    assert dialog.answer is ApprovalAnswer.CANCEL and not dialog.isVisible()
+    assert dialog.answer is Answer.CANCEL and not dialog.isVisible()
 
 
 def _ring_pixels(button: QPushButton) -> int:

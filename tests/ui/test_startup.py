@@ -66,9 +66,9 @@ def test_next_start_draws_the_cached_menu_at_once(qtbot, skills_dir, engine) -> 
 
 class _Yes:
     def ask(self, prepared, parent=None):
-        from gibberish.ui.approval import ApprovalAnswer
+        from gibberish.session import Answer
 
-        return ApprovalAnswer.ONCE
+        return Answer.ONCE
 
 
 def test_cache_round_trip_and_bad_files(tmp_path, engine) -> None:
