@@ -48,6 +48,9 @@ class Proposal:
     note: str = ""
     missing: tuple[str, ...] = ()
     """Required parameters the router could not fill (the form marks them)."""
+    then: tuple[Proposal, ...] = ()
+    """Further calls proposed with this one, in order: each is opened after this one,
+    through its own form and its own decision (a model may propose several)."""
 
 
 @dataclass(frozen=True)
@@ -170,16 +173,27 @@ def outcome_of(result: RouteResult, model: str, mode: Mode | None = None) -> Out
     """A router result as what the UI does next, through the one mapping every front end
     shares (``gibberish.assistant.outcome.advise``): a proposal opens the form with the
     first call (missing fields marked, the note naming any further calls), anything else
-    becomes ``Choices`` with the same sentence the command line prints."""
+    becomes ``Choices`` with the same sentence the command line prints. Several calls
+    become one proposal per call, in order (``Proposal.then``)."""
     from gibberish.assistant.outcome import Next, advise, ref_of
 
     where = f"{mode.value} mode" if mode is not None else "this mode"
     advice = advise(result, model, where)
     if advice.next is Next.PROPOSE:
-        first = advice.calls[0]
-        assert first.exposed is not None
+        first, *others = [c for c in advice.calls if c.exposed is not None]
+        n = len(others) + 1
+        then = tuple(
+            Proposal(
+                ref_of(call.exposed),
+                dict(call.arguments),
+                f"Call {k} of {n} proposed by {model} for “{result.request}”. "
+                "Check the values before you run it.",
+                tuple(call.missing),
+            )
+            for k, call in enumerate(others, 2)
+        )
         return Proposal(
-            ref_of(first.exposed), dict(first.arguments), advice.message, advice.missing
+            ref_of(first.exposed), dict(first.arguments), advice.message, advice.missing, then
         )
     return Choices(
         advice.message,

@@ -223,10 +223,11 @@ class TextRequests(QObject):
         if isinstance(outcome, Proposal):
             if bar is not None:
                 bar.hide()
-            log.info("proposal for %r: %s %s", text[:200], outcome.ref, dict(outcome.arguments))
-            self.launch_requested.emit(
-                outcome.ref, dict(outcome.arguments), outcome.note, tuple(outcome.missing)
-            )
+            for proposal in (outcome, *outcome.then):  # each opened in turn, each decided
+                log.info("proposal for %r: %s %s", text[:200], proposal.ref, proposal.arguments)
+                self.launch_requested.emit(
+                    proposal.ref, dict(proposal.arguments), proposal.note, proposal.missing
+                )
         elif isinstance(outcome, Choices):
             if outcome.failed:
                 log.warning("asking about %r failed: %s", text[:200], outcome.message)

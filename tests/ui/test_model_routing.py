@@ -433,3 +433,23 @@ def test_the_model_feed_index_is_made_ahead_when_a_model_is_set_up(qtbot, engine
     assert engine._tool_indexes.builds == builds  # the request found it made
     engine.update_settings(replace(engine.settings, model=ModelSettings(enabled=False)))
     assert text._model_index_ahead() is None
+
+
+def test_several_proposed_calls_are_each_shown_in_order_through_their_own_decision(
+    qtbot, ctl: Controller, engine, model
+) -> None:
+    use_model(engine, model.url, api="ollama-chat")
+    model.queue(Calls([("echo_text", {"text": "first"}), ("echo_text", {"text": "second"})]))
+    type_and_enter(qtbot, ctl, "say first then second", ctrl=True)
+    qtbot.waitUntil(lambda: len(ctl.runs.sessions) == 2, timeout=10_000)
+    assert ctl.seams.forms.calls == [
+        ("hello.echo_text", {"text": "first"}),
+        ("hello.echo_text", {"text": "second"}),
+    ]
+    first_note, second_note = (e["note"] for e in ctl.seams.forms.extras)
+    assert "1 more call" in first_note and "Call 2 of 2" in second_note
+    assert [p.argv[-1] for p in ctl.seams.approvals.seen] == ["first", "second"]
+    for session in ctl.runs.sessions.values():
+        qtbot.waitUntil(lambda s=session: s.result is not None, timeout=10_000)
+    outputs = sorted(s.window.output_text().strip() for s in ctl.runs.sessions.values())
+    assert outputs == ["first", "second"]
