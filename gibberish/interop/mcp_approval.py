@@ -27,6 +27,8 @@ REQUEST_PREFIX = APPROVAL_PREFIX
 ANSWERS = frozenset({"once", "always", "no"})
 DEFAULT_WAIT = 120.0
 MAX_REPLY = 64 * 1024
+UNNAMED_CLIENT = "an MCP client"
+MAX_CLIENT_NAME = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +39,8 @@ class ApprovalRequest:
     argv: tuple[str, ...]
     digest: str
     """The skill fingerprint the server will run against."""
-    client: str = "an MCP client"
+    client: str = UNNAMED_CLIENT
+    """Who asked (``client_label``), for the dialog."""
 
     def to_line(self) -> bytes:
         payload = {
@@ -68,8 +71,25 @@ class ApprovalRequest:
             cwd=str(data.get("cwd") or ""),
             argv=tuple(str(a) for a in data.get("argv") or ()),
             digest=str(data.get("digest") or ""),
-            client=str(data.get("client") or "an MCP client"),
+            client=str(data.get("client") or UNNAMED_CLIENT)[: MAX_CLIENT_NAME + 30],
         )
+
+
+def client_label(name: object, version: object = None) -> str:
+    """How the approval dialog names the client that asked: "the MCP client “Claude Code
+    1.2”". The name is the client's own (``clientInfo``), so it is shown quoted, without
+    control or bidi characters, and cut to ``MAX_CLIENT_NAME`` characters."""
+    text = " ".join(str(part) for part in (name, version) if part not in (None, ""))
+    text = "".join(c if c.isprintable() and c not in _BIDI else " " for c in text)
+    text = " ".join(text.split())
+    if not text:
+        return UNNAMED_CLIENT
+    if len(text) > MAX_CLIENT_NAME:
+        text = text[: MAX_CLIENT_NAME - 1] + "…"
+    return f"the MCP client “{text}”"
+
+
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def answer_line(answer: str, message: str = "") -> bytes:

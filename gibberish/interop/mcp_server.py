@@ -20,6 +20,7 @@ else (the disclosure tools, resources, prompts, the protocol) to the SDK.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -30,7 +31,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.prompts.base import Prompt
 from mcp.server.mcpserver.resources.types import FunctionResource
-from mcp_types import CallToolResult, TextContent, Tool, ToolAnnotations
+from mcp_types import CLIENT_INFO_META_KEY, CallToolResult, TextContent, Tool, ToolAnnotations
 
 from gibberish import __version__
 from gibberish.assistant.context import ContextBlock, context_blocks
@@ -38,14 +39,20 @@ from gibberish.assistant.manifest import parameters_schema
 from gibberish.assistant.naming import ExposedTool, qualified_name
 from gibberish.interop import disclosure
 from gibberish.interop.disclosure import DisclosureError
-from gibberish.interop.mcp_approval import ApprovalRequest, request_approval
+from gibberish.interop.mcp_approval import (
+    UNNAMED_CLIENT,
+    ApprovalRequest,
+    client_label,
+    request_approval,
+)
 from gibberish.session import Answer, authorize
 from gibberish.skills.model import Mode, SkillDefinition
 
 if TYPE_CHECKING:
     from gibberish.app import Engine, PreparedRun
 
-Approver = Callable[["PreparedRun"], "tuple[str, str] | None"]
+Approver = Callable[["PreparedRun", str], "tuple[str, str] | None"]
+"""Asks the person about a prepared run on behalf of a client (``client_label``)."""
 """Asks a person about a prepared run: ``(answer, message)`` or None when nobody can."""
 
 DISCLOSURE_TOOLS = (
@@ -64,8 +71,8 @@ INSTRUCTIONS = (
 )
 
 
-def tray_approver(prepared: PreparedRun) -> tuple[str, str] | None:
-    """Ask the running tray (None when there is none)."""
+def tray_approver(prepared: PreparedRun, client: str = UNNAMED_CLIENT) -> tuple[str, str] | None:
+    """Ask the running tray (None when there is none), naming the client that asked."""
     return request_approval(
         ApprovalRequest(
             ref=prepared.ref,
@@ -73,8 +80,29 @@ def tray_approver(prepared: PreparedRun) -> tuple[str, str] | None:
             cwd=str(prepared.cwd),
             argv=prepared.argv,
             digest=prepared.fingerprint.digest,
+            client=client,
         )
     )
+
+
+def client_of(context: Any) -> str:
+    """The calling client as the dialog names it, from its ``clientInfo``: sent at
+    ``initialize`` (``client_params``) or, on newer protocol versions, in each request's
+    ``_meta``. Anything missing or odd: "an MCP client"."""
+    info: Any = None
+    with contextlib.suppress(Exception):
+        params = context.session.client_params
+        info = params.client_info if params is not None else None
+    if info is None:
+        with contextlib.suppress(Exception):
+            meta = context.request_context.meta
+            info = (meta or {}).get(CLIENT_INFO_META_KEY) if isinstance(meta, dict) else None
+    if isinstance(info, dict):
+        return client_label(info.get("title") or info.get("name"), info.get("version"))
+    if info is not None:
+        name = getattr(info, "title", None) or getattr(info, "name", None)
+        return client_label(name, getattr(info, "version", None))
+    return UNNAMED_CLIENT
 
 
 def how_to_approve(prepared: PreparedRun) -> str:
@@ -158,13 +186,16 @@ class GibberishMCP(MCPServer):
         exposed = self.skill_tools.get(name)
         if exposed is None:
             return await super().call_tool(name, arguments, context)
-        return await anyio.to_thread.run_sync(self.run_skill_tool, exposed, dict(arguments))
+        client = client_of(context)
+        return await anyio.to_thread.run_sync(self.run_skill_tool, exposed, dict(arguments), client)
 
     def _refresh(self) -> None:
         self.engine.reload()
         self.skill_tools = self._expose()
 
-    def run_skill_tool(self, exposed: ExposedTool, arguments: dict[str, Any]) -> CallToolResult:
+    def run_skill_tool(
+        self, exposed: ExposedTool, arguments: dict[str, Any], client: str = UNNAMED_CLIENT
+    ) -> CallToolResult:
         """Prepare, decide, ask (through the tray) or refuse, run; the envelope is the result."""
         from gibberish.app import Engine, EngineError, ToolRef
         from gibberish.skills.render import RenderError
@@ -182,7 +213,7 @@ class GibberishMCP(MCPServer):
         except (EngineError, RenderError) as exc:
             return refuse(str(exc))
         try:
-            verdict = authorize(self.engine, prepared, self._ask)
+            verdict = authorize(self.engine, prepared, lambda p: self._ask(p, client))
         except _NoAnswer as exc:
             return refuse(str(exc))
         if verdict.refused:
@@ -195,9 +226,9 @@ class GibberishMCP(MCPServer):
         envelope = result.envelope
         return _envelope_result(envelope.to_dict(), error=not envelope.success)
 
-    def _ask(self, prepared: PreparedRun) -> Answer:
+    def _ask(self, prepared: PreparedRun, client: str) -> Answer:
         """``session.authorize``'s question, put to the person in the tray's dialog."""
-        reply = self.approver(prepared)
+        reply = self.approver(prepared, client)
         if reply is None:
             raise _NoAnswer(how_to_approve(prepared))
         answer, message = reply

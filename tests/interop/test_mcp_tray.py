@@ -82,7 +82,7 @@ def test_mcp_call_approved_in_the_tray_dialog_runs(qtbot, skills_dir: Path, tmp_
     assert result.is_error is False, result.structured_content
     assert (tmp_path / "marker").exists()
     assert any("touch" in text and "marker" in text for text in seen), seen
-    assert any("An MCP client asks to run this" in text for text in seen), seen
+    assert any("The MCP client “mcp 0.1.0” asks to run this" in text for text in seen), seen
 
 
 def test_mcp_call_cancelled_in_the_tray_dialog_does_not_run(
