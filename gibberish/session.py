@@ -124,7 +124,7 @@ def authorize(
     if answer is Answer.CANCEL:
         return Authorization(refused="Not run: you declined.")
     if answer is Answer.ALWAYS and decision.can_always_allow:
-        engine.approve(prepared)
+        engine.trust.approve_prepared(prepared)
     return Authorization(confirmed=True)
 
 

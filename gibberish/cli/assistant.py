@@ -65,7 +65,7 @@ def prompt_command(
     from gibberish.cli.context import context_feed
 
     engine = state.engine()
-    catalog = engine.catalog(_mode(engine, mode))
+    catalog = engine.feed.catalog(_mode(engine, mode))
     budget = budget or engine.settings.model.budget
     cost = json_cost if fmt == "openai" else functiongemma_cost
     chosen = select_tools(catalog.tools, request, budget, cost=cost).tools
@@ -88,7 +88,7 @@ def prompt_command(
 
 def _report_broken_skills(engine: Engine, *, offered: int) -> None:
     """Skills that failed to load are not in the prompt: say which, and fail when nothing is."""
-    broken = engine.problems()
+    broken = engine.library.problems()
     for skill in broken:
         first = skill.errors[0] if skill.errors else None
         where = f": {first.format()}" if first is not None else ""
@@ -117,7 +117,7 @@ def parse_call_command(state: CliState, fmt: str, mode: str | None) -> None:
     from gibberish.assistant import parse_calls, validate_call
 
     engine = state.engine()
-    catalog = engine.catalog(_mode(engine, mode) if mode else None)
+    catalog = engine.feed.catalog(_mode(engine, mode) if mode else None)
     text = sys.stdin.read()
     parsed = parse_calls(text)
     calls = [validate_call(call, catalog).to_dict() for call in parsed.calls]
@@ -171,10 +171,10 @@ def ask_command(
     from gibberish.cli.context import context_feed
 
     engine = state.engine()
-    settings = engine.model_settings(endpoint=endpoint, model=model_name, api=api)
+    settings = engine.feed.model_settings(endpoint=endpoint, model=model_name, api=api)
     feed = context_feed(engine, context_names, text, context_budget)
     try:
-        route = engine.route(
+        route = engine.feed.route(
             text, mode=_mode(engine, mode), client=client_for(settings), context=feed.text
         )
     except ModelError as exc:
@@ -235,7 +235,7 @@ def _one_call(
         return {"call": call.to_dict(), "skipped": reason}
     ref = ToolRef(call.exposed.skill, call.exposed.tool)
     try:
-        prepared = engine.prepare(ref, call.arguments, context_dir=Path.cwd())
+        prepared = engine.runs.prepare(ref, call.arguments, context_dir=Path.cwd())
     except (EngineError, RenderError) as exc:
         click.secho(f"gibberish: skipped {_shown(call)}: {exc}", err=True, fg="yellow")
         return {"call": call.to_dict(), "skipped": str(exc)}

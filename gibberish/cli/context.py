@@ -19,14 +19,14 @@ from gibberish.cli.common import CliState, fail, pass_state, print_json, printab
 
 
 def all_blocks(engine: Engine):
-    return engine.context_blocks()
+    return engine.feed.context_blocks()
 
 
 def _find(engine: Engine, name: str):
-    for block in engine.context_blocks():
+    for block in engine.feed.context_blocks():
         if block.name == name:
             return block
-    known = ", ".join(b.name for b in engine.context_blocks()) or "none"
+    known = ", ".join(b.name for b in engine.feed.context_blocks()) or "none"
     fail(
         f"No context block named {name!r}. Known blocks: {known}. A context block is a skill "
         "without tools; `gibberish context scan` finds other agents' skills.",
@@ -37,7 +37,7 @@ def _find(engine: Engine, name: str):
 def context_feed(engine: Engine, request_names: Sequence[str], request: str, budget: int | None):
     """The feed for one request: pinned blocks, plus ``request_names`` for this request."""
     try:
-        feed = engine.context_feed(request, request_names, budget)
+        feed = engine.feed.context_feed(request, request_names, budget)
     except EngineError as exc:
         fail(str(exc), 1)
     for notice in engine.notices():

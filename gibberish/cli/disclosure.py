@@ -25,7 +25,7 @@ def skill_folder(engine: Engine, name_or_path: str) -> Path:
             raise DisclosureError(disclosure.E_SKILL_NOT_FOUND, f"{folder} is not a folder.")
         return folder
     try:
-        return engine.skill(name_or_path).directory
+        return engine.library.require(name_or_path).directory
     except EngineError as exc:
         raise DisclosureError(disclosure.E_SKILL_NOT_FOUND, str(exc)) from None
 
@@ -105,7 +105,7 @@ def sources_command(state: CliState, skill: str, as_json: bool) -> None:
 def search_command(state: CliState, query: str, limit: int, as_json: bool) -> None:
     """Sections across every skill, most relevant to QUERY first."""
     engine = state.engine()
-    hits = disclosure.search(((s.name, s.directory) for s in engine.skills()), query, limit)
+    hits = disclosure.search(((s.name, s.directory) for s in engine.library.skills()), query, limit)
     if as_json:
         print_json([h.to_dict() for h in hits])
         return

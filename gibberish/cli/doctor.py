@@ -38,7 +38,7 @@ def _checks(state: CliState) -> list[dict[str, object]]:
             "detail": "enforced (own network namespace)" if sandbox.active else "not enforced",
         },
     ]
-    warning = engine.secrets.plaintext_warning()
+    warning = engine.trust.secret_storage_warning()
     checks.append(
         {
             "check": "secrets",

@@ -50,12 +50,12 @@ def _chosen_skills(
     engine = state.engine()
     if only:
         try:
-            return [engine.skill(name) for name in only]
+            return [engine.library.require(name) for name in only]
         except EngineError as exc:
             fail(str(exc))
     return [
         s
-        for s in engine.skills()
+        for s in engine.library.skills()
         if (include_bundled or s.trust is not Trust.BUNDLED) and exportable(s)
     ]
 
@@ -121,7 +121,7 @@ def sync_command(
 
 
 def _installed(state: CliState, name: str) -> bool:
-    return any(s.name == name for s in state.engine().skills())
+    return any(s.name == name for s in state.engine().library.skills())
 
 
 def _skill_for_compile(state: CliState, ref: str) -> SkillDefinition:
@@ -132,7 +132,7 @@ def _skill_for_compile(state: CliState, ref: str) -> SkillDefinition:
         target = path / "SKILL.md" if path.is_dir() else path
         return parse_skill_file(target, trust=Trust.USER)
     try:
-        return state.engine().skill(ref)
+        return state.engine().library.require(ref)
     except EngineError as exc:
         fail(f"{exc} (give a skill name, a skill folder or a SKILL.md path)")
 
@@ -141,7 +141,7 @@ def _refiner(state: CliState):
     from gibberish.assistant import client_for
     from gibberish.interop.refine import refine_with
 
-    client = client_for(state.engine().model_settings())
+    client = client_for(state.engine().feed.model_settings())
     return lambda text: refine_with(client, text)
 
 
@@ -237,8 +237,8 @@ def web_command(state: CliState, port: int, host: str) -> None:
     engine = state.engine()
 
     def current_skills() -> list[SkillDefinition]:
-        engine.reload()  # cheap: only changed skills are read again
-        return engine.skills()
+        engine.library.reload()  # cheap: only changed skills are read again
+        return engine.library.skills()
 
     app = create_app(current_skills)
     click.echo(f"Compile page: http://127.0.0.1:{port}/  (API docs: /docs; Ctrl+C stops)")

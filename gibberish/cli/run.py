@@ -143,7 +143,7 @@ def execute(
     if verdict.refused:
         refuse(verdict.refused, compact=compact)
     try:
-        result = engine.run(prepared, confirmed=verdict.confirmed)
+        result = engine.runs.run(prepared, confirmed=verdict.confirmed)
     except EngineError as exc:
         refuse(str(exc), compact=compact)
     _emit(result.envelope, compact)
@@ -188,9 +188,9 @@ def run_command(
     """Run a tool and print its result envelope (exit 0 on success, 1 on failure)."""
     engine: Engine = state.engine()
     try:
-        ref = engine.find_tool(target)
+        ref = engine.library.find_tool(target)
         args = parse_cli_arguments(ref.tool, pairs, args_json)
-        prepared = engine.prepare(ref, args, cwd=cwd, context_dir=Path.cwd(), timeout=timeout)
+        prepared = engine.runs.prepare(ref, args, cwd=cwd, context_dir=Path.cwd(), timeout=timeout)
     except (EngineError, RenderError) as exc:
         refuse(str(exc), compact=compact)
     execute(engine, prepared, yes=yes, compact=compact)

@@ -77,11 +77,11 @@ def skills_group() -> None:
 def list_command(state: CliState, as_json: bool, mode: str | None) -> None:
     """Every skill gibberish found, broken ones included."""
     engine = state.engine()
-    skills = engine.skills()
+    skills = engine.library.skills()
     if mode:
         wanted = Mode(mode.capitalize())
         skills = [s for s in skills if s.available_in(wanted)]
-    overrides = engine.overrides()
+    overrides = engine.library.overrides()
     if as_json:
         print_json([_with_override(skill_to_dict(s), overrides.get(s.name)) for s in skills])
         return
@@ -159,8 +159,8 @@ def check_command(state: CliState, paths: tuple[Path, ...], profile: str, as_jso
         skills, extra = _check_targets(paths, Profile(profile))
     else:
         engine = state.engine()
-        skills = engine.skills()
-        extra = _library_only(engine.diagnostics(), skills)
+        skills = engine.library.skills()
+        extra = _library_only(engine.library.diagnostics(), skills)
     diagnostics = extra + [d for s in skills for d in s.diagnostics]
     errors = sum(d.is_error for d in diagnostics)
     warnings = len(diagnostics) - errors
@@ -189,7 +189,7 @@ def check_command(state: CliState, paths: tuple[Path, ...], profile: str, as_jso
 def show_command(state: CliState, name: str, as_json: bool) -> None:
     """Everything about one skill: fields, tools, parameters, commands, problems."""
     try:
-        skill = state.engine().skill(name)
+        skill = state.engine().library.require(name)
     except EngineError as exc:
         fail(str(exc), 1)
     if as_json:
@@ -237,9 +237,9 @@ def render_command(
     """Print the argv a tool would run with these arguments, without running it."""
     engine = state.engine()
     try:
-        ref = engine.find_tool(target)
+        ref = engine.library.find_tool(target)
         args = parse_cli_arguments(ref.tool, pairs, args_json)
-        argv = engine.render(ref, args)
+        argv = engine.runs.render(ref, args)
     except (EngineError, RenderError) as exc:
         fail(str(exc), 1)
     if as_json:

@@ -32,7 +32,7 @@ def approvals_group() -> None:
 def approvals_list(state: CliState, as_json: bool) -> None:
     """Every approval, and whether the skill on disk is still the one you approved."""
     engine = state.engine()
-    statuses = engine.approval_list()
+    statuses = engine.trust.approval_list()
     for notice in engine.notices():
         click.secho(f"note: {printable(notice)}", err=True, fg="yellow")
     if as_json:
@@ -66,7 +66,7 @@ def approvals_list(state: CliState, as_json: bool) -> None:
 def approvals_approve(state: CliState, skill_name: str) -> None:
     """Approve a skill as it is on disk now (every file in its folder)."""
     try:
-        fp = state.engine().approve_skill(skill_name)
+        fp = state.engine().trust.approve_skill_by_name(skill_name)
     except EngineError as exc:
         fail(str(exc), 1)
     click.echo(f"Approved {printable(skill_name)} ({fp.digest[:12]}, {len(fp.files)} file(s)).")
@@ -77,7 +77,7 @@ def approvals_approve(state: CliState, skill_name: str) -> None:
 @pass_state
 def approvals_revoke(state: CliState, skill_name: str) -> None:
     """Forget a skill's approval: it asks again on its next run."""
-    if state.engine().revoke_approval(skill_name):
+    if state.engine().trust.revoke(skill_name):
         click.echo(f"Revoked the approval of {printable(skill_name)}.")
     else:
         fail(f"{printable(skill_name)} has no approval to revoke.", 1)
@@ -90,7 +90,7 @@ def approvals_reset(state: CliState, yes: bool) -> None:
     """Forget every approval."""
     if not yes:
         click.confirm("Forget every approval?", abort=True, err=True)
-    state.engine().reset_approvals()
+    state.engine().trust.reset()
     click.echo("All approvals removed.")
 
 
@@ -107,16 +107,16 @@ def secrets_set(state: CliState, skill_name: str, name: str) -> None:
     """Store a secret's value (asked without echo; piped stdin works too)."""
     engine = state.engine()
     try:
-        engine.check_secret(skill_name, name)  # before the prompt, not after
+        engine.trust.check_secret(skill_name, name)  # before the prompt, not after
         value = click.prompt(f"Value for {name}", hide_input=True, err=True)
-        skill = engine.store_secret(skill_name, name, value)
+        skill = engine.trust.store_secret(skill_name, name, value)
     except EngineError as exc:
         fail(str(exc), 1)
     click.echo(
         f"Stored {printable(name)} for {printable(skill_name)}. "
         f"Only the skill in {printable(str(skill.directory))} receives it."
     )
-    warning = engine.secret_storage_warning()
+    warning = engine.trust.secret_storage_warning()
     if warning:
         click.secho(f"warning: {printable(warning)}", err=True, fg="yellow")
 
@@ -127,7 +127,7 @@ def secrets_set(state: CliState, skill_name: str, name: str) -> None:
 def secrets_list(state: CliState, skill_name: str) -> None:
     """Which of a skill's secrets are set (names only, never values)."""
     try:
-        status = state.engine().secret_status(skill_name)
+        status = state.engine().trust.secret_status(skill_name)
     except EngineError as exc:
         fail(str(exc), 1)
     if not status:
@@ -150,7 +150,7 @@ def secrets_list(state: CliState, skill_name: str) -> None:
 @pass_state
 def secrets_delete(state: CliState, skill_name: str, name: str) -> None:
     """Remove a stored secret from the keyring."""
-    if state.engine().delete_secret(skill_name, name):
+    if state.engine().trust.delete_secret(skill_name, name):
         click.echo(f"Deleted {printable(name)} for {printable(skill_name)}.")
     else:
         fail(f"{printable(skill_name)} has no stored secret {printable(repr(name))}.", 1)

@@ -114,7 +114,7 @@ def listen_command(
     assert call is not None and call.exposed is not None
     ref = ToolRef(call.exposed.skill, call.exposed.tool)
     try:
-        prepared = engine.prepare(ref, call.arguments, context_dir=None)
+        prepared = engine.runs.prepare(ref, call.arguments, context_dir=None)
     except (EngineError, RenderError) as exc:
         refuse(str(exc), compact=compact)
     if dry_run or compact:

@@ -146,15 +146,15 @@ class GibberishMCP(MCPServer):
         self.cwd = cwd or Path.cwd()
         self.skill_tools = self._expose()
         self._add_disclosure_tools()
-        for skill in engine.skills():
+        for skill in engine.library.skills():
             self._add_resource(skill)
-        for block in context_blocks(engine.skills()):
+        for block in context_blocks(engine.library.skills()):
             self._add_prompt(block)
 
     # ------------------------------------------------------------------ skill tools
     def _expose(self) -> dict[str, ExposedTool]:
         out = {}
-        for exposed in self.engine.catalog(self.mode).tools:
+        for exposed in self.engine.feed.catalog(self.mode).tools:
             name = exposed.name
             if name in DISCLOSURE_TOOLS:
                 name = qualified_name(exposed.skill.name, exposed.tool.name)
@@ -190,7 +190,7 @@ class GibberishMCP(MCPServer):
         return await anyio.to_thread.run_sync(self.run_skill_tool, exposed, dict(arguments), client)
 
     def _refresh(self) -> None:
-        self.engine.reload()
+        self.engine.library.reload()
         self.skill_tools = self._expose()
 
     def run_skill_tool(
@@ -204,7 +204,7 @@ class GibberishMCP(MCPServer):
             return _envelope_result(Engine.failure(message).to_dict(), error=True)
 
         try:
-            prepared = self.engine.prepare(
+            prepared = self.engine.runs.prepare(
                 ToolRef(exposed.skill, exposed.tool),
                 arguments,
                 context_dir=self.cwd,
@@ -220,7 +220,7 @@ class GibberishMCP(MCPServer):
             return refuse(verdict.refused)
         confirmed = verdict.confirmed
         try:
-            result = self.engine.run(prepared, confirmed=confirmed)
+            result = self.engine.runs.run(prepared, confirmed=confirmed)
         except EngineError as exc:
             return refuse(str(exc))
         envelope = result.envelope
@@ -241,7 +241,7 @@ class GibberishMCP(MCPServer):
         from gibberish.app import EngineError
 
         try:
-            return self.engine.skill(name).directory
+            return self.engine.library.require(name).directory
         except EngineError as exc:
             raise ToolError(str(DisclosureError(disclosure.E_SKILL_NOT_FOUND, str(exc)))) from None
 
@@ -269,7 +269,7 @@ class GibberishMCP(MCPServer):
                     "available": s.ok and s.available_in(self.mode),
                     "trust": s.trust.value,
                 }
-                for s in self.engine.skills()
+                for s in self.engine.library.skills()
             ]
         }
 
@@ -293,7 +293,7 @@ class GibberishMCP(MCPServer):
 
     def skills_search(self, query: str, limit: int = 10) -> dict[str, Any]:
         """Sections across all skills ranked by how many of QUERY's words they contain."""
-        skills = ((s.name, s.directory) for s in self.engine.skills())
+        skills = ((s.name, s.directory) for s in self.engine.library.skills())
         return {"hits": [h.to_dict() for h in disclosure.search(skills, query, limit)]}
 
     # ------------------------------------------------------------------ resources, prompts
