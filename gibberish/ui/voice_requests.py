@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer
 
-from gibberish.skills.model import tool_ref
 from gibberish.ui.errors import guard
 from gibberish.ui.listening import Listening
 
@@ -67,6 +66,7 @@ class VoiceRequests(QObject):
     def _heard(self, proposal: Any) -> None:
         """What was heard: the command bar shows the transcript and the proposed tool, then
         the parameter form opens with the heard values, as for a click."""
+        from gibberish.skills.model import tool_ref
         from gibberish.voice import ProposalStatus
 
         text = proposal.heard.text

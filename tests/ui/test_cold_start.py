@@ -38,6 +38,9 @@ NOT_BEFORE_THE_MENU = (
     "ctypes",
     "PySide6.QtNetwork",
     "gibberish.trust.provenance",
+    "gibberish.engine",
+    "gibberish.settings",
+    "gibberish.skills.model",
 )
 """The Engine and what it needs (parser, runner, keyring), the click group, Qt's network
 module (the single-instance server goes up one turn after the menu shows), and what only
