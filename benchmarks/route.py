@@ -383,7 +383,7 @@ def bench(count: int, repeat: int) -> dict[str, list[float]]:
         return engine.route(text, mode=Mode.DEV, client=client)
 
     for i in range(repeat):
-        engine._tool_indexes = None  # the first request after start: no index yet
+        engine.feed._tool_indexes = None  # the first request after start: no index yet
         seconds, _ = timed(lambda i=i: route(asks[i]))
         out["cold"].append(seconds)
     for i in range(repeat):

@@ -427,10 +427,10 @@ def test_the_model_feed_index_is_made_ahead_when_a_model_is_set_up(qtbot, engine
     made = text._model_index_ahead()
     assert made is not None
     made.join(timeout=30)
-    builds = engine._tool_indexes.builds
+    builds = engine.feed._tool_indexes.builds
     assert builds == 1
     engine.tool_index(Mode.GLOBAL)
-    assert engine._tool_indexes.builds == builds  # the request found it made
+    assert engine.feed._tool_indexes.builds == builds  # the request found it made
     engine.update_settings(replace(engine.settings, model=ModelSettings(enabled=False)))
     assert text._model_index_ahead() is None
 
