@@ -161,8 +161,8 @@ def test_the_focused_apps_folder_brings_in_the_project_skills(tmp_path, gib) -> 
     focus = Focus()
     detector = ModeDetector(focus=focus, microphone=Quiet(), process_names=set)
     engine = Engine(EngineOptions(include_bundled=False), detector=detector)
-    engine.mode_context()
+    engine.follow_focus(engine.mode_context())  # an explicit call: the query changes nothing
     assert "projonly" in {s.name for s in engine.skills()}
     focus.cwd = tmp_path
-    engine.mode_context()
+    engine.follow_focus(engine.mode_context())
     assert "projonly" not in {s.name for s in engine.skills()}
