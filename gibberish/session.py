@@ -169,7 +169,7 @@ class Session:
         value before the Engine decides — a proposal never skips the form or approval."""
         engine = self.engine
         try:
-            target = engine.find_tool(ref)
+            target = engine.library.find_tool(ref)
         except EngineError as exc:
             return Launch(ref, failure=str(exc))
         if not target.skill.source_path.is_file():
@@ -183,7 +183,7 @@ class Session:
             values = self.arguments.ask(
                 target.skill,
                 target.tool,
-                lambda args: engine.render(target, args),
+                lambda args: engine.runs.render(target, args),
                 arguments,
                 None,
                 note=note,
@@ -213,23 +213,23 @@ class Session:
 
     def problem_names(self) -> set[str]:
         """The skills with problems now (what ``announce_reload`` compares against)."""
-        return {s.name for s in self.engine.problems()}
+        return {s.name for s in self.engine.library.problems()}
 
     def announce_reload(self, before: set[str], *, manual: bool = False) -> None:
         """Say what a reload changed: skills that broke since ``before``, skills that work
         again, and (``manual``) the count. Separate from ``reload`` so that the tray can
         reload on a worker thread and announce on its own."""
         engine = self.engine
-        problems = engine.problems()
+        problems = engine.library.problems()
         for skill in problems:
             if skill.name not in before:
                 first = skill.errors[0].format() if skill.errors else "it has errors"
                 self.notify(Notice(f"Skill “{skill.name}” has a problem", first, failed=True))
         for name in sorted(before - {s.name for s in problems}):
-            if engine.find_skill(name) is not None:
+            if engine.library.get(name) is not None:
                 self.notify(Notice(f"Skill “{name}” works again", "It loads without errors now."))
         if manual:
-            count = len([s for s in engine.skills() if s.ok])
+            count = len([s for s in engine.library.skills() if s.ok])
             self.notify(
                 Notice("Skills reloaded", f"{count} skills ready, {len(problems)} with problems.")
             )

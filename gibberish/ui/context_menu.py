@@ -32,7 +32,7 @@ class ContextMenu:
         pinned = set(engine.feed.pinned())
         loaded = engine.feed.session_context
         items = []
-        for block in engine.context_blocks():
+        for block in engine.feed.context_blocks():
             where = " · pinned" if block.name in pinned else ""
             items.append(
                 MenuItem(

@@ -182,7 +182,7 @@ class Controller(QObject):
 
     @guard
     def show_problem(self, name: str) -> None:
-        self.dialogs.show_problem(name, self.engine.find_skill(name))
+        self.dialogs.show_problem(name, self.engine.library.get(name))
 
     @guard
     def show_recent(self, index: int) -> None:

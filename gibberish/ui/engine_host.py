@@ -70,7 +70,7 @@ class EngineHost(QObject):
         assert self._factory is not None
         try:
             engine = self._factory()
-            engine.ensure_loaded()  # parse every SKILL.md here, not on the GUI thread
+            engine.library.ensure_loaded()  # parse every SKILL.md here, not on the GUI thread
         except BaseException as exc:  # handed to the GUI, which says what went wrong
             self._error = exc
         else:

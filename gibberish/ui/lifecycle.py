@@ -81,7 +81,7 @@ class Lifecycle(QObject):
         if c.host.is_ready:
             engine = c.engine
             try:
-                engine.cancel_all(wait=engine.settings.grace_period + 5.0)
+                engine.runs.cancel_all(wait=engine.settings.grace_period + 5.0)
             except Exception as exc:  # quitting must go on
                 log.warning("cancelling runs on quit failed: %s", exc)
         c.runs.close_all()

@@ -108,7 +108,7 @@ class MenuSource:
     def _skill_section(self, engine: Engine, context: ModeContext) -> list[MenuItem]:
         """The skills' entries (and the problems), made again only when the skills or the
         mode changed."""
-        skills = engine.skills()
+        skills = engine.library.skills()
         key = (str(context.mode), context.automatic, skills)
         if key == self._section_key:
             return self._section

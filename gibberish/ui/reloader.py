@@ -80,9 +80,9 @@ class BackgroundReload(QObject):
             engine = self._engine()
             if follow is not None:
                 engine.library.follow_project(follow)
-            result.before = {s.name for s in engine.problems()}
+            result.before = {s.name for s in engine.library.problems()}
             result.changes = engine.reload()
-            result.watch = watch_paths(*engine.watched_folders())
+            result.watch = watch_paths(*engine.library.watched_folders())
         except Exception as exc:  # shown by the GUI, which says what went wrong
             result.error = exc
         # RuntimeError: the app quit (and deleted the relay) while this ran.

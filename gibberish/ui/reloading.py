@@ -35,7 +35,7 @@ class Reloading(QObject):
     def rewatch(self, paths: set[str] | None = None) -> None:
         """Watch ``paths`` (listed by a background reload), or what the Engine needs now."""
         if paths is None:
-            self.watcher.watch(*self._c.engine.watched_folders())
+            self.watcher.watch(*self._c.engine.library.watched_folders())
         else:
             self.watcher.apply(paths)
 

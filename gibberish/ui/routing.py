@@ -165,7 +165,7 @@ class ModelRouter:
         mode: Mode | None = None,
         cancel: threading.Event | None = None,
     ) -> Outcome:
-        result = self.engine.route(text, mode=mode, cancel=cancel)
+        result = self.engine.feed.route(text, mode=mode, cancel=cancel)
         return outcome_of(result, self.name, mode)
 
 

@@ -93,7 +93,7 @@ class RunViews(QObject):
         self.sessions[key] = session
         window.closed.connect(self._window_closed)
         try:
-            handle = self._engine().start(prepared, confirmed=confirmed, on_output=bridge.feed)
+            handle = self._engine().runs.start(prepared, confirmed=confirmed, on_output=bridge.feed)
         except (EngineError, OSError) as exc:
             window.fail_before_start(str(exc))
             self.sessions.pop(key, None)

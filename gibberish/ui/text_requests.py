@@ -88,7 +88,7 @@ class TextRequests(QObject):
         bar sees the same tools and keeps its index."""
         engine = self._engine()
         mode = self._mode()
-        skills = engine.skills()
+        skills = engine.library.skills()
         held = self._offered
         if (
             held is not None
@@ -97,7 +97,7 @@ class TextRequests(QObject):
             and all(a is b for a, b in zip(held[1], skills, strict=True))
         ):
             return held[2]
-        tools = engine.tools(mode)
+        tools = engine.library.tools(mode)
         self._offered = (mode, skills, tools)
         return tools
 
