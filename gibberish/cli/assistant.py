@@ -59,16 +59,17 @@ def prompt_command(
     context_budget: int | None,
 ) -> None:
     """Print the tool manifest a model sees: FunctionGemma prompt, OpenAI tools JSON, or text."""
-    from gibberish.assistant import render_plain_manifest, render_prompt, select_tools, tool_schemas
+    from gibberish.assistant import render_plain_manifest, render_prompt, tool_schemas
     from gibberish.assistant.budget import functiongemma_cost, json_cost
     from gibberish.assistant.context import with_context
     from gibberish.cli.context import context_feed
 
     engine = state.engine()
-    catalog = engine.feed.catalog(_mode(engine, mode))
+    index = engine.feed.tool_index(_mode(engine, mode))
     budget = budget or engine.settings.model.budget
     cost = json_cost if fmt == "openai" else functiongemma_cost
-    chosen = select_tools(catalog.tools, request, budget, cost=cost).tools
+    # the index's selection is select_tools' own, without analysing every tool again
+    chosen = index.select(request, budget, cost=cost).tools
     feed = context_feed(engine, context_names, request, context_budget)
     user_turn = with_context(feed.text, request)
     if fmt == "functiongemma":
