@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, compress
 from operator import is_, is_not
+from typing import TYPE_CHECKING
 
 from gibberish.assistant.budget import (
     NAME_WEIGHT,
@@ -49,6 +50,9 @@ from gibberish.assistant.budget import (
 from gibberish.assistant.fuzzy import FuzzyIndex, FuzzyMatch
 from gibberish.assistant.naming import ExposedTool, ToolCatalog, exposed_names
 from gibberish.skills.model import Mode, SkillDefinition
+
+if TYPE_CHECKING:
+    from gibberish.assistant.saved_analysis import SavedAnalyses
 
 Cost = Callable[[ExposedTool], int]
 
@@ -138,11 +142,13 @@ def _layout(
     before: _Layout,
     previous: Mapping[_Key, SkillPart],
     made: dict[_Key, SkillPart],
+    analyse: Callable[[SkillDefinition, Sequence[ExposedTool]], SkillPart] = SkillPart.of,
 ) -> _Layout:
     """The layout of ``mode`` over ``skills``. What ``before`` (the last layout of the mode)
     and ``previous`` (parts of other modes) still hold is reused: the exposed names when
     no skill or tool name changed, and the part of every skill definition that is the same
-    object under the same names. Every part made or reused is recorded in ``made``."""
+    object under the same names. Every part made or reused is recorded in ``made``; a new
+    part comes from ``analyse`` (a saved analysis, or ``SkillPart.of``)."""
     offered = tuple(
         s
         for s in skills
@@ -161,7 +167,7 @@ def _layout(
             part = previous.get(key) or made.get(key)
             if part is None or part.skill is not skill:
                 tools = [ExposedTool(n, skill, t) for n, t in zip(key[1], skill.tools, strict=True)]
-                part = made[key] = SkillPart.of(skill, tools)
+                part = made[key] = analyse(skill, tools)
         parts.append(part)
         start = end
     return _Layout(offered, names, tuple(parts))
@@ -409,8 +415,10 @@ class ToolIndexCache:
     cost tables and its fuzzy index, which come out the same whichever thread makes them.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, saved: SavedAnalyses | None = None) -> None:
         self._lock = threading.Lock()
+        self._saved = saved
+        """The analyses an earlier process saved (``saved_analysis.py``), if any."""
         self._skills: tuple[SkillDefinition, ...] = ()
         self._indexes: dict[Mode | None, ToolIndex] = {}
         self._layouts: dict[Mode | None, _Layout] = {}
@@ -427,6 +435,8 @@ class ToolIndexCache:
             if not _same_skills(skills, self._skills):
                 self._skills = tuple(skills)
                 self._indexes = {}
+                if self._saved is not None:
+                    self._saved.refresh()
             index = self._indexes.get(mode)
             if index is None:
                 index = self._indexes[mode] = self._build(mode)
@@ -435,7 +445,9 @@ class ToolIndexCache:
     def _build(self, mode: Mode | None) -> ToolIndex:
         made: dict[_Key, SkillPart] = {}
         before = self._layouts.get(mode, _EMPTY_LAYOUT)
-        layout = self._layouts[mode] = _layout(self._skills, mode, before, self._parts, made)
+        layout = self._layouts[mode] = _layout(
+            self._skills, mode, before, self._parts, made, self._analyse
+        )
         self._parts.update(made)
         in_use = sum(len(kept.parts) for kept in self._layouts.values())
         if len(self._parts) > 2 * in_use + 64:  # forget parts no layout uses (now and then)
@@ -449,3 +461,17 @@ class ToolIndexCache:
             index = ToolIndex(layout.parts)
         self._last[mode] = index
         return index
+
+    def _analyse(self, skill: SkillDefinition, tools: Sequence[ExposedTool]) -> SkillPart:
+        saved = self._saved.part(skill, tools) if self._saved is not None else None
+        return saved if saved is not None else SkillPart.of(skill, tools)
+
+    def save(self, index: ToolIndex, cost: Cost = functiongemma_cost) -> bool:
+        """Save the analyses in use when some were made afresh (with the declaration sizes
+        of ``cost``, which ``index`` computes now if it has not yet); True if written."""
+        with self._lock:
+            if self._saved is None or not self._saved.unsaved:
+                return False
+            index.cost_table(cost)
+            in_use = {id(p): p for kept in self._layouts.values() for p in kept.parts}
+            return self._saved.save(in_use.values())

@@ -54,10 +54,10 @@ class FeedFacade:
         (the library's skill definitions, compared by identity) and reused by every request
         until then (docs/adr/0020-router-index.md)."""
         if self._tool_indexes is None:
-            from gibberish.assistant.tool_index import ToolIndexCache
-
-            self._tool_indexes = ToolIndexCache()
-        return self._tool_indexes.get(self._library.skills(), mode)
+            self._tool_indexes = _index_cache(lambda: self._library.skill_library)
+        index = self._tool_indexes.get(self._library.skills(), mode)
+        self._tool_indexes.save(index)  # what was analysed afresh, for the next process
+        return index
 
     def model_settings(self, **overrides: Any) -> ModelSettings:
         """The model settings from the settings file, with ``overrides`` (None values
@@ -168,3 +168,13 @@ class FeedFacade:
             Attached(by_name[n], zone) for names, zone in zones for n in names if n in by_name
         ]
         return build_feed(attached, request, budget or DEFAULT_CONTEXT_BUDGET)
+
+
+def _index_cache(library: Callable[[], Any]) -> ToolIndexCache:
+    """The tool indexes, with the analyses saved next to ``library``'s parse cache."""
+    from gibberish.assistant.budget import functiongemma_cost, json_cost
+    from gibberish.assistant.saved_analysis import SavedAnalyses
+    from gibberish.assistant.tool_index import ToolIndexCache
+
+    costs = {"functiongemma": functiongemma_cost, "json": json_cost}
+    return ToolIndexCache(SavedAnalyses(library, costs))

@@ -261,6 +261,18 @@ class SkillLibrary:
         with self._state_lock:
             return list(self._snapshot.ordered)
 
+    @property
+    def cache_path(self) -> Path | None:
+        """The parse cache's file, or None without one (other caches are keyed the same)."""
+        return self._cache.path if self._cache is not None else None
+
+    def content_digests(self) -> dict[int, bytes]:
+        """By ``id`` of each current skill definition: the digest of the SKILL.md bytes it
+        was parsed from (skills whose file could not be read have none). The ids hold for
+        as long as the caller holds the definitions of ``skills()``."""
+        entries = self._entries
+        return {id(e.skill): e.digest for e in entries.values() if e.digest is not None}
+
     def get(self, name: str) -> SkillDefinition | None:
         with self._state_lock:
             return self._snapshot.skills.get(name)
