@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gibberish.skills.cache import code_stamp as parser_stamp
+from gibberish.skills.cache import without_collection
 
 if TYPE_CHECKING:
     from gibberish.assistant.naming import ExposedTool
@@ -161,7 +162,8 @@ class SavedAnalyses:
             log.warning("cannot read %s (%s); it will be rebuilt", path, exc)
             return {}
         try:
-            stamp, saved = _DataOnly(io.BytesIO(data)).load()
+            with without_collection():
+                stamp, saved = _DataOnly(io.BytesIO(data)).load()
         except Exception as exc:  # any damage at all: the file is only a shortcut
             log.warning("%s is unreadable (%s); it will be rebuilt", path, exc)
             return {}

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import gc
 import hashlib
 import io
 import logging
@@ -33,7 +34,7 @@ import pickle
 import sys
 import tempfile
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -113,6 +114,23 @@ class _ModelUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"{module}.{name} is not part of a parsed skill")
 
 
+@contextlib.contextmanager
+def without_collection() -> Iterator[None]:
+    """Automatic garbage collection paused while a cache file is unpickled.
+
+    Unpickling tens of thousands of objects, none of them garbage, sets off the collector
+    again and again, and each older-generation pass walks the whole growing heap: a third
+    of a warm load of 1,000 skills. Collection resumes afterwards only if it was on (the
+    tray turns it off and collects on its GUI thread itself)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def code_stamp() -> tuple[Any, ...]:
     """What must match for a saved entry to mean what it meant: format, versions, parser."""
     package = Path(__file__).resolve().parent
@@ -184,7 +202,8 @@ class ParseCache:
             log.warning("cannot read the parse cache %s (%s); rebuilding it", self.path, exc)
             return {}
         try:
-            stamp, entries = _ModelUnpickler(io.BytesIO(data)).load()
+            with without_collection():
+                stamp, entries = _ModelUnpickler(io.BytesIO(data)).load()
         except Exception as exc:  # any damage at all: the cache is only a shortcut
             log.warning("the parse cache %s is unreadable (%s); rebuilding it", self.path, exc)
             return {}
