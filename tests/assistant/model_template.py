@@ -151,7 +151,7 @@ def _compiled(source: str) -> Any:
         """``{% generation %}…{% endgeneration %}``: renders its body (transformers marks
         the assistant's tokens with it)."""
 
-        tags = {"generation"}
+        tags = frozenset({"generation"})
 
         def parse(self, parser: Any) -> Any:
             lineno = next(parser.stream).lineno

@@ -217,9 +217,7 @@ def test_byte_identical_to_the_models_own_template(template):
     """Every tool set × conversation × generation prompt, with each revision of the
     model's template; one test per revision that names every case that differs."""
     differing = differing_cases(template, template.preamble)
-    assert not differing, f"{len(differing)} of {len(CASES)} cases differ:\n" + "\n".join(
-        differing
-    )
+    assert not differing, f"{len(differing)} of {len(CASES)} cases differ:\n" + "\n".join(differing)
 
 
 @EACH_TEMPLATE
