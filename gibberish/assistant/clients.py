@@ -44,7 +44,7 @@ import httpx
 
 from gibberish.assistant.budget import DEFAULT_BUDGET
 from gibberish.assistant.callparser import ParsedCall, parse_calls
-from gibberish.assistant.conversation import Message
+from gibberish.assistant.conversation import Message, tool_names
 from gibberish.assistant.exchange import Watchdog
 from gibberish.assistant.functiongemma import (
     DEVELOPER_PROMPT,
@@ -480,7 +480,7 @@ class OllamaChatClient(_HttpClient):
     def body(self, request: ModelRequest) -> dict[str, Any]:
         return {
             "model": self.settings.model,
-            "messages": [_ollama_message(m) for m in request.messages],
+            "messages": _ollama_messages(request.messages),
             "tools": tool_schemas(request.tools),
             "stream": self.settings.stream,
             "options": self.options(),
@@ -628,22 +628,32 @@ def _user_text(message: Message) -> str:
     return message.text if message.role == "assistant" else neutralize(message.text)
 
 
-def _ollama_message(message: Message) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": message.role, "content": _user_text(message)}
-    if message.calls:
-        out["tool_calls"] = [
-            {"function": {"name": c.name, "arguments": dict(c.arguments)}} for c in message.calls
-        ]
-    if message.role == "tool" and message.name:
-        out["tool_name"] = message.name
+def _ollama_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Chat messages for ``/api/chat``; a ``tool`` message names its tool (``tool_name``)."""
+    names = iter(tool_names(list(messages)))
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        item: dict[str, Any] = {"role": message.role, "content": _user_text(message)}
+        if message.calls:
+            item["tool_calls"] = [
+                {"function": {"name": c.name, "arguments": dict(c.arguments)}}
+                for c in message.calls
+            ]
+        name = next(names) if message.role == "tool" else ""
+        if name:
+            item["tool_name"] = name
+        out.append(item)
     return out
 
 
 def _openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """Chat messages; a ``tool`` message answers the matching call id of the calls before it."""
+    """Chat messages; a ``tool`` message answers the matching call id of the calls before it
+    and carries the tool's ``name``: FunctionGemma's chat template (rendered by llama.cpp or
+    vLLM) refuses a text result without one."""
     out: list[dict[str, Any]] = []
     ids: list[str] = []
     answered = 0
+    names = iter(tool_names(list(messages)))
     for n, message in enumerate(messages):
         item: dict[str, Any] = {"role": message.role, "content": _user_text(message)}
         if message.calls:
@@ -659,6 +669,9 @@ def _openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         if message.role == "tool":
             item["tool_call_id"] = ids[answered] if answered < len(ids) else f"call_{n}"
             answered += 1
+            name = next(names)
+            if name:
+                item["name"] = name
         out.append(item)
     return out
 
