@@ -242,7 +242,11 @@ def _parse_object(s: str, i: int, depth: int) -> tuple[dict[str, Any], int]:
             c = s[i]
         if c == "}" and not result:
             return result, i + 1
-        key, i = _parse_key(s, i)
+        j = s.find(":", i) if c != "<" and c != '"' else -1
+        if j > i and s[i:j].isidentifier():  # the common case, inlined: a bare name
+            key, i = s[i:j], j
+        else:
+            key, i = _parse_key(s, i)
         if key in result:
             raise CallSyntaxError(f"argument {key!r} is given twice", i)
         i += 1  # past ':'
