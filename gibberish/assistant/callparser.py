@@ -288,6 +288,18 @@ def parse_arguments(text: str) -> dict[str, Any]:
     return value
 
 
+def json_depth(value: Any) -> int:
+    """How deeply lists and objects nest in ``value`` (counted without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def _parse_arguments_at(s: str, brace: int) -> tuple[dict[str, Any], int]:
     """The arguments whose ``{`` is at ``s[brace]``: FunctionGemma's ``{k:v,…}``, or a JSON
     object inside the braces, as the template writes arguments given as a JSON string."""
@@ -296,12 +308,14 @@ def _parse_arguments_at(s: str, brace: int) -> tuple[dict[str, Any], int]:
         return _parse_object(s, brace, 1)
     try:
         value, end = _JSON.raw_decode(s, inner)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise CallSyntaxError(
             "the arguments are neither k:v pairs nor a JSON object", inner
         ) from None
     if not isinstance(value, dict):
         raise CallSyntaxError("the arguments are not an object", inner)
+    if json_depth(value) > MAX_DEPTH:
+        raise CallSyntaxError("values nest too deeply", inner)
     end = _skip_ws(s, end)
     if not s.startswith("}", end):
         raise CallSyntaxError("the arguments are not closed with }", end)

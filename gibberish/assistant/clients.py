@@ -43,7 +43,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import httpx
 
 from gibberish.assistant.budget import DEFAULT_BUDGET
-from gibberish.assistant.callparser import ParsedCall, parse_calls
+from gibberish.assistant.callparser import MAX_DEPTH, ParsedCall, json_depth, parse_calls
 from gibberish.assistant.conversation import Message, tool_names
 from gibberish.assistant.exchange import Watchdog
 from gibberish.assistant.functiongemma import (
@@ -203,7 +203,7 @@ class ModelClient(Protocol):
 def _error_detail(response: httpx.Response) -> str:
     try:
         data = response.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         return " ".join(response.text.split())[:200]
     if isinstance(data, dict):
         err = data.get("error", data)
@@ -390,7 +390,7 @@ class _HttpClient:
         """One streamed JSON object; a reply that is not one, or says ``error``, raises."""
         try:
             obj = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past Python's stack: not a reply
             raise self.bad_json() from None
         if not isinstance(obj, dict):
             raise self.bad_json()
@@ -698,9 +698,12 @@ def _native_calls(raw_calls: Sequence[Any]) -> tuple[tuple[ParsedCall, ...], tup
         elif isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments)
-            except ValueError:
+            except (ValueError, RecursionError):
                 errors.append(f"call {n} ({name}): the arguments are not valid JSON")
                 continue
+        if json_depth(arguments) > MAX_DEPTH:
+            errors.append(f"call {n} ({name}): the arguments nest too deeply")
+            continue
         if not isinstance(arguments, dict):
             errors.append(f"call {n} ({name}): the arguments are not an object")
             continue

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gibberish.assistant.callparser import parse_calls
+from gibberish.assistant.clients import ModelError, ModelSettings, OllamaChatClient, _native_calls
 from gibberish.assistant.functiongemma import inert, render_call
 from gibberish.assistant.functiongemma_template import render_chat
 from tests.assistant.chat_strategies import ARGUMENTS, NAMES, TOOL_SETS, calls
@@ -153,3 +154,26 @@ def test_broken_runtime_forms_say_what_is_wrong(written, problem):
     parsed = parse_calls(f"<start_function_call>{written}<end_function_call>")
     assert not parsed.calls
     assert problem in parsed.errors[0]
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        '{"a":' * 100_000 + "1" + "}" * 100_000,  # past Python's stack
+        '{"a":' + "[" * 40 + "]" * 40 + "}",  # past MAX_DEPTH
+        '{"a":' + "[" * 100_000,  # never closed
+        '{"a":"' + "x" * 100_000,  # a string never closed
+    ],
+    ids=["past the stack", "past the limit", "never closed", "string never closed"],
+)
+def test_hostile_json_arguments_are_refused_not_raised(arguments):
+    parsed = parse_calls(f"<start_function_call>call:f{{{arguments}}}<end_function_call>")
+    assert not parsed.calls and len(parsed.errors) == 1
+    native, errors = _native_calls([{"function": {"name": "f", "arguments": arguments}}])
+    assert not native and len(errors) == 1
+
+
+def test_a_server_line_nested_past_the_stack_is_a_protocol_error():
+    client = OllamaChatClient(ModelSettings(api="ollama-chat"))
+    with pytest.raises(ModelError, match="not valid JSON"):
+        client.decode_object('{"message":' + "[" * 100_000 + "]" * 100_000 + "}")
