@@ -26,7 +26,7 @@ from tests.assistant.chat_strategies import ARGUMENTS, NAMES, TOOL_SETS, calls
 from tests.assistant.model_template import reference_templates, render
 
 TEMPLATES = reference_templates()
-BOUNDED = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+BOUNDED = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def same(a: Any, b: Any) -> bool:
