@@ -179,6 +179,9 @@ def _refiner(state: CliState):
     help="Largest prompt allowed.",
 )
 @click.option("--stdout", "to_stdout", is_flag=True, help="Print the .toml instead of writing it.")
+@click.option(
+    "--force", is_flag=True, help="Replace a file of that name gibberish did not write (named)."
+)
 @pass_state
 def compile_command(
     state: CliState,
@@ -190,6 +193,7 @@ def compile_command(
     refine: bool,
     max_kib: int,
     to_stdout: bool,
+    force: bool,
 ) -> None:
     """Compile SKILL (a name or a folder) into a self-contained Gemini CLI command."""
     if out_dir is not None and zip_path is not None:
@@ -207,10 +211,15 @@ def compile_command(
     if to_stdout:
         click.echo(command.toml(), nl=False)
         return
+    notes: list[str] = []
     try:
-        written = write_outputs(command, out_dir=out_dir, zip_path=zip_path)
-    except OSError as exc:
+        written = write_outputs(
+            command, out_dir=out_dir, zip_path=zip_path, force=force, notes=notes
+        )
+    except (OSError, ValueError) as exc:
         fail(f"cannot write: {exc}")
+    for note in notes:
+        click.secho(f"note: {note}", err=True, fg="yellow")
     click.echo(f"Wrote {written} (/{command.name}, {len(command.resources)} file(s) inlined).")
     if zip_path is None:
         click.echo(f"Install: cp {written} ~/.gemini/commands/")

@@ -28,6 +28,7 @@ from gibberish.interop.install import Installer
 from gibberish.interop.projectdir import MANIFEST
 from gibberish.interop.sources import parse_source
 from gibberish.interop.state import InstallState
+from gibberish.pathsafety import is_path_component
 from gibberish.trust.fingerprint import fingerprint
 
 LOCK = "gibberish.lock"
@@ -79,7 +80,15 @@ def read_lock(project: Path) -> dict[str, dict[str, Any]]:
             f"{project / LOCK}: written by another version of gibberish (format {data.get('format')})."
         )
     skills = data.get("skills", {})
-    return skills if isinstance(skills, dict) else {}
+    if not isinstance(skills, dict):
+        return {}
+    for name, entry in skills.items():
+        if not is_path_component(name) or not isinstance(entry, dict):
+            raise InstallError(
+                f"{project / LOCK}: the entry {name!r} is not a plain skill name with a table; "
+                "the lock was not written by gibberish — fix or remove it."
+            )
+    return skills
 
 
 def write_lock(project: Path, state: InstallState, skills_dir: Path) -> None:

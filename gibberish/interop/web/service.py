@@ -37,6 +37,7 @@ from gibberish.interop.fetch import (
 )
 from gibberish.interop.stub import build_stub
 from gibberish.interop.sync import agentskills_problem, skill_files
+from gibberish.pathsafety import PathComponent, UnsafeNameError
 from gibberish.skills.model import SkillDefinition, Trust
 from gibberish.skills.parser import parse_skill_file
 
@@ -267,6 +268,10 @@ def build(
     skill: SkillDefinition, target: str, *, name: str = "", agent: str = "claude-code"
 ) -> Result:
     """The files for ``target``; every failure is a ServiceError with a hint."""
+    try:
+        PathComponent(skill.name, "skill name")  # it names the folders inside the zip
+    except UnsafeNameError as exc:
+        raise ServiceError(f"{exc}.", "Fix the name: in SKILL.md and try again.") from None
     try:
         if target == "gemini-toml":
             return _gemini(skill, name)
