@@ -35,7 +35,7 @@ from gibberish.interop.fetch import (
     fetch,
     parse_source,
 )
-from gibberish.interop.stub import build_stub
+from gibberish.interop.stub import StubTargetError, build_stub
 from gibberish.interop.sync import agentskills_problem, skill_files
 from gibberish.pathsafety import PathComponent, UnsafeNameError
 from gibberish.skills.model import SkillDefinition, Trust
@@ -251,7 +251,7 @@ def _stub(skill: SkillDefinition) -> Result:
     with tempfile.TemporaryDirectory(prefix="gibberish-stub-") as out:
         try:
             built = build_stub(skill.directory, Path(out))
-        except DisclosureError as exc:
+        except (DisclosureError, StubTargetError) as exc:
             raise ServiceError(str(exc), "Fix SKILL.md and try again.") from None
         files = [
             OutputFile(
