@@ -234,14 +234,29 @@ def compile_command(
     help="Port to listen on, on 127.0.0.1.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Loopback only.")
+@click.option(
+    "--allow-private-urls",
+    is_flag=True,
+    help="Let pasted URLs reach this computer or its private network (off: internet only).",
+)
+@click.option("--no-browser", is_flag=True, help="Print the link; do not open a browser.")
 @pass_state
-def web_command(state: CliState, port: int, host: str) -> None:
-    """Serve the compile page (upload a skill, preview, download a zip) on 127.0.0.1."""
+def web_command(
+    state: CliState, port: int, host: str, allow_private_urls: bool, no_browser: bool
+) -> None:
+    """Serve the compile page (upload a skill, preview, download a zip) on 127.0.0.1.
+
+    The link printed carries a secret token made for this launch: only a browser that
+    opened it is served (not other pages, not other users of this computer).
+    """
     if host not in ("127.0.0.1", "localhost", "::1"):
         fail(f"--host {host}: the page serves your skills and is for this computer only")
+    import socket
+
     import uvicorn
 
     from gibberish.interop.web.app import create_app
+    from gibberish.interop.web.guard import new_token
 
     engine = state.engine()
 
@@ -249,12 +264,28 @@ def web_command(state: CliState, port: int, host: str) -> None:
         engine.reload()  # cheap: only changed skills are read again
         return engine.skills()
 
-    app = create_app(current_skills)
-    click.echo(f"Compile page: http://127.0.0.1:{port}/  (API docs: /docs; Ctrl+C stops)")
+    token = new_token()
+    bound = "127.0.0.1" if host == "localhost" else host
+    family = socket.AF_INET6 if ":" in bound else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        sock.bind((bound, port))
     except OSError as exc:
+        sock.close()
         fail(f"cannot listen on {host}:{port}: {exc}")
+    app = create_app(
+        current_skills, token=token, bound_host=bound, allow_private_urls=allow_private_urls
+    )
+    shown = f"[{bound}]" if ":" in bound else bound
+    url = f"http://{shown}:{sock.getsockname()[1]}/?token={token}"
+    click.echo(f"Compile page: {url}\n(only this link opens it; API docs: /docs; Ctrl+C stops)")
+    if not no_browser and (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        import webbrowser
+
+        webbrowser.open(url)
+    config = uvicorn.Config(app, log_level="warning")
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 COMMANDS = [sync_command, compile_command, web_command]

@@ -29,6 +29,7 @@ from gibberish.interop.archive import extract_archive, sniff_archive
 from gibberish.interop.download import download
 from gibberish.interop.gitfetch import fetch_git
 from gibberish.interop.limits import FetchError, Limits
+from gibberish.interop.netcheck import require_public
 from gibberish.interop.sources import Source, SourceError, parse_source
 from gibberish.interop.tree import StagingTree, is_special
 
@@ -61,6 +62,8 @@ def fetch(
         root = scratch / "staged"
         root.mkdir(mode=0o700)
         tree = StagingTree(root, limits, origin=parsed.text or parsed.location)
+        if limits.public_only and parsed.kind in ("url", "git"):
+            require_public(parsed.location)
         resolved = _FETCHERS[parsed.kind](parsed, scratch, tree, limits)
         yield Staged(parsed, root, resolved, list(tree.skipped))
     finally:

@@ -49,6 +49,15 @@ _FRONT_NAME = re.compile(
 _REMOTE_SCHEMES = ("https://", "http://", "ssh://", "git://")
 
 
+_SERVER_PATH = re.compile(r"(?<![\w:/.~-])/(?:[^\s/'\"“”()<>]+/)+")
+
+
+def without_paths(text: str) -> str:
+    """``text`` with the folders of every absolute path dropped (``/tmp/x/upload.zip``
+    → ``upload.zip``): the page never tells a visitor where things live on the server."""
+    return _SERVER_PATH.sub("", text)
+
+
 class ServiceError(Exception):
     """A request the page cannot serve: ``message`` says what, ``hint`` what to do."""
 
