@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gibberish.interop.archive import extract_archive, sniff_archive
+from gibberish.interop.credentials import scrub
 from gibberish.interop.download import download
 from gibberish.interop.gitfetch import fetch_git
 from gibberish.interop.limits import FetchError, Limits
@@ -63,8 +64,14 @@ def fetch(
         root.mkdir(mode=0o700)
         tree = StagingTree(root, limits, origin=parsed.text or parsed.location)
         if limits.public_only and parsed.kind in ("url", "git"):
-            require_public(parsed.location)
-        resolved = _FETCHERS[parsed.kind](parsed, scratch, tree, limits)
+            try:
+                require_public(parsed.location)
+            except FetchError as exc:
+                raise FetchError(scrub(str(exc))) from None
+        try:
+            resolved = _FETCHERS[parsed.kind](parsed, scratch, tree, limits)
+        except FetchError as exc:  # a message may quote the URL as typed, token and all
+            raise FetchError(scrub(str(exc))) from None
         yield Staged(parsed, root, resolved, list(tree.skipped))
     finally:
         remove_tree(scratch)
