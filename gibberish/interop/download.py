@@ -20,6 +20,7 @@ import httpx
 from gibberish import __version__
 from gibberish.interop.limits import FetchError, Limits
 from gibberish.interop.netcheck import is_public_address, require_public
+from gibberish.interop.source_auth import header_for
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ def download(url: str, dest: Path, limits: Limits) -> Downloaded:
                 _check_scheme(url, url)
                 if limits.public_only:
                     require_public(url)
-                with client.stream("GET", url) as response:
+                with client.stream("GET", url, headers=header_for(url)) as response:
                     if limits.public_only:
                         _require_public_peer(url, response)
                     if response.is_redirect:

@@ -114,3 +114,47 @@ def test_installing_a_private_archive_url_keeps_no_token(tmp_path: Path, gib, fo
     assert SECRET not in json.dumps(record)
     log = log_path()
     assert not log.exists() or SECRET not in log.read_text(encoding="utf-8")
+
+
+def test_a_token_from_the_keyring_authenticates_a_private_download(
+    tmp_path: Path, gib, user_skills
+) -> None:
+    tarred = tar_with(tmp_path / "t.tar.gz", [("priv/SKILL.md", skill_text("priv").encode())])
+    seen: list[str] = []
+    with loopback() as server:
+
+        def private(handler) -> None:  # type: ignore[no-untyped-def]
+            seen.append(handler.headers.get("Authorization", ""))
+            if handler.headers.get("Authorization") != f"Bearer {SECRET}":
+                handler.send_error(401)
+                return
+            body = tarred.read_bytes()
+            handler.send_response(200)
+            handler.send_header("Content-Length", str(len(body)))
+            handler.end_headers()
+            handler.wfile.write(body)
+
+        server.routes["/t.tar.gz"] = private
+        refused = gib("install", f"{server.base}/t.tar.gz", "--yes")
+        assert refused.exit_code == 1 and "401" in refused.output
+        stored = gib("secrets", "source", "127.0.0.1", input=f"{SECRET}\n")
+        assert stored.exit_code == 0 and SECRET not in stored.output
+        result = gib("install", f"{server.base}/t.tar.gz", "--yes")
+    assert result.exit_code == 0, result.output
+    assert seen == ["", f"Bearer {SECRET}"]
+    assert SECRET not in _everything(user_skills)
+    assert gib("secrets", "source", "127.0.0.1", "--delete").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "url", ["http://example.org/x.zip", "ftp://example.org/x", "https:///x", "http://10.0.0.1/x"]
+)
+def test_a_kept_token_never_travels_in_clear_text(url: str) -> None:
+    from gibberish.interop import source_auth
+
+    source_auth.store("example.org", SECRET)
+    source_auth.store("10.0.0.1", SECRET)
+    assert source_auth.header_for(url) == {}
+    assert source_auth.header_for("https://example.org/x.zip") == {
+        "Authorization": f"Bearer {SECRET}"
+    }
