@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import click
 
 from gibberish.app import EngineError
-from gibberish.cli.common import CliState, fail, pass_state, table
+from gibberish.cli.common import CliState, fail, pass_state, printable, table
 from gibberish.interop import agents
 from gibberish.interop.compile import (
     MAX_PROMPT_BYTES,
@@ -16,8 +17,9 @@ from gibberish.interop.compile import (
     compile_skill,
     write_outputs,
 )
+from gibberish.interop.mcp_sync import Consent, McpServer
 from gibberish.interop.sync import exportable
-from gibberish.interop.sync_all import apply_sync, counts, plan_sync
+from gibberish.interop.sync_all import SyncPlan, apply_sync, counts, plan_sync
 from gibberish.skills.model import SkillDefinition, Trust
 from gibberish.skills.parser import parse_skill_file
 
@@ -73,6 +75,13 @@ def _chosen_skills(
 @click.option(
     "--include-bundled", is_flag=True, help="Also sync the skills shipped with gibberish."
 )
+@click.option(
+    "--allow-mcp",
+    "allow_mcp",
+    multiple=True,
+    metavar="NAME",
+    help="Agree to write MCP server NAME (a skill asks for it; the plan shows its command).",
+)
 @pass_state
 def sync_command(
     state: CliState,
@@ -82,6 +91,7 @@ def sync_command(
     link: bool,
     only: tuple[str, ...],
     include_bundled: bool,
+    allow_mcp: tuple[str, ...],
 ) -> None:
     """Copy your skills into other agents' skills folders (default: the agents installed).
 
@@ -99,6 +109,7 @@ def sync_command(
         project=project,
         link=link,
         settings_servers=state.engine().settings.mcp_servers,
+        consent=_mcp_consent(set(allow_mcp), ask=not dry_run and _interactive()),
     )
     for note in plan.notes:
         click.secho(f"note: {note}", err=True, fg="yellow")
@@ -111,13 +122,50 @@ def sync_command(
     summary = ", ".join(f"{n} {a}" for a, n in sorted(counts(plan).items()))
     if dry_run:
         click.echo(f"\nDry run ({summary}): nothing written.")
+        _report_unapproved(plan)
         return
     errors = apply_sync(plan)
     for error in errors:
         click.secho(f"gibberish: {error}", err=True, fg="red")
     click.echo(f"\nDone ({summary}).")
+    _report_unapproved(plan)
     if errors:
         raise SystemExit(1)
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty()
+
+
+def _mcp_consent(allowed: set[str], *, ask: bool) -> Consent:
+    """Yes for servers named with --allow-mcp; otherwise the person is shown the full
+    command and asked (only at a terminal: without one the server is skipped)."""
+
+    def consent(server: McpServer) -> bool:
+        if server.name in allowed:
+            return True
+        if not ask:
+            return False
+        click.secho(f"MCP server {server.name!r} (from {printable(server.origin)}):", bold=True)
+        click.echo(f"  the agent would {printable(server.describe())}")
+        click.echo("  outside gibberish's sandbox, whenever the agent starts.")
+        return click.confirm(f"Write {server.name!r} into the agents' configuration?", False)
+
+    return consent
+
+
+def _report_unapproved(plan: SyncPlan) -> None:
+    skipped = sorted(
+        {s.name for m in plan.mcp for s in m.steps if s.action.value == "skip-unapproved"}
+    )
+    if skipped:
+        names = " ".join(f"--allow-mcp {n}" for n in skipped)
+        click.secho(
+            f"note: MCP server(s) {', '.join(skipped)} not written: nobody agreed to their "
+            f"command (shown above); to write them run `gibberish sync {names}`.",
+            err=True,
+            fg="yellow",
+        )
 
 
 def _installed(state: CliState, name: str) -> bool:

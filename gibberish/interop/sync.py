@@ -47,6 +47,8 @@ class Action(StrEnum):
     SKIP_EDITED = "skip-edited"
     SKIP_FOREIGN = "skip-foreign"
     SKIP_INVALID = "skip-invalid"
+    SKIP_UNAPPROVED = "skip-unapproved"
+    """An MCP server entry the person has not agreed to (gibberish/interop/mcp_sync.py)."""
 
     @property
     def writes(self) -> bool:
