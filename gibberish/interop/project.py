@@ -15,8 +15,10 @@ their time stamps come from the lock).
 
 from __future__ import annotations
 
+import os
 import tomllib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,7 @@ from gibberish.fileio import atomic_write_bytes
 from gibberish.interop.discover import Found, InstallError
 from gibberish.interop.install import Installer
 from gibberish.interop.projectdir import MANIFEST
-from gibberish.interop.sources import parse_source
+from gibberish.interop.sources import SourceError, parse_source
 from gibberish.interop.state import InstallState
 from gibberish.pathsafety import is_path_component
 from gibberish.trust.fingerprint import fingerprint
@@ -110,8 +112,66 @@ def write_lock(project: Path, state: InstallState, skills_dir: Path) -> None:
     atomic_write_bytes(project / LOCK, _LOCK_HEADER + body, mode=0o644)
 
 
-def install_locked(installer: Installer, project: Path, *, say: Callable[[str], None]) -> list[str]:
-    """Install every skill the lock pins that is missing or differs; return their names."""
+@dataclass(frozen=True)
+class Wanted:
+    """One source a project's lock or manifest would fetch, as the person must see it."""
+
+    name: str
+    source: str
+    resolved: str = ""
+    outside: str | None = None
+    """The path on this computer outside the project it would copy from, if any."""
+
+
+def outside_of(project: Path, text: str) -> str | None:
+    """The local path ``text`` reads that is outside ``project`` (None: remote or inside).
+
+    A cloned project's lock naming ``/home/me/private-skills`` would copy the person's
+    own skills into the repository, so such a source is never fetched unasked.
+    """
+    try:
+        source = parse_source(text, base=project)
+    except SourceError:
+        return None
+    if source.kind in ("folder", "archive"):
+        path = source.location
+    elif source.location.startswith("file://"):
+        path = source.location[len("file://") :]
+    else:
+        return None
+    real, root = os.path.realpath(path), os.path.realpath(project)
+    return None if real == root or real.startswith(root + os.sep) else real
+
+
+def pending(installer: Installer, project: Path) -> list[Wanted]:
+    """What ``gibberish install`` in ``project`` would fetch: locked skills missing or
+    different on disk, then manifest entries the lock does not pin."""
+    lock = read_lock(project)
+    out = []
+    for name in _dependency_order(lock):
+        entry = lock[name]
+        folder = installer.target.skills_dir / name
+        if folder.is_dir() and fingerprint(folder).digest == entry.get("fingerprint"):
+            continue
+        text = entry.get("pinned") or entry.get("source", "")
+        out.append(Wanted(name, text, entry.get("resolved", ""), outside_of(project, text)))
+    for name, entry in read_manifest(project).items():
+        if name not in lock and name not in installer.state.skills:
+            out.append(Wanted(name, entry["source"], "", outside_of(project, entry["source"])))
+    return out
+
+
+def install_locked(
+    installer: Installer,
+    project: Path,
+    *,
+    say: Callable[[str], None],
+    allow_outside: bool = False,
+) -> list[str]:
+    """Install every skill the lock pins that is missing or differs; return their names.
+
+    A source outside the project is refused unless ``allow_outside`` (the person agreed).
+    """
     lock = read_lock(project)
     installer.available |= set(lock)  # dependencies come from the lock, never fetched anew
     done = []
@@ -120,7 +180,14 @@ def install_locked(installer: Installer, project: Path, *, say: Callable[[str], 
         folder = installer.target.skills_dir / name
         if folder.is_dir() and fingerprint(folder).digest == entry.get("fingerprint"):
             continue
-        source = parse_source(entry.get("pinned") or entry["source"], base=project)
+        text = entry.get("pinned") or entry["source"]
+        outside = outside_of(project, text)
+        if outside and not allow_outside:
+            raise InstallError(
+                f"{project / LOCK}: {name} would be copied from {outside}, outside the project; "
+                "refused (a project must not take your own files). Agree with --allow-outside."
+            )
+        source = parse_source(text, base=project)
         with installer.stage(source, choose=_only(name, entry.get("path", ""))) as plan:
             _check_pin(plan.skills[0].found, plan.skills[0].staged.resolved, entry, project)
             installer.commit(
