@@ -25,6 +25,7 @@ from gibberish.interop.project import (
     write_lock,
 )
 from gibberish.interop.projectdir import find_project
+from gibberish.interop.sources import Source, parse_source
 from gibberish.interop.update import stage_update, update_available
 
 _EXISTING = {
@@ -87,7 +88,7 @@ def install_command(
 
 
 def _install_one(
-    installer: Installer, source: str, names: tuple[str, ...], *, yes: bool, replace: bool
+    installer: Installer, source: str | Source, names: tuple[str, ...], *, yes: bool, replace: bool
 ) -> list[str]:
     with installer.stage(source, choose=_chooser(names, yes)) as plan:
         for notice in installer.state.notices:
@@ -249,7 +250,7 @@ def _install_project(
     done = install_locked(installer, project.resolve(), say=click.echo, allow_outside=agreed)
     for name, entry in read_manifest(project).items():
         if name not in installer.state.skills:
-            source = entry["source"]
+            source = parse_source(entry["source"], base=project)  # relative to the project
             done += _install_one(installer, source, (name,), yes=True, replace=replace)
     write_lock(project.resolve(), installer.state, installer.target.skills_dir)
     click.echo(
