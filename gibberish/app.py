@@ -246,6 +246,10 @@ class Engine:
         self._loaded = False
         return True
 
+    def untrusted_project(self) -> tuple[Path, list[str]] | None:
+        """The focused project whose skills wait for the person's trust (the tray asks)."""
+        return project_trust.waiting(self._project_skills)
+
     def installer(self, project: Path | None = None) -> Installer:
         """The installer for the user's skills folder, or for ``project``'s (gibberish.interop)."""
         from gibberish.interop.install import Installer, InstallTarget

@@ -95,3 +95,18 @@ def with_project(sources: list[SkillSource], project_skills: Path) -> list[Skill
     if is_trusted(project_skills.parent.parent):
         return [SkillSource(project_skills, Trust.USER), *sources]
     return [*sources, SkillSource(project_skills, Trust.UNTRUSTED)]
+
+
+def waiting(project_skills: Path | None) -> tuple[Path, list[str]] | None:
+    """The project (and its skill folders' names) whose skills wait for the person's
+    trust, or None: no project, no skills in it, or trusted already."""
+    if project_skills is None or not project_skills.is_dir():
+        return None
+    project = project_skills.parent.parent
+    if is_trusted(project):
+        return None
+    try:
+        names = sorted(p.name for p in project_skills.iterdir() if (p / "SKILL.md").is_file())
+    except OSError:
+        return None
+    return (project, names) if names else None
