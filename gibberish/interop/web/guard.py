@@ -47,10 +47,10 @@ def cookie_name(port: int | None) -> str:
 
 def split_host(header: str) -> tuple[str, int | None]:
     """``Host`` header → (hostname, port); ``[::1]:8765`` → (``::1``, 8765)."""
-    parts = urlsplit(f"//{header}")
     try:
+        parts = urlsplit(f"//{header}")
         port = parts.port
-    except ValueError:
+    except ValueError:  # "[", a port that is not a number: no host we serve
         return "", None
     return (parts.hostname or "").lower(), port
 
