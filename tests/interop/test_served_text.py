@@ -148,3 +148,23 @@ def test_a_link_to_a_file_inside_the_folder_is_still_served(tmp_path: Path) -> N
     (folder / "REAL.md").write_text(GOOD, encoding="utf-8")
     os.symlink("REAL.md", folder / "SKILL.md")
     assert "Hello." in disclosure.show(folder)
+
+
+def test_the_web_page_does_not_serve_a_skill_that_failed_to_load(planted: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from gibberish.interop.web.app import create_app
+
+    engine = Engine(
+        EngineOptions(extra_skills_dirs=(planted,), include_bundled=False, include_user=False)
+    )
+    app = create_app(engine.skills)
+    client = TestClient(
+        app, base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {app.state.token}"}
+    )
+    for target in ("gemini-toml", "agent-skills", "skillc-stub"):
+        response = client.post(
+            "/api/v1/preview", data={"installed_skill_name": "evil", "target": target}
+        )
+        assert response.status_code in (400, 404), response.text
+        assert "sk-very-secret" not in response.text

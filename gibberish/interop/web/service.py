@@ -26,7 +26,7 @@ from pathlib import Path
 
 from gibberish.interop import agents
 from gibberish.interop.compile import CompileError, command_name, compile_skill, readme
-from gibberish.interop.disclosure import DisclosureError
+from gibberish.interop.disclosure import DisclosureError, refuse_unloaded
 from gibberish.interop.fetch import (
     FetchError,
     Limits,
@@ -178,6 +178,10 @@ def fetched_skill(
 def installed_skill(name: str, skills: Callable[[], Sequence[SkillDefinition]]) -> SkillDefinition:
     for skill in skills():
         if skill.name == name:
+            try:
+                refuse_unloaded(skill.name, skill.errors)
+            except DisclosureError as exc:
+                raise ServiceError(exc.message, "Fix the skill and reload.", 404) from None
             return skill
     raise ServiceError(f"No installed skill named “{name}”.", "Pick one from the list.", 404)
 
