@@ -166,5 +166,6 @@ def test_the_web_page_does_not_serve_a_skill_that_failed_to_load(planted: Path) 
         response = client.post(
             "/api/v1/preview", data={"installed_skill_name": "evil", "target": target}
         )
-        assert response.status_code in (400, 404), response.text
+        assert response.status_code == 404, response.text
+        assert "failed to load" in response.json()["error"]
         assert "sk-very-secret" not in response.text
