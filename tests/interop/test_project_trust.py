@@ -110,6 +110,7 @@ def test_the_cli_in_an_untrusted_project_lists_its_skills_as_untrusted(
     result = CliRunner().invoke(cli, ["skills", "list", "--json"])
     assert result.exit_code == 0, result.output
     assert '"untrusted"' in result.output
+    assert "is not trusted" in result.output and "gibberish project trust" in result.output
 
 
 # -- install from the project's lock --------------------------------------------------------
