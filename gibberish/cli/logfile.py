@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from gibberish import paths
-from gibberish.interop.credentials import ScrubbingFormatter, scrub
+from gibberish.redaction import ScrubbingFormatter, scrub
 
 LOG_NAME = "cli.log"
 LOG_BYTES = 1_000_000

@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gibberish.interop.archive import extract_archive, sniff_archive
-from gibberish.interop.credentials import scrub
 from gibberish.interop.download import download
 from gibberish.interop.gitfetch import fetch_git
 from gibberish.interop.limits import FetchError, Limits
 from gibberish.interop.netcheck import require_public
 from gibberish.interop.sources import Source, SourceError, parse_source
 from gibberish.interop.tree import StagingTree, is_special
+from gibberish.redaction import scrub
 
 __all__ = ["FetchError", "Limits", "Source", "SourceError", "Staged", "fetch", "parse_source"]
 

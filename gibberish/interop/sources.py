@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from gibberish.interop.credentials import scrub, without_credentials
+from gibberish.redaction import scrub, without_credentials
 
 ARCHIVE_SUFFIXES = (".zip", ".skill", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar")
 

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, Signal
 
 from gibberish import paths
-from gibberish.interop.credentials import ScrubbingFormatter
+from gibberish.redaction import ScrubbingFormatter
 
 LOG_FILE_NAME = "gibberish.log"
 log = logging.getLogger("gibberish.ui")

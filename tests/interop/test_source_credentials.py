@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from gibberish.cli.logfile import log_path
-from gibberish.interop.credentials import has_credentials, scrub, without_credentials
 from gibberish.interop.fetch import FetchError, fetch
 from gibberish.interop.sources import SourceError, parse_source
+from gibberish.redaction import has_credentials, scrub, without_credentials
 from tests.interop.builders import free_port, loopback, needs_git, skill_text, tar_with
 
 SECRET = "ghp_S3cr3tT0k3nValue"
@@ -158,3 +158,17 @@ def test_a_kept_token_never_travels_in_clear_text(url: str) -> None:
     assert source_auth.header_for("https://example.org/x.zip") == {
         "Authorization": f"Bearer {SECRET}"
     }
+
+
+def test_a_provenance_record_from_before_shows_no_token(tmp_path: Path) -> None:
+    from gibberish.trust.provenance import PROVENANCE_FILE, read_provenance
+
+    record = {
+        "source": f"https://user:{SECRET}@example.org/r.git",
+        "kind": "git",
+        "imported_at": "2025-01-01T00:00:00+00:00",
+        "fingerprint": "0" * 64,
+    }
+    (tmp_path / PROVENANCE_FILE).write_text(json.dumps(record), encoding="utf-8")
+    shown = read_provenance(tmp_path)
+    assert shown is not None and shown.source == "https://example.org/r.git"
