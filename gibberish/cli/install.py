@@ -226,7 +226,18 @@ def _agree_to_project(wanted: list[Wanted], *, yes: bool, outside: bool) -> bool
             "A project's skills are installed only after you agreed, and there is no terminal "
             "to ask: read the list above, then run again with --yes."
         )
-    return click.confirm("Fetch and install them?", default=False)
+    return True  # asked once each is fetched and its commands are shown (_confirm_staged)
+
+
+def _confirm_staged(plans: list[Plan]) -> bool:
+    """The locked skills, fetched and checked: their tools and commands, then the question."""
+    for plan in plans:
+        _show_plan(plan)
+    return click.confirm(
+        f"Install {sum(len(p.skills) for p in plans)} skill(s) from the lock? They load as "
+        "untrusted: every run asks first.",
+        default=False,
+    )
 
 
 def _interactive() -> bool:
@@ -247,11 +258,17 @@ def _install_project(
         click.echo("Nothing installed.")
         return
     agreed = outside or any(w.outside for w in wanted)
-    done = install_locked(installer, project.resolve(), say=click.echo, allow_outside=agreed)
+    done = install_locked(
+        installer,
+        project.resolve(),
+        say=click.echo,
+        allow_outside=agreed,
+        confirm=None if yes else _confirm_staged,
+    )
     for name, entry in read_manifest(project).items():
         if name not in installer.state.skills:
             source = parse_source(entry["source"], base=project)  # relative to the project
-            done += _install_one(installer, source, (name,), yes=True, replace=replace)
+            done += _install_one(installer, source, (name,), yes=yes, replace=replace)
     write_lock(project.resolve(), installer.state, installer.target.skills_dir)
     click.echo(
         "Up to date with gibberish.lock."

@@ -15,6 +15,7 @@ their time stamps come from the lock).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tomllib
 from collections.abc import Callable
@@ -26,9 +27,9 @@ import tomli_w
 
 from gibberish.fileio import atomic_write_bytes
 from gibberish.interop.discover import Found, InstallError
-from gibberish.interop.install import Installer
+from gibberish.interop.install import Installer, Plan
 from gibberish.interop.projectdir import MANIFEST
-from gibberish.interop.sources import SourceError, parse_source
+from gibberish.interop.sources import Source, SourceError, parse_source
 from gibberish.interop.state import InstallState
 from gibberish.pathsafety import is_path_component
 from gibberish.trust.fingerprint import fingerprint
@@ -167,29 +168,32 @@ def install_locked(
     *,
     say: Callable[[str], None],
     allow_outside: bool = False,
+    confirm: Callable[[list[Plan]], bool] | None = None,
 ) -> list[str]:
     """Install every skill the lock pins that is missing or differs; return their names.
 
     A source outside the project is refused unless ``allow_outside`` (the person agreed).
+    Everything is fetched and checked first; ``confirm`` then sees every staged plan
+    (its skills' tools and commands) and nothing is installed unless it says yes.
     """
     lock = read_lock(project)
     installer.available |= set(lock)  # dependencies come from the lock, never fetched anew
-    done = []
-    for name in _dependency_order(lock):
-        entry = lock[name]
-        folder = installer.target.skills_dir / name
-        if folder.is_dir() and fingerprint(folder).digest == entry.get("fingerprint"):
-            continue
-        text = entry.get("pinned") or entry["source"]
-        outside = outside_of(project, text)
-        if outside and not allow_outside:
-            raise InstallError(
-                f"{project / LOCK}: {name} would be copied from {outside}, outside the project; "
-                "refused (a project must not take your own files). Agree with --allow-outside."
+    with contextlib.ExitStack() as stack:
+        staged: list[tuple[str, dict[str, Any], Plan]] = []
+        for name in _dependency_order(lock):
+            entry = lock[name]
+            folder = installer.target.skills_dir / name
+            if folder.is_dir() and fingerprint(folder).digest == entry.get("fingerprint"):
+                continue
+            source = _locked_source(project, name, entry, allow_outside)
+            plan = stack.enter_context(
+                installer.stage(source, choose=_only(name, entry.get("path", "")))
             )
-        source = parse_source(text, base=project)
-        with installer.stage(source, choose=_only(name, entry.get("path", ""))) as plan:
             _check_pin(plan.skills[0].found, plan.skills[0].staged.resolved, entry, project)
+            staged.append((name, entry, plan))
+        if staged and confirm is not None and not confirm([plan for _, _, plan in staged]):
+            return []
+        for name, entry, plan in staged:
             installer.commit(
                 plan,
                 replace=[name],
@@ -197,9 +201,19 @@ def install_locked(
                 installed_by=entry.get("installed_by"),
                 source_text=entry.get("source"),
             )
-        say(f"installed {name} at {entry.get('resolved', '')[:19] or 'the locked content'}")
-        done.append(name)
-    return done
+            say(f"installed {name} at {entry.get('resolved', '')[:19] or 'the locked content'}")
+    return [name for name, _, _ in staged]
+
+
+def _locked_source(project: Path, name: str, entry: dict[str, Any], allow_outside: bool) -> Source:
+    text = entry.get("pinned") or entry["source"]
+    outside = outside_of(project, text)
+    if outside and not allow_outside:
+        raise InstallError(
+            f"{project / LOCK}: {name} would be copied from {outside}, outside the project; "
+            "refused (a project must not take your own files). Agree with --allow-outside."
+        )
+    return parse_source(text, base=project)
 
 
 def _only(name: str, path: str) -> Callable[[list[Found]], list[str]]:

@@ -174,7 +174,26 @@ def test_at_a_terminal_the_person_is_asked(
     (inside / "SKILL.md").write_text(skill_text("inner"), "utf-8")
     (project / "gibberish.toml").write_text('[skills]\ninner = "vendor/inner"\n', "utf-8")
     result = CliRunner().invoke(cli, ["install", "--project", str(project)], input=answers)
-    assert "Fetch and install them?" in result.output
+    asked = result.output.index("Install 1 skill(s)?")
+    assert "vendor/inner" in result.output[:asked] and "echo hi" in result.output[:asked]
+    assert (project / ".gibberish" / "skills" / "inner").exists() is installed
+
+
+@pytest.mark.parametrize(("answers", "installed"), [("n\n", False), ("y\n", True)])
+def test_a_locked_skill_is_fetched_shown_with_its_commands_then_asked(
+    tmp_path: Path, monkeypatch, answers: str, installed: bool
+) -> None:
+    project = project_with(tmp_path / "clone")
+    inside = project / "vendor" / "inner"
+    inside.mkdir(parents=True)
+    (inside / "SKILL.md").write_text(skill_text("inner", command="echo locked"), "utf-8")
+    first = CliRunner().invoke(cli, ["install", str(inside), "--project", str(project), "--yes"])
+    assert first.exit_code == 0, first.output
+    shutil.rmtree(project / ".gibberish" / "skills" / "inner")
+    monkeypatch.setattr(install_cli, "_interactive", lambda: True)
+    result = CliRunner().invoke(cli, ["install", "--project", str(project)], input=answers)
+    asked = result.output.index("Install 1 skill(s) from the lock?")
+    assert "echo locked" in result.output[:asked]
     assert (project / ".gibberish" / "skills" / "inner").exists() is installed
 
 
