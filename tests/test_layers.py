@@ -64,6 +64,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("gibberish.fileio", 5, "atomic writes"),
     Layer("gibberish.paths", 5, "where files live"),
     Layer("gibberish.schema", 5, "typed keys of config.toml, checked one way"),
+    Layer("gibberish.pathsafety", 5, "names from files are one path component, writes stay in"),
+    Layer("gibberish.redaction", 5, "credentials removed from source strings, messages, logs"),
     Layer("gibberish", 0, "the package itself: its version"),
 )
 

@@ -42,6 +42,16 @@ class CliState:
             self._engine.library.follow_project(Path.cwd())  # a project's own skills
             for notice in self._engine.notices():
                 click.secho(f"note: {printable(notice)}", err=True, fg="yellow")
+            waiting = self._engine.library.untrusted_project()
+            if waiting is not None:
+                folder, names = waiting
+                click.secho(
+                    f"note: the project {printable(str(folder))} is not trusted: its skills "
+                    f"({printable(', '.join(names))}) load as untrusted; "
+                    "`gibberish project trust` makes them yours.",
+                    err=True,
+                    fg="yellow",
+                )
         return self._engine
 
 

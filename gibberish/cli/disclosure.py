@@ -25,9 +25,11 @@ def skill_folder(engine: Engine, name_or_path: str) -> Path:
             raise DisclosureError(disclosure.E_SKILL_NOT_FOUND, f"{folder} is not a folder.")
         return folder
     try:
-        return engine.library.require(name_or_path).directory
+        skill = engine.library.require(name_or_path)
     except EngineError as exc:
         raise DisclosureError(disclosure.E_SKILL_NOT_FOUND, str(exc)) from None
+    disclosure.refuse_unloaded(skill.name, skill.errors)
+    return skill.directory
 
 
 def _guard(action):
@@ -105,7 +107,7 @@ def sources_command(state: CliState, skill: str, as_json: bool) -> None:
 def search_command(state: CliState, query: str, limit: int, as_json: bool) -> None:
     """Sections across every skill, most relevant to QUERY first."""
     engine = state.engine()
-    hits = disclosure.search(((s.name, s.directory) for s in engine.library.skills()), query, limit)
+    hits = disclosure.search(disclosure.servable(engine.library.skills()), query, limit)
     if as_json:
         print_json([h.to_dict() for h in hits])
         return
@@ -126,13 +128,23 @@ def search_command(state: CliState, query: str, limit: int, as_json: bool) -> No
     type=click.Path(path_type=Path, file_okay=False),
     help="Write OUT/<name>/SKILL.md and OUT/<name>/.skillc/manifest.json here.",
 )
-@click.option("--force", is_flag=True, help="Rebuild even when the sources did not change.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Rebuild even when the sources did not change, and replace a SKILL.md or manifest "
+    "gibberish did not write (each one replaced is named).",
+)
 @pass_state
 def stub_command(state: CliState, skill: str, out_dir: Path, force: bool) -> None:
-    """Compile a skill to a gateway stub (skillc RFC-0001): no source content, a manifest."""
+    """Compile a skill to a gateway stub (skillc RFC-0001): no source content, a manifest.
+
+    A file in OUT that gibberish did not write is never replaced without --force.
+    """
     from gibberish.interop.stub import build_stub
 
     result = _guard(lambda: build_stub(skill_folder(state.engine(), skill), out_dir, force=force))
+    for note in result.replaced:
+        click.secho(f"note: {note}", err=True, fg="yellow")
     verb = "built" if result.rebuilt else "up to date"
     click.echo(f"{result.skill}: {verb} {result.folder} (source {result.source_hash[:12]})")
 

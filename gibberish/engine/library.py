@@ -15,8 +15,9 @@ from gibberish.settings import Settings
 from gibberish.skills.cache import ParseCache
 from gibberish.skills.fields import W_SKILL_OVERRIDDEN
 from gibberish.skills.library import LibraryChanges, SkillLibrary, SkillSource
-from gibberish.skills.model import Diagnostic, Mode, Profile, SkillDefinition, Trust
+from gibberish.skills.model import Diagnostic, Mode, Profile, SkillDefinition
 from gibberish.skills.projectdir import find_project, project_skills_dir
+from gibberish.trust import projects as project_trust
 
 _Held = tuple[SkillDefinition, tuple[ToolRef, ...]]
 
@@ -28,6 +29,7 @@ class LibraryFacade:
         self._options = options
         self._settings = settings
         self._project_skills: Path | None = None
+        self._project_trusted = False
         self._loaded = False
         self._tool_refs: dict[int, _Held] = {}
         self.skill_library = self._new_library()
@@ -46,8 +48,8 @@ class LibraryFacade:
             include_user=self._options.include_user,
             include_bundled=self._options.include_bundled,
         )
-        if self._project_skills is not None:  # the project's own skills come first
-            sources.insert(0, SkillSource(self._project_skills, Trust.USER))
+        if self._project_skills is not None:  # placed by the project's trust (trust/projects)
+            sources = project_trust.with_project(sources, self._project_skills)
         return sources
 
     def sources_changed(self) -> None:
@@ -55,13 +57,17 @@ class LibraryFacade:
         self.skill_library = self._new_library()
         self._loaded = False
 
-    def _project_skills_of(self, folder: Path | None) -> Path | None:
+    def _project_of(self, folder: Path | None) -> tuple[Path | None, bool]:
+        """The skills folder of the project holding ``folder`` and whether the person
+        trusts that project (trust/projects.py)."""
         project = find_project(folder) if folder is not None else None
-        return project_skills_dir(project) if project is not None else None
+        if project is None:
+            return None, False
+        return project_skills_dir(project), project_trust.is_trusted(project)
 
     def would_follow(self, folder: Path | None) -> bool:
         """Whether :meth:`follow_project` would change the sources (a few stats, no load)."""
-        return self._project_skills_of(folder) != self._project_skills
+        return self._project_of(folder) != (self._project_skills, self._project_trusted)
 
     def follow_project(self, folder: Path | None) -> bool:
         """Also load the skills installed in the project holding ``folder`` (gibberish.toml).
@@ -69,12 +75,16 @@ class LibraryFacade:
         Called with the focused app's working folder; True when the skill sources changed
         (the next use then loads them, through the parse cache like any other load).
         """
-        skills = self._project_skills_of(folder)
-        if skills == self._project_skills:
+        followed = self._project_of(folder)
+        if followed == (self._project_skills, self._project_trusted):
             return False
-        self._project_skills = skills
+        self._project_skills, self._project_trusted = followed
         self.sources_changed()
         return True
+
+    def untrusted_project(self) -> tuple[Path, list[str]] | None:
+        """The followed project whose skills wait for the person's trust (the tray asks)."""
+        return project_trust.waiting(self._project_skills)
 
     # ------------------------------------------------------------------ loading
     def ensure_loaded(self) -> None:

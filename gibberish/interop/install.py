@@ -32,10 +32,11 @@ from gibberish import paths
 from gibberish.interop.dependencies import E_DEPENDENCY_CYCLE, McpServer
 from gibberish.interop.discover import Found, InstallError, discover
 from gibberish.interop.fetch import FetchError, Limits, Staged, fetch, remove_tree
-from gibberish.interop.projectdir import project_skills_dir
 from gibberish.interop.record import write_record
 from gibberish.interop.sources import Source, SourceError, parse_source
 from gibberish.interop.state import InstallState
+from gibberish.pathsafety import resolve_inside
+from gibberish.skills.projectdir import project_skills_dir
 
 STAGING = ".gibberish-staging"
 STALE_AFTER = 24 * 3600  # seconds
@@ -289,7 +290,7 @@ class Installer:
         )
 
     def _move_into_place(self, item: Planned, backups: Path) -> tuple[Path, Path | None]:
-        dest = self.target.skills_dir / item.name
+        dest = resolve_inside(self.target.skills_dir, item.name)
         backup = None
         if dest.exists() or dest.is_symlink():
             backup = backups / item.name

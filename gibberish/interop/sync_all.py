@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from gibberish.interop.agents import AgentTarget, McpFile
-from gibberish.interop.mcp_sync import McpPlan, apply_mcp, plan_mcp, wanted_servers
+from gibberish.interop.mcp_sync import (
+    Consent,
+    McpPlan,
+    McpServer,
+    apply_mcp,
+    plan_mcp,
+    wanted_servers,
+)
 from gibberish.interop.sync import Action, FolderPlan, apply_folder, folders_for, plan_folder
 from gibberish.skills.model import SkillDefinition
 
@@ -72,8 +79,13 @@ def plan_sync(
     project: Path | None = None,
     link: bool = False,
     settings_servers: Mapping[str, Any] | None = None,
+    consent: Consent | None = None,
 ) -> SyncPlan:
-    """Decide every step for ``skills`` into ``targets``; nothing is written."""
+    """Decide every step for ``skills`` into ``targets``; nothing is written.
+
+    ``consent`` is asked (once per server) about each MCP server entry that is not from a
+    bundled skill or the person's settings; without it such entries are skipped.
+    """
     plan = SyncPlan()
     folders, missing = folders_for(targets, home, project)
     for name in missing:
@@ -85,12 +97,27 @@ def plan_sync(
         plan.folders.append(folder_plan)
     servers, problems = wanted_servers(settings_servers or {}, skills)
     plan.notes.extend(problems)
+    ask = _once(consent)
     for path, (spec, names) in _mcp_files(targets, home, project).items():
-        mcp = plan_mcp(path, spec, names, servers)
+        mcp = plan_mcp(path, spec, names, servers, ask)
         if mcp.problem:
             plan.notes.append(mcp.problem)
         plan.mcp.append(mcp)
     return plan
+
+
+def _once(consent: Consent | None) -> Consent | None:
+    """``consent`` asked at most once per server name (several agents share servers)."""
+    if consent is None:
+        return None
+    answers: dict[str, bool] = {}
+
+    def ask(server: McpServer) -> bool:
+        if server.name not in answers:
+            answers[server.name] = consent(server)
+        return answers[server.name]
+
+    return ask
 
 
 def apply_sync(plan: SyncPlan) -> list[str]:

@@ -39,6 +39,8 @@ from gibberish.ui.voice_requests import VoiceRequests
 from gibberish.ui.watcher import SkillsWatcher
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from gibberish.app import Engine
     from gibberish.session import Notice, Session
     from gibberish.settings import Settings
@@ -196,6 +198,9 @@ class Controller(QObject):
     def install_skill(self, source: str = "") -> None:
         """*Install skill…*, or a folder, archive or URL dropped on the launcher."""
         self.installing.install_skill(source)
+
+    def trust_project(self, project: Path, names: list[str]) -> None:
+        self.installing.trust_project(project, names)
 
     @guard
     def reload_skills(self) -> None:

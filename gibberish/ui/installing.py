@@ -1,5 +1,6 @@
-"""Adding skills from the tray: *Install skill…* (or something dropped on the launcher)
-and *Open skills folder*.
+"""Adding skills from the tray: *Install skill…* (or something dropped on the launcher),
+*Open skills folder*, and *Trust project “X”…* (a project's skills becoming the person's
+own).
 
 The installer (network and git code) is imported only when asked for.
 """
@@ -14,6 +15,8 @@ from gibberish import paths
 from gibberish.ui.errors import guard
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from gibberish.ui.controller import Controller
 
 
@@ -45,3 +48,16 @@ class Installing(QObject):
         folder = paths.user_skills_dir()
         folder.mkdir(parents=True, exist_ok=True)
         self._c.seams.open_url(QUrl.fromLocalFile(str(folder)))
+
+    def trust_project(self, project: Path, names: list[str]) -> None:
+        """Ask about ``project`` (trust/projects.py); on yes it is trusted at once."""
+        self._c.dialogs.ask_trust_project(project, names, lambda: self._project_trusted(project))
+
+    @guard
+    def _project_trusted(self, project: Path) -> None:
+        from gibberish.trust import projects
+
+        projects.trust(project)
+        self._c.engine.library.follow_project(project)  # its skills now load as the user's
+        self._c.menus.forget()
+        self._c.refresh_views()
