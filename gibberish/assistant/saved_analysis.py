@@ -10,7 +10,8 @@ tools, so it is saved here, per skill, under a key that changes whenever either 
   library's own, ``SkillLibrary.content_digests``): an edited file has another digest;
 * the exposed names of the skill's tools (a name clash elsewhere renames them);
 * the stamp of the code that produced it: the parse cache's (parser, versions) and this
-  package's analysis and declaration code. Another stamp and the whole file is ignored.
+  package's modules (words, exposed names, declarations). Another stamp and the whole
+  file is ignored.
 
 A skill without a digest (unreadable, or not the library's current object) is analysed
 as before and not saved. The file is one per parse cache (``analysed-<same key>.pickle``),
@@ -46,20 +47,18 @@ log = logging.getLogger("gibberish.assistant.saved_analysis")
 FORMAT = 1
 """Bumped whenever what is stored changes shape."""
 
-_ANALYSIS_MODULES = ("budget", "conversation", "functiongemma", "manifest", "naming", "tool_index")
-
 Key = tuple[str, str, bytes, tuple[str, ...]]
 Saved = tuple[tuple[frozenset[str], ...], tuple[frozenset[str], ...], dict[str, tuple[int, ...]]]
 
 
 def _code_stamp() -> tuple[Any, ...]:
-    """The parse cache's stamp and this package's analysis code (name, size, mtime)."""
-    package = Path(__file__).resolve().parent
+    """The parse cache's stamp and this package's code (name, size, mtime of each module:
+    words, names and declarations are all made here)."""
     sources = []
-    for name in _ANALYSIS_MODULES:
+    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
         with contextlib.suppress(OSError):
-            info = (package / f"{name}.py").stat()
-            sources.append((name, info.st_size, info.st_mtime_ns))
+            info = path.stat()
+            sources.append((path.name, info.st_size, info.st_mtime_ns))
     return (FORMAT, parser_stamp(), tuple(sources))
 
 
