@@ -40,14 +40,16 @@ import stat
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import keyring
-import keyring.backend
 from filelock import FileLock
 
 from gibberish import paths
 from gibberish.fileio import atomic_write_bytes, fsync_dir
 from gibberish.trust._notices import Notices
+
+if TYPE_CHECKING:  # keyring (some 70 modules) is imported when the key is first needed
+    import keyring.backend
 
 SERVICE = "gibberish"
 USERNAME = "approvals-hmac"
@@ -63,6 +65,12 @@ _INSECURE_BACKENDS = (
     "keyrings.alt.file.PlaintextKeyring",
     "keyrings.alt.file.EncryptedKeyring",
 )
+
+
+def _default_keyring() -> keyring.backend.KeyringBackend:
+    import keyring
+
+    return keyring.get_keyring()
 
 
 class KeyUnavailableError(Exception):
@@ -126,7 +134,7 @@ class KeyProvider:
         """The 32-byte key, created on first use; cached for the life of this provider."""
         with self._lock:
             if self._key is None:
-                backend = self._backend if self._backend is not None else keyring.get_keyring()
+                backend = self._backend if self._backend is not None else _default_keyring()
                 if keyring_is_secure(backend):
                     self._key = self._from_keyring(backend)
                     self._storage = "keyring"

@@ -27,16 +27,17 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import keyring
-import keyring.backend
-import keyring.errors
 from filelock import FileLock
 from filelock import Timeout as LockTimeout
 
 from gibberish import paths
 from gibberish.fileio import atomic_write_bytes
 from gibberish.skills.model import SkillDefinition, Trust
+
+if TYPE_CHECKING:  # keyring (some 70 modules) is imported when a secret is first used
+    import keyring.backend
 
 SERVICE = "gibberish"
 INDEX_FILE_NAME = "secrets-index.json"
@@ -131,6 +132,8 @@ class SecretStore:
         skill = identity(skill)
         _check(skill, name)
         existed = False
+        import keyring.errors
+
         try:
             self._keyring().delete_password(SERVICE, _username(skill, name))
             existed = True
@@ -199,7 +202,11 @@ class SecretStore:
     # -- internals ----------------------------------------------------------------------
 
     def _keyring(self) -> keyring.backend.KeyringBackend:
-        return self._backend if self._backend is not None else keyring.get_keyring()
+        if self._backend is not None:
+            return self._backend
+        import keyring
+
+        return keyring.get_keyring()
 
     def _read_index(self) -> dict[str, list[str]]:
         try:

@@ -10,6 +10,7 @@ moment later the command bar is made ahead of the first hotkey press.
 
 from __future__ import annotations
 
+import linecache
 import logging
 import sys
 from typing import TYPE_CHECKING
@@ -129,9 +130,20 @@ class Lifecycle(QObject):
             return
         self._c.text.warm_up()
         gui_gc.freeze_survivors()  # the bar lives on: its thousands of objects are not walked
+        forget_module_sources()
 
     def _engine_failed(self, error: BaseException) -> None:
         self.hold_gc(False)
         fatal_start(error, self._c.seams.show_fatal)
         self._c.shut_down = True
         QApplication.exit(1)
+
+
+def forget_module_sources() -> None:
+    """Drop the source text of every module imported so far from ``linecache``.
+
+    PySide6 reads the source of each module imported after it (``inspect.getsource``, to
+    see whether the module uses its ``__feature__`` switches), and ``linecache`` keeps it:
+    about 10 MiB of text in the tray once its modules are in. A traceback reads the lines
+    it shows again from the files."""
+    linecache.clearcache()
