@@ -144,7 +144,10 @@ class GibberishMCP(MCPServer):
         self.mode = mode or engine.mode_context().mode
         self.approver = approver
         self.cwd = cwd or Path.cwd()
-        self.skill_tools = self._expose()
+        self._catalog = self.engine.feed.catalog(self.mode)
+        self.skill_tools = self._expose(self._catalog)
+        self._listed: tuple[Tool, ...] | None = None
+        """The last ``tools/list`` answer, kept while the catalog is the same object."""
         self._add_disclosure_tools()
         for skill in engine.library.skills():
             if not any(d.code in disclosure.UNLOADED for d in skill.errors):
@@ -153,9 +156,10 @@ class GibberishMCP(MCPServer):
             self._add_prompt(block)
 
     # ------------------------------------------------------------------ skill tools
-    def _expose(self) -> dict[str, ExposedTool]:
+    @staticmethod
+    def _expose(catalog: Any) -> dict[str, ExposedTool]:
         out = {}
-        for exposed in self.engine.feed.catalog(self.mode).tools:
+        for exposed in catalog.tools:
             name = exposed.name
             if name in DISCLOSURE_TOOLS:
                 name = qualified_name(exposed.skill.name, exposed.tool.name)
@@ -178,10 +182,15 @@ class GibberishMCP(MCPServer):
         )
 
     async def list_tools(self) -> list[Tool]:
-        """Skill tools as the folders are now (a reload is a cheap stat pass), then the SDK's."""
-        await anyio.to_thread.run_sync(self._refresh)
-        own = [self.describe(name, exposed) for name, exposed in self.skill_tools.items()]
-        return [*own, *await super().list_tools()]
+        """Skill tools as the folders are now (a reload is a cheap stat pass), then the SDK's.
+
+        The tools and their schemas are described once per catalog: while no skill
+        changed, the Engine hands out the same catalog and the last answer is sent again."""
+        listed = await anyio.to_thread.run_sync(self._refresh)
+        if listed is None:
+            own = [self.describe(name, exposed) for name, exposed in self.skill_tools.items()]
+            listed = self._listed = (*own, *await super().list_tools())
+        return list(listed)
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         exposed = self.skill_tools.get(name)
@@ -190,9 +199,14 @@ class GibberishMCP(MCPServer):
         client = client_of(context)
         return await anyio.to_thread.run_sync(self.run_skill_tool, exposed, dict(arguments), client)
 
-    def _refresh(self) -> None:
+    def _refresh(self) -> tuple[Tool, ...] | None:
+        """Re-read what changed; the last ``tools/list`` answer if it still holds."""
         self.engine.library.reload()
-        self.skill_tools = self._expose()
+        catalog = self.engine.feed.catalog(self.mode)
+        if catalog is not self._catalog:
+            self._catalog, self._listed = catalog, None
+            self.skill_tools = self._expose(catalog)
+        return self._listed
 
     def run_skill_tool(
         self, exposed: ExposedTool, arguments: dict[str, Any], client: str = UNNAMED_CLIENT
