@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from startup import FLOOR_CHILD, REPO, tray_env
+from startup import BUNDLED_SKILLS, FLOOR_CHILD, REPO, tray_env
 
 REPORTER = r'''
 import collections, json, os, sys, threading, time
@@ -232,6 +232,13 @@ def main() -> int:
         ratio = statistics.median(app_rss) / statistics.median(floor_rss)
         print(f"  ratio {ratio:.2f} (goal <= 2.0) {'met' if ratio <= 2.0 else 'MISSED'}")
         print(f"  difference {_mib(statistics.median(app_rss) - statistics.median(floor_rss))}")
+        shaped = measure(
+            floor_script, [*icon, str(options.skills + BUNDLED_SKILLS)], env, options.settle, False
+        )
+        print(
+            f"  for information: the floor with {options.skills + BUNDLED_SKILLS} empty "
+            f"submenus (Qt's own cost of the menu's shape): {_mib(shaped['status']['VmRSS'])}"
+        )
         median_app = sorted(apps, key=lambda r: r["status"]["VmRSS"])[len(apps) // 2]
         median_floor = sorted(floors, key=lambda r: r["status"]["VmRSS"])[len(floors) // 2]
         print("gibberish (median run):")
