@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gibberish import paths
+from gibberish.desktop.detect import focus_provider
 from gibberish.interop.projectdir import find_project, project_skills_dir
 from gibberish.runner import (
     Envelope,
@@ -358,7 +359,7 @@ class Engine:
         detector = None
         if manual is None:
             detector = self._detector or ModeDetector(
-                apps=AppLists.from_mapping(self._settings.apps)
+                apps=AppLists.from_mapping(self._settings.apps), focus=focus_provider()
             )
             self._detector = detector
         context = resolve_mode(manual, detector)

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from jeepney import DBusAddress, DBusErrorResponse, Message, new_method_call
-from jeepney.wrappers import unwrap_msg
 from jeepney.bus_messages import message_bus
 from jeepney.io.threading import DBusRouter, open_dbus_connection
+from jeepney.wrappers import unwrap_msg
 
 CALL_TIMEOUT = 5.0
 

@@ -131,12 +131,12 @@ class PortalDouble:
         return "a(sa{sv})", items
 
     def _do_ListShortcuts(self, msg: Any, sender: str) -> None:
-        session, options = msg.body
+        _session, options = msg.body
         handle = self._request(msg, sender, options)
         self._respond(handle, 0, {"shortcuts": self._listing(sender)})
 
     def _do_BindShortcuts(self, msg: Any, sender: str) -> None:
-        session, shortcuts, _parent, options = msg.body
+        _session, shortcuts, _parent, options = msg.body
         handle = self._request(msg, sender, options)
         if self.deny_bind:
             self._respond(handle, 1, {})

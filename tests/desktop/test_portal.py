@@ -96,7 +96,7 @@ def test_signals_of_another_session_or_sender_are_ignored(bus, portal) -> None:
 def test_a_denied_bind_is_a_notice_with_what_to_do(bus, portal) -> None:
     portal.deny_bind = True
     client = _client(bus, queue.Queue())
-    with pytest.raises(PortalError, match="declined.*by hand"):
+    with pytest.raises(PortalError, match=r"declined.*by hand"):
         client.start(shortcuts.wanted())
 
 
@@ -133,7 +133,7 @@ def test_a_bus_that_is_gone_is_a_notice(tmp_path) -> None:
 
 
 def test_a_bus_without_any_portal_is_a_notice(bus) -> None:
-    with pytest.raises(PortalError, match="no GlobalShortcuts portal.*by hand"):
+    with pytest.raises(PortalError, match=r"no GlobalShortcuts portal.*by hand"):
         _client(bus, queue.Queue()).start(shortcuts.wanted())
 
 
@@ -143,6 +143,8 @@ def test_a_bus_without_any_portal_is_a_notice(bus) -> None:
 )
 def test_the_real_xdg_desktop_portal_without_a_shortcuts_backend(tmp_path) -> None:
     """The real portal starts on demand, but no backend here implements GlobalShortcuts."""
-    with session_bus(tmp_path / "bus", standard_services=True) as address:
-        with pytest.raises(PortalError, match="no GlobalShortcuts portal"):
-            _client(address, queue.Queue()).start(shortcuts.wanted())
+    with (
+        session_bus(tmp_path / "bus", standard_services=True) as address,
+        pytest.raises(PortalError, match="no GlobalShortcuts portal"),
+    ):
+        _client(address, queue.Queue()).start(shortcuts.wanted())
