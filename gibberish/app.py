@@ -127,6 +127,10 @@ class PreparedRun:
         return self.skill.network
 
 
+HELD_CUT_OFF = 2.0
+"""Seconds of silence that end a recording whose key is held (its release may be lost)."""
+
+
 @dataclass(frozen=True)
 class RecentRun:
     ref: str
@@ -524,10 +528,16 @@ class Engine:
         return None
 
     def listen(
-        self, source: AudioSource, *, mode: Mode | None = None, backend: str | None = None
+        self,
+        source: AudioSource,
+        *,
+        mode: Mode | None = None,
+        backend: str | None = None,
+        held: bool = False,
     ) -> Proposal:
         """One utterance from ``source`` → a proposed call (only a proposal: the caller
-        still goes through ``prepare`` and the decision table, as for a click)."""
+        still goes through ``prepare`` and the decision table, as for a click). ``held``:
+        a key held down ends it when released, pauses included (docs/adr/0039-portal-shortcuts.md)."""
         from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError
 
         if mode is None:
@@ -536,8 +546,9 @@ class Engine:
         config = VoiceConfig(
             backend or stored.backend,
             stored.model_folder,
-            until_stopped=stored.activation == "toggle",
+            until_stopped=held or stored.activation == "toggle",
             second_opinion=stored.second_opinion,
+            cut_off=HELD_CUT_OFF if held else None,
         )
         catalog = self.catalog(mode)
         try:

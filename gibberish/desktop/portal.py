@@ -50,6 +50,10 @@ class PortalError(Exception):
     """The portal is missing or refused; ``str()`` says what happened and what to do."""
 
 
+class PortalMissing(PortalError):
+    """No session bus or no GlobalShortcuts portal on it: the hand-made shortcut applies."""
+
+
 @dataclass(frozen=True)
 class Bound:
     """The outcome of ``start``: the session, whether a bind was asked, the keys chosen."""
@@ -129,7 +133,7 @@ class PortalShortcuts:
             return self._start(shortcuts, record)
         except bus.BusError as exc:
             self.close()
-            raise PortalError(f"Global shortcuts are not available: {exc}") from None
+            raise PortalMissing(f"Global shortcuts are not available: {exc}") from None
         except PortalError:
             self.close()
             raise
@@ -141,7 +145,7 @@ class PortalShortcuts:
         version = portal_version(router)
         self._owner = bus.name_owner(router, PORTAL_NAME)
         if version is None or self._owner is None:
-            raise PortalError(
+            raise PortalMissing(
                 "This desktop has no GlobalShortcuts portal (it needs xdg-desktop-portal 1.18+ "
                 "with KDE Plasma 6, GNOME 48+ or Hyprland's portal). Bind a key to "
                 "`gibberish listen` by hand instead: see Settings → Shortcuts."
