@@ -38,13 +38,13 @@ def socket_path(env: Mapping[str, str]) -> str | None:
     return env.get("SWAYSOCK") or env.get("I3SOCK") or None
 
 
-def ask(path: str, kind: int, *, timeout: float = 1.0) -> Any:
+def ask(path: str, kind: int, payload: bytes = b"", *, timeout: float = 1.0) -> Any:
     """Send one IPC message and return the decoded JSON reply."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
             sock.settimeout(timeout)
             sock.connect(path)
-            sock.sendall(_HEADER.pack(MAGIC, 0, kind))
+            sock.sendall(_HEADER.pack(MAGIC, len(payload), kind) + payload)
             magic, length, _ = _HEADER.unpack(_read(sock, _HEADER.size))
             if magic != MAGIC or length > MAX_REPLY:
                 raise IpcError(f"{path} does not speak the Sway/i3 IPC protocol.")

@@ -64,6 +64,11 @@ class X11FocusProvider:
             return "DISPLAY is not set: no X11 display to ask."
         if shutil.which("xprop", path=env.get("PATH")) is None:
             return "xprop is missing: install the package “x11-utils”."
+        if self._run(["xprop", "-root", "_NET_ACTIVE_WINDOW"]) is None:
+            return (
+                f"the X display {env['DISPLAY']} does not answer xprop: is the X server "
+                "running, and is this gibberish started inside that session?"
+            )
         return None
 
 
