@@ -189,7 +189,7 @@ def _coerce_model(raw: Any, notices: list[str], where: str) -> ModelSettings:
     return replace(default, **values)
 
 
-def _is_tool_ref(value: Any) -> bool:
+def is_tool_ref(value: Any) -> bool:
     """A ``skill.tool`` name: two non-empty parts of letters, digits, ``-`` and ``_``."""
     if not isinstance(value, str) or value.count(".") != 1 or len(value) > 200:
         return False
@@ -207,7 +207,7 @@ def _from_dict(raw: dict[str, Any], where: str) -> LoadedSettings:
             else:
                 notices.append(f"{where}: extra_skills_dirs must be a list of folders; ignored.")
         elif key == "pinned_tools":
-            if isinstance(value, list) and all(_is_tool_ref(v) for v in value):
+            if isinstance(value, list) and all(is_tool_ref(v) for v in value):
                 values[key] = tuple(value)
             else:
                 notices.append(

@@ -19,13 +19,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from jeepney.io.threading import DBusRouter
-
-from gibberish.desktop import bus
-from gibberish.desktop.shortcuts import manual_setup
 from gibberish.trust.context import FocusInfo, NoFocus
+
+if TYPE_CHECKING:  # the bus (jeepney) is loaded when asked, not with the Engine
+    from jeepney.io.threading import DBusRouter
 
 TRAY_WATCHER = "org.kde.StatusNotifierWatcher"
 
@@ -95,7 +94,7 @@ def focus_backend(env: Mapping[str, str] | None = None) -> FocusBackend | None:
     if desktop.family == "kde" and desktop.wayland:
         from gibberish.desktop.kde import KWinFocusProvider
 
-        return KWinFocusProvider(address=bus.session_address(env))
+        return KWinFocusProvider(address=env.get("DBUS_SESSION_BUS_ADDRESS") or None)
     if not desktop.wayland and env.get("DISPLAY"):
         from gibberish.desktop.x11 import X11FocusProvider
 
@@ -141,6 +140,7 @@ def _shortcut_capability(
     desktop: Desktop, router: DBusRouter | None, command: list[str]
 ) -> Capability:
     from gibberish.desktop.portal import portal_version
+    from gibberish.desktop.shortcuts import manual_setup
 
     version = portal_version(router) if router is not None else None
     if version is not None:
@@ -159,6 +159,8 @@ def _shortcut_capability(
 
 
 def _tray_capability(desktop: Desktop, router: DBusRouter | None) -> Capability:
+    from gibberish.desktop import bus
+
     owner = bus.name_owner(router, TRAY_WATCHER) if router is not None else None
     if owner is not None:
         return Capability("tray", True, "a tray host (StatusNotifierWatcher) is running")
@@ -186,6 +188,7 @@ def capabilities(
     env: Mapping[str, str] | None = None, *, command: list[str] | None = None
 ) -> list[Capability]:
     """What ``gibberish doctor`` reports about the desktop: the backend and what works."""
+    from gibberish.desktop import bus
     from gibberish.desktop.autostart import launch_command
 
     env = _env(env)

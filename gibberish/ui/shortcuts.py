@@ -10,16 +10,18 @@ click. A desktop without the portal is told once, with the command to bind by ha
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
 from gibberish.desktop import shortcuts as wanted_shortcuts
 from gibberish.desktop.autostart import launch_command
-from gibberish.desktop.bus import session_address
-from gibberish.desktop.portal import PortalError, PortalMissing, PortalShortcuts
+
+if TYPE_CHECKING:
+    from gibberish.ui.shortcut_settings import ShortcutStatus
 
 log = logging.getLogger("gibberish.ui")
 
@@ -32,7 +34,7 @@ class GlobalShortcuts(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._portal: PortalShortcuts | None = None
+        self._portal: Any = None  # a gibberish.desktop.portal.PortalShortcuts
         self._thread: threading.Thread | None = None
         self.bound: Any = None
         self.done = False
@@ -42,6 +44,8 @@ class GlobalShortcuts(QObject):
         """Open the session on a worker thread (a first bind may wait for the person)."""
         if self._portal is not None:
             return
+        from gibberish.desktop.portal import PortalShortcuts  # jeepney: after the start-up
+
         self._portal = PortalShortcuts(self.pressed.emit, self.released.emit, address=address)
         shortcuts = wanted_shortcuts.wanted(pinned_tools)
         self._thread = threading.Thread(
@@ -49,7 +53,9 @@ class GlobalShortcuts(QObject):
         )
         self._thread.start()
 
-    def _open(self, portal: PortalShortcuts, shortcuts: Sequence[Any]) -> None:
+    def _open(self, portal: Any, shortcuts: Sequence[Any]) -> None:
+        from gibberish.desktop.portal import PortalError, PortalMissing
+
         try:
             self.bound = portal.start(shortcuts)
         except PortalError as exc:
@@ -64,6 +70,8 @@ class GlobalShortcuts(QObject):
 
     def configure(self) -> None:
         """The desktop's own dialog for changing the keys (raises ``PortalError``)."""
+        from gibberish.desktop.portal import PortalError
+
         if self._portal is None or self.bound is None:
             raise PortalError("Global shortcuts are not active, so there is nothing to change.")
         self._portal.configure()
@@ -130,6 +138,8 @@ class TrayShortcuts(QObject):
         super().__init__(controller)
         self._controller = controller
         self._pinned: tuple[str, ...] | None = None
+        self.problem = ""
+        """Why the portal's shortcuts are not active (empty while none was tried)."""
         self.portal = GlobalShortcuts(self)
         self.actions = ShortcutActions(
             command_bar=controller.open_command_bar,
@@ -144,7 +154,7 @@ class TrayShortcuts(QObject):
 
     def start(self, pinned_tools: Sequence[str]) -> None:
         """Bind (or find bound) every shortcut; nothing to do without a session bus."""
-        address = self._controller.seams.session_bus or session_address()
+        address = self._controller.seams.session_bus or os.environ.get("DBUS_SESSION_BUS_ADDRESS")
         if address is None:
             log.info("no session bus: global shortcuts through the portal are not tried")
             return
@@ -165,6 +175,28 @@ class TrayShortcuts(QObject):
     def close(self) -> None:
         self.portal.close()
 
+    def status(self) -> ShortcutStatus:
+        """For the settings dialog: bound through the portal, or how to bind by hand here."""
+        from gibberish.desktop.detect import identify
+        from gibberish.desktop.shortcuts import manual_setup
+        from gibberish.ui.shortcut_settings import ShortcutStatus
+
+        bound = self.portal.bound
+        if bound is not None:
+            return ShortcutStatus(True, bound.version, dict(bound.triggers))
+        manual = manual_setup(identify().family, launch_command())
+        return ShortcutStatus(False, manual=manual, problem=self.problem)
+
+    def change_keys(self) -> str | None:
+        """Open the desktop's dialog for the keys; a sentence when it cannot."""
+        from gibberish.desktop.portal import PortalError
+
+        try:
+            self.portal.configure()
+        except PortalError as exc:
+            return str(exc)
+        return "The desktop's shortcut settings are open."
+
     def _pressed(self, ident: str) -> None:
         self.actions.pressed(ident)
 
@@ -177,6 +209,7 @@ class TrayShortcuts(QObject):
         from gibberish.desktop.told import first_time
         from gibberish.session import Notice
 
+        self.problem = message
         if missing:
             if not first_time("no-portal"):
                 return
