@@ -16,6 +16,7 @@ from typing import Any
 
 from jeepney import DBusAddress, DBusErrorResponse, Message, new_method_call
 from jeepney.bus_messages import message_bus
+from jeepney.io import RouterClosed
 from jeepney.io.threading import DBusRouter, open_dbus_connection
 from jeepney.wrappers import unwrap_msg
 
@@ -50,7 +51,7 @@ def call(router: DBusRouter, message: Message, *, timeout: float = CALL_TIMEOUT)
         reply = router.send_and_get_reply(message, timeout=timeout)
     except TimeoutError:
         raise BusError(f"{message.header.fields} got no answer in {timeout:g} s.") from None
-    except (OSError, ConnectionError) as exc:
+    except (OSError, ConnectionError, RouterClosed) as exc:
         raise BusError(f"The session bus went away ({exc}).") from None
     try:
         return unwrap_msg(reply)

@@ -38,6 +38,7 @@ class GlobalShortcuts(QObject):
         self._thread: threading.Thread | None = None
         self.bound: Any = None
         self.done = False
+        self.closing = False
         """True once the start finished, bound or not (its signal is then queued)."""
 
     def start(self, pinned_tools: Sequence[str], *, address: str | None = None) -> None:
@@ -59,7 +60,8 @@ class GlobalShortcuts(QObject):
         try:
             self.bound = portal.start(shortcuts)
         except PortalError as exc:
-            self.failed.emit(str(exc), isinstance(exc, PortalMissing))
+            if not self.closing:  # closed while waiting for the desktop: nothing to say
+                self.failed.emit(str(exc), isinstance(exc, PortalMissing))
         except Exception as exc:  # a bug must not kill the tray silently
             log.exception("global shortcuts failed")
             self.failed.emit(f"Global shortcuts failed: {type(exc).__name__}: {exc}", False)
@@ -81,10 +83,11 @@ class GlobalShortcuts(QObject):
             self._thread.join(timeout)
 
     def close(self) -> None:
-        self.wait()
+        self.closing = True
         portal, self._portal = self._portal, None
         if portal is not None:
-            portal.close()
+            portal.close()  # wakes a start still waiting for the portal
+        self.wait()
 
 
 class ShortcutActions:

@@ -31,6 +31,8 @@ class PortalDouble:
     address: str
     version: int = 2
     deny_bind: bool = False
+    silent_bind: bool = False
+    """Never answer BindShortcuts: a person who leaves the desktop's dialog open."""
     calls: list[str] = field(default_factory=list)
     bound: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     """Per app id: (shortcut id, description) as bound — the desktop's memory."""
@@ -140,6 +142,8 @@ class PortalDouble:
         handle = self._request(msg, sender, options)
         if self.deny_bind:
             self._respond(handle, 1, {})
+            return
+        if self.silent_bind:
             return
         app = self.app_ids.get(sender, "")
         self.bound[app] = [(ident, opts["description"][1]) for ident, opts in shortcuts]

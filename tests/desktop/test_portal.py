@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import queue
 import shutil
+import threading
+import time
 
 import pytest
 
@@ -152,3 +154,26 @@ def test_the_real_xdg_desktop_portal_without_a_shortcuts_backend(tmp_path) -> No
         pytest.raises(PortalError, match="no GlobalShortcuts portal"),
     ):
         _client(address, queue.Queue()).start(shortcuts.wanted())
+
+
+def test_closing_while_the_desktop_still_asks_ends_the_start_at_once(bus, portal) -> None:
+    portal.silent_bind = True
+    client = PortalShortcuts(lambda i: None, lambda i: None, address=bus, bind_timeout=600)
+    outcome: queue.Queue = queue.Queue()
+
+    def start() -> None:
+        try:
+            client.start(shortcuts.wanted())
+        except PortalError as exc:
+            outcome.put(str(exc))
+
+    worker = threading.Thread(target=start)
+    worker.start()
+    deadline = time.monotonic() + 10
+    while "BindShortcuts" not in portal.calls and time.monotonic() < deadline:
+        time.sleep(0.02)
+    began = time.monotonic()
+    client.close()
+    worker.join(10)
+    assert not worker.is_alive() and time.monotonic() - began < 5
+    assert "closed" in outcome.get(timeout=1)
