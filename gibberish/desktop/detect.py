@@ -140,15 +140,22 @@ def _shortcut_capability(
     desktop: Desktop, router: DBusRouter | None, command: list[str]
 ) -> Capability:
     from gibberish.desktop.portal import portal_version
-    from gibberish.desktop.shortcuts import manual_setup
+    from gibberish.desktop.shortcuts import BoundRecord, manual_setup
 
     version = portal_version(router) if router is not None else None
     if version is not None:
+        record = BoundRecord.load()
+        keys = (
+            ", ".join(f"{i} = {k or 'no key'}" for i, k in record.triggers.items())
+            if record
+            else ""
+        )
         return Capability(
             "global shortcuts",
             True,
             f"desktop portal (GlobalShortcuts version {version}): hold to talk (release ends "
-            "the recording) and a shortcut per pinned tool",
+            "the recording) and a shortcut per pinned tool; "
+            + (f"keys last confirmed: {keys}" if keys else "not bound yet (start the tray)"),
         )
     first = manual_setup(desktop.family, command).splitlines()[0]
     return Capability(

@@ -126,11 +126,11 @@ class PortalShortcuts:
         self._dispatcher: threading.Thread | None = None
 
     # ------------------------------------------------------------------ start / stop
-    def start(self, shortcuts: Sequence[Shortcut], record: BoundRecord | None = None) -> Bound:
+    def start(self, shortcuts: Sequence[Shortcut]) -> Bound:
         """Open the session and make sure every shortcut is bound; raise ``PortalError``."""
         try:
             self._router = bus.open_router(self._address)
-            return self._start(shortcuts, record)
+            return self._start(shortcuts)
         except bus.BusError as exc:
             self.close()
             raise PortalMissing(f"Global shortcuts are not available: {exc}") from None
@@ -138,7 +138,7 @@ class PortalShortcuts:
             self.close()
             raise
 
-    def _start(self, shortcuts: Sequence[Shortcut], record: BoundRecord | None) -> Bound:
+    def _start(self, shortcuts: Sequence[Shortcut]) -> Bound:
         router = self._router
         assert router is not None
         self._register()

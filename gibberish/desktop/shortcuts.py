@@ -61,7 +61,8 @@ def record_path() -> Path:
 
 @dataclass(frozen=True)
 class BoundRecord:
-    """What the portal confirmed last time: the ids bound and the keys the desktop chose."""
+    """What the portal confirmed last time: the ids bound and the keys the desktop chose
+    (``gibberish doctor`` shows them without opening a session of its own)."""
 
     ids: tuple[str, ...]
     triggers: dict[str, str]
@@ -79,9 +80,6 @@ class BoundRecord:
     def save(self, path: Path | None = None) -> None:
         data = {"ids": list(self.ids), "triggers": self.triggers}
         atomic_write_bytes(path or record_path(), json.dumps(data, indent=1).encode("utf-8"))
-
-    def covers(self, shortcuts: Sequence[Shortcut]) -> bool:
-        return {s.id for s in shortcuts} <= set(self.ids)
 
 
 # ------------------------------------------------------------------ hand-made shortcuts

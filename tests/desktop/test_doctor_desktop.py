@@ -15,6 +15,8 @@ from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import open_dbus_connection
 
 from gibberish.cli import cli
+from gibberish.desktop import shortcuts
+from gibberish.desktop.portal import PortalShortcuts
 from tests.desktop.headless_sway import wait_for
 from tests.desktop.portal_double import PortalDouble
 from tests.desktop.sessionbus import have_dbus_daemon, session_bus
@@ -78,8 +80,14 @@ def test_a_portal_only_gnome_session(tmp_path, monkeypatch) -> None:
             monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-0")
             monkeypatch.setenv("XDG_CURRENT_DESKTOP", "GNOME")
             checks = doctor()
+            client = PortalShortcuts(lambda i: None, lambda i: None, address=address)
+            client.start(shortcuts.wanted())  # what the tray does at its start
+            client.close()
+            after = doctor()["global shortcuts"]["detail"]
         finally:
             portal.close()
+    assert "not bound yet" in checks["global shortcuts"]["detail"]
+    assert "keys last confirmed: command-bar = Ctrl+Alt+0, listen-hold = Ctrl+Alt+1" in after
     assert checks["desktop"]["detail"] == "GNOME (Wayland); backend: none"
     assert checks["focused app"]["ok"] is False
     assert "GNOME on Wayland offers apps no way" in checks["focused app"]["detail"]

@@ -167,7 +167,7 @@ def test_closing_while_the_desktop_still_asks_ends_the_start_at_once(bus, portal
         except PortalError as exc:
             outcome.put(str(exc))
 
-    worker = threading.Thread(target=start)
+    worker = threading.Thread(target=start, daemon=True)
     worker.start()
     deadline = time.monotonic() + 10
     while "BindShortcuts" not in portal.calls and time.monotonic() < deadline:
