@@ -124,6 +124,7 @@ class PortalShortcuts:
         self._responses: queue.Queue[Any] = queue.Queue()
         self._filters: list[Any] = []
         self._dispatcher: threading.Thread | None = None
+        self._closed = threading.Event()
 
     # ------------------------------------------------------------------ start / stop
     def start(self, shortcuts: Sequence[Shortcut]) -> Bound:
@@ -202,10 +203,13 @@ class PortalShortcuts:
         self._dispatcher.start()
 
     def close(self) -> None:
-        """End the session and the connection (the desktop keeps the bindings)."""
-        router, self._router = self._router, None
-        if router is None:
+        """End the session and the connection (the desktop keeps the bindings). A start
+        still waiting for the portal (a bind dialog left open) ends at once."""
+        router = self._router
+        if router is None or self._closed.is_set():
             return
+        self._closed.set()
+        self._responses.put(None)
         if self._session is not None:
             session = DBusAddress(self._session, PORTAL_NAME, "org.freedesktop.portal.Session")
             try:
@@ -242,7 +246,8 @@ class PortalShortcuts:
         extra: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Call ``method`` (its last argument is the options vardict) and wait for its Response."""
-        assert self._router is not None
+        if self._router is None or self._closed.is_set():
+            raise PortalError("Global shortcuts were closed.")
         options = {"handle_token": ("s", "gibberish_" + secrets.token_hex(6)), **(extra or {})}
         msg = new_method_call(SHORTCUTS, method, signature, (*args, options))
         (handle,) = bus.call(self._router, msg, timeout=10.0)
@@ -266,6 +271,8 @@ class PortalShortcuts:
                 msg = self._responses.get(timeout=left)
             except queue.Empty:
                 break
+            if msg is None or self._closed.is_set():
+                raise PortalError("Global shortcuts were closed before the portal answered.")
             if msg.header.fields.get(HeaderFields.path) == handle and self._from_portal(msg):
                 code, results = msg.body
                 return int(code), results
@@ -292,7 +299,7 @@ class PortalShortcuts:
 
     def configure(self) -> None:
         """Let the person change the keys in the desktop's own dialog (portal version 2+)."""
-        if self._router is None or self._session is None:
+        if self._router is None or self._session is None or self._closed.is_set():
             raise PortalError("Global shortcuts are not active, so there is nothing to change.")
         if self._version < 2:
             raise PortalError(
