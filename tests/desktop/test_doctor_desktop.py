@@ -122,3 +122,12 @@ def test_a_session_with_nothing(monkeypatch) -> None:
         "detail": "no desktop; backend: none",
     }
     assert checks["tray"]["ok"] is False
+
+
+def test_with_no_backend_the_mode_falls_back_to_global_with_why() -> None:
+    from gibberish.app import Engine, EngineOptions
+    from gibberish.skills.model import Mode
+
+    context = Engine(EngineOptions(include_user=False, include_bundled=False)).mode_context()
+    assert context.mode is Mode.GLOBAL and context.focus is None
+    assert "cannot be checked" in context.reason or "could not be identified" in context.reason
