@@ -130,4 +130,4 @@ def test_with_no_backend_the_mode_falls_back_to_global_with_why() -> None:
 
     context = Engine(EngineOptions(include_user=False, include_bundled=False)).mode_context()
     assert context.mode is Mode.GLOBAL and context.focus is None
-    assert "cannot be checked" in context.reason or "could not be identified" in context.reason
+    assert "can be checked here" in context.reason or "could not be identified" in context.reason
