@@ -114,7 +114,9 @@ class Capability:
     detail: str
 
 
-def _focus_capability(desktop: Desktop, env: Mapping[str, str]) -> Capability:
+def focus_capability(desktop: Desktop, env: Mapping[str, str] | None = None) -> Capability:
+    """Whether modes can follow the focused app here, and if not why and what to do."""
+    env = _env(env)
     backend = focus_backend(env)
     if backend is None:
         if desktop.family == "gnome":
@@ -208,7 +210,7 @@ def capabilities(
             f"{desktop.label}; backend: {backend.name if backend else 'none'}",
         )
     ]
-    out.append(_focus_capability(desktop, env))
+    out.append(focus_capability(desktop, env))
     router = None
     try:
         router = bus.open_router(bus.session_address(env))

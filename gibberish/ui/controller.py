@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication, QMenu
 
 from gibberish import paths
 from gibberish.ui import gui_gc
+from gibberish.ui.desktop_check import DesktopCheck
 from gibberish.ui.dialogs import Dialogs
 from gibberish.ui.engine_host import EngineHost, EngineSource
 from gibberish.ui.errors import ErrorReporter, fatal_start, guard
@@ -117,6 +118,7 @@ class Controller(QObject):
         self._voice_runs: list[RunSession] = []
         self.runs.changed.connect(self._speak_finished)
         self.shortcuts = TrayShortcuts(self)  # the desktop portal's global shortcuts
+        self.desktop_check = DesktopCheck(self)  # once: why modes cannot follow the app here
         self.mcp_approvals = McpApprovals(
             lambda: self.engine,
             self.seams.approvals or Lazy("gibberish.ui.approval", "ApprovalPrompter"),
@@ -186,6 +188,7 @@ class Controller(QObject):
             self.rewatch()
         self.show_notices()
         self.shortcuts.start(self.engine.settings.pinned_tools)
+        self.desktop_check.start()
         gui_gc.freeze_survivors()  # the loaded skills live on: out of the collector's way
         QTimer.singleShot(COMMAND_BAR_WARM_UP_MS, self, self._warm_up)
 

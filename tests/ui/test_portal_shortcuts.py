@@ -163,3 +163,26 @@ def test_a_bus_without_the_portal_says_once_how_to_bind_by_hand(qtbot, tmp_path,
                     assert told == []  # said once, not at every start
             finally:
                 ctl.shutdown()
+
+
+def test_a_compositor_socket_that_is_gone_is_told_once(
+    qtbot, tmp_path, monkeypatch, engine
+) -> None:
+    monkeypatch.setenv("SWAYSOCK", str(tmp_path / "sway-ipc.gone.sock"))
+    monkeypatch.setenv("WAYLAND_DISPLAY", "wayland-1")
+    for start in range(2):
+        ctl = make_controller(engine)
+        said: list[tuple[str, str, bool]] = []
+        ctl.notified.connect(lambda *a, said=said: said.append(a))
+        ctl.start()
+        try:
+            qtbot.waitUntil(lambda ctl=ctl: ctl.desktop_check.thread is not None, timeout=10_000)
+            ctl.desktop_check.thread.join(10)
+            QCoreApplication.processEvents()  # deliver the queued finding, if any
+            told = [s for s in said if s[0] == "Automatic mode"]
+            if start == 0:
+                assert len(told) == 1 and "Is Sway still running?" in told[0][1]
+            else:
+                assert told == []
+        finally:
+            ctl.shutdown()
