@@ -16,10 +16,12 @@ import os
 import queue
 import secrets
 import tempfile
+import time
 from pathlib import Path
 
-from jeepney import DBusAddress, MatchRule, MessageType, new_method_call, new_method_return
+from jeepney import DBusAddress, MatchRule, new_error, new_method_call, new_method_return
 from jeepney.io.threading import DBusRouter
+from jeepney.low_level import HeaderFields
 
 from gibberish.desktop import bus
 from gibberish.trust.context import FocusInfo, describe_process
@@ -72,13 +74,16 @@ class KWinFocusProvider:
         router = bus.open_router(self._address)
         plugin = "gibberish_focus_" + secrets.token_hex(4)
         try:
+            kwin = bus.name_owner(router, KWIN)
+            if kwin is None:
+                raise bus.BusError("KWin is not on the session bus: is this a Plasma session?")
             calls: queue.Queue = queue.Queue()
             rule = MatchRule(type="method_call", interface=CALLBACK_INTERFACE, member="Report")
             with router.filter(rule, queue=calls):
                 script = self._write_script(router.unique_name, plugin)
                 try:
                     self._run(router, script, plugin)
-                    return self._wait(router, calls)
+                    return self._wait(router, calls, kwin)
                 finally:
                     script.unlink(missing_ok=True)
                     self._unload(router, plugin)
@@ -105,17 +110,21 @@ class KWinFocusProvider:
         target = DBusAddress(f"/Scripting/Script{script_id}", KWIN, "org.kde.kwin.Script")
         bus.call(router, new_method_call(target, "run"))
 
-    def _wait(self, router: DBusRouter, calls: queue.Queue) -> int:
-        try:
-            msg = calls.get(timeout=self._timeout)
-        except queue.Empty:
-            raise bus.BusError(
-                f"KWin's script did not report within {self._timeout:g} s."
-            ) from None
-        if msg.header.message_type is MessageType.method_call:
+    def _wait(self, router: DBusRouter, calls: queue.Queue, kwin: str) -> int:
+        """The pid KWin's script reported; a ``Report`` from anyone else is refused."""
+        deadline = time.monotonic() + self._timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                msg = calls.get(timeout=left)
+            except queue.Empty:
+                break
+            if msg.header.fields.get(HeaderFields.sender) != kwin:
+                router.send(new_error(msg, "org.freedesktop.DBus.Error.AccessDenied"))
+                continue
             router.send(new_method_return(msg))
-        pid = msg.body[0] if msg.body else 0
-        return int(pid) if isinstance(pid, int) and pid > 0 else 0
+            pid = msg.body[0] if msg.body else 0
+            return int(pid) if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else 0
+        raise bus.BusError(f"KWin's script did not report within {self._timeout:g} s.")
 
     @staticmethod
     def _unload(router: DBusRouter, plugin: str) -> None:

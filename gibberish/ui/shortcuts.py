@@ -101,12 +101,14 @@ class ShortcutActions:
         stop_listening: Callable[[], None],
         listening: Callable[[], bool],
         launch: Callable[[str], None],
+        pinned: Callable[[], Sequence[str]] = tuple,
     ) -> None:
         self._command_bar = command_bar
         self._listen = listen
         self._stop = stop_listening
         self._listening = listening
         self._launch = launch
+        self._pinned = pinned
         self._held = False
 
     def pressed(self, ident: str) -> None:
@@ -122,7 +124,11 @@ class ShortcutActions:
             else:
                 self._listen(False)
         elif ident.startswith(wanted_shortcuts.TOOL_PREFIX):
-            self._launch(ident[len(wanted_shortcuts.TOOL_PREFIX) :])
+            ref = ident[len(wanted_shortcuts.TOOL_PREFIX) :]
+            if ref in self._pinned():  # only what the person pinned, whatever the bus says
+                self._launch(ref)
+            else:
+                log.info("shortcut for a tool that is not pinned ignored: %r", ref[:200])
         else:
             log.info("unknown shortcut %r ignored", ident)
 
@@ -150,6 +156,7 @@ class TrayShortcuts(QObject):
             stop_listening=controller.listening.stop,
             listening=lambda: controller.listening.busy,
             launch=controller.launch,
+            pinned=lambda: self._pinned or (),
         )
         self.portal.pressed.connect(self._pressed)
         self.portal.released.connect(self._released)

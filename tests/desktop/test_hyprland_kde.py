@@ -146,6 +146,7 @@ class KWinDouble:
 
     def __init__(self, address: str, pid: int | None) -> None:
         self.pid = pid  # None: the script never reports
+        self.impostor_first = False
         self.calls: list[str] = []
         self.scripts: list[str] = []
         self._conn = open_dbus_connection(address)
@@ -188,7 +189,11 @@ class KWinDouble:
 
         name, path, interface = target.groups()
         call = new_method_call(DBusAddress(path, name, interface), "Report", "i", (self.pid,))
-        self._caller.send(call)
+        if self.impostor_first:  # another client on the bus answers first
+            self._caller.send(
+                new_method_call(DBusAddress(path, name, interface), "Report", "i", (1,))
+            )
+        self._conn.send(call)  # as KWin: from the connection that owns org.kde.KWin
 
     def close(self) -> None:
         self._stop = True
@@ -234,3 +239,16 @@ def test_kde_without_kwin_is_a_sentence(tmp_path) -> None:
         assert provider.focused() is None
         assert "KWin is not on the session bus" in (provider.problem() or "")
     assert "cannot be reached" in (KWinFocusProvider(address=address).problem() or "")
+
+
+@needs_bus
+def test_kde_a_report_from_another_client_is_refused(tmp_path, shell_in_repo) -> None:
+    proc, _repo = shell_in_repo
+    with session_bus(tmp_path / "bus") as address:
+        kwin = KWinDouble(address, proc.pid)
+        kwin.impostor_first = True  # claims pid 1 before KWin's own answer
+        try:
+            info = KWinFocusProvider(address=address).focused()
+        finally:
+            kwin.close()
+    assert info is not None and info.pid == proc.pid

@@ -114,14 +114,18 @@ def test_a_pinned_tools_shortcut_runs_it_through_the_normal_approval(qtbot, bus,
     address, portal = bus
     engine.update_settings(replace(engine.settings, pinned_tools=("hello.say_hello",)))
     approvals = FakeApprovals()
-    ctl = make_controller(engine, forms=FakeForms(), approvals=approvals, session_bus=address)
+    forms = FakeForms()
+    ctl = make_controller(engine, forms=forms, approvals=approvals, session_bus=address)
     ctl.start()
     try:
         _bound(qtbot, ctl)
         assert "tool:hello.say_hello" in [i for i, _ in portal.bound["gibberish"]]
+        for hostile in ("tool:hello.echo_text", "tool:../../bin/sh", "tool:", "nonsense"):
+            portal.press(hostile)  # not pinned (or not ours): ignored, whatever the bus says
         portal.press("tool:hello.say_hello")
         qtbot.waitUntil(lambda: bool(engine.recent_runs()), timeout=15_000)
         assert [p.ref for p in approvals.seen] == ["hello.say_hello"]  # asked first
+        assert forms.calls == []  # no form opened for a tool that is not pinned
         run = engine.recent_runs()[0]
         assert run.ref == "hello.say_hello" and run.result.success
         assert "hello from gibberish" in run.result.envelope.output
