@@ -46,7 +46,13 @@ class Desktop:
 
     @property
     def label(self) -> str:
-        names = {"sway": "Sway/i3", "hyprland": "Hyprland", "kde": "KDE Plasma", "gnome": "GNOME"}
+        names = {
+            "sway": "Sway/i3",
+            "i3": "i3",
+            "hyprland": "Hyprland",
+            "kde": "KDE Plasma",
+            "gnome": "GNOME",
+        }
         name = names.get(
             self.family,
             {"x11": "an X11 desktop", "none": "no desktop"}.get(
@@ -66,8 +72,10 @@ def identify(env: Mapping[str, str] | None = None) -> Desktop:
     env = _env(env)
     wayland = bool(env.get("WAYLAND_DISPLAY")) or env.get("XDG_SESSION_TYPE") == "wayland"
     current = env.get("XDG_CURRENT_DESKTOP", "").lower().split(":")
-    if env.get("SWAYSOCK") or env.get("I3SOCK"):
+    if env.get("SWAYSOCK") or (env.get("I3SOCK") and wayland):
         return Desktop("sway", wayland)
+    if env.get("I3SOCK") and env.get("DISPLAY"):  # i3's tree has no pids: X11 answers
+        return Desktop("i3", False)
     if env.get("HYPRLAND_INSTANCE_SIGNATURE"):
         return Desktop("hyprland", wayland)
     if "kde" in current:

@@ -118,5 +118,5 @@ def manual_setup(family: str, command: Sequence[str]) -> str:
     speech (or at a second press with ``activation = "toggle"``), never at the release.
     """
     base = " ".join(command)
-    text = _MANUAL.get(family, _MANUAL["other"])
+    text = _MANUAL.get("sway" if family == "i3" else family, _MANUAL["other"])
     return text.format(listen=f"{base} listen", bar=base)

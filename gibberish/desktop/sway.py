@@ -35,6 +35,8 @@ class IpcError(Exception):
 
 
 def socket_path(env: Mapping[str, str]) -> str | None:
+    """Sway's socket (it also sets ``I3SOCK``; i3's own tree carries no pids, so i3 on X11
+    is asked through ``xprop`` instead)."""
     return env.get("SWAYSOCK") or env.get("I3SOCK") or None
 
 
