@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gibberish import paths
+from gibberish.desktop.detect import focus_provider
 from gibberish.interop.projectdir import find_project, project_skills_dir
 from gibberish.runner import (
     Envelope,
@@ -124,6 +125,10 @@ class PreparedRun:
     @property
     def network(self) -> bool:
         return self.skill.network
+
+
+HELD_CUT_OFF = 2.0
+"""Seconds of silence that end a recording whose key is held (its release may be lost)."""
 
 
 @dataclass(frozen=True)
@@ -364,7 +369,7 @@ class Engine:
         detector = None
         if manual is None:
             detector = self._detector or ModeDetector(
-                apps=AppLists.from_mapping(self._settings.apps)
+                apps=AppLists.from_mapping(self._settings.apps), focus=focus_provider()
             )
             self._detector = detector
         context = resolve_mode(manual, detector)
@@ -529,10 +534,16 @@ class Engine:
         return None
 
     def listen(
-        self, source: AudioSource, *, mode: Mode | None = None, backend: str | None = None
+        self,
+        source: AudioSource,
+        *,
+        mode: Mode | None = None,
+        backend: str | None = None,
+        held: bool = False,
     ) -> Proposal:
         """One utterance from ``source`` → a proposed call (only a proposal: the caller
-        still goes through ``prepare`` and the decision table, as for a click)."""
+        still goes through ``prepare`` and the decision table, as for a click). ``held``:
+        a key held down ends it when released, pauses included (docs/adr/0039-portal-shortcuts.md)."""
         from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError
 
         if mode is None:
@@ -541,8 +552,9 @@ class Engine:
         config = VoiceConfig(
             backend or stored.backend,
             stored.model_folder,
-            until_stopped=stored.activation == "toggle",
+            until_stopped=held or stored.activation == "toggle",
             second_opinion=stored.second_opinion,
+            cut_off=HELD_CUT_OFF if held else None,
         )
         catalog = self.catalog(mode)
         try:

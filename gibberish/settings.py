@@ -115,6 +115,8 @@ class Settings:
     """MCP servers ``gibberish sync`` adds to each agent's configuration (name → command,
     args, env or url)."""
     voice: VoiceSettings = field(default_factory=VoiceSettings)
+    pinned_tools: tuple[str, ...] = ()
+    """``skill.tool`` names that get a global shortcut each (through the desktop portal)."""
 
     @property
     def manual_mode(self) -> Mode:
@@ -127,6 +129,7 @@ class Settings:
     def to_toml_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["extra_skills_dirs"] = list(self.extra_skills_dirs)
+        data["pinned_tools"] = list(self.pinned_tools)
         data["apps"] = {k: list(v) for k, v in self.apps.items()}
         return data
 
@@ -186,6 +189,13 @@ def _coerce_model(raw: Any, notices: list[str], where: str) -> ModelSettings:
     return replace(default, **values)
 
 
+def is_tool_ref(value: Any) -> bool:
+    """A ``skill.tool`` name: two non-empty parts of letters, digits, ``-`` and ``_``."""
+    if not isinstance(value, str) or value.count(".") != 1 or len(value) > 200:
+        return False
+    return all(part and all(c.isalnum() or c in "-_" for c in part) for part in value.split("."))
+
+
 def _from_dict(raw: dict[str, Any], where: str) -> LoadedSettings:
     notices: list[str] = []
     defaults = Settings()
@@ -196,6 +206,13 @@ def _from_dict(raw: dict[str, Any], where: str) -> LoadedSettings:
                 values[key] = tuple(value)
             else:
                 notices.append(f"{where}: extra_skills_dirs must be a list of folders; ignored.")
+        elif key == "pinned_tools":
+            if isinstance(value, list) and all(is_tool_ref(v) for v in value):
+                values[key] = tuple(value)
+            else:
+                notices.append(
+                    f'{where}: pinned_tools must be a list of "skill.tool" names; ignored.'
+                )
         elif key in ("auto_mode", "start_at_login"):
             if isinstance(value, bool):
                 values[key] = value

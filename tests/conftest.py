@@ -37,6 +37,14 @@ os.environ["QT_QPA_PLATFORM"] = "offscreen"
 os.environ.pop("DBUS_SESSION_BUS_ADDRESS", None)
 os.environ.pop("DISPLAY", None)
 os.environ.pop("WAYLAND_DISPLAY", None)
+for _desktop_var in (  # the desktop backend is chosen from these (gibberish.desktop.detect)
+    "SWAYSOCK",
+    "I3SOCK",
+    "HYPRLAND_INSTANCE_SIGNATURE",
+    "XDG_CURRENT_DESKTOP",
+    "XDG_SESSION_TYPE",
+):
+    os.environ.pop(_desktop_var, None)
 os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
 
 

@@ -7,9 +7,12 @@ it is here, and whether secrets are kept encrypted, so nobody has to guess.
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import click
 
 from gibberish.cli.common import CliState, pass_state, print_json
+from gibberish.desktop.detect import capabilities
 
 
 def _checks(state: CliState) -> list[dict[str, object]]:
@@ -46,6 +49,7 @@ def _checks(state: CliState) -> list[dict[str, object]]:
             "detail": warning or "kept by the system keyring, bound to each skill's folder",
         }
     )
+    checks += [asdict(c) for c in capabilities()]  # the desktop: backend, shortcuts, tray
     return checks
 
 
@@ -53,14 +57,15 @@ def _checks(state: CliState) -> list[dict[str, object]]:
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 @pass_state
 def doctor_command(state: CliState, as_json: bool) -> None:
-    """Say which protections are active here (sandbox, read_only, network, secrets)."""
+    """Say which protections are active here (sandbox, read_only, network, secrets) and
+    what the desktop offers (focused-app backend, global shortcuts, tray)."""
     checks = _checks(state)
     if as_json:
         print_json(checks)
         return
     for check in checks:
         mark = click.style("ok  ", fg="green") if check["ok"] else click.style("warn", fg="yellow")
-        click.echo(f"{mark} {check['check']:<15} {check['detail']}")
+        click.echo(f"{mark} {check['check']:<17} {check['detail']}")
 
 
 COMMANDS = [doctor_command]

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication, QMenu
 
 from gibberish import paths
 from gibberish.ui import gui_gc
+from gibberish.ui.desktop_check import DesktopCheck
 from gibberish.ui.dialogs import Dialogs
 from gibberish.ui.engine_host import EngineHost, EngineSource
 from gibberish.ui.errors import ErrorReporter, fatal_start, guard
@@ -33,6 +34,7 @@ from gibberish.ui.menu_view import UPDATE_BUDGET_S, MenuView
 from gibberish.ui.reloader import BackgroundReload, ReloadResult
 from gibberish.ui.run_views import RunSession, RunViews
 from gibberish.ui.seams import Lazy, Seams
+from gibberish.ui.shortcuts import TrayShortcuts
 from gibberish.ui.single_instance import ASK_PREFIX, LISTEN, OPEN_COMMAND_BAR, SHOW
 from gibberish.ui.surface import Surface
 from gibberish.ui.text_requests import TextRequests
@@ -117,6 +119,8 @@ class Controller(QObject):
         self.listening.failed.connect(self._listen_failed)
         self._voice_runs: list[RunSession] = []
         self.runs.changed.connect(self._speak_finished)
+        self.shortcuts = TrayShortcuts(self)  # the desktop portal's global shortcuts
+        self.desktop_check = DesktopCheck(self)  # once: why modes cannot follow the app here
         self.mcp_approvals = McpApprovals(
             lambda: self.engine,
             self.seams.approvals or Lazy("gibberish.ui.approval", "ApprovalPrompter"),
@@ -185,6 +189,8 @@ class Controller(QObject):
         else:
             self.rewatch()
         self.show_notices()
+        self.shortcuts.start(self.engine.settings.pinned_tools)
+        self.desktop_check.start()
         gui_gc.freeze_survivors()  # the loaded skills live on: out of the collector's way
         QTimer.singleShot(COMMAND_BAR_WARM_UP_MS, self, self._warm_up)
 
@@ -221,6 +227,7 @@ class Controller(QObject):
         self._shut_down = True
         self._hold_gc(False)
         self.watcher.stop()
+        self.shortcuts.close()
         self.reloader.wait()
         self.text.shutdown()
         if self.host.is_ready:
@@ -335,6 +342,7 @@ class Controller(QObject):
         """Persist ``settings`` and apply what they change (autostart, folders)."""
         if self.session.apply_settings(settings, self.seams.set_autostart):
             self.rewatch()
+        self.shortcuts.follow(settings.pinned_tools)
         self.menus.forget()
         self._refresh_views()
         self.show_notices()
@@ -430,7 +438,7 @@ class Controller(QObject):
 
     # ================================================================== voice
     @guard
-    def listen(self, *, asked: bool = True) -> None:
+    def listen(self, *, asked: bool = True, held: bool = False) -> None:
         """Listen for one request (the menu's *Listen*, or ``gibberish listen``); a second
         press while listening ends the recording. ``asked``: chosen in the menu, which
         also allows listening in Meeting mode."""
@@ -451,7 +459,7 @@ class Controller(QObject):
 
             device = engine.settings.voice.microphone
             source = MicrophoneSource(int(device) if device.isdigit() else device or None)
-        self.listening.start(engine, mode, source)
+        self.listening.start(engine, mode, source, held=held)
 
     def _voice_state(self, state: str) -> None:
         if not self.surface.show_voice(state):
