@@ -46,6 +46,14 @@ SWITCH_VAR = "GIBBERISH_SANDBOX"
 _POINTED_AT_VARS = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
 _PRIVATE_TMP = "/tmp"
 _X11_SOCKETS = "/tmp/.X11-unix"
+_RUN = "/run"
+#: Where a host keeps Unix sockets (besides /tmp and the runtime folder): hidden from
+#: offline runs. /var/run is normally a link to /run and then needs nothing of its own.
+_SOCKET_PLACES = (_RUN, "/var/run", "/var/tmp", "/dev/shm")
+#: Every run: its own PID namespace and session (no TIOCSTI into the person's terminal),
+#: no capabilities (a run started as root cannot remount the read-only root), and it
+#: ends when gibberish does.
+_ALWAYS = ("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL")
 _PROBE_TIMEOUT = 10.0
 
 
@@ -61,11 +69,27 @@ class Sandbox:
     network: bool = True
     skill_dir: Path | None = None
     snapshot: Path | None = None
+    gui: bool = False
+    """The skill declared ``gui: true``: the display's sockets (Wayland, X11) stay
+    reachable even when the run is offline or read-only; the session bus does not."""
+    hidden: tuple[str, ...] = ()
+    """Paths the run must not see (credential folders and files): each becomes an empty
+    tmpfs (a folder) or an empty file (a file) inside the run."""
 
     @property
     def desktop(self) -> bool:
         """The session bus and display sockets are reachable only for network+write skills."""
         return self.network and not self.read_only
+
+    @property
+    def offline(self) -> bool:
+        """No socket of the host may be reached: no network, and no Unix socket either."""
+        return not self.network
+
+    @property
+    def blocks_unix_sockets(self) -> bool:
+        """Offline runs get the seccomp filter, unless they were granted the display."""
+        return self.offline and not self.gui
 
 
 @dataclass(frozen=True)
@@ -136,7 +160,7 @@ def _probe() -> SandboxStatus:
     if unavailable is not None:
         return unavailable
     bwrap = shutil.which("bwrap") or "bwrap"
-    probe = [bwrap, "--unshare-pid", "--unshare-net", "--die-with-parent"]
+    probe = [bwrap, *_ALWAYS, "--unshare-net"]
     probe += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "true"]
     try:
         done = subprocess.run(
@@ -182,27 +206,92 @@ def wrap(
     executable: str,
     cwd: Path,
     env: Mapping[str, str],
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """The bwrap command line that runs ``executable`` with ``argv[1:]`` as ``sandbox`` says.
 
     The program is the path the runner already resolved, so nothing inside the sandbox
-    can change which file runs; it sees that path as its ``argv[0]``.
+    can change which file runs; it sees that path as its ``argv[0]``. ``seccomp_fd`` is a
+    descriptor holding the compiled filter of :mod:`gibberish.runner.seccomp`, inherited
+    by bwrap, for a run that :attr:`Sandbox.blocks_unix_sockets`.
     """
-    args = [bwrap, "--unshare-pid", "--die-with-parent"]
-    if not sandbox.network:
+    args = [bwrap, *_ALWAYS]
+    if sandbox.offline:
         args.append("--unshare-net")
-    if sandbox.read_only:
-        args += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
-        args += ["--tmpfs", _PRIVATE_TMP]
-        for path in _pointed_at(cwd, env, argv[1:], program=executable):
-            args += ["--ro-bind-try", path, path]
-    else:
-        args += ["--bind", "/", "/", "--proc", "/proc", "--dev-bind", "/dev", "/dev"]
+    args += _file_system(sandbox, cwd=cwd, env=env, arguments=argv[1:], program=executable)
     if not sandbox.desktop:
-        args += _hide_desktop(env, read_only=sandbox.read_only)
+        private_tmp = sandbox.read_only or sandbox.offline
+        args += _hide_desktop(env, private_tmp=private_tmp, gui=sandbox.gui)
+    args += _hide_paths(sandbox.hidden)
     if sandbox.snapshot is not None and sandbox.skill_dir is not None:
         args += ["--ro-bind", str(sandbox.snapshot), os.path.realpath(sandbox.skill_dir)]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     args += ["--chdir", str(cwd), "--", executable, *argv[1:]]
+    return args
+
+
+def _file_system(
+    sandbox: Sandbox,
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+    arguments: Sequence[str],
+    program: str,
+) -> list[str]:
+    """The root, /proc and /dev; for an offline run no folder where host sockets live.
+
+    A read-only or offline run gets a private ``/tmp``; the folders it is pointed at
+    there (working folder, home, its program's prefix) are bound back. An offline run's
+    *arguments* are never bound back: a literal ``/tmp/...`` argument could otherwise
+    name a host socket (a tmux server's) or a folder holding one.
+    """
+    if sandbox.read_only:
+        args = ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
+    else:
+        args = ["--bind", "/", "/", "--proc", "/proc", "--dev-bind", "/dev", "/dev"]
+    if sandbox.offline:
+        args += _hide_socket_places()
+    if sandbox.read_only or sandbox.offline:
+        args += ["--tmpfs", _PRIVATE_TMP]
+        bind = "--ro-bind-try" if sandbox.read_only else "--bind-try"
+        pointed = arguments if not sandbox.offline else ()
+        for path in _pointed_at(cwd, env, pointed, program=program):
+            args += [bind, path, path]
+    return args
+
+
+def _hide_socket_places() -> list[str]:
+    """Empty tmpfs over the folders where a host keeps its sockets (offline runs).
+
+    ``/run`` also holds links some systems run programs through (NixOS's
+    ``/run/current-system``); those links are recreated inside the empty ``/run``.
+    """
+    args: list[str] = []
+    for place in _SOCKET_PLACES:
+        if os.path.isdir(place) and not os.path.islink(place):
+            args += ["--tmpfs", place]
+    try:
+        entries = list(os.scandir(_RUN))
+    except OSError:
+        entries = []
+    for entry in entries:
+        if entry.is_symlink():
+            target = os.readlink(entry.path)
+            if os.path.isabs(target) and not target.startswith(_RUN + "/"):
+                args += ["--symlink", target, entry.path]
+    return args
+
+
+def _hide_paths(paths: Sequence[str]) -> list[str]:
+    """An empty tmpfs over each folder, an empty read-only file over each file."""
+    args: list[str] = []
+    for path in paths:
+        real = os.path.realpath(path)
+        if os.path.isdir(real):
+            args += ["--tmpfs", real]
+        elif os.path.lexists(real):
+            args += ["--ro-bind", os.devnull, real]
     return args
 
 
@@ -237,15 +326,38 @@ def _pointed_at(
     return found
 
 
-def _hide_desktop(env: Mapping[str, str], *, read_only: bool) -> list[str]:
-    """Empty tmpfs over the session's socket folders (bus, Wayland, X11, audio)."""
+def _hide_desktop(env: Mapping[str, str], *, private_tmp: bool, gui: bool) -> list[str]:
+    """Empty tmpfs over the session's socket folders (bus, Wayland, X11, audio).
+
+    A ``gui`` run gets the display back: the Wayland socket (and an X authority file
+    kept in the runtime folder) and the X11 socket folder; never the session bus.
+    """
     hidden: list[str] = []
     runtime = env.get("XDG_RUNTIME_DIR", "")
     if runtime and os.path.isabs(runtime) and os.path.isdir(runtime):
-        hidden += ["--tmpfs", os.path.realpath(runtime)]
-    if not read_only and os.path.isdir(_X11_SOCKETS):  # read-only runs have a private /tmp
-        hidden += ["--tmpfs", _X11_SOCKETS]
+        real_runtime = os.path.realpath(runtime)
+        hidden += ["--tmpfs", real_runtime]
+        if gui:
+            for path in _display_files(env, real_runtime):
+                hidden += ["--ro-bind-try", path, path]
+    if os.path.isdir(_X11_SOCKETS):
+        if gui and private_tmp:
+            hidden += ["--ro-bind", _X11_SOCKETS, _X11_SOCKETS]
+        elif not gui and not private_tmp:  # a private /tmp has no X11 folder anyway
+            hidden += ["--tmpfs", _X11_SOCKETS]
     return hidden
+
+
+def _display_files(env: Mapping[str, str], runtime: str) -> list[str]:
+    """The Wayland socket and X authority file a ``gui`` run needs from the runtime folder."""
+    found = []
+    wayland = env.get("WAYLAND_DISPLAY", "")
+    if wayland:
+        found.append(os.path.realpath(os.path.join(runtime, wayland)))
+    xauthority = env.get("XAUTHORITY", "")
+    if xauthority and os.path.isabs(xauthority):
+        found.append(os.path.realpath(xauthority))
+    return [path for path in found if path.startswith(runtime + "/") and os.path.exists(path)]
 
 
 def remove_snapshot(sandbox: Sandbox | None) -> None:
