@@ -217,17 +217,22 @@ def test_a_read_only_run_started_as_root_cannot_remount(make_spec, command) -> N
         pytest.skip(f"{command[0]} is not installed")
     code = """
 import subprocess, sys
-done = subprocess.run(sys.argv[1:], capture_output=True)
+done = subprocess.run(sys.argv[2:], capture_output=True)
 try:
-    open("/etc/gibberish-root-probe", "w").write("x")
+    open(sys.argv[1], "w").write("x")
     print(done.returncode, "WROTE")
 except OSError as exc:
     print(done.returncode, type(exc).__name__)
 """
-    result = run(make_spec(PY, "-c", code, *command, sandbox=Sandbox(read_only=True)))
-    code_, wrote = result.envelope.output.split()
-    assert code_ != "0" and wrote == "OSError"
-    assert not Path("/etc/gibberish-root-probe").exists()
+    probe_file = Path(f"/etc/gibberish-root-probe-{uuid.uuid4().hex}")
+    try:
+        box = Sandbox(read_only=True)
+        result = run(make_spec(PY, "-c", code, probe_file, *command, sandbox=box))
+        assert not probe_file.exists()
+    finally:
+        probe_file.unlink(missing_ok=True)
+    exit_code, wrote = result.envelope.output.split()
+    assert exit_code != "0" and wrote == "OSError"
 
 
 # -- the same sandbox for an unprivileged user ------------------------------------------
