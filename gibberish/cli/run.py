@@ -113,8 +113,9 @@ def _terminal(model_chose: bool, compact: bool) -> Callable[[PreparedRun], Answe
         why = prepared.decision.reason
         if model_chose and never_approved(prepared):
             refuse(
-                f"the model chose {prepared.ref}, which you have not approved ({why}) and "
-                "there is no terminal to ask on; --yes does not cover a skill you never "
+                f"{prepared.ref} was picked for you (by the model, or from what was heard), "
+                f"and you have not approved it ({why}); there is no terminal to ask on, and "
+                "--yes does not cover a skill you never "
                 f"approved. Approve it with `gibberish approvals approve {prepared.skill.name}` "
                 "or run `gibberish ask` in a terminal.",
                 compact=compact,

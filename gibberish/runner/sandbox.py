@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import threading
@@ -50,6 +51,8 @@ _RUN = "/run"
 #: Where a host keeps Unix sockets (besides /tmp and the runtime folder): hidden from
 #: offline runs. /var/run is normally a link to /run and then needs nothing of its own.
 _SOCKET_PLACES = (_RUN, "/var/run", "/var/tmp", "/dev/shm")
+#: Folders in /tmp that servers keep their sockets in (X11, ICE, tmux, ssh-agent, screen).
+_SOCKET_FOLDERS = (".X11-unix", ".ICE-unix", ".XIM-unix", ".font-unix", "tmux-", "ssh-", "screen")
 #: Every run: its own PID namespace and session (no TIOCSTI into the person's terminal),
 #: no capabilities (a run started as root cannot remount the read-only root), and it
 #: ends when gibberish does.
@@ -220,8 +223,7 @@ def wrap(
         args.append("--unshare-net")
     args += _file_system(sandbox, cwd=cwd, env=env, arguments=argv[1:], program=executable)
     if not sandbox.desktop:
-        private_tmp = sandbox.read_only or sandbox.offline
-        args += _hide_desktop(env, private_tmp=private_tmp, gui=sandbox.gui)
+        args += _hide_desktop(env, private_tmp=sandbox.read_only, gui=sandbox.gui)
     args += _hide_paths(sandbox.hidden)
     if sandbox.snapshot is not None and sandbox.skill_dir is not None:
         args += ["--ro-bind", str(sandbox.snapshot), os.path.realpath(sandbox.skill_dir)]
@@ -241,10 +243,11 @@ def _file_system(
 ) -> list[str]:
     """The root, /proc and /dev; for an offline run no folder where host sockets live.
 
-    A read-only or offline run gets a private ``/tmp``; the folders it is pointed at
-    there (working folder, home, its program's prefix) are bound back. An offline run's
-    *arguments* are never bound back: a literal ``/tmp/...`` argument could otherwise
-    name a host socket (a tmux server's) or a folder holding one.
+    A read-only run gets a private ``/tmp``; the folders it is pointed at there (working
+    folder, home, its program's prefix) are bound back, and so are its arguments unless
+    it is offline: a literal ``/tmp/...`` argument could name a host socket (a tmux
+    server's) or a folder holding one. A writable offline run keeps the host's ``/tmp``
+    (where it may be asked to write its result) without the sockets in it.
     """
     if sandbox.read_only:
         args = ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
@@ -252,12 +255,35 @@ def _file_system(
         args = ["--bind", "/", "/", "--proc", "/proc", "--dev-bind", "/dev", "/dev"]
     if sandbox.offline:
         args += _hide_socket_places()
-    if sandbox.read_only or sandbox.offline:
+    if sandbox.read_only:
         args += ["--tmpfs", _PRIVATE_TMP]
-        bind = "--ro-bind-try" if sandbox.read_only else "--bind-try"
         pointed = arguments if not sandbox.offline else ()
         for path in _pointed_at(cwd, env, pointed, program=program):
-            args += [bind, path, path]
+            args += ["--ro-bind-try", path, path]
+    elif sandbox.offline:
+        args += _hide_tmp_sockets(keep_display=sandbox.gui)
+    return args
+
+
+def _hide_tmp_sockets(*, keep_display: bool) -> list[str]:
+    """The sockets in the host's ``/tmp`` (for a writable offline run, which keeps it):
+    each socket file there, and the folders servers keep theirs in (X11, ICE, tmux,
+    ssh-agent). A socket further down is refused by the seccomp filter."""
+    args: list[str] = []
+    try:
+        entries = list(os.scandir(_PRIVATE_TMP))
+    except OSError:
+        return args
+    for entry in entries:
+        if keep_display and entry.path == _X11_SOCKETS:
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False) and entry.name.startswith(_SOCKET_FOLDERS):
+                args += ["--tmpfs", entry.path]
+            elif stat.S_ISSOCK(entry.stat(follow_symlinks=False).st_mode):
+                args += ["--ro-bind", os.devnull, entry.path]
+        except OSError:
+            continue
     return args
 
 
@@ -340,11 +366,8 @@ def _hide_desktop(env: Mapping[str, str], *, private_tmp: bool, gui: bool) -> li
         if gui:
             for path in _display_files(env, real_runtime):
                 hidden += ["--ro-bind-try", path, path]
-    if os.path.isdir(_X11_SOCKETS):
-        if gui and private_tmp:
-            hidden += ["--ro-bind", _X11_SOCKETS, _X11_SOCKETS]
-        elif not gui and not private_tmp:  # a private /tmp has no X11 folder anyway
-            hidden += ["--tmpfs", _X11_SOCKETS]
+    if gui and private_tmp and os.path.isdir(_X11_SOCKETS):  # X11 back into a private /tmp
+        hidden += ["--ro-bind", _X11_SOCKETS, _X11_SOCKETS]
     return hidden
 
 
