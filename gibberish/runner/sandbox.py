@@ -23,9 +23,9 @@ A :class:`Sandbox` on a :class:`~gibberish.runner.spec.RunSpec` asks for it; whe
   hands a URL to the browser (``systemd-run --user``, ``xdg-open``) keeps working, while
   a read-only or offline skill cannot ask the session to run something for it.
 
-Without a working bwrap (macOS, Windows, no package, user namespaces disabled) runs go
-unwrapped as before; :func:`take_notice` hands out, once per process, a message naming
-the package to install. ``GIBBERISH_SANDBOX=off`` turns the sandbox off (for debugging).
+Without a working bwrap (macOS, Windows, no package, user namespaces disabled or refused
+by AppArmor) runs go unwrapped as before; :func:`take_notice` hands out, once per
+process, a message saying what blocks it and what to do (:mod:`sandbox_advice`). ``GIBBERISH_SANDBOX=off`` turns the sandbox off (for debugging).
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-PACKAGE = "bubblewrap"
+from gibberish.runner import sandbox_advice
+
+PACKAGE = sandbox_advice.PACKAGE
 SWITCH_VAR = "GIBBERISH_SANDBOX"
 #: Folders a read-only run may be pointed at through its environment.
 _POINTED_AT_VARS = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
@@ -103,6 +105,8 @@ class SandboxStatus:
     bwrap: str | None
     version: str
     detail: str
+    advice: str = ""
+    """When not active: what that means for the person's skills and what to do."""
 
 
 _lock = threading.Lock()
@@ -140,21 +144,31 @@ def take_notice() -> str | None:
         if current is None or current.active or _notice_given:
             return None
         _notice_given = True
-    return (
-        f"Tools run without a sandbox: {current.detail} Install the package “{PACKAGE}” "
-        "(apt install bubblewrap, dnf install bubblewrap) so read_only and network: false "
-        "are enforced; until then a read-only skill you added asks before every run."
-    )
+    return f"Tools run without a sandbox: {current.detail} {current.advice}".strip()
 
 
 def _static_status() -> SandboxStatus | None:
     """Why there can be no sandbox, seen without starting anything; None if there may be."""
     if os.environ.get(SWITCH_VAR, "").lower() in {"off", "0", "no", "false"}:
-        return SandboxStatus(False, None, "", f"the sandbox is turned off ({SWITCH_VAR}=off).")
+        return SandboxStatus(
+            False,
+            None,
+            "",
+            f"the sandbox is turned off ({SWITCH_VAR}=off).",
+            f"Unset {SWITCH_VAR} to use bubblewrap again. {sandbox_advice.CONSEQUENCE}",
+        )
     if not sys.platform.startswith("linux"):
-        return SandboxStatus(False, None, "", f"bubblewrap needs Linux (this is {sys.platform}).")
+        return SandboxStatus(
+            False,
+            None,
+            "",
+            f"bubblewrap needs Linux (this is {sys.platform}).",
+            sandbox_advice.CONSEQUENCE,
+        )
     if shutil.which("bwrap") is None:
-        return SandboxStatus(False, None, "", "bwrap was not found on PATH.")
+        return SandboxStatus(
+            False, None, "", "bwrap was not found on PATH.", sandbox_advice.not_installed()
+        )
     return None
 
 
@@ -172,14 +186,9 @@ def _probe() -> SandboxStatus:
     except (OSError, subprocess.TimeoutExpired) as exc:
         return SandboxStatus(False, bwrap, "", f"{bwrap} could not be started ({exc}).")
     if done.returncode != 0:
-        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        reason = why[-1] if why else f"exit code {done.returncode}"
-        return SandboxStatus(
-            False,
-            bwrap,
-            "",
-            f"{bwrap} cannot create namespaces here ({reason}; are user namespaces disabled?).",
-        )
+        stderr = done.stderr.decode("utf-8", "replace")
+        found = sandbox_advice.diagnose(bwrap, stderr, done.returncode)
+        return SandboxStatus(False, bwrap, "", found.detail, found.advice)
     version = _version(bwrap)
     return SandboxStatus(
         True,
