@@ -59,6 +59,7 @@ from gibberish.trust.fingerprint import (
     skill_fingerprint,
     snapshot_folder,
 )
+from gibberish.trust.model_reads import RunOrigin, limit_model_run
 from gibberish.trust.modes import AppLists, ModeContext, ModeDetector, resolve_mode
 from gibberish.trust.policy import ToolPolicy, decide
 from gibberish.trust.provenance import read_provenance
@@ -116,6 +117,9 @@ class PreparedRun:
     """Programs the skill's tools run from outside its folder (home ones are fingerprinted)."""
     secrets: tuple[str, ...] = ()
     """Names of the secrets this run receives (bound to this skill's folder)."""
+    origin: RunOrigin = RunOrigin.PERSON
+    hidden: tuple[str, ...] = ()
+    """Credential places the run's sandbox hides (a model started it; trust/credentials)."""
 
     @property
     def ref(self) -> str:
@@ -671,8 +675,12 @@ class Engine:
         context_dir: Path | None = None,
         timeout: float | None = None,
         mode: Mode | None = None,
+        origin: RunOrigin = RunOrigin.PERSON,
     ) -> PreparedRun:
-        """Render the argv and decide. Raises ``EngineError``/``RenderError`` for bad requests."""
+        """Render the argv and decide. Raises ``EngineError``/``RenderError`` for bad requests.
+
+        ``origin`` says who picked the tool: a model's pick gets the limits of
+        ``trust.model_reads`` (no credentials, asks before reading outside the project)."""
         ref = self.find_tool(target) if isinstance(target, str) else target
         args = dict(args or {})
         argv = render(ref.tool, args, skill_dir=ref.skill.directory)
@@ -693,6 +701,10 @@ class Engine:
             ref, argv, decision, fp = self._reread(ref, args)
         if mode is None:
             mode = self.mode_context().mode
+        decision, hidden = limit_model_run(
+            origin, decision, ref=ref.ref, skill=ref.skill, arguments=args, workdir=run_dir,
+            sandboxed=runner_sandbox.status().active,
+        )  # fmt: skip
         return PreparedRun(
             skill=ref.skill,
             tool=ref.tool,
@@ -705,6 +717,8 @@ class Engine:
             mode=mode,
             programs=outside_programs(ref.skill),
             secrets=self.secrets.receives(ref.skill),
+            origin=origin,
+            hidden=hidden,
         )
 
     # ------------------------------------------------------------------ approvals
@@ -889,6 +903,8 @@ class Engine:
             network=skill.network,
             skill_dir=skill.directory,
             snapshot=snapshot,
+            gui=skill.gui,
+            hidden=prepared.hidden,
         )
 
     def run(

@@ -17,6 +17,7 @@ from gibberish.cli.common import CliState, fail, pass_state, print_json, table
 from gibberish.cli.run import execute, refuse
 from gibberish.settings import VOICE_BACKENDS
 from gibberish.skills.render import RenderError
+from gibberish.trust.model_reads import RunOrigin
 
 
 def _source(engine: Engine, file: Path | None):
@@ -131,7 +132,7 @@ def listen_command(
     assert call is not None and call.exposed is not None
     ref = ToolRef(call.exposed.skill, call.exposed.tool)
     try:
-        prepared = engine.prepare(ref, call.arguments, context_dir=None)
+        prepared = engine.prepare(ref, call.arguments, context_dir=None, origin=RunOrigin.MODEL)
     except (EngineError, RenderError) as exc:
         refuse(str(exc), compact=compact)
     if dry_run or compact:

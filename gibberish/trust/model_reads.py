@@ -1,0 +1,158 @@
+"""What a run a *model* started may read: never credentials, and nothing outside the
+project without asking.
+
+A person who runs ``files.read_file ~/.ssh/id_ed25519`` by hand reads what they chose.
+A model that asks for the same run may be following instructions hidden in text it was
+fed, and whatever the tool prints goes back to it. So for a model-started run (MCP,
+``ask``, voice) the Engine applies :func:`limit_model_run` after the decision table:
+
+* an argument that names a credential place (:mod:`gibberish.trust.credentials`) the
+  skill does not declare is **refused**, saying why — with or without the sandbox, and
+  without one it is the only thing that stands in the way;
+* an argument that names a path outside the folder the run works in (the focused
+  project, else the home folder) and outside the skill's own folder **asks first**,
+  naming what will be read; ``--yes`` does not answer that question;
+* the run's sandbox hides every undeclared credential place (empty folders and files),
+  which also covers a tool that reaches them by itself (``grep -r`` over the home).
+
+Arguments are the model's *values*, not the words of the skill's command template: a
+value is taken as a path (``~`` is the home folder, a relative one is taken from the
+working folder), resolved through symbolic links, and compared with both.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from gibberish.skills.model import SkillDefinition
+from gibberish.trust import credentials
+from gibberish.trust.decision import Decision
+
+MAX_SHOWN = 5
+
+
+class RunOrigin(StrEnum):
+    """Who picked the tool and its arguments."""
+
+    PERSON = "person"
+    MODEL = "model"
+    """A model or the voice recognizer proposed it (MCP, ``ask``, ``listen``, the tray's
+    proposals); the person may not have looked at the arguments."""
+
+
+@dataclass(frozen=True)
+class ModelReads:
+    """Paths among a model's arguments: credential places, and places outside the project."""
+
+    credentials: tuple[Path, ...] = ()
+    outside: tuple[Path, ...] = ()
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
+
+
+def _as_paths(value: str, *, home: Path, workdir: Path) -> list[Path]:
+    """The path ``value`` names, lexically and through links (both are checked)."""
+    if not value or "\0" in value:
+        return []
+    from_home = value == "~" or value.startswith("~/")
+    path = home / value[2:] if from_home else workdir / value
+    lexical = Path(os.path.normpath(path))
+    return list(dict.fromkeys([lexical, Path(os.path.realpath(lexical))]))
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    real = Path(os.path.realpath(folder))
+    return path == real or path.is_relative_to(real) or path.is_relative_to(folder)
+
+
+def check_arguments(
+    arguments: Mapping[str, Any],
+    *,
+    workdir: Path,
+    skill: SkillDefinition,
+    env: Mapping[str, str],
+) -> ModelReads:
+    """Which of a model's argument values name a credential place or a path outside."""
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    places = credentials.credential_places(env, workdir=workdir)
+    allowed = credentials.expand_declared(skill.credentials, env)
+    guarded = [p for p in places if not any(_inside(p, a) for a in allowed)]
+    found_credentials: list[Path] = []
+    outside: list[Path] = []
+    for value in (s for v in arguments.values() for s in _strings(v)):
+        candidates = _as_paths(value, home=home, workdir=workdir)
+        hit = next((c for c in candidates for p in guarded if _inside(c, p)), None)
+        if hit is not None:
+            found_credentials.append(hit)
+            continue
+        for candidate in candidates:
+            if not (_inside(candidate, workdir) or _inside(candidate, skill.directory)):
+                outside.append(candidate)
+                break
+    return ModelReads(tuple(dict.fromkeys(found_credentials)), tuple(dict.fromkeys(outside)))
+
+
+def _shown(found: tuple[Path, ...]) -> str:
+    names = [str(p) for p in found[:MAX_SHOWN]]
+    more = len(found) - MAX_SHOWN
+    return ", ".join(names) + (f" and {more} more" if more > 0 else "")
+
+
+def refusal(ref: str, skill: SkillDefinition, found: tuple[Path, ...], *, sandboxed: bool) -> str:
+    """Why a model-started run that names a credential place does not run."""
+    kind = credentials.kind_of(found[0])
+    guard = (
+        "its sandbox would hide it anyway"
+        if sandboxed
+        else "there is no sandbox (bubblewrap) here to hide it, so gibberish checks the "
+        "arguments instead"
+    )
+    return (
+        f"Not run: the model asked {ref} to read {_shown(found)}, where {kind} are kept. "
+        f"A run a model started never reads credentials ({guard}), unless the skill "
+        f"declares the place (credentials: [...] in its SKILL.md) and you approved it. "
+        f"If you meant it, run it yourself: gibberish run {ref} (skill {skill.name})."
+    )
+
+
+def limit_model_run(
+    origin: RunOrigin,
+    decision: Decision,
+    *,
+    ref: str,
+    skill: SkillDefinition,
+    arguments: Mapping[str, Any],
+    workdir: Path,
+    sandboxed: bool,
+    env: Mapping[str, str] | None = None,
+) -> tuple[Decision, tuple[str, ...]]:
+    """The decision for a run ``origin`` started, and the places its sandbox hides."""
+    if origin is RunOrigin.PERSON:
+        return decision, ()
+    env = os.environ if env is None else env
+    hidden = credentials.hidden_places(env, skill.credentials, workdir=workdir)
+    reads = check_arguments(arguments, workdir=workdir, skill=skill, env=env)
+    if reads.credentials:
+        return Decision.refuse(refusal(ref, skill, reads.credentials, sandboxed=sandboxed)), hidden
+    if not reads.outside or decision.refused:
+        return decision, hidden
+    question = (
+        f"The model asks {ref} to read {_shown(reads.outside)}, outside {workdir}; "
+        "gibberish asks before a model reads outside the project."
+    )
+    outside = tuple(str(p) for p in reads.outside)
+    if decision.runs:  # a read that would have run unasked: a person must answer
+        asked = replace(Decision.ask(question), reads_outside=outside, person_must_answer=True)
+        return asked, hidden
+    return replace(decision, reason=f"{question} {decision.reason}", reads_outside=outside), hidden
