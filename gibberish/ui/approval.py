@@ -329,6 +329,8 @@ def asks_again(prepared: PreparedRun) -> str:
         rule = "This skill asks before every run, as it requests, even once trusted."
     elif not skill.read_only:
         rule = "This skill can change things, so it asks before every run, even once trusted."
+    elif decision.person_must_answer:
+        rule = "A model's read outside the project is asked about every time."
     else:
         rule = "Once trusted, it runs without asking until any of its files changes."
     if decision.can_always_allow:
