@@ -131,7 +131,7 @@ def test_without_seccomp_the_hidden_places_still_hold(
     """Where libseccomp is missing, the socket folders are hidden all the same: /run,
     /var/tmp, a literal /tmp argument, X11, /dev/shm and the abstract namespace."""
     monkeypatch.setattr(seccomp, "unix_socket_filter", lambda: None)
-    files = host_sockets[:6]  # /run, /var/tmp, /tmp argument, X11, tmux, /dev/shm
+    files = host_sockets[:7]  # /run, /var/tmp, /tmp argument, X11, tmux, /dev/shm, ~/.ssh
     abstract = host_sockets[-1]
     outcomes = probe(make_spec, box, *files, abstract)
     assert "REACHED" not in outcomes, dict(zip([*files, abstract], outcomes, strict=True))
