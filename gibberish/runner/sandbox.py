@@ -184,9 +184,11 @@ def _probe() -> SandboxStatus:
         True,
         bwrap,
         version,
-        f"every run gets its own PID namespace through {bwrap}"
+        f"every run gets its own PID namespace and session, and no capabilities, through "
+        f"{bwrap}"
         + (f" ({version})" if version else "")
-        + "; read_only mounts the file system read-only, network: false unshares the network.",
+        + "; read_only mounts the file system read-only, network: false unshares the network"
+        " and hides the host's sockets.",
     )
 
 

@@ -160,26 +160,31 @@ def expand_declared(declared: Iterable[str], env: Mapping[str, str]) -> list[Pat
     return out
 
 
-def _real(path: Path) -> Path:
-    return Path(os.path.realpath(path))
+def within(path: str, folder: str) -> bool:
+    """``path`` is ``folder`` or below it (both absolute and normalized; plain strings,
+    because this runs for every place against every argument)."""
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def _covered(place: Path, declared: Sequence[Path]) -> bool:
-    real = _real(place)
-    return any(real == d or real.is_relative_to(d) for d in map(_real, declared))
-
-
-def hidden_places(
+def guarded_places(
     env: Mapping[str, str], declared: Iterable[str], *, workdir: Path | None = None
-) -> tuple[str, ...]:
-    """The existing credential places a model-started run must not see: all of them but
-    those the skill declares (a declared folder also uncovers what is inside it)."""
-    allowed = expand_declared(declared, env)
-    hidden = []
-    for place in credential_places(env, workdir=workdir):
-        if os.path.lexists(place) and not _covered(place, allowed):
-            hidden.append(str(place))
-    return tuple(hidden)
+) -> list[tuple[str, str]]:
+    """Each credential place the skill does not declare, with its real path (links
+    resolved once here, so a caller can compare many paths against them cheaply)."""
+    allowed = [os.path.realpath(d) for d in expand_declared(declared, env)]
+    out = []
+    for place in map(str, credential_places(env, workdir=workdir)):
+        # A place that does not exist holds nothing to read; resolving links (a system
+        # call per path component) is paid only for those that do.
+        real = os.path.realpath(place) if os.path.lexists(place) else place
+        if not any(within(real, a) or within(place, a) for a in allowed):
+            out.append((place, real))
+    return out
+
+
+def hidden_places(guarded: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """The guarded places that exist: what a model-started run's sandbox hides."""
+    return tuple(place for place, _ in guarded if os.path.lexists(place))
 
 
 def kind_of(place: Path) -> str:

@@ -23,7 +23,7 @@ working folder), resolved through symbolic links, and compared with both.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -61,19 +61,19 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
-def _as_paths(value: str, *, home: Path, workdir: Path) -> list[Path]:
+def _as_paths(value: str, *, home: Path, workdir: Path) -> list[str]:
     """The path ``value`` names, lexically and through links (both are checked)."""
     if not value or "\0" in value:
         return []
     from_home = value == "~" or value.startswith("~/")
-    path = home / value[2:] if from_home else workdir / value
-    lexical = Path(os.path.normpath(path))
-    return list(dict.fromkeys([lexical, Path(os.path.realpath(lexical))]))
+    joined = os.path.join(home, value[2:]) if from_home else os.path.join(workdir, value)
+    lexical = os.path.normpath(joined)
+    return list(dict.fromkeys([lexical, os.path.realpath(lexical)]))
 
 
-def _inside(path: Path, folder: Path) -> bool:
-    real = Path(os.path.realpath(folder))
-    return path == real or path.is_relative_to(real) or path.is_relative_to(folder)
+def _inside(path: str, folder: str, real: str) -> bool:
+    """``path`` is ``folder`` or below it, by its own name or by its real path ``real``."""
+    return credentials.within(path, real) or credentials.within(path, folder)
 
 
 def check_arguments(
@@ -81,24 +81,23 @@ def check_arguments(
     *,
     workdir: Path,
     skill: SkillDefinition,
-    env: Mapping[str, str],
+    guarded: Sequence[tuple[str, str]],
+    home: Path,
 ) -> ModelReads:
-    """Which of a model's argument values name a credential place or a path outside."""
-    home = Path(env.get("HOME") or os.path.expanduser("~"))
-    places = credentials.credential_places(env, workdir=workdir)
-    allowed = credentials.expand_declared(skill.credentials, env)
-    guarded = [p for p in places if not any(_inside(p, a) for a in allowed)]
+    """Which of a model's argument values name a guarded credential place (``guarded``:
+    place and real path) or a path outside the working folder and the skill's folder."""
+    own = [(str(f), os.path.realpath(f)) for f in (workdir, skill.directory)]
     found_credentials: list[Path] = []
     outside: list[Path] = []
     for value in (s for v in arguments.values() for s in _strings(v)):
         candidates = _as_paths(value, home=home, workdir=workdir)
-        hit = next((c for c in candidates for p in guarded if _inside(c, p)), None)
+        hit = next((c for c in candidates for p, r in guarded if _inside(c, p, r)), None)
         if hit is not None:
-            found_credentials.append(hit)
+            found_credentials.append(Path(hit))
             continue
         for candidate in candidates:
-            if not (_inside(candidate, workdir) or _inside(candidate, skill.directory)):
-                outside.append(candidate)
+            if not any(_inside(candidate, f, r) for f, r in own):
+                outside.append(Path(candidate))
                 break
     return ModelReads(tuple(dict.fromkeys(found_credentials)), tuple(dict.fromkeys(outside)))
 
@@ -141,8 +140,10 @@ def limit_model_run(
     if origin is RunOrigin.PERSON:
         return decision, ()
     env = os.environ if env is None else env
-    hidden = credentials.hidden_places(env, skill.credentials, workdir=workdir)
-    reads = check_arguments(arguments, workdir=workdir, skill=skill, env=env)
+    guarded = credentials.guarded_places(env, skill.credentials, workdir=workdir)
+    hidden = credentials.hidden_places(guarded)
+    home = Path(env.get("HOME") or os.path.expanduser("~"))
+    reads = check_arguments(arguments, workdir=workdir, skill=skill, guarded=guarded, home=home)
     if reads.credentials:
         return Decision.refuse(refusal(ref, skill, reads.credentials, sandboxed=sandboxed)), hidden
     if not reads.outside or decision.refused:
