@@ -49,6 +49,7 @@ def blocked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
     def install(stderr: str, *, apparmor: str | None = None, debian: str | None = None) -> Path:
         fake = fake_bwrap(tmp_path / "bin", stderr)
+        monkeypatch.delenv(sandbox.SWITCH_VAR, raising=False)  # CI may turn it off
         monkeypatch.setenv("PATH", f"{fake.parent}:{os.environ['PATH']}")
         for name, value in (("APPARMOR_SWITCH", apparmor), ("DEBIAN_SWITCH", debian)):
             switch = tmp_path / name
@@ -112,6 +113,7 @@ def test_a_missing_bwrap_still_names_the_package(monkeypatch, tmp_path: Path) ->
     empty = tmp_path / "empty-bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
+    monkeypatch.delenv(sandbox.SWITCH_VAR, raising=False)
     sandbox.reset()
     try:
         text = sandbox.take_notice() or ""
