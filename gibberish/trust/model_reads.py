@@ -118,7 +118,8 @@ def refusal(ref: str, skill: SkillDefinition, found: tuple[Path, ...], *, sandbo
         "arguments instead"
     )
     return (
-        f"Not run: the model asked {ref} to read {_shown(found)}, where {kind} are kept. "
+        f"Not run: {ref} was asked (by a model, or from what was heard) to read "
+        f"{_shown(found)}, where {kind} are kept. "
         f"A run a model started never reads credentials ({guard}), unless the skill "
         f"declares the place (credentials: [...] in its SKILL.md) and you approved it. "
         f"If you meant it, run it yourself: gibberish run {ref} (skill {skill.name})."
@@ -149,7 +150,8 @@ def limit_model_run(
     if not reads.outside or decision.refused:
         return decision, hidden
     question = (
-        f"The model asks {ref} to read {_shown(reads.outside)}, outside {workdir}; "
+        f"A model (or what was heard) asks {ref} to read {_shown(reads.outside)}, outside "
+        f"{workdir}; "
         "gibberish asks before a model reads outside the project."
     )
     outside = tuple(str(p) for p in reads.outside)
