@@ -41,9 +41,28 @@ HOME_PLACES = (
     ".password-store",
     ".local/share/keyrings",
     ".local/share/python_keyring",
+    ".local/share/kwalletd",
+    ".pgpass",
+    ".my.cnf",
     ".mozilla",
     ".thunderbird",
     ".pki",
+    "snap/firefox",
+    "snap/chromium",
+    "snap/thunderbird",
+    ".var/app/org.mozilla.firefox",
+    ".var/app/org.mozilla.Thunderbird",
+    ".var/app/org.chromium.Chromium",
+    ".var/app/com.google.Chrome",
+    ".var/app/com.brave.Browser",
+)
+#: The system's own secrets (readable when gibberish runs as root).
+SYSTEM_PLACES = ("/etc/shadow", "/etc/gshadow", "/etc/ssl/private")
+#: A path with one of these names in it is a credential place wherever it is (another
+#: user's home, a mounted disk, a project's subfolder): the argument check's last line.
+CREDENTIAL_NAMES = frozenset(
+    {".ssh", ".gnupg", ".aws", ".azure", ".kube", ".netrc", ".git-credentials", ".pgpass"}
+    | {".password-store", ".vault-token", ".pypirc", ".npmrc", "keyrings", "kwalletd"}
 )
 #: Under the configuration folder (``~/.config`` or ``$XDG_CONFIG_HOME``).
 CONFIG_PLACES = (
@@ -72,6 +91,8 @@ PLACE_VARS = (
 )
 #: ``.env`` files in the folder a run works in.
 ENV_FILE_PREFIX = ".env"
+#: ``.env.example`` and the like hold no secrets: they show which ones to set.
+ENV_TEMPLATES = (".example", ".sample", ".template", ".dist")
 #: The one file of gibberish's own data folder that skills read: the notes.
 NOTES_FILE = "notes.md"
 
@@ -125,17 +146,36 @@ def _from_vars(env: Mapping[str, str]) -> list[Path]:
     return found
 
 
+def _ssh_host_keys() -> list[Path]:
+    """The SSH server's private host keys (``/etc/ssh/ssh_host_*_key``)."""
+    try:
+        entries = list(os.scandir("/etc/ssh"))
+    except OSError:
+        return []
+    return [
+        Path(e.path)
+        for e in entries
+        if e.name.startswith("ssh_host_") and not e.name.endswith(".pub")
+    ]
+
+
+def names_a_credential(path: str) -> bool:
+    """``path`` has a credential folder or file name in it, or is a ``.env`` file."""
+    parts = path.split("/")
+    name = parts[-1]
+    env_file = name == ENV_FILE_PREFIX or (
+        name.startswith(ENV_FILE_PREFIX + ".") and not name.endswith(ENV_TEMPLATES)
+    )
+    return env_file or any(part in CREDENTIAL_NAMES for part in parts)
+
+
 def env_files(folder: Path) -> list[Path]:
     """``.env`` and ``.env.*`` files directly in ``folder`` (a project's secrets)."""
     try:
         entries = list(os.scandir(folder))
     except OSError:
         return []
-    return [
-        Path(e.path)
-        for e in entries
-        if e.name == ENV_FILE_PREFIX or e.name.startswith(ENV_FILE_PREFIX + ".")
-    ]
+    return [Path(e.path) for e in entries if names_a_credential(e.name)]
 
 
 def credential_places(env: Mapping[str, str], *, workdir: Path | None = None) -> list[Path]:
@@ -145,6 +185,7 @@ def credential_places(env: Mapping[str, str], *, workdir: Path | None = None) ->
     for config in _config_home(env, home):
         places += [config / rel for rel in CONFIG_PLACES]
     places += _from_vars(env)
+    places += [Path(p) for p in SYSTEM_PLACES] + _ssh_host_keys()
     places += _own_state()
     if workdir is not None:
         places += env_files(workdir)

@@ -76,6 +76,11 @@ def _inside(path: str, folder: str, real: str) -> bool:
     return credentials.within(path, real) or credentials.within(path, folder)
 
 
+def _named_credential(path: str, allowed: Sequence[str]) -> bool:
+    declared = any(credentials.within(path, a) for a in allowed)
+    return not declared and credentials.names_a_credential(path)
+
+
 def check_arguments(
     arguments: Mapping[str, Any],
     *,
@@ -85,13 +90,20 @@ def check_arguments(
     home: Path,
 ) -> ModelReads:
     """Which of a model's argument values name a guarded credential place (``guarded``:
-    place and real path) or a path outside the working folder and the skill's folder."""
+    place and real path; or a path with a credential's name in it the skill does not
+    declare) or a path outside the working folder and the skill's folder."""
     own = [(str(f), os.path.realpath(f)) for f in (workdir, skill.directory)]
+    allowed = [
+        os.path.realpath(d)
+        for d in credentials.expand_declared(skill.credentials, {"HOME": str(home)})
+    ]
     found_credentials: list[Path] = []
     outside: list[Path] = []
     for value in (s for v in arguments.values() for s in _strings(v)):
         candidates = _as_paths(value, home=home, workdir=workdir)
         hit = next((c for c in candidates for p, r in guarded if _inside(c, p, r)), None)
+        if hit is None:
+            hit = next((c for c in candidates if _named_credential(c, allowed)), None)
         if hit is not None:
             found_credentials.append(Path(hit))
             continue

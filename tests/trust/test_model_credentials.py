@@ -88,6 +88,36 @@ def test_a_link_in_the_project_to_a_key_is_refused_too(planted, sandboxing) -> N
         assert prepared.decision.refused, spelled
 
 
+@pytest.mark.parametrize(
+    "where",
+    [
+        "other-home/.ssh/id_rsa",
+        "mnt/backup/home/.gnupg/secring.gpg",
+        "project/deploy/.env.production",
+        "project/config/.aws/credentials",
+        "project/.npmrc",
+    ],
+)
+def test_a_credential_by_its_name_anywhere_is_refused(planted, sandboxing, tmp_path, where) -> None:
+    """Not only the person's own home: another home, a backup, a subfolder's ``.env``."""
+    target = tmp_path / where
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("secret\n")
+    prepared = bundled().prepare(
+        "files.read_file", {"path": str(target)}, context_dir=planted.project, origin=MODEL
+    )
+    assert prepared.decision.refused, where
+
+
+def test_an_env_template_in_the_project_is_read(planted, sandboxing) -> None:
+    (planted.project / ".env.example").write_text("API_TOKEN=\n")
+    prepared = bundled().prepare(
+        "files.read_file", {"path": ".env.example"}, context_dir=planted.project, origin=MODEL
+    )
+    assert prepared.decision.runs
+    assert bundled().run(prepared).envelope.output == "API_TOKEN=\n"
+
+
 def test_a_person_reads_what_they_chose(planted, sandboxing) -> None:
     """The control: by hand, the same call reads the key."""
     engine = bundled()
