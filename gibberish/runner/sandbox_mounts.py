@@ -47,9 +47,9 @@ def file_system(
     """The root, /proc and /dev; for an offline run no folder where host sockets live.
 
     A read-only run gets a private ``/tmp``; the folders it is pointed at there (working
-    folder, home, its program's prefix) are bound back, and so are its arguments unless
-    it is offline: a literal ``/tmp/...`` argument could name a host socket (a tmux
-    server's) or a folder holding one. A writable offline run keeps the host's ``/tmp``
+    folder, home, its program's prefix) are bound back, and so are its arguments — for
+    an offline run only those that are regular files: a literal ``/tmp/...`` argument
+    could name a host socket (a tmux server's) or a folder holding one. A writable offline run keeps the host's ``/tmp``
     (where it may be asked to write its result) without the sockets in it.
     """
     if sandbox.read_only:
@@ -60,7 +60,7 @@ def file_system(
         args += _hide_socket_places()
     if sandbox.read_only:
         args += ["--tmpfs", _PRIVATE_TMP]
-        pointed = arguments if not sandbox.offline else ()
+        pointed = _regular_files(arguments) if sandbox.offline else arguments
         for path in _pointed_at(cwd, env, pointed, program=program):
             args += ["--ro-bind-try", path, path]
     elif sandbox.offline:
@@ -202,6 +202,19 @@ def _pointed_at(
         real = os.path.realpath(candidate)
         if _under_private_tmp(real) and os.path.exists(real) and real not in found:
             found.append(real)
+    return found
+
+
+def _regular_files(arguments: Sequence[str]) -> list[str]:
+    """The arguments that are regular files (through links): an offline run may read
+    those from the host's ``/tmp``, since no file of that kind is a socket; a folder
+    could hold one, or get one later."""
+    found = []
+    for arg in arguments:
+        if os.path.isabs(arg):
+            with contextlib.suppress(OSError):
+                if stat.S_ISREG(os.stat(arg).st_mode):
+                    found.append(arg)
     return found
 
 

@@ -171,19 +171,26 @@ def test_an_offline_gui_run_reaches_the_display_but_not_the_bus(make_spec, tmp_p
 
 
 def test_a_literal_tmp_argument_is_not_bound_back_for_an_offline_run(make_spec) -> None:
+    """A folder (which could hold a socket, now or later) and a socket are not bound
+    back into an offline read-only run's private /tmp; a regular file is (a person's
+    ``files.read_file /tmp/report.txt`` keeps working)."""
     folder = Path(f"/tmp/gibberish-arg-{uuid.uuid4().hex}")
     folder.mkdir()
     try:
         (folder / "data.txt").write_text("seen")
-        code = "import os, sys; print(os.path.exists(sys.argv[1]))"
-        online = run(make_spec(PY, "-c", code, folder, sandbox=Sandbox(read_only=True)))
-        offline = run(
-            make_spec(PY, "-c", code, folder, sandbox=Sandbox(read_only=True, network=False))
+        (folder / "other.txt").write_text("not named")
+        sock = str(folder.parent / (folder.name + ".sock"))
+        code = (
+            "import os, sys; folder, data, sock = sys.argv[1:]; "
+            "print(','.join(sorted(os.listdir(folder))), open(data).read(), os.path.exists(sock))"
         )
-        assert (online.envelope.output.strip(), offline.envelope.output.strip()) == (
-            "True",
-            "False",
-        )
+        args = (PY, "-c", code, folder, folder / "data.txt", sock)
+        with listening(sock):
+            online = run(make_spec(*args, sandbox=Sandbox(read_only=True)))
+            offline = run(make_spec(*args, sandbox=Sandbox(read_only=True, network=False)))
+        assert online.envelope.output.split() == ["data.txt,other.txt", "seen", "True"]
+        # only the file named is there, mounted on its own; the folder and socket are not
+        assert offline.envelope.output.split() == ["data.txt", "seen", "False"]
     finally:
         shutil.rmtree(folder)
 
