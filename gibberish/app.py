@@ -702,9 +702,14 @@ class Engine:
         if mode is None:
             mode = self.mode_context().mode
         decision, hidden = limit_model_run(
-            origin, decision, ref=ref.ref, skill=ref.skill, arguments=args, workdir=run_dir,
+            origin,
+            decision,
+            ref=ref.ref,
+            skill=ref.skill,
+            arguments=args,
+            workdir=run_dir,
             sandboxed=runner_sandbox.status().active,
-        )  # fmt: skip
+        )
         return PreparedRun(
             skill=ref.skill,
             tool=ref.tool,
