@@ -709,6 +709,7 @@ class Engine:
             arguments=args,
             workdir=run_dir,
             sandboxed=runner_sandbox.status().active,
+            argv=argv,
         )
         return PreparedRun(
             skill=ref.skill,

@@ -114,6 +114,16 @@ def check_arguments(
     return ModelReads(tuple(dict.fromkeys(found_credentials)), tuple(dict.fromkeys(outside)))
 
 
+def _absolute_words(words: Sequence[str]) -> list[str]:
+    """Absolute paths among a command's words, also after ``--option=``."""
+    out = []
+    for word in words:
+        value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        if value.startswith("/"):
+            out.append(value)
+    return out
+
+
 def _shown(found: tuple[Path, ...]) -> str:
     names = [str(p) for p in found[:MAX_SHOWN]]
     more = len(found) - MAX_SHOWN
@@ -130,7 +140,7 @@ def refusal(ref: str, skill: SkillDefinition, found: tuple[Path, ...], *, sandbo
         "arguments instead"
     )
     return (
-        f"Not run: {ref} was asked (by a model, or from what was heard) to read "
+        f"Not run: a model (or what was heard) started {ref}, which would read "
         f"{_shown(found)}, where {kind} are kept. "
         f"A run a model started never reads credentials ({guard}), unless the skill "
         f"declares the place (credentials: [...] in its SKILL.md) and you approved it. "
@@ -147,9 +157,15 @@ def limit_model_run(
     arguments: Mapping[str, Any],
     workdir: Path,
     sandboxed: bool,
+    argv: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
 ) -> tuple[Decision, tuple[str, ...]]:
-    """The decision for a run ``origin`` started, and the places its sandbox hides."""
+    """The decision for a run ``origin`` started, and the places its sandbox hides.
+
+    ``argv`` is the rendered command: an absolute path among its words (the skill's own
+    template, ``cat ~/.aws/credentials``) that is an undeclared credential place is
+    refused too — reading it needs ``credentials:`` — though only the model's values
+    count as reads outside the project."""
     if origin is RunOrigin.PERSON:
         return decision, ()
     env = os.environ if env is None else env
@@ -157,8 +173,11 @@ def limit_model_run(
     hidden = credentials.hidden_places(guarded)
     home = Path(env.get("HOME") or os.path.expanduser("~"))
     reads = check_arguments(arguments, workdir=workdir, skill=skill, guarded=guarded, home=home)
-    if reads.credentials:
-        return Decision.refuse(refusal(ref, skill, reads.credentials, sandboxed=sandboxed)), hidden
+    words = {str(i): w for i, w in enumerate(_absolute_words(argv[1:]))}
+    in_template = check_arguments(words, workdir=workdir, skill=skill, guarded=guarded, home=home)
+    found = tuple(dict.fromkeys(reads.credentials + in_template.credentials))
+    if found:
+        return Decision.refuse(refusal(ref, skill, found, sandboxed=sandboxed)), hidden
     if not reads.outside or decision.refused:
         return decision, hidden
     question = (

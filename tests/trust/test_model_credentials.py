@@ -184,3 +184,33 @@ def test_a_declared_place_is_shown_before_approval(root: Path) -> None:
 
     prepared = engine.prepare("searcher.grep_all", {"folder": "."})
     assert "~/.aws (credentials it declares" in describe(prepared)
+
+
+@pytest.mark.parametrize("declared", [False, True])
+def test_a_command_that_names_a_credential_needs_it_declared(
+    planted, sandboxing, root: Path, declared: bool
+) -> None:
+    """The skill's own template, not the model, names the file: the same rule holds."""
+    aws = planted.files["aws"]
+    block = tool_block("show_keys", "Show the AWS keys.", f"cat {aws}")
+    extra = "read_only: true" + ("\ncredentials: [~/.aws]" if declared else "")
+    make_skill(root, "keys", tools=[block], extra=extra)
+    engine = Engine(EngineOptions(extra_skills_dirs=(root,), include_bundled=False))
+    engine.approve_skill("keys")
+    prepared = engine.prepare("keys.show_keys", context_dir=planted.project, origin=MODEL)
+    if not declared:
+        assert prepared.decision.refused and str(aws) in prepared.decision.reason
+        return
+    if sandboxing == "no-sandbox":  # an approved user skill's read-only claim is unenforced
+        assert prepared.decision.asks
+    output = engine.run(prepared, confirmed=True).envelope.output
+    assert planted.leaked(output) == ["aws"]
+
+
+def test_no_bundled_tool_is_refused_for_a_model_by_its_own_command(planted) -> None:
+    engine = bundled()
+    for ref in engine.tools():
+        if ref.tool.parameters and any(p.required for p in ref.tool.parameters):
+            continue
+        prepared = engine.prepare(ref, {}, context_dir=planted.project, origin=MODEL)
+        assert not prepared.decision.refused, (ref.ref, prepared.decision.reason)
