@@ -59,7 +59,7 @@ from gibberish.trust.fingerprint import (
     skill_fingerprint,
     snapshot_folder,
 )
-from gibberish.trust.model_reads import RunOrigin, limit_model_run
+from gibberish.trust.model_reads import RunOrigin, limit_model_run, project_folder
 from gibberish.trust.modes import AppLists, ModeContext, ModeDetector, resolve_mode
 from gibberish.trust.policy import ToolPolicy, decide
 from gibberish.trust.provenance import read_provenance
@@ -710,6 +710,7 @@ class Engine:
             workdir=run_dir,
             sandboxed=runner_sandbox.status().active,
             argv=argv,
+            project=project_folder(run_dir, None if cwd is not None else context_dir),
         )
         return PreparedRun(
             skill=ref.skill,

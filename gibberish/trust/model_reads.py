@@ -29,6 +29,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from gibberish.runner.workdir import git_root
 from gibberish.skills.model import SkillDefinition
 from gibberish.trust import credentials
 from gibberish.trust.decision import Decision
@@ -88,11 +89,12 @@ def check_arguments(
     skill: SkillDefinition,
     guarded: Sequence[tuple[str, str]],
     home: Path,
+    project: Path,
 ) -> ModelReads:
     """Which of a model's argument values name a guarded credential place (``guarded``:
     place and real path; or a path with a credential's name in it the skill does not
     declare) or a path outside the working folder and the skill's folder."""
-    own = [(str(f), os.path.realpath(f)) for f in (workdir, skill.directory)]
+    own = [(str(f), os.path.realpath(f)) for f in (project, skill.directory)]
     allowed = [
         os.path.realpath(d)
         for d in credentials.expand_declared(skill.credentials, {"HOME": str(home)})
@@ -148,6 +150,15 @@ def refusal(ref: str, skill: SkillDefinition, found: tuple[Path, ...], *, sandbo
     )
 
 
+def project_folder(run_dir: Path, context_dir: Path | None) -> Path:
+    """The focused project a model's reads are measured against: the git root of the
+    folder the request came from, else that folder itself (an agent's working folder),
+    else the folder the run works in."""
+    if context_dir is None or not Path(context_dir).is_dir():
+        return run_dir
+    return git_root(Path(context_dir)) or Path(context_dir).resolve()
+
+
 def limit_model_run(
     origin: RunOrigin,
     decision: Decision,
@@ -158,6 +169,7 @@ def limit_model_run(
     workdir: Path,
     sandboxed: bool,
     argv: Sequence[str] = (),
+    project: Path | None = None,
     env: Mapping[str, str] | None = None,
 ) -> tuple[Decision, tuple[str, ...]]:
     """The decision for a run ``origin`` started, and the places its sandbox hides.
@@ -165,16 +177,22 @@ def limit_model_run(
     ``argv`` is the rendered command: an absolute path among its words (the skill's own
     template, ``cat ~/.aws/credentials``) that is an undeclared credential place is
     refused too — reading it needs ``credentials:`` — though only the model's values
-    count as reads outside the project."""
+    count as reads outside the ``project`` (default: ``workdir``, where relative values
+    are taken from)."""
     if origin is RunOrigin.PERSON:
         return decision, ()
     env = os.environ if env is None else env
     guarded = credentials.guarded_places(env, skill.credentials, workdir=workdir)
     hidden = credentials.hidden_places(guarded)
     home = Path(env.get("HOME") or os.path.expanduser("~"))
-    reads = check_arguments(arguments, workdir=workdir, skill=skill, guarded=guarded, home=home)
+    project = workdir if project is None else project
+    reads = check_arguments(
+        arguments, workdir=workdir, skill=skill, guarded=guarded, home=home, project=project
+    )
     words = {str(i): w for i, w in enumerate(_absolute_words(argv[1:]))}
-    in_template = check_arguments(words, workdir=workdir, skill=skill, guarded=guarded, home=home)
+    in_template = check_arguments(
+        words, workdir=workdir, skill=skill, guarded=guarded, home=home, project=project
+    )
     found = tuple(dict.fromkeys(reads.credentials + in_template.credentials))
     if found:
         return Decision.refuse(refusal(ref, skill, found, sandboxed=sandboxed)), hidden
@@ -182,7 +200,7 @@ def limit_model_run(
         return decision, hidden
     question = (
         f"A model (or what was heard) asks {ref} to read {_shown(reads.outside)}, outside "
-        f"{workdir}; "
+        f"{project}; "
         "gibberish asks before a model reads outside the project."
     )
     outside = tuple(str(p) for p in reads.outside)

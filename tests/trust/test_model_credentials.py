@@ -214,3 +214,25 @@ def test_no_bundled_tool_is_refused_for_a_model_by_its_own_command(planted) -> N
             continue
         prepared = engine.prepare(ref, {}, context_dir=planted.project, origin=MODEL)
         assert not prepared.decision.refused, (ref.ref, prepared.decision.reason)
+
+
+def test_without_a_git_root_the_project_is_the_folder_the_request_came_from(
+    planted, sandboxing, tmp_path: Path
+) -> None:
+    """An agent working in a plain folder: the home folder (where the run works) is not
+    the project, so a model's read there asks; a file in the agent's folder does not."""
+    agent = tmp_path / "plain-folder"
+    agent.mkdir()
+    (agent / "todo.txt").write_text("todo\n")
+    diary = planted.home / "diary.txt"
+    diary.write_text("dear diary\n")
+    engine = bundled()
+
+    def decided(path: str):
+        return engine.prepare(
+            "files.read_file", {"path": path}, context_dir=agent, origin=MODEL
+        ).decision
+
+    assert decided(str(agent / "todo.txt")).runs
+    asked = decided(str(diary))
+    assert asked.person_must_answer and str(diary) in asked.reason and str(agent) in asked.reason
