@@ -34,6 +34,7 @@ from gibberish.runner import (
 from gibberish.runner import sandbox as runner_sandbox
 from gibberish.runner.logs import RunLogs
 from gibberish.runner.sandbox import Sandbox, SandboxStatus
+from gibberish.runner.workdir import git_root
 from gibberish.settings import Settings, load_settings, save_settings
 from gibberish.skills.cache import ParseCache
 from gibberish.skills.fields import W_SKILL_OVERRIDDEN
@@ -710,7 +711,7 @@ class Engine:
             workdir=run_dir,
             sandboxed=runner_sandbox.status().active,
             argv=argv,
-            project=project_folder(run_dir, None if cwd is not None else context_dir),
+            project=project_folder(run_dir, None if cwd else context_dir, git_root),
         )
         return PreparedRun(
             skill=ref.skill,

@@ -23,13 +23,12 @@ working folder), resolved through symbolic links, and compared with both.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from gibberish.runner.workdir import git_root
 from gibberish.skills.model import SkillDefinition
 from gibberish.trust import credentials
 from gibberish.trust.decision import Decision
@@ -150,13 +149,16 @@ def refusal(ref: str, skill: SkillDefinition, found: tuple[Path, ...], *, sandbo
     )
 
 
-def project_folder(run_dir: Path, context_dir: Path | None) -> Path:
-    """The focused project a model's reads are measured against: the git root of the
-    folder the request came from, else that folder itself (an agent's working folder),
-    else the folder the run works in."""
+def project_folder(
+    run_dir: Path, context_dir: Path | None, find_root: Callable[[Path], Path | None]
+) -> Path:
+    """The focused project a model's reads are measured against: the repository root
+    of the folder the request came from (``find_root``: the runner's git root lookup,
+    handed in because trust/ sits above runner/), else that folder itself (an agent's
+    working folder), else the folder the run works in."""
     if context_dir is None or not Path(context_dir).is_dir():
         return run_dir
-    return git_root(Path(context_dir)) or Path(context_dir).resolve()
+    return find_root(Path(context_dir)) or Path(context_dir).resolve()
 
 
 def limit_model_run(
