@@ -50,6 +50,16 @@ def _checks(state: CliState) -> list[dict[str, object]]:
             "detail": "enforced (own network namespace)" if sandbox.active else "not enforced",
         },
         _offline_sockets(sandbox.active),
+        {
+            "check": "model credentials",
+            "ok": sandbox.active,
+            "detail": (
+                "hidden from model-started runs, and refused when a model names one"
+                if sandbox.active
+                else "refused when a model names one; a tool that walks your home "
+                "folder by itself is not stopped without the sandbox"
+            ),
+        },
     ]
     warning = engine.secrets.plaintext_warning()
     checks.append(
