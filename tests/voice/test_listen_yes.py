@@ -88,3 +88,21 @@ def test_yes_confirms_a_skill_the_person_approved(root: Path, tmp_path: Path) ->
     result = listen(root)
     assert result.exit_code == 0, result.output
     assert marker.exists()
+
+
+def test_what_was_heard_is_prepared_as_a_model_started_run(root: Path, tmp_path, monkeypatch):
+    """So the limits of a model's pick (no credentials, reads outside asked) apply to it."""
+    from gibberish.app import Engine
+    from gibberish.trust.model_reads import RunOrigin
+
+    seen: list[RunOrigin] = []
+    original = Engine.prepare
+
+    def spy(self, *args, **kwargs):
+        seen.append(kwargs.get("origin", RunOrigin.PERSON))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Engine, "prepare", spy)
+    spoken_skill(root, tmp_path / "ran")
+    listen(root, "--dry-run")
+    assert seen == [RunOrigin.MODEL]
