@@ -287,6 +287,7 @@ def _as_nobody(box: Sandbox, code: str, *args: str) -> list[str]:
     return done.stdout.split()
 
 
+@requires_root  # the probe sockets live in /run
 @pytest.mark.parametrize("box", OFFLINE, ids=["read-only", "writable"])
 def test_as_nobody_an_offline_run_reaches_no_host_socket(box) -> None:
     places = [unique("/run/"), unique("/var/tmp/"), unique("/tmp/"), unique("@nobody-")]
