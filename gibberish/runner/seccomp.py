@@ -86,7 +86,7 @@ def filter_fd(program: bytes) -> int:
 
     The caller passes it to bwrap (``pass_fds``) and closes it once bwrap has started.
     """
-    fd = os.memfd_create("gibberish-seccomp", 0)
+    fd = os.memfd_create("gibberish-seccomp", os.MFD_CLOEXEC)  # pass_fds hands it to bwrap
     view = memoryview(program)
     while view:
         view = view[os.write(fd, view) :]
