@@ -13,7 +13,8 @@ seccomp cannot look inside the address given to ``connect()`` (it sees only a po
 so the family is checked where it is a plain number, at ``socket()``. ``socketpair()``
 stays allowed: it makes two connected ends inside the run and reaches nothing outside.
 ``io_uring_setup`` is refused too, because an io_uring ring can connect sockets without
-the ``socket``/``connect`` system calls the filter sees. Only the machine's own
+the ``socket``/``connect`` system calls the filter sees. The family is compared on its
+low 32 bits only, as the kernel reads it (an ``int``). Only the machine's own
 architecture is allowed; a 32-bit program (which could use ``socketcall``, whose
 arguments seccomp cannot read) is killed rather than let through.
 
@@ -51,7 +52,10 @@ def _compile() -> bytes:
     lib = _bindings()
     refuse = lib.ERRNO(errno.EACCES)
     rules = lib.SyscallFilter(defaction=lib.ALLOW)
-    rules.add_rule(refuse, "socket", lib.Arg(0, lib.EQ, socket.AF_UNIX))
+    # The kernel reads the family as a 32-bit int; compare only those bits, or a caller
+    # could set the upper 32 and slip an AF_UNIX socket past a 64-bit comparison.
+    family = lib.Arg(0, lib.MASKED_EQ, 0xFFFFFFFF, socket.AF_UNIX)
+    rules.add_rule(refuse, "socket", family)
     rules.add_rule(lib.ERRNO(errno.ENOSYS), "io_uring_setup")
     with tempfile.TemporaryFile() as out:
         rules.export_bpf(out)

@@ -157,6 +157,32 @@ except PermissionError:
     assert gui.envelope.output.split() == ["pair", "UNIX"]
 
 
+RAW_SOCKET = """
+import ctypes, os, platform, socket
+if platform.machine() != "x86_64":
+    print("SKIP")
+else:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    SYS_socket = 41
+    # The kernel reads the family as a 32-bit int: upper bits set must not slip past
+    # a filter that compares all 64.
+    for family in (socket.AF_UNIX, socket.AF_UNIX | (1 << 32), socket.AF_UNIX | (0xFFFF << 48)):
+        fd = libc.syscall(SYS_socket, ctypes.c_ulong(family), socket.SOCK_STREAM, 0)
+        print("MADE" if fd >= 0 else os.strerror(ctypes.get_errno()).split()[0])
+"""
+
+
+def test_the_filter_cannot_be_passed_with_upper_bits_in_the_family(make_spec) -> None:
+    if seccomp.unix_socket_filter() is None:
+        pytest.skip(f"no seccomp filter here: {seccomp.why_unavailable()}")
+    result = run(make_spec(PY, "-c", RAW_SOCKET, sandbox=Sandbox(network=False)))
+    out = result.envelope.output.split()
+    if out == ["SKIP"]:
+        pytest.skip("the raw system call number used here is x86_64's")
+    assert out == ["Permission"] * 3, result.envelope.output
+
+
 def test_an_offline_gui_run_reaches_the_display_but_not_the_bus(make_spec, tmp_path) -> None:
     runtime = Path(os.environ["XDG_RUNTIME_DIR"])
     wayland, bus = str(runtime / "wayland-9"), str(runtime / "bus")
