@@ -183,6 +183,44 @@ def test_the_filter_cannot_be_passed_with_upper_bits_in_the_family(make_spec) ->
     assert out == ["Permission"] * 3, result.envelope.output
 
 
+OTHER_DOORS = """
+import ctypes, os, socket, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+number = int(sys.argv[1])
+args = [ctypes.c_ulong(a) for a in map(int, sys.argv[2:])]
+fd = libc.syscall(number, *args)
+print("MADE" if fd >= 0 else os.strerror(ctypes.get_errno()).split()[0], flush=True)
+"""
+
+
+def _raw(make_spec, box: Sandbox, *argv: str) -> str:
+    import platform
+
+    if seccomp.unix_socket_filter() is None:
+        pytest.skip(f"no seccomp filter here: {seccomp.why_unavailable()}")
+    if platform.machine() != "x86_64":
+        pytest.skip("the raw system call numbers used here are x86_64's")
+    return run(make_spec(PY, "-c", OTHER_DOORS, *argv, sandbox=box)).envelope.output.strip()
+
+
+def test_io_uring_is_refused_offline(make_spec) -> None:
+    """An io_uring ring connects sockets without connect(): offline, it cannot be set up.
+    (Bad arguments on purpose: unfiltered, the kernel answers EFAULT; filtered, ENOSYS.)"""
+    online = _raw(make_spec, Sandbox(network=True), "425", "8", "0")
+    if online != "Bad":
+        pytest.skip(f"io_uring is not available on this kernel ({online})")
+    assert _raw(make_spec, Sandbox(network=False), "425", "8", "0") == "Function"
+
+
+def test_an_x32_socket_call_is_not_let_through(make_spec) -> None:
+    """The x32 ABI numbers its system calls apart; libseccomp kills a foreign ABI's call
+    (on kernels without x32 the kernel refuses it anyway)."""
+    x32_socket = str(41 | 0x40000000)
+    out = _raw(make_spec, Sandbox(network=False), x32_socket, str(socket.AF_UNIX), "1", "0")
+    assert "MADE" not in out
+
+
 def test_an_offline_gui_run_reaches_the_display_but_not_the_bus(make_spec, tmp_path) -> None:
     runtime = Path(os.environ["XDG_RUNTIME_DIR"])
     wayland, bus = str(runtime / "wayland-9"), str(runtime / "bus")
