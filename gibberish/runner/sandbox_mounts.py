@@ -30,6 +30,10 @@ _RUN = "/run"
 #: Where a host keeps Unix sockets (besides /tmp and the runtime folder): hidden from
 #: offline runs. /var/run is normally a link to /run and then needs nothing of its own.
 _SOCKET_PLACES = (_RUN, "/var/run", "/var/tmp", "/dev/shm")
+#: The kernel's settings in /proc: a run started as root keeps uid 0, and uid 0 may
+#: write them by file permission alone (``core_pattern`` runs a program as root on the
+#: host, ``sysrq-trigger`` reboots it), so every run sees them read-only.
+_KERNEL_KNOBS = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
 #: Folders in the home folder where sockets are commonly kept.
 _HOME_SOCKET_FOLDERS = (".ssh", ".gnupg", ".tmux", ".screen")
 #: Folders in /tmp that servers keep their sockets in (X11, ICE, tmux, ssh-agent, screen).
@@ -56,6 +60,8 @@ def file_system(
         args = ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
     else:
         args = ["--bind", "/", "/", "--proc", "/proc", "--dev-bind", "/dev", "/dev"]
+    for knob in _KERNEL_KNOBS:  # writable by uid 0 even without capabilities
+        args += ["--ro-bind-try", knob, knob]
     if sandbox.offline:
         args += _hide_socket_places()
     if sandbox.read_only:

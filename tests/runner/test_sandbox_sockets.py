@@ -309,6 +309,31 @@ except OSError as exc:
     assert exit_code != "0" and wrote == "OSError"
 
 
+KNOBS = """
+import os
+for path in ("/proc/sys/kernel/core_pattern", "/proc/sys/vm/drop_caches", "/proc/sysrq-trigger"):
+    if not os.path.exists(path):
+        print("absent")
+        continue
+    try:  # opened for writing, never written: nothing on the host changes
+        os.close(os.open(path, os.O_WRONLY))
+        print("WRITABLE")
+    except OSError as exc:
+        print(type(exc).__name__)
+"""
+
+
+@requires_root
+@pytest.mark.parametrize("read_only", [True, False])
+def test_a_run_started_as_root_cannot_change_kernel_settings(make_spec, read_only) -> None:
+    """uid 0 may write /proc/sys by file permission alone, capabilities or not: a
+    ``core_pattern`` of ``|/path`` would run a program as root outside the sandbox."""
+    result = run(make_spec(PY, "-c", KNOBS, sandbox=Sandbox(read_only=read_only)))
+    outcomes = result.envelope.output.split()
+    assert len(outcomes) == 3 and "WRITABLE" not in outcomes, outcomes
+    assert outcomes[0] in {"OSError", "PermissionError"}  # EROFS or EACCES
+
+
 # -- the same sandbox for an unprivileged user ------------------------------------------
 
 
