@@ -35,6 +35,7 @@ from gibberish.runner import (
 from gibberish.runner import sandbox as runner_sandbox
 from gibberish.runner.logs import RunLogs
 from gibberish.runner.sandbox import Sandbox, SandboxStatus
+from gibberish.runner.workdir import git_root
 from gibberish.settings import Settings, load_settings, save_settings
 from gibberish.skills.cache import ParseCache
 from gibberish.skills.fields import W_SKILL_OVERRIDDEN
@@ -60,6 +61,7 @@ from gibberish.trust.fingerprint import (
     skill_fingerprint,
     snapshot_folder,
 )
+from gibberish.trust.model_reads import RunOrigin, limit_model_run, project_folder
 from gibberish.trust.modes import AppLists, ModeContext, ModeDetector, resolve_mode
 from gibberish.trust.policy import ToolPolicy, decide
 from gibberish.trust.provenance import read_provenance
@@ -117,6 +119,9 @@ class PreparedRun:
     """Programs the skill's tools run from outside its folder (home ones are fingerprinted)."""
     secrets: tuple[str, ...] = ()
     """Names of the secrets this run receives (bound to this skill's folder)."""
+    origin: RunOrigin = RunOrigin.PERSON
+    hidden: tuple[str, ...] = ()
+    """Credential places the run's sandbox hides (a model started it; trust/credentials)."""
 
     @property
     def ref(self) -> str:
@@ -689,8 +694,12 @@ class Engine:
         context_dir: Path | None = None,
         timeout: float | None = None,
         mode: Mode | None = None,
+        origin: RunOrigin = RunOrigin.PERSON,
     ) -> PreparedRun:
-        """Render the argv and decide. Raises ``EngineError``/``RenderError`` for bad requests."""
+        """Render the argv and decide. Raises ``EngineError``/``RenderError`` for bad requests.
+
+        ``origin`` says who picked the tool: a model's pick gets the limits of
+        ``trust.model_reads`` (no credentials, asks before reading outside the project)."""
         ref = self.find_tool(target) if isinstance(target, str) else target
         args = dict(args or {})
         argv = render(ref.tool, args, skill_dir=ref.skill.directory)
@@ -711,6 +720,17 @@ class Engine:
             ref, argv, decision, fp = self._reread(ref, args)
         if mode is None:
             mode = self.mode_context().mode
+        decision, hidden = limit_model_run(
+            origin,
+            decision,
+            ref=ref.ref,
+            skill=ref.skill,
+            arguments=args,
+            workdir=run_dir,
+            sandboxed=runner_sandbox.status().active,
+            argv=argv,
+            project=project_folder(run_dir, None if cwd else context_dir, git_root),
+        )
         return PreparedRun(
             skill=ref.skill,
             tool=ref.tool,
@@ -723,6 +743,8 @@ class Engine:
             mode=mode,
             programs=outside_programs(ref.skill),
             secrets=self.secrets.receives(ref.skill),
+            origin=origin,
+            hidden=hidden,
         )
 
     # ------------------------------------------------------------------ approvals
@@ -907,6 +929,8 @@ class Engine:
             network=skill.network,
             skill_dir=skill.directory,
             snapshot=snapshot,
+            gui=skill.gui,
+            hidden=prepared.hidden,
         )
 
     def run(

@@ -15,6 +15,20 @@ from gibberish.cli.common import CliState, pass_state, print_json
 from gibberish.desktop.detect import capabilities
 
 
+def _offline_sockets(active: bool) -> dict[str, object]:
+    """Whether an offline run is kept from the host's Unix sockets (seccomp + hidden folders)."""
+    from gibberish.runner import seccomp
+
+    missing = seccomp.why_unavailable() if active else None
+    if not active:
+        detail = "not enforced"
+    elif missing:
+        detail = f"socket folders hidden, but {missing}"
+    else:
+        detail = "refused (socket folders hidden, AF_UNIX refused by a seccomp filter)"
+    return {"check": "offline sockets", "ok": active and not missing, "detail": detail}
+
+
 def _checks(state: CliState) -> list[dict[str, object]]:
     engine = state.build_engine()
     sandbox = engine.sandbox_status()
@@ -25,9 +39,7 @@ def _checks(state: CliState) -> list[dict[str, object]]:
             "detail": (
                 f"active: {sandbox.detail}"
                 if sandbox.active
-                else f"not active: {sandbox.detail} Install the package “bubblewrap”. Until "
-                "then read_only and network: false are not enforced, a run can see other "
-                "processes, and user skills that only read ask before every run."
+                else f"not active: {sandbox.detail} {sandbox.advice}".strip()
             ),
         },
         {
@@ -39,6 +51,17 @@ def _checks(state: CliState) -> list[dict[str, object]]:
             "check": "network: false",
             "ok": sandbox.active,
             "detail": "enforced (own network namespace)" if sandbox.active else "not enforced",
+        },
+        _offline_sockets(sandbox.active),
+        {
+            "check": "model credentials",
+            "ok": sandbox.active,
+            "detail": (
+                "hidden from model-started runs, and refused when a model names one"
+                if sandbox.active
+                else "refused when a model names one; a tool that walks your home "
+                "folder by itself is not stopped without the sandbox"
+            ),
         },
     ]
     warning = engine.secrets.plaintext_warning()

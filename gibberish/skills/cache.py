@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("gibberish.skills.cache")
 
-FORMAT = 1
+FORMAT = 2
 """Bumped whenever what is stored changes shape."""
 
 _ALLOWED_MODULES = ("gibberish.skills.",)

@@ -22,6 +22,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMenu
 
 from gibberish import paths
+from gibberish.trust.model_reads import RunOrigin
 from gibberish.ui import gui_gc
 from gibberish.ui.desktop_check import DesktopCheck
 from gibberish.ui.dialogs import Dialogs
@@ -410,10 +411,11 @@ class Controller(QObject):
         *,
         note: str = "",
         missing: Sequence[str] = (),
+        origin: RunOrigin = RunOrigin.PERSON,
     ) -> RunSession | None:
         """Form → prepare → decision → run (``Session.launch``); the run's window, or None."""
         launched = self.session.launch(
-            ref, prefilled, context=self.menus.context, note=note, missing=missing
+            ref, prefilled, context=self.menus.context, note=note, missing=missing, origin=origin
         )
         if launched.failure:
             self.runs.fail_before_start(ref, launched.failure)
@@ -422,7 +424,7 @@ class Controller(QObject):
         return self.runs.start(launched.prepared, confirmed=launched.confirmed)
 
     def _launch_requested(self, ref: str, arguments: Any, note: str, missing: tuple) -> None:
-        self.launch(ref, arguments or None, note=note, missing=missing)
+        self.launch(ref, arguments or None, note=note, missing=missing, origin=RunOrigin.MODEL)
 
     @guard
     def handle_message(self, message: str) -> None:
@@ -494,6 +496,7 @@ class Controller(QObject):
             dict(call.arguments) or None,
             note=f"Heard {proposal.heard.quoted()}",
             missing=tuple(call.missing),
+            origin=RunOrigin.MODEL,
         )
         if session is not None:
             self._voice_runs.append(session)
