@@ -306,5 +306,5 @@ def test_a_timeout_out_of_range_is_refused_by_its_flag(write_skill, invoke) -> N
     for value in ("0", "301", "-1"):
         result = invoke("run", "echoer.say", "--arg", "words=x", "--timeout", value, "--yes")
         assert (
-            result.exit_code == 2 and "--timeout" in result.output and "0<x<=300" in result.output
+            result.exit_code == 2 and "--timeout" in result.output and "300" in result.output
         )
