@@ -305,6 +305,4 @@ def test_a_timeout_out_of_range_is_refused_by_its_flag(write_skill, invoke) -> N
     write_skill("echoer")
     for value in ("0", "301", "-1"):
         result = invoke("run", "echoer.say", "--arg", "words=x", "--timeout", value, "--yes")
-        assert (
-            result.exit_code == 2 and "--timeout" in result.output and "300" in result.output
-        )
+        assert result.exit_code == 2 and "--timeout" in result.output and "300" in result.output

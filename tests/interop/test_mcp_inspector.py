@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO_ROOT
+from tests.helpers.npm import install_or_skip
 from tests.interop.conftest import gibberish_argv
 
 INSPECTOR = "@modelcontextprotocol/inspector@0.15.0"
@@ -27,20 +28,11 @@ def inspector() -> Path:
     folder = Path(os.environ.get("GIBBERISH_INSPECTOR_DIR", REPO_ROOT / ".cache" / "mcp-inspector"))
     binary = folder / "node_modules" / ".bin" / "mcp-inspector"
     if not binary.exists():
-        subprocess.run(
-            [
-                npm,
-                "install",
-                "--prefix",
-                str(folder),
-                "--no-audit",
-                "--no-fund",
-                "--silent",
-                INSPECTOR,
-            ],
-            check=True,
-            timeout=600,
+        install_or_skip(
+            [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", INSPECTOR],
+            package=INSPECTOR,
             env={**os.environ, "npm_config_cache": str(folder / ".npm-cache")},
+            timeout=600,
         )
     return binary
 
