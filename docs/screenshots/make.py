@@ -213,6 +213,9 @@ def _isolate(root: Path) -> None:
 
     os.environ["FONTCONFIG_FILE"] = str(fontconfig_file(root / ".fonts"))
     os.environ["PYTHON_KEYRING_BACKEND"] = "keyrings.alt.file.PlaintextKeyring"
+    # Programs the dialogs name (curl) are found where a distribution puts them, not in
+    # whatever the person running this has first on PATH.
+    os.environ["PATH"] = "/usr/bin:/bin"
     for var in ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS"):
         os.environ.pop(var, None)
 
@@ -292,6 +295,11 @@ def _pictures(out_dir: Path) -> list[Path]:
     project_dir = Path(os.environ["HOME"]) / "src" / "shop"
     project_dir.mkdir(parents=True)
     engine = Engine(EngineOptions(include_user=True, include_bundled=True))
+    # The one-time "no sandbox" notice says what this machine lacks (bubblewrap), not what
+    # the window looks like: taken here, so every machine draws the same launcher.
+    from gibberish.runner import sandbox
+
+    sandbox.take_notice()
 
     # Launcher window (what desktops without a tray get).
     controller = Controller(engine, tray_available=False)

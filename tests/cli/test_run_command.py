@@ -13,6 +13,7 @@ import pytest
 
 from gibberish.cli import run as run_module
 from tests.helpers.sandbox import requires_sandbox
+from tests.interop.builders import needs_git
 
 SLEEP_TOOL = """
 ### nap
@@ -185,6 +186,7 @@ def test_timeout_gives_124_and_leaves_no_process(write_skill, invoke) -> None:
     assert leftovers == []
 
 
+@needs_git
 def test_bundled_git_status_runs_at_once_in_a_repository(invoke, tmp_path, monkeypatch) -> None:
     repo = tmp_path / "repo"
     (repo / "sub").mkdir(parents=True)
