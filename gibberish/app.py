@@ -22,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gibberish.desktop.detect import focus_provider
 from gibberish.engine.feed import FeedFacade
 from gibberish.engine.library import LibraryFacade
 from gibberish.engine.model import (
@@ -126,7 +127,7 @@ class Engine:
         detector = None
         if manual is None:
             detector = self._detector or ModeDetector(
-                apps=AppLists.from_mapping(self._settings.apps)
+                apps=AppLists.from_mapping(self._settings.apps), focus=focus_provider()
             )
             self._detector = detector
         return resolve_mode(manual, detector)
@@ -257,10 +258,17 @@ class Engine:
 
         return may_listen(self, mode, asked=asked, microphone=microphone, probe=probe)
 
-    def listen(self, source: Any, *, mode: Mode | None = None, backend: str | None = None) -> Any:
+    def listen(
+        self,
+        source: Any,
+        *,
+        mode: Mode | None = None,
+        backend: str | None = None,
+        held: bool = False,
+    ) -> Any:
         from gibberish.voice.spoken import listen
 
-        return listen(self, source, mode=mode, backend=backend)
+        return listen(self, source, mode=mode, backend=backend, held=held)
 
     def coerce_arguments(self, tool: ToolDefinition, args: Mapping[str, Any]) -> dict[str, Any]:
         return self.runs.coerce_arguments(tool, args)

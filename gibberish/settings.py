@@ -76,6 +76,8 @@ class Settings:
     """MCP servers ``gibberish sync`` adds to each agent's configuration (name → command,
     args, env or url)."""
     voice: VoiceSettings = field(default_factory=VoiceSettings)
+    pinned_tools: tuple[str, ...] = ()
+    """``skill.tool`` names that get a global shortcut each (through the desktop portal)."""
 
     @property
     def manual_mode(self) -> Mode:
@@ -88,6 +90,7 @@ class Settings:
     def to_toml_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["extra_skills_dirs"] = list(self.extra_skills_dirs)
+        data["pinned_tools"] = list(self.pinned_tools)
         data["apps"] = {k: list(v) for k, v in self.apps.items()}
         data["model"] = self.model.to_dict()
         data["voice"] = {
@@ -108,6 +111,19 @@ def _mcp_servers(value: Any) -> dict[str, dict[str, Any]]:
     return value
 
 
+def is_tool_ref(value: Any) -> bool:
+    """A ``skill.tool`` name: two non-empty parts of letters, digits, ``-`` and ``_``."""
+    if not isinstance(value, str) or value.count(".") != 1 or len(value) > 200:
+        return False
+    return all(part and all(c.isalnum() or c in "-_" for c in part) for part in value.split("."))
+
+
+def _pinned_tools(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(is_tool_ref(v) for v in value):
+        raise Invalid
+    return tuple(value)
+
+
 def _mode(value: Any) -> str:
     if not isinstance(value, str):  # ``mode = ["Dev"]`` must not reach Mode() unhashable
         raise Invalid
@@ -126,6 +142,7 @@ SETTINGS_TABLE = Table(
         custom("mode", "one of " + ", ".join(repr(m.value) for m in Mode), _mode),
         number("grace_period", 0, 60, "seconds"),
         boolean("start_at_login"),
+        custom("pinned_tools", 'a list of "skill.tool" names in quotes', _pinned_tools),
         section(MODEL_TABLE, ModelSettings),
         section(APPS_TABLE, dict),
         custom("mcp_servers", "tables named [mcp_servers.NAME]", _mcp_servers),

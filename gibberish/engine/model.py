@@ -14,6 +14,7 @@ from gibberish.trust import explain
 from gibberish.trust.approvals import ApprovalRecord
 from gibberish.trust.decision import Decision
 from gibberish.trust.fingerprint import Fingerprint, OutsideProgram
+from gibberish.trust.model_reads import RunOrigin
 
 
 class EngineError(Exception):
@@ -55,6 +56,9 @@ class PreparedRun:
     """Programs the skill's tools run from outside its folder (home ones are fingerprinted)."""
     secrets: tuple[str, ...] = ()
     """Names of the secrets this run receives (bound to this skill's folder)."""
+    origin: RunOrigin = RunOrigin.PERSON
+    hidden: tuple[str, ...] = ()
+    """Credential places the run's sandbox hides (a model started it; trust/credentials)."""
 
     @property
     def ref(self) -> str:

@@ -33,11 +33,13 @@ from gibberish.runner import (
 from gibberish.runner import sandbox as runner_sandbox
 from gibberish.runner.logs import RunLogs
 from gibberish.runner.sandbox import Sandbox
+from gibberish.runner.workdir import git_root
 from gibberish.settings import Settings
 from gibberish.skills.model import Mode, SkillDefinition, ToolDefinition
 from gibberish.skills.render import coerce_value, render
 from gibberish.trust.decision import Decision
 from gibberish.trust.fingerprint import Fingerprint, outside_programs, snapshot_folder
+from gibberish.trust.model_reads import RunOrigin, limit_model_run, project_folder
 from gibberish.trust.secrets import MissingSecretError
 
 RECENT_RUNS = 20
@@ -110,8 +112,12 @@ class RunsFacade:
         context_dir: Path | None = None,
         timeout: float | None = None,
         mode: Mode | None = None,
+        origin: RunOrigin = RunOrigin.PERSON,
     ) -> PreparedRun:
-        """Render the argv and decide. Raises ``EngineError``/``RenderError`` for bad requests."""
+        """Render the argv and decide. Raises ``EngineError``/``RenderError`` for bad requests.
+
+        ``origin`` says who picked the tool: a model's pick gets the limits of
+        ``trust.model_reads`` (no credentials, asks before reading outside the project)."""
         ref = self._library.find_tool(target) if isinstance(target, str) else target
         args = dict(args or {})
         argv = render(ref.tool, args, skill_dir=ref.skill.directory)
@@ -124,6 +130,17 @@ class RunsFacade:
         decision, fp = self._trust.decide(ref.skill, ref.tool)
         if not self._trust.shows_what_is_on_disk(ref.skill, fp):
             ref, argv, decision, fp = self._reread(ref, args)
+        decision, hidden = limit_model_run(
+            origin,
+            decision,
+            ref=ref.ref,
+            skill=ref.skill,
+            arguments=args,
+            workdir=run_dir,
+            sandboxed=runner_sandbox.status().active,
+            argv=argv,
+            project=project_folder(run_dir, None if cwd else context_dir, git_root),
+        )
         return PreparedRun(
             skill=ref.skill,
             tool=ref.tool,
@@ -136,6 +153,8 @@ class RunsFacade:
             mode=mode if mode is not None else self._current_mode(),
             programs=outside_programs(ref.skill),
             secrets=self._trust.secrets.receives(ref.skill),
+            origin=origin,
+            hidden=hidden,
         )
 
     # ------------------------------------------------------------------ starting
@@ -238,6 +257,8 @@ class RunsFacade:
             network=skill.network,
             skill_dir=skill.directory,
             snapshot=self._new_snapshot_folder() if sandboxed else None,
+            gui=skill.gui,
+            hidden=prepared.hidden,
         )
         current = self._snapshot(sandbox, skill) if sandboxed else self._trust.fingerprint(skill)
         if current.digest != prepared.fingerprint.digest:

@@ -26,6 +26,8 @@ def asks_again(skill: SkillDefinition, decision: Decision) -> str:
         return "This skill asks before every run, as it requests, even once trusted."
     if not skill.read_only:
         return "This skill can change things, so it asks before every run, even once trusted."
+    if decision.person_must_answer:
+        return "A model's read outside the project is asked about every time."
     return "Once trusted, it runs without asking until any of its files changes."
 
 

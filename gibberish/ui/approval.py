@@ -201,6 +201,8 @@ class ApprovalDialog(QDialog):
             rows.add("What changed", self._diff_view(prepared), "diff")
         secrets = ", ".join(prepared.secrets) if prepared.secrets else "None"
         rows.add("Secrets", value_label(secrets, wrap=True), "secrets")
+        for label, text, name in access_rows(prepared):
+            rows.add(label, value_label(text, wrap=True), name)
         programs = programs_outside(prepared)
         if programs:
             rows.add("Also runs", value_label(programs, wrap=True), "programs")
@@ -361,3 +363,19 @@ def programs_outside(prepared: PreparedRun) -> str:
     """The programs outside the skill folder this tool starts, one a line
     (``PreparedRun.also_runs``)."""
     return "\n".join(prepared.also_runs)
+
+
+def access_rows(prepared: PreparedRun) -> list[tuple[str, str, str]]:
+    """Rows for what the run may reach beyond its folder: the display (``gui``), the
+    credentials its skill declares, and paths outside the project a model chose (each
+    row's value is named ``approval-<name>``)."""
+    rows = []
+    if prepared.skill.gui:
+        rows.append(("Display", "Yes — it may open windows (the session bus stays hidden)", "gui"))
+    if prepared.skill.credentials:
+        declared = ", ".join(prepared.skill.credentials)
+        rows.append(("Credentials", f"{declared} — it may read these", "credentials"))
+    if prepared.decision.reads_outside:
+        paths = "\n".join(prepared.decision.reads_outside)
+        rows.append(("Reads outside", paths, "reads-outside"))
+    return rows

@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu
 
 from gibberish.ui import gui_gc
+from gibberish.ui.desktop_check import DesktopCheck
 from gibberish.ui.dialogs import Dialogs
 from gibberish.ui.engine_host import EngineHost, EngineSource
 from gibberish.ui.errors import ErrorReporter, guard
@@ -32,7 +33,8 @@ from gibberish.ui.reloader import BackgroundReload
 from gibberish.ui.reloading import Reloading
 from gibberish.ui.run_views import RunSession, RunViews
 from gibberish.ui.seams import Lazy, Seams
-from gibberish.ui.single_instance import ASK_PREFIX, LISTEN, OPEN_COMMAND_BAR, SHOW
+from gibberish.ui.shortcuts import TrayShortcuts
+from gibberish.ui.single_instance import dispatch
 from gibberish.ui.surface import Surface
 from gibberish.ui.text_requests import TextRequests
 from gibberish.ui.voice_requests import VoiceRequests
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from gibberish.session import Notice, Session
     from gibberish.settings import Settings
     from gibberish.skills.model import Mode
+    from gibberish.trust.model_reads import RunOrigin
 
 log = logging.getLogger("gibberish.ui")
 
@@ -99,12 +102,10 @@ class Controller(QObject):
         self.lifecycle = Lifecycle(self)
         self.installing = Installing(self)
         self.voice = VoiceRequests(self)
+        self.shortcuts = TrayShortcuts(self)  # the desktop portal's global shortcuts
+        self.desktop_check = DesktopCheck(self)  # once: why modes cannot follow the app here
         self.surface.install_requested.connect(self.install_skill)
-        self.mcp_approvals = McpApprovals(
-            lambda: self.engine,
-            self.seams.approvals or Lazy("gibberish.ui.approval", "ApprovalPrompter"),
-            self,
-        )
+        self.mcp_approvals = McpApprovals(lambda: self.engine, self.seams.approval_prompter(), self)
 
     @property
     def engine(self) -> Engine:
@@ -119,7 +120,7 @@ class Controller(QObject):
             self._session = Session(
                 lambda: self.engine,
                 arguments=self.seams.forms or Lazy("gibberish.ui.param_form", "FormPrompter"),
-                approval=self.seams.approvals or Lazy("gibberish.ui.approval", "ApprovalPrompter"),
+                approval=self.seams.approval_prompter(),
                 notify=self.notify,
                 reloaded=self.reloading.reloaded,
             )
@@ -188,9 +189,7 @@ class Controller(QObject):
 
     @guard
     def show_recent(self, index: int) -> None:
-        runs = self.engine.recent_runs()
-        if 0 <= index < len(runs):
-            self.runs.show_recent(runs[index])
+        self.runs.show_recent(index)
 
     def open_skills_folder(self) -> None:
         self.installing.open_skills_folder()
@@ -219,6 +218,7 @@ class Controller(QObject):
         """Persist ``settings`` and apply what they change (autostart, folders)."""
         if self.session.apply_settings(settings, self.seams.set_autostart):
             self.rewatch()
+        self.shortcuts.follow(settings.pinned_tools)
         self.menus.forget()
         self.refresh_views()
         self.show_notices()
@@ -247,15 +247,13 @@ class Controller(QObject):
 
     @guard
     def reload(self, *, manual: bool = False) -> None:
-        """Re-read changed skills now, on this thread; announce skills that broke or
-        recovered; refresh the views. (The file watcher and the menu reload in the
-        background: ``reload_in_background``.)"""
+        """Re-read changed skills now, on this thread (``Session.reload``); the file watcher
+        and the menu reload in the background: ``reload_in_background``."""
         self.session.reload(manual=manual)
 
     @guard
     def reload_in_background(self, *, manual: bool = False) -> None:
-        """Re-read changed skills and list the paths to watch on a worker thread; the
-        result is applied on this one (``reloading``)."""
+        """Re-read changed skills and list the paths to watch on a worker (``reloading``)."""
         if not self.shut_down:
             self.reloader.start(manual=manual)
 
@@ -268,10 +266,11 @@ class Controller(QObject):
         *,
         note: str = "",
         missing: Sequence[str] = (),
+        origin: RunOrigin | None = None,
     ) -> RunSession | None:
         """Form → prepare → decision → run (``Session.launch``); the run's window, or None."""
         launched = self.session.launch(
-            ref, prefilled, context=self.menus.context, note=note, missing=missing
+            ref, prefilled, context=self.menus.context, note=note, missing=missing, origin=origin
         )
         if launched.failure:
             self.runs.fail_before_start(ref, launched.failure)
@@ -280,21 +279,16 @@ class Controller(QObject):
         return self.runs.start(launched.prepared, confirmed=launched.confirmed)
 
     def _launch_requested(self, ref: str, arguments: Any, note: str, missing: tuple) -> None:
-        self.launch(ref, arguments or None, note=note, missing=missing)
+        from gibberish.trust.model_reads import RunOrigin  # the router picked it
+
+        self.launch(ref, arguments or None, note=note, missing=missing, origin=RunOrigin.MODEL)
 
     @guard
     def handle_message(self, message: str) -> None:
-        """A request from a second ``gibberish`` process (see ``single_instance``)."""
-        log.info("request from another gibberish process: %s", message[:200])
-        if message == OPEN_COMMAND_BAR or (message == SHOW and not self.surface.raise_launcher()):
-            self.open_command_bar()
-        elif message == LISTEN:
-            self.listen(asked=False)
-        elif message.startswith(ASK_PREFIX):
-            self.menus.capture()
-            self.text.route(message[len(ASK_PREFIX) :])
+        """A request from a second ``gibberish`` process (``single_instance.dispatch``)."""
+        dispatch(self, message)
 
     # ================================================================== voice
-    def listen(self, *, asked: bool = True) -> None:
-        """*Listen* in the menu, or ``gibberish listen`` handed over (``voice_requests``)."""
-        self.voice.listen(asked=asked)
+    def listen(self, *, asked: bool = True, held: bool = False) -> None:
+        """*Listen* in the menu, ``gibberish listen`` handed over, or a held shortcut."""
+        self.voice.listen(asked=asked, held=held)

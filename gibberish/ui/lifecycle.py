@@ -78,6 +78,7 @@ class Lifecycle(QObject):
         c.shut_down = True
         self.hold_gc(False)
         c.reloading.stop()
+        c.shortcuts.close()
         c.text.shutdown()
         if c.host.is_ready:
             engine = c.engine
@@ -117,6 +118,8 @@ class Lifecycle(QObject):
         else:
             c.rewatch()
         c.show_notices()
+        c.shortcuts.start(c.engine.settings.pinned_tools)
+        c.desktop_check.start()
         gui_gc.freeze_survivors()  # the loaded skills live on: out of the collector's way
         QTimer.singleShot(COMMAND_BAR_WARM_UP_MS, self, self._warm_up)
 

@@ -24,7 +24,7 @@ from gibberish.ui.errors import guard
 from gibberish.ui.runs import RunBridge, RunEvents
 
 if TYPE_CHECKING:
-    from gibberish.app import Engine, PreparedRun, RecentRun
+    from gibberish.app import Engine, PreparedRun
     from gibberish.runner.envelope import RunResult
     from gibberish.runner.handle import RunHandle
     from gibberish.ui.result_window import ResultWindow
@@ -118,9 +118,14 @@ class RunViews(QObject):
         self._track(window)
         window.show()
 
-    def show_recent(self, run: RecentRun) -> None:
+    def show_recent(self, index: int) -> None:
+        """The window of the Engine's ``index``-th recent run (the menu's *Recent runs*)."""
         from gibberish.ui.result_window import ResultWindow
 
+        runs = self._engine().recent_runs()
+        if not 0 <= index < len(runs):
+            return
+        run = runs[index]
         window = ResultWindow(run.ref, run.argv, cwd=run.result.cwd)
         window.finish(run.result)
         self._track(window)

@@ -62,3 +62,8 @@ class Seams:
     show_fatal: Callable[[str, str], Any] = _critical
     audio: Callable[[], Any] | None = None  # None: the microphone from the [voice] settings
     speak: Callable[[str], Any] | None = None  # None: spd-say / espeak-ng when enabled
+    session_bus: str | None = None  # None: DBUS_SESSION_BUS_ADDRESS (the portal's shortcuts)
+
+    def approval_prompter(self) -> ApprovalPrompt:
+        """The approval dialog (made when first asked), or the test's answers."""
+        return self.approvals or Lazy("gibberish.ui.approval", "ApprovalPrompter")

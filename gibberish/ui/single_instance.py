@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import getpass
+import logging
 import os
 import time
 from collections.abc import Iterator
@@ -45,6 +46,10 @@ from gibberish.instance_socket import APPROVAL_PREFIX, is_same_user, send_reques
 
 if TYPE_CHECKING:
     from PySide6.QtNetwork import QLocalServer, QLocalSocket
+
+    from gibberish.ui.controller import Controller
+
+log = logging.getLogger("gibberish.ui")
 
 OPEN_COMMAND_BAR = "open-command-bar"
 SHOW = "show"
@@ -291,6 +296,20 @@ class SingleInstance(QObject):
             self.server.close()
             self.server.deleteLater()
             self.server = None
+
+
+def dispatch(controller: Controller, message: str) -> None:
+    """What a request line from a second ``gibberish`` process does in the tray."""
+    logging.getLogger("gibberish.ui").info(
+        "request from another gibberish process: %s", message[:200]
+    )
+    if message == OPEN_COMMAND_BAR or (message == SHOW and not controller.surface.raise_launcher()):
+        controller.open_command_bar()
+    elif message == LISTEN:
+        controller.listen(asked=False)
+    elif message.startswith(ASK_PREFIX):
+        controller.menus.capture()
+        controller.text.route(message[len(ASK_PREFIX) :])
 
 
 def hand_over(message: str) -> bool:

@@ -33,9 +33,10 @@ class VoiceRequests(QObject):
         controller.runs.changed.connect(self._speak_finished)
 
     @guard
-    def listen(self, *, asked: bool = True) -> None:
+    def listen(self, *, asked: bool = True, held: bool = False) -> None:
         """Listen for one request; a second press while listening ends the recording.
-        ``asked``: chosen in the menu, which also allows listening in Meeting mode."""
+        ``asked``: chosen in the menu, which also allows listening in Meeting mode.
+        ``held``: a portal shortcut held down; its release ends the recording."""
         from gibberish.voice.spoken import may_listen
 
         if self.listening.busy:
@@ -56,7 +57,7 @@ class VoiceRequests(QObject):
 
             device = engine.settings.voice.microphone
             source = MicrophoneSource(int(device) if device.isdigit() else device or None)
-        self.listening.start(engine, mode, source)
+        self.listening.start(engine, mode, source, held=held)
 
     def _voice_state(self, state: str) -> None:
         if not self._c.surface.show_voice(state):
@@ -83,6 +84,8 @@ class VoiceRequests(QObject):
         QTimer.singleShot(0, lambda: self._launch_heard(ref, proposal))
 
     def _launch_heard(self, ref: str, proposal: Any) -> None:
+        from gibberish.trust.model_reads import RunOrigin
+
         bar = self._c.text.command_bar
         if bar is not None:
             bar.hide()
@@ -92,6 +95,7 @@ class VoiceRequests(QObject):
             dict(call.arguments) or None,
             note=f"Heard {proposal.heard.quoted()}",
             missing=tuple(call.missing),
+            origin=RunOrigin.MODEL,  # what was heard is a proposal, as a model's call is
         )
         if session is not None:
             self._voice_runs.append(session)

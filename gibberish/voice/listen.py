@@ -4,6 +4,9 @@ PocketSphinx's ``Endpointer`` (voice activity detection over a sliding window) f
 speech starts and stops; speech frames go to the recognizer as they arrive. The capture
 ends at the first end of speech (so push-to-talk needs no precise release) or when the
 source runs out (the key was released, the file ended); in toggle mode only the latter.
+A key held down through the desktop portal (``cut_off``) also keeps listening across
+pauses until it is released, but a silence of ``cut_off`` seconds still ends the
+recording, in case the release never arrives.
 """
 
 from __future__ import annotations
@@ -38,12 +41,34 @@ def capture(
     *,
     window: float = ENDPOINT_WINDOW,
     until_stopped: bool = False,
+    cut_off: float | None = None,
 ) -> Heard:
     """Listen on ``source`` until the end of the first utterance (or, ``until_stopped``,
     until the source ends: toggle mode, pauses included); raise when no speech is heard."""
     endpointer = _endpointer(window)
+    limit = None if cut_off is None else int(cut_off * SAMPLE_RATE * SAMPLE_WIDTH)
+    total, speaking = _feed_frames(source, endpointer, recognizer, until_stopped, limit)
+    if total == 0:
+        raise VoiceError(f"The recording from {source.description} is empty (no audio).")
+    if not speaking:
+        seconds = total / (SAMPLE_RATE * SAMPLE_WIDTH)
+        raise VoiceError(f"No speech heard in {seconds:.1f} s of audio from {source.description}.")
+    return recognizer.finish()
+
+
+def _feed_frames(
+    source: AudioSource,
+    endpointer: Any,  # pocketsphinx.Endpointer
+    recognizer: StreamingRecognizer,
+    until_stopped: bool,
+    limit: int | None,
+) -> tuple[int, bool]:
+    """Feed the recognizer the speech in ``source``'s frames until the utterance ends (or
+    the source does; with ``limit``, after that many bytes of quiet): the bytes read and
+    whether any speech was heard."""
     size = endpointer.frame_bytes
     total = 0
+    quiet = 0  # bytes of non-speech since the last speech
     speaking = False
     ended = False
     for frame in source.frames(size):
@@ -58,15 +83,14 @@ def capture(
                 recognizer.start()
                 speaking = True
             recognizer.feed(speech)
-        if speaking and not endpointer.in_speech and not until_stopped:
-            break
+        if speaking and not endpointer.in_speech:
+            quiet += len(frame)
+            if not until_stopped or (limit is not None and quiet >= limit):
+                break
+        else:
+            quiet = 0
     if speaking and not ended and endpointer.in_speech:
         leftover = endpointer.end_stream(b"")
         if leftover:
             recognizer.feed(leftover)
-    if total == 0:
-        raise VoiceError(f"The recording from {source.description} is empty (no audio).")
-    if not speaking:
-        seconds = total / (SAMPLE_RATE * SAMPLE_WIDTH)
-        raise VoiceError(f"No speech heard in {seconds:.1f} s of audio from {source.description}.")
-    return recognizer.finish()
+    return total, speaking

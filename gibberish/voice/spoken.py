@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from gibberish.voice.interpret import Proposal
     from gibberish.voice.service import VoiceService
 
+HELD_CUT_OFF = 2.0
+"""Seconds of silence that end a recording whose key is held (its release may be lost)."""
+
 _SERVICES: weakref.WeakKeyDictionary[Engine, VoiceService] = weakref.WeakKeyDictionary()
 """One voice pipeline per Engine (the tray has one; tests make many)."""
 
@@ -71,9 +74,15 @@ def may_listen(
 
 
 def listen(
-    engine: Engine, source: AudioSource, *, mode: Mode | None = None, backend: str | None = None
+    engine: Engine,
+    source: AudioSource,
+    *,
+    mode: Mode | None = None,
+    backend: str | None = None,
+    held: bool = False,
 ) -> Proposal:
-    """One utterance from ``source`` → a proposed call."""
+    """One utterance from ``source`` → a proposed call. ``held``: a key held down ends it
+    when released, pauses included (docs/adr/0039-portal-shortcuts.md)."""
     from gibberish.voice.errors import VoiceError
     from gibberish.voice.interpret import ProposalStatus
     from gibberish.voice.service import VoiceConfig
@@ -84,8 +93,9 @@ def listen(
     config = VoiceConfig(
         str(backend or stored.backend),
         stored.model_folder,
-        until_stopped=stored.activation is Activation.TOGGLE,
+        until_stopped=held or stored.activation is Activation.TOGGLE,
         second_opinion=stored.second_opinion,
+        cut_off=HELD_CUT_OFF if held else None,
     )
     catalog = engine.feed.catalog(mode)
     try:
