@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gibberish import paths
 from gibberish.skills import fields as F
@@ -50,15 +50,30 @@ from gibberish.skills.entry import SkillSource
 from gibberish.skills.entry import Tree as _Tree
 from gibberish.skills.entry import is_racy as _is_racy
 from gibberish.skills.model import Diagnostic, Profile, SkillDefinition, Trust
-from gibberish.skills.parser import (
-    internal_error,
-    is_inside,
-    parse_skill_bytes,
-    read_skill_bytes,
-)
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from gibberish.skills.cache import ParseCache
+
+
+def _parser() -> ModuleType:
+    """The SKILL.md parser (with PyYAML and the body parser, some 30 modules and 2 MiB),
+    imported when a skill is first read: a load the parse cache answers never needs it."""
+    from gibberish.skills import parser
+
+    return parser
+
+
+def read_skill_bytes(path: Path) -> tuple[bytes | None, Diagnostic | None]:
+    """``parser.read_skill_bytes``, the parser imported on first use."""
+    return _parser().read_skill_bytes(path)
+
+
+def parse_skill_bytes(*args: Any, **kwargs: Any) -> SkillDefinition:
+    """``parser.parse_skill_bytes``, the parser imported on first use."""
+    return _parser().parse_skill_bytes(*args, **kwargs)
+
 
 RACY_WINDOW_NS = 2_000_000_000
 """Files changed this recently are re-checked on the next refresh (coarse timestamps)."""
@@ -154,7 +169,7 @@ class _TreeWalk:
             if self.real_root is None:
                 self.real_root = os.path.realpath(self.folder)
             target = os.path.realpath(entry.path)
-            if not is_inside(target, self.real_root):
+            if not _parser().is_inside(target, self.real_root):
                 self.escapes.append((rel + entry.name, target))
         elif entry.is_dir(follow_symlinks=False):
             self.subdirs.append(entry.path)
@@ -543,7 +558,7 @@ def _failed_skill(
         source_path=Path(candidate.skill_md),
         trust=trust,
         profile=profile,
-        diagnostics=(internal_error(candidate.skill_md, exc),),
+        diagnostics=(_parser().internal_error(candidate.skill_md, exc),),
     )
 
 
