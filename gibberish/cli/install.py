@@ -24,6 +24,10 @@ from gibberish.interop.project import (
 from gibberish.interop.projectdir import find_project
 from gibberish.interop.update import stage_update, update_available
 
+INSTRUCTIONS_NOTE = (
+    "instructions for a model, no tools: used as a context block, an MCP prompt, "
+    "and by `gibberish sync` / `gibberish stub`; not a tray tool"
+)
 _EXISTING = {
     "installed": "is already installed; replace it",
     "user": "would overwrite a skill of your own; replace it",
@@ -96,7 +100,8 @@ def _install_one(
             return []
         done = installer.commit(plan, replace=replacing)
     click.echo(f"Installed {', '.join(done)} into {installer.target.skills_dir}.")
-    click.echo("They are untrusted: each run shows where the skill came from and asks first.")
+    if any(p.found.kind == "tools" for p in plan.skills):
+        click.echo("They are untrusted: each run shows where the skill came from and asks first.")
     return done
 
 
@@ -150,6 +155,8 @@ def _show_plan(plan: Plan) -> None:
         for tool in skill.tools:
             command = tool.command.source if tool.command else "(no command)"
             click.echo(f"    {tool.name}: {printable(command)}")
+        if item.found.kind == "instructions":
+            click.echo(f"    {INSTRUCTIONS_NOTE}")
         for line in show_warnings(item.found, item.staged.source.text):
             click.secho(f"    {printable(line)}", fg="yellow")
         for skipped in item.staged.skipped:

@@ -13,8 +13,9 @@ from pathlib import Path
 
 from gibberish.interop.dependencies import Dependencies, frontmatter, read_dependencies
 from gibberish.skills.fields import SKILL_FILE_NAME, is_valid_skill_name
+from gibberish.skills.kind import parse_either, skill_kind
 from gibberish.skills.model import Diagnostic, SkillDefinition, Trust
-from gibberish.skills.parser import parse_skill_file
+from gibberish.skills.parser import read_skill_bytes
 
 MAX_DEPTH = 4
 # The loader does not know the installer's field; the warning would only confuse.
@@ -35,6 +36,11 @@ class Found:
     skill: SkillDefinition
     dependencies: Dependencies
     tokens: int
+
+    @property
+    def kind(self) -> str:
+        """``tools`` or ``instructions`` (see :mod:`gibberish.skills.kind`)."""
+        return skill_kind(self.skill)
 
     @property
     def warnings(self) -> list[Diagnostic]:
@@ -90,7 +96,10 @@ def _check(folder: Path, root: Path, origin: str) -> Found:
     text = skill_md.read_text("utf-8", errors="replace")
     declared = frontmatter(text).get("name")
     name = declared if isinstance(declared, str) and is_valid_skill_name(declared) else folder.name
-    skill = parse_skill_file(skill_md, trust=Trust.UNTRUSTED, expected_name=name)
+    data, problem = read_skill_bytes(skill_md)
+    skill = parse_either(
+        data, problem, path=skill_md, trust=Trust.UNTRUSTED, expected_name=name
+    )  # a valid Agent Skills instruction skill installs as one (docs/adr/0034)
     if not skill.ok or not is_valid_skill_name(skill.name):
         problems = "\n".join("  " + _shown(d, str(skill_md), shown) for d in skill.errors)
         raise InstallError(
