@@ -26,7 +26,11 @@ def _home() -> Path:
     return Path(os.path.expanduser("~"))
 
 
-def _chosen_targets(names: tuple[str, ...], home: Path) -> list[agents.AgentTarget]:
+def _chosen_targets(
+    state: CliState, names: tuple[str, ...], home: Path
+) -> list[agents.AgentTarget]:
+    if not names and state.engine().settings.sync_targets:
+        names = state.engine().settings.sync_targets  # [sync] targets in the config
     if not names:
         found = agents.detect_installed(home)
         if not found:
@@ -89,7 +93,7 @@ def sync_command(
     Only files gibberish wrote and nobody edited since are ever updated or removed.
     """
     home = _home()
-    chosen = _chosen_targets(targets, home)
+    chosen = _chosen_targets(state, targets, home)
     skills = _chosen_skills(state, only, include_bundled)
     project = project.resolve() if project is not None else None
     plan = plan_sync(
@@ -99,6 +103,7 @@ def sync_command(
         project=project,
         link=link,
         settings_servers=state.engine().settings.mcp_servers,
+        scope=set(only) or None,
     )
     for note in plan.notes:
         click.secho(f"note: {note}", err=True, fg="yellow")

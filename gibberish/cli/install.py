@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from gibberish.cli.common import CliState, fail, pass_state, printable, table
+from gibberish.cli.sync_offer import offer_sync, remove_synced
 from gibberish.interop.discover import Found, InstallError, show_warnings
 from gibberish.interop.install import Installer, Plan
 from gibberish.interop.project import (
@@ -53,6 +54,12 @@ def _installer(state: CliState, project: Path | None) -> Installer:
 @_project_option
 @click.option("--yes", "-y", is_flag=True, help="Do not ask before installing.")
 @click.option("--replace", is_flag=True, help="Replace skills of the same name without asking.")
+@click.option(
+    "--sync/--no-sync",
+    "sync",
+    default=None,
+    help="Copy what was installed to your agents (default: ask on a terminal).",
+)
 @pass_state
 def install_command(
     state: CliState,
@@ -61,6 +68,7 @@ def install_command(
     project: Path | None,
     yes: bool,
     replace: bool,
+    sync: bool | None,
 ) -> None:
     """Install skills from a folder, an archive, a URL or a git repository.
 
@@ -75,6 +83,7 @@ def install_command(
         installed = _install_one(installer, source, names, yes=yes, replace=replace)
         if installer.target.project and installed:
             _record_project(installer, installed)
+        offer_sync(state, installer.target.skills_dir, installed, installer.target.project, sync)
     except InstallError as exc:
         fail(str(exc), 1)
     except OSError as exc:
@@ -243,6 +252,8 @@ def uninstall_command(
     except (InstallError, OSError) as exc:
         fail(str(exc), 1)
     click.echo(f"Removed {', '.join(removed)}.")
+    if remove_synced(removed, installer.target.project):
+        raise SystemExit(1)
     left = [o for o in orphans if o not in removed]
     if left:
         click.echo(f"Kept {', '.join(left)} (installed only for {name}).")

@@ -88,6 +88,11 @@ def discover(root: Path, origin: str) -> list[Found]:
     return found
 
 
+def found_at(folder: Path, root: Path, origin: str) -> Found:
+    """The one skill in ``folder`` (inside the staged ``root``), checked as discover does."""
+    return _check(folder, root, origin)
+
+
 def _check(folder: Path, root: Path, origin: str) -> Found:
     skill_md = folder / SKILL_FILE_NAME
     relative = folder.relative_to(root).as_posix()

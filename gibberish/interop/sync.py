@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -193,11 +193,19 @@ def _plan_link(folder: Path, name: str, source: Path, record: OwnershipRecord) -
     return [SyncStep(Action.LINK, path, name, link_to=source)]
 
 
-def _plan_removals(folder: Path, wanted: set[str], record: OwnershipRecord) -> list[SyncStep]:
-    """Owned files and links of skills no longer synced (or files a skill dropped)."""
+def _in_scope(rel: str, scope: Collection[str] | None) -> bool:
+    """Whether ``rel`` (``skill/file``) belongs to a skill this sync is about."""
+    return scope is None or rel.split("/", 1)[0] in scope
+
+
+def _plan_removals(
+    folder: Path, wanted: set[str], record: OwnershipRecord, scope: Collection[str] | None
+) -> list[SyncStep]:
+    """Owned files and links of skills no longer synced (or files a skill dropped); with a
+    ``scope`` (``sync --skill A``) only those of the skills named, never another's copy."""
     steps: list[SyncStep] = []
     for rel, owned in sorted(record.files.items()):
-        if rel in wanted:
+        if rel in wanted or not _in_scope(rel, scope):
             continue
         path = folder / rel
         on_disk = _file_sha(path)
@@ -209,7 +217,7 @@ def _plan_removals(folder: Path, wanted: set[str], record: OwnershipRecord) -> l
             steps.append(SyncStep(Action.SKIP_EDITED, path, rel, "edited; kept although unused"))
     for name, target in sorted(record.links.items()):
         path = folder / name
-        if name in wanted or not path.is_symlink():
+        if name in wanted or not _in_scope(name, scope) or not path.is_symlink():
             continue
         if os.readlink(path) == target:
             steps.append(SyncStep(Action.REMOVE, path, name, "no longer synced"))
@@ -222,8 +230,12 @@ def plan_folder(
     skills: Sequence[SkillDefinition],
     *,
     link: bool = False,
+    scope: Collection[str] | None = None,
 ) -> FolderPlan:
-    """What syncing ``skills`` into ``folder`` would do. Reads only; writes nothing."""
+    """What syncing ``skills`` into ``folder`` would do. Reads only; writes nothing.
+
+    ``scope``: the names this sync is about (``--skill``, an uninstall); copies of other
+    skills are left as they are. None: every skill, so copies of skills gone are removed."""
     record = OwnershipRecord.load("skills", folder)
     plan = FolderPlan(folder, tuple(targets), [], record)
     if record.problem:
@@ -250,7 +262,7 @@ def plan_folder(
         else:
             wanted.update(r for r in record.files if r.startswith(skill.name + "/"))
     if not record.problem:
-        plan.steps[:0] = _plan_removals(folder, wanted, record)
+        plan.steps[:0] = _plan_removals(folder, wanted, record, scope)
     return plan
 
 

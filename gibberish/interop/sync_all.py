@@ -7,7 +7,7 @@ uses one settings file for both levels) are planned once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,15 +72,17 @@ def plan_sync(
     project: Path | None = None,
     link: bool = False,
     settings_servers: Mapping[str, Any] | None = None,
+    scope: Collection[str] | None = None,
 ) -> SyncPlan:
-    """Decide every step for ``skills`` into ``targets``; nothing is written."""
+    """Decide every step for ``skills`` into ``targets``; nothing is written. With a
+    ``scope`` (the names of ``--skill``) other skills' copies are never touched."""
     plan = SyncPlan()
     folders, missing = folders_for(targets, home, project)
     for name in missing:
         level = "project" if project is not None else "user"
         plan.notes.append(f"{name}: has no {level}-level skills folder; skipped")
     for folder, names in folders.items():
-        folder_plan = plan_folder(folder, names, skills, link=link)
+        folder_plan = plan_folder(folder, names, skills, link=link, scope=scope)
         plan.notes.extend(f"{folder}: {n}" for n in folder_plan.notes)
         plan.folders.append(folder_plan)
     servers, problems = wanted_servers(settings_servers or {}, skills)
