@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from gibberish.app import Engine, EngineError
-from gibberish.cli.common import CliState, fail, pass_state, print_json, table
+from gibberish.cli.common import CliState, fail, pass_state, print_json, printable, table
 from gibberish.interop import disclosure
 from gibberish.interop.disclosure import DisclosureError
 
@@ -105,7 +105,10 @@ def sources_command(state: CliState, skill: str, as_json: bool) -> None:
 def search_command(state: CliState, query: str, limit: int, as_json: bool) -> None:
     """Sections across every skill, most relevant to QUERY first."""
     engine = state.engine()
-    hits = disclosure.search(((s.name, s.directory) for s in engine.skills()), query, limit)
+    skills = ((s.name, s.directory) for s in engine.skills())
+    hits, problems = disclosure.search_reporting(skills, query, limit)
+    for name, why in problems:  # one bad skill is reported; the others are searched
+        click.secho(f"note: {printable(name)} skipped: {printable(why)}", err=True, fg="yellow")
     if as_json:
         print_json([h.to_dict() for h in hits])
         return

@@ -27,6 +27,7 @@ E_SKILL_NOT_FOUND = "E001"
 E_NO_SKILL_MD = "E010"
 E_MISSING_FIELD = "E011"
 E_PATH_ESCAPE = "E012"
+E_UNREADABLE = "E013"
 E_SECTION_NOT_FOUND = "E020"
 E_FILE_NOT_FOUND = "E021"
 
@@ -119,8 +120,8 @@ def inside(root: Path, relative: str) -> Path:
         raise DisclosureError(
             E_PATH_ESCAPE, f"{relative!r} is absolute; give a path inside the skill folder."
         )
-    real_root = root.resolve()
-    target = (root / candidate).resolve()
+    real_root = Path(os.path.realpath(root))
+    target = Path(os.path.realpath(root / candidate))  # never raises on a link loop
     if not target.is_relative_to(real_root):
         raise DisclosureError(E_PATH_ESCAPE, f"{relative!r} escapes the skill folder.")
     return target
@@ -130,10 +131,12 @@ def walk_files(root: Path) -> Iterator[Path]:
     """Regular files under ``root`` outside hidden folders, in no particular order.
 
     Symlinks are not followed and not yielded; a symlink that points outside ``root`` is
-    refused with E012 (a skill must not smuggle in files from elsewhere).
+    refused with E012 (a skill must not smuggle in files from elsewhere). A link loop or
+    a dangling link inside the folder is simply no file; a folder that cannot be read is
+    E013 (a listing that silently lacks files would mislead).
     """
-    real_root = root.resolve()
-    for folder, dirs, files in os.walk(root, followlinks=False):
+    real_root = Path(os.path.realpath(root))
+    for folder, dirs, files in os.walk(root, followlinks=False, onerror=_unreadable):
         here = Path(folder)
         kept = []
         for name in dirs:
@@ -151,8 +154,14 @@ def walk_files(root: Path) -> Iterator[Path]:
                 yield path
 
 
+def _unreadable(error: OSError) -> None:
+    raise DisclosureError(
+        E_UNREADABLE, f"{error.filename}: cannot be read ({error.strerror}); fix its permissions."
+    )
+
+
 def _check_link(path: Path, real_root: Path, root: Path) -> None:
-    if not path.resolve().is_relative_to(real_root):
+    if not Path(os.path.realpath(path)).is_relative_to(real_root):
         rel = path.relative_to(root).as_posix()
         raise DisclosureError(E_PATH_ESCAPE, f"{rel} is a symlink that leaves the skill folder.")
 
@@ -180,8 +189,13 @@ def markdown_files(root: Path) -> list[str]:
 
 
 def read_text(path: Path, limit: int = MAX_MARKDOWN_BYTES) -> str:
-    with path.open("rb") as handle:
-        data = handle.read(limit)
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(limit)
+    except OSError as exc:
+        raise DisclosureError(
+            E_UNREADABLE, f"{path}: cannot be read ({exc.strerror}); fix its permissions."
+        ) from None
     return data.decode("utf-8", errors="replace").replace("\r\n", "\n").lstrip("\ufeff")
 
 
@@ -335,19 +349,37 @@ def score(query_words: frozenset[str], section: Section) -> float:
 
 
 def search(skills: Iterable[tuple[str, Path]], query: str, limit: int = 10) -> list[SearchHit]:
-    """Sections across ``(name, folder)`` skills ranked by word overlap with ``query``.
+    """Sections across ``(name, folder)`` skills ranked by word overlap with ``query``."""
+    return search_reporting(skills, query, limit)[0]
 
-    Skills that cannot be read are skipped (a search must not fail on one bad folder).
-    """
+
+def search_reporting(
+    skills: Iterable[tuple[str, Path]], query: str, limit: int = 10
+) -> tuple[list[SearchHit], list[tuple[str, str]]]:
+    """The hits, and ``(skill, why)`` for each skill that could not be read: one bad
+    folder is reported and the search carries on with the others."""
     wanted = _words(query)
     if not wanted:
-        return []
+        return [], []
     hits: list[SearchHit] = []
+    problems: list[tuple[str, str]] = []
     for name, root in skills:
         try:
             found = all_sections(root)
-        except (DisclosureError, OSError):
+        except DisclosureError as exc:
+            problems.append((name, exc.message))
+            continue
+        except (OSError, RuntimeError, ValueError) as exc:
+            problems.append((name, describe_error(exc)))
             continue
         hits.extend(SearchHit(name, s, sc) for s in found if (sc := score(wanted, s)) > 0)
     hits.sort(key=lambda h: (-h.score, h.skill, h.section.heading.file, h.section.heading.line))
-    return hits[:limit]
+    return hits[:limit], problems
+
+
+def describe_error(exc: BaseException) -> str:
+    """A sentence for an error met while reading a skill's files (no raw errno tuple)."""
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
+    return str(exc)

@@ -263,7 +263,11 @@ class GibberishMCP(MCPServer):
     def skills_search(self, query: str, limit: int = 10) -> dict[str, Any]:
         """Sections across all skills ranked by how many of QUERY's words they contain."""
         skills = ((s.name, s.directory) for s in self.engine.skills())
-        return {"hits": [h.to_dict() for h in disclosure.search(skills, query, limit)]}
+        hits, problems = disclosure.search_reporting(skills, query, limit)
+        return {
+            "hits": [h.to_dict() for h in hits],
+            "skipped": [{"skill": name, "problem": why} for name, why in problems],
+        }
 
     # ------------------------------------------------------------------ resources, prompts
     def _add_resource(self, skill: SkillDefinition) -> None:

@@ -112,21 +112,39 @@ def agentskills_problem(skill: SkillDefinition) -> str | None:
     return f"{first.code}: {first.message} ({first.location()})"
 
 
+class UnreadableSkill(OSError):
+    """A skill whose files cannot all be read: it is skipped, with this reason."""
+
+
+def _raise_unreadable(error: OSError) -> None:
+    raise UnreadableSkill(f"{error.filename}: cannot be read ({error.strerror})")
+
+
 def skill_files(skill_dir: Path) -> dict[str, SourceFile]:
-    """Every regular file of a skill, relative path → content (VCS and caches left out)."""
+    """Every regular file of a skill, relative path → content (VCS and caches left out).
+
+    Links that lead nowhere (dangling, a loop) and FIFOs, devices and sockets are no
+    files and are left out; a file or folder that cannot be read raises
+    :class:`UnreadableSkill`, so the skill is skipped whole rather than half copied."""
     out: dict[str, SourceFile] = {}
     root = str(skill_dir)
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, dirnames, filenames in os.walk(root, onerror=_raise_unreadable):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
         for name in sorted(filenames):
             full = os.path.join(dirpath, name)
             if not is_inside(os.path.realpath(full), os.path.realpath(root)):
                 continue
-            st = os.stat(full)
+            try:
+                st = os.stat(full)
+            except OSError:  # a dangling link or a loop: nothing to copy
+                continue
             if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
                 continue
-            with open(full, "rb") as handle:
-                data = handle.read()
+            try:
+                with open(full, "rb") as handle:
+                    data = handle.read()
+            except OSError as exc:
+                raise UnreadableSkill(f"{full}: cannot be read ({exc.strerror})") from None
             rel = os.path.relpath(full, root).replace(os.sep, "/")
             out[rel] = SourceFile(data, bool(st.st_mode & stat.S_IXUSR))
     return out
@@ -254,7 +272,14 @@ def plan_folder(
         if link:
             plan.steps.extend(_plan_link(folder, skill.name, skill.directory, record))
             continue
-        files = skill_files(skill.directory)
+        try:
+            files = skill_files(skill.directory)
+        except UnreadableSkill as exc:  # this skill is reported; the others go on
+            plan.steps.append(
+                SyncStep(Action.SKIP_INVALID, folder / skill.name, skill.name, str(exc))
+            )
+            wanted.update(r for r in record.files if r.startswith(skill.name + "/"))
+            continue
         steps = _plan_copy(folder, skill.name, files, record)
         plan.steps.extend(steps)
         if not any(s.action is Action.SKIP_FOREIGN and s.rel == skill.name for s in steps):
