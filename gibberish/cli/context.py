@@ -107,7 +107,7 @@ def context_unpin(name: str) -> None:
 
 
 @context_group.command("scan")
-@click.argument("folders", nargs=-1, type=click.Path(path_type=Path, file_okay=False))
+@click.argument("folders", nargs=-1, type=click.Path(path_type=Path, file_okay=False, exists=True))
 @click.option("--import", "picked", multiple=True, metavar="NAME", help="Import this one.")
 @click.option("--all", "import_all", is_flag=True, help="Import every one that can be.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")

@@ -15,6 +15,7 @@ from gibberish.app import Engine, EngineError
 from gibberish.cli.common import CliState, fail, pass_state, print_json, printable, table
 from gibberish.interop import disclosure
 from gibberish.interop.disclosure import DisclosureError
+from gibberish.interop.stub import StubWriteError
 
 
 def skill_folder(engine: Engine, name_or_path: str) -> Path:
@@ -35,8 +36,10 @@ def _guard(action):
         return action()
     except DisclosureError as exc:
         fail(str(exc), 1)
+    except StubWriteError:
+        raise
     except OSError as exc:
-        fail(f"error[{disclosure.E_FILE_NOT_FOUND}]: {exc}", 1)
+        fail(f"error[{disclosure.E_FILE_NOT_FOUND}]: {disclosure.describe_error(exc)}", 1)
 
 
 @click.command("outline")
@@ -135,7 +138,11 @@ def stub_command(state: CliState, skill: str, out_dir: Path, force: bool) -> Non
     """Compile a skill to a gateway stub (skillc RFC-0001): no source content, a manifest."""
     from gibberish.interop.stub import build_stub
 
-    result = _guard(lambda: build_stub(skill_folder(state.engine(), skill), out_dir, force=force))
+    folder = _guard(lambda: skill_folder(state.engine(), skill))
+    try:
+        result = _guard(lambda: build_stub(folder, out_dir, force=force))
+    except StubWriteError as exc:
+        fail(f"cannot write the stub: {exc} (choose an --out folder you can write to).", 1)
     verb = "built" if result.rebuilt else "up to date"
     click.echo(f"{result.skill}: {verb} {result.folder} (source {result.source_hash[:12]})")
 

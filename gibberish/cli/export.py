@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -16,6 +19,8 @@ from gibberish.interop.compile import (
     compile_skill,
     write_outputs,
 )
+from gibberish.interop.compile_sources import SourceUnusable, fetched_source, skills_in
+from gibberish.interop.disclosure import describe_error
 from gibberish.interop.sync import exportable
 from gibberish.interop.sync_all import apply_sync, counts, plan_sync
 from gibberish.skills.model import SkillDefinition, Trust
@@ -134,12 +139,23 @@ def _skill_for_compile(state: CliState, ref: str) -> SkillDefinition:
     path = Path(ref)
     looks_like_path = os.sep in ref or ref in (".", "..") or ref.endswith(".md")
     if path.exists() and (looks_like_path or not _installed(state, ref)):
-        target = path / "SKILL.md" if path.is_dir() else path
+        target = _skill_md_in(path) if path.is_dir() else path
         return parse_skill_file(target, trust=Trust.USER)
     try:
         return state.engine().skill(ref)
     except EngineError as exc:
         fail(f"{exc} (give a skill name, a skill folder or a SKILL.md path)")
+
+
+def _skill_md_in(folder: Path) -> Path:
+    """The folder's SKILL.md, whatever its case (``SKILL.MD`` as the web page finds it)."""
+    if (folder / "SKILL.md").exists():
+        return folder / "SKILL.md"
+    with contextlib.suppress(OSError):
+        for child in sorted(folder.iterdir()):
+            if child.name.lower() == "skill.md":
+                return child
+    return folder / "SKILL.md"
 
 
 def _refiner(state: CliState):
@@ -196,26 +212,71 @@ def compile_command(
     max_kib: int,
     to_stdout: bool,
 ) -> None:
-    """Compile SKILL (a name or a folder) into a self-contained Gemini CLI command."""
+    """Compile SKILL into a self-contained Gemini CLI command.
+
+    SKILL is a skill's name, a skill folder, or any source `install` takes (an archive,
+    a URL, a git repository, github:); a source holding several skills gives one .toml
+    per skill (with --out).
+    """
     if out_dir is not None and zip_path is not None:
         fail("give --out or --zip, not both")
-    definition = _skill_for_compile(state, skill)
+    _require_folders(zip_path)
+    options = CompileOptions(name, _refiner(state) if refine else None, max_kib, to_stdout)
+    try:
+        source = fetched_source(skill)
+        if source is None:
+            _compile_one(_skill_for_compile(state, skill), options, out_dir, zip_path)
+            return
+        with skills_in(source) as definitions:
+            if len(definitions) > 1 and (name or to_stdout or zip_path):
+                names = ", ".join(d.name for d in definitions)
+                fail(
+                    f"{skill} holds {len(definitions)} skills ({names}): compile them into a "
+                    "folder with --out (one .toml each), without --name, --stdout or --zip."
+                )
+            for definition in definitions:
+                _compile_one(definition, options, out_dir, zip_path)
+    except SourceUnusable as exc:
+        fail(str(exc), 1)
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    name: str | None
+    refine: Callable[[str], str] | None
+    max_kib: int
+    to_stdout: bool
+
+
+def _require_folders(zip_path: Path | None) -> None:
+    """A zip aimed into a folder that does not exist is a typo to point out, not to
+    create (``--out`` makes its folder, as ``~/.gemini/commands`` may not exist yet)."""
+    if (
+        zip_path is not None
+        and not (zip_path.parent if zip_path.parent.parts else Path(".")).is_dir()
+    ):
+        fail(f"--zip {zip_path}: the folder {zip_path.parent} does not exist; create it first.")
+
+
+def _compile_one(
+    definition: SkillDefinition,
+    options: CompileOptions,
+    out_dir: Path | None,
+    zip_path: Path | None,
+) -> None:
     try:
         command = compile_skill(
-            definition,
-            name,
-            refine=_refiner(state) if refine else None,
-            max_bytes=max_kib * 1024,
+            definition, options.name, refine=options.refine, max_bytes=options.max_kib * 1024
         )
     except CompileError as exc:
         fail(str(exc))
-    if to_stdout:
+    if options.to_stdout:
         click.echo(command.toml(), nl=False)
         return
     try:
         written = write_outputs(command, out_dir=out_dir, zip_path=zip_path)
     except OSError as exc:
-        fail(f"cannot write: {exc}")
+        fail(f"cannot write: {describe_error(exc)}", 1)
     click.echo(f"Wrote {written} (/{command.name}, {len(command.resources)} file(s) inlined).")
     if zip_path is None:
         click.echo(f"Install: cp {written} ~/.gemini/commands/")

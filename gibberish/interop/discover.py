@@ -7,6 +7,7 @@ parsed as ``untrusted`` by the same loader the app uses; errors stop the install
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,9 +52,25 @@ class Found:
         ]
 
 
+def _normalize_skill_md(folder: Path) -> bool:
+    """Whether ``folder`` holds a SKILL.md, in any case (``SKILL.MD``, ``skill.md``); in
+    a staged copy such a file is renamed ``SKILL.md``, the name every reader expects."""
+    if (folder / SKILL_FILE_NAME).is_file():
+        return True
+    try:
+        names = [n for n in os.listdir(folder) if n.lower() == SKILL_FILE_NAME.lower()]
+    except OSError:
+        return False
+    if len(names) != 1 or not (folder / names[0]).is_file() or (folder / names[0]).is_symlink():
+        return False
+    os.rename(folder / names[0], folder / SKILL_FILE_NAME)
+    return True
+
+
 def skill_folders(root: Path) -> list[Path]:
-    """Folders holding a SKILL.md: the root itself, or sub-folders (not inside a skill)."""
-    if (root / SKILL_FILE_NAME).is_file():
+    """Folders holding a SKILL.md: the root itself, or sub-folders (not inside a skill).
+    ``root`` is a private staged copy: a SKILL.md in another case is renamed there."""
+    if _normalize_skill_md(root):
         return [root]
     found: list[Path] = []
     queue = deque([(root, 0)])
@@ -62,7 +79,7 @@ def skill_folders(root: Path) -> list[Path]:
         for child in sorted(folder.iterdir()):
             if child.name.startswith(".") or child.is_symlink() or not child.is_dir():
                 continue
-            if (child / SKILL_FILE_NAME).is_file():
+            if _normalize_skill_md(child):
                 found.append(child)
             elif depth + 1 < MAX_DEPTH:
                 queue.append((child, depth + 1))

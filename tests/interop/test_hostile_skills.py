@@ -124,14 +124,9 @@ def _without_dac_override() -> list[str] | None:
     setpriv = shutil.which("setpriv", path=os.defpath + ":/usr/sbin:/sbin")
     if setpriv is None:
         return None
-    probe = subprocess.run(
-        [setpriv, "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search"]
-        + [sys.executable, "-c", "pass"],
-        capture_output=True,
-    )
-    if probe.returncode != 0:
-        return None
-    return [setpriv, "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search"]
+    prefix = [setpriv, "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search"]
+    probe = subprocess.run([*prefix, sys.executable, "-c", "pass"], capture_output=True)
+    return prefix if probe.returncode == 0 else None
 
 
 def test_unreadable_files_and_folders_are_that_skills_problem(tmp_path, home) -> None:
