@@ -128,16 +128,52 @@ def search_command(state: CliState, query: str, limit: int, as_json: bool) -> No
 @click.option(
     "--out",
     "out_dir",
-    required=True,
     type=click.Path(path_type=Path, file_okay=False),
     help="Write OUT/<name>/SKILL.md and OUT/<name>/.skillc/manifest.json here.",
 )
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    help="Deploy to these agents' skills folders (claude-code, agents, cursor, …; "
+    "comma-separated or repeated): built into .skillc/runtime, then linked.",
+)
+@click.option(
+    "--project",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Deploy into this project's agent folders (and build in its .skillc/runtime).",
+)
+@click.option(
+    "--global", "global_", is_flag=True, help="Build in ~/.skillc/runtime even for a project."
+)
+@click.option(
+    "--copy", is_flag=True, help="Copy the stub into each agent folder instead of linking."
+)
 @click.option("--force", is_flag=True, help="Rebuild even when the sources did not change.")
 @pass_state
-def stub_command(state: CliState, skill: str, out_dir: Path, force: bool) -> None:
-    """Compile a skill to a gateway stub (skillc RFC-0001): no source content, a manifest."""
+def stub_command(
+    state: CliState,
+    skill: str,
+    out_dir: Path | None,
+    targets: tuple[str, ...],
+    project: Path | None,
+    global_: bool,
+    copy: bool,
+    force: bool,
+) -> None:
+    """Compile a skill to a gateway stub (skillc RFC-0001): no source content, a manifest.
+
+    With --target, the stub is built into .skillc/runtime/<name> and deployed (linked, or
+    copied with --copy) into each agent's skills folder, user level or --project's.
+    """
+    from gibberish.cli.stub_deploy import chosen_agents, deploy_and_report, runtime_out
     from gibberish.interop.stub import build_stub
 
+    agents = chosen_agents(targets)
+    if out_dir is None:
+        if not agents:
+            fail("give --out FOLDER, or --target AGENT to deploy into an agent's skills folder.")
+        out_dir = runtime_out(project, global_)
     folder = _guard(lambda: skill_folder(state.engine(), skill))
     try:
         result = _guard(lambda: build_stub(folder, out_dir, force=force))
@@ -145,6 +181,8 @@ def stub_command(state: CliState, skill: str, out_dir: Path, force: bool) -> Non
         fail(f"cannot write the stub: {exc} (choose an --out folder you can write to).", 1)
     verb = "built" if result.rebuilt else "up to date"
     click.echo(f"{result.skill}: {verb} {result.folder} (source {result.source_hash[:12]})")
+    if agents:
+        deploy_and_report(result.folder, agents, project=project, copy=copy)
 
 
 COMMANDS = [
