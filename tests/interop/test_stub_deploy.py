@@ -31,6 +31,12 @@ def test_global_deploy_links_each_agent_folder_to_the_runtime(skills, gib) -> No
     assert result.output.count(" link ") == 2
     again = gib("--skills-dir", str(skills), "stub", "guide", "--target", "claude-code")
     assert again.exit_code == 0 and "up to date" in again.output
+    theirs = home / ".gemini" / "skills" / "guide"
+    theirs.parent.mkdir(parents=True)
+    theirs.symlink_to(skills / "guide", target_is_directory=True)  # a link of their own
+    result = gib("--skills-dir", str(skills), "stub", "guide", "--target", "gemini-cli")
+    assert result.exit_code == 1 and "left alone" in result.output
+    assert os.readlink(theirs) == str(skills / "guide")
 
 
 def test_project_copy_and_what_is_not_ours_is_left_alone(skills, gib, tmp_path) -> None:
