@@ -94,8 +94,6 @@ def _candidate(agent: str, folder: Path) -> Candidate:
         problem = skill.errors[0].format()
     elif skill.tools:
         problem = "it has runnable tools: add its folder to the skills folders instead"
-    elif (context_dir() / skill.name).exists():
-        problem = "already imported"
     return Candidate(skill.name, skill.description, tokens, folder, agent, problem)
 
 
@@ -117,22 +115,50 @@ def _copy_regular_files(source: Path, target: Path) -> None:
 
 
 def import_candidate(candidate: Candidate) -> ContextBlock:
-    """Copy the candidate in as an untrusted context block (with its provenance)."""
+    """Copy the candidate in as an untrusted context block (with its provenance); a
+    block of the same name is replaced (``replaces`` tells beforehand)."""
     if candidate.problem:
         raise ImportError_(f"{candidate.name} cannot be imported: {candidate.problem}.")
-    target = context_dir() / candidate.name
-    staging = context_dir() / f".{candidate.name}.importing"
-    shutil.rmtree(staging, ignore_errors=True)
+    return install_block(candidate.folder, candidate.name, str(candidate.folder), "folder")[0]
+
+
+def replaces(name: str) -> bool:
+    """Whether importing ``name`` replaces a block imported before."""
+    return (context_dir() / name).is_dir()
+
+
+def install_block(folder: Path, name: str, source: str, kind: str) -> tuple[ContextBlock, bool]:
+    """Copy ``folder`` (regular files only) in as block ``name`` with its provenance;
+    returns the block and whether it replaced one of that name. Checked first: a folder
+    that is no valid instruction skill is refused and nothing changes."""
+    skill = parse_skill_file(
+        folder / "SKILL.md", profile=Profile.AGENTSKILLS, trust=Trust.UNTRUSTED, expected_name=name
+    )
+    if not skill.ok:
+        raise ImportError_(f"{name} cannot be imported: {skill.errors[0].format()}")
+    if skill.tools:
+        raise ImportError_(f"{name} has runnable tools: install it as a skill instead.")
+    target, staging, old = (context_dir() / n for n in (name, f".{name}.importing", f".{name}.old"))
+    for leftover in (staging, old):
+        shutil.rmtree(leftover, ignore_errors=True)
+    replaced = target.is_dir()
     try:
-        _copy_regular_files(candidate.folder, staging)
-        write_provenance(staging, str(candidate.folder), "folder")
+        _copy_regular_files(folder, staging)
+        write_provenance(staging, source, kind)
+        if replaced:
+            target.rename(old)
         staging.rename(target)
+    except BaseException:
+        if replaced and old.is_dir() and not target.exists():
+            old.rename(target)  # the previous block stays when the new one fails
+        raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)
     block = imported_block(target)
     if block is None:  # pragma: no cover - it parsed a moment ago
-        raise ImportError_(f"{candidate.name} changed while it was imported; scan again.")
-    return block
+        raise ImportError_(f"{name} changed while it was imported; import it again.")
+    return block, replaced
 
 
 def imported_block(folder: Path) -> ContextBlock | None:
