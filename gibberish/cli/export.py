@@ -21,6 +21,7 @@ from gibberish.interop.compile import (
 )
 from gibberish.interop.compile_sources import SourceUnusable, fetched_source, skills_in
 from gibberish.interop.disclosure import describe_error
+from gibberish.interop.instruction_files import instruction_format, plan_format
 from gibberish.interop.sync import exportable
 from gibberish.interop.sync_all import apply_sync, counts, plan_sync
 from gibberish.skills.model import SkillDefinition, Trust
@@ -31,11 +32,7 @@ def _home() -> Path:
     return Path(os.path.expanduser("~"))
 
 
-def _chosen_targets(
-    state: CliState, names: tuple[str, ...], home: Path
-) -> list[agents.AgentTarget]:
-    if not names and state.engine().settings.sync_targets:
-        names = state.engine().settings.sync_targets  # [sync] targets in the config
+def _chosen_targets(names: tuple[str, ...], home: Path) -> list[agents.AgentTarget]:
     if not names:
         found = agents.detect_installed(home)
         if not found:
@@ -69,6 +66,18 @@ def _chosen_skills(
     ]
 
 
+def _format_plans(formats, skills, home: Path, project: Path | None, notes: list[str]):
+    """Plans for the opt-in instruction files (AGENTS.md, Copilot, Cursor rules)."""
+    plans = []
+    for fmt in formats:
+        plan = plan_format(fmt, skills, home=home, project=project)
+        if plan is None:
+            notes.append(f"{fmt.name}: written only into a project; add --project DIR")
+        else:
+            plans.append(plan)
+    return plans
+
+
 @click.command("sync")
 @click.argument("targets", nargs=-1)
 @click.option(
@@ -98,7 +107,10 @@ def sync_command(
     Only files gibberish wrote and nobody edited since are ever updated or removed.
     """
     home = _home()
-    chosen = _chosen_targets(state, targets, home)
+    named = targets or state.engine().settings.sync_targets  # else [sync] targets
+    formats = [f for n in named if (f := instruction_format(n)) is not None]
+    agent_names = tuple(n for n in named if instruction_format(n) is None)
+    chosen = _chosen_targets(agent_names, home) if agent_names or not formats else []
     skills = _chosen_skills(state, only, include_bundled)
     project = project.resolve() if project is not None else None
     plan = plan_sync(
@@ -110,10 +122,11 @@ def sync_command(
         settings_servers=state.engine().settings.mcp_servers,
         scope=set(only) or None,
     )
+    plan.folders.extend(_format_plans(formats, skills, home, project, plan.notes))
     for note in plan.notes:
         click.secho(f"note: {note}", err=True, fg="yellow")
     rows = plan.rows(home, all_steps=True)
-    names = ", ".join(t.name for t in chosen)
+    names = ", ".join([*(t.name for t in chosen), *(f.name for f in formats)])
     if not rows:
         click.echo(f"Up to date ({names}): nothing to do.")
         return

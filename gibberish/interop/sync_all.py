@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gibberish.interop.agents import AgentTarget, McpFile
+from gibberish.interop.instruction_files import apply_format, instruction_format
 from gibberish.interop.mcp_sync import McpPlan, apply_mcp, plan_mcp, wanted_servers
 from gibberish.interop.sync import Action, FolderPlan, apply_folder, folders_for, plan_folder
 from gibberish.skills.model import SkillDefinition
@@ -101,8 +102,9 @@ def apply_sync(plan: SyncPlan) -> list[str]:
     for folder_plan in plan.folders:
         if not folder_plan.changes:
             continue
+        opt_in = instruction_format(folder_plan.targets[0]) is not None
         try:
-            errors.extend(apply_folder(folder_plan))
+            errors.extend((apply_format if opt_in else apply_folder)(folder_plan))
         except OSError as exc:
             errors.append(f"{folder_plan.folder}: {exc}")
     for mcp in plan.mcp:
