@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -145,6 +146,12 @@ def test_dependencies_and_the_project_lock(tmp_path, gib) -> None:
     assert sorted(p.name for p in skills.iterdir() if not p.name.startswith(".")) == ["base", "top"]
     lock = tomllib.loads((project / "gibberish.lock").read_text())
     assert {"base", "top"} <= set(json.dumps(lock).replace('"', " ").split())
+    before = (skills / "top" / "SKILL.md").read_bytes()
+    shutil.rmtree(project / ".gibberish")  # a fresh clone: only the manifest and the lock
+    result = gib("install", "--project", str(project), "--yes", "--no-sync")
+    assert result.exit_code == 0, result.output
+    assert (skills / "top" / "SKILL.md").read_bytes() == before
+    assert (skills / "base" / "SKILL.md").is_file()
 
 
 def test_sync_skill_never_removes_another_skills_copy(home, gib, user_skills) -> None:
