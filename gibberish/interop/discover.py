@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gibberish.interop.dependencies import Dependencies, frontmatter, read_dependencies
-from gibberish.skills.fields import SKILL_FILE_NAME, is_valid_skill_name
+from gibberish.skills.fields import E_NO_TOOLS, SKILL_FILE_NAME, is_valid_skill_name
 from gibberish.skills.kind import parse_either, skill_kind
-from gibberish.skills.model import Diagnostic, SkillDefinition, Trust
-from gibberish.skills.parser import read_skill_bytes
+from gibberish.skills.model import Diagnostic, Profile, SkillDefinition, Trust
+from gibberish.skills.parser import parse_skill_bytes, read_skill_bytes
 
 MAX_DEPTH = 4
 # The loader does not know the installer's field; the warning would only confuse.
@@ -123,9 +123,20 @@ def _check(folder: Path, root: Path, origin: str) -> Found:
         data, problem, path=skill_md, trust=Trust.UNTRUSTED, expected_name=name
     )  # a valid Agent Skills instruction skill installs as one (docs/adr/0034)
     if not skill.ok or not is_valid_skill_name(skill.name):
-        problems = "\n".join("  " + _shown(d, str(skill_md), shown) for d in skill.errors)
+        errors = skill.errors
+        how = ""
+        if data is not None and any(d.code == E_NO_TOOLS for d in errors):
+            # no tools: what matters is why it is no valid instruction skill either
+            errors = (
+                parse_skill_bytes(
+                    data, None, path=skill_md, profile=Profile.AGENTSKILLS, expected_name=name
+                ).errors
+                or errors
+            )
+            how = " (read as an instruction skill, by the Agent Skills rules)"
+        problems = "\n".join("  " + _shown(d, str(skill_md), shown) for d in errors)
         raise InstallError(
-            f"{shown} is not a skill gibberish can install:\n{problems or '  no valid name'}"
+            f"{shown} is not a skill gibberish can install{how}:\n{problems or '  no valid name'}"
         )
     try:
         dependencies = read_dependencies(skill_md)

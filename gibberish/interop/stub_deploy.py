@@ -81,14 +81,18 @@ def _deploy_one(built: Path, path: Path, *, copy: bool) -> tuple[str, str]:
         path.unlink()  # ours: the link becomes a copy
     elif path.exists() and not (copy and _is_stub_of(path, built.name)):
         return "left alone", "a folder is there that is not a stub of this skill"
+    reason = ""
     if not copy:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.symlink_to(built, target_is_directory=True)
-        return "link", ""
+        try:
+            path.symlink_to(built, target_is_directory=True)
+            return "link", ""
+        except OSError as exc:  # the RFC's fallback: a copy, with a warning
+            reason = f"no link possible here ({exc.strerror}); copied instead"
     path.mkdir(parents=True, exist_ok=True)
     for rel in (Path(SKILL_FILE), Path(MANIFEST_DIR) / MANIFEST_FILE):
         atomic_write_bytes(path / rel, (built / rel).read_bytes(), mode=0o644)
-    return "copy", ""
+    return "copy", reason
 
 
 def _is_stub_of(folder: Path, name: str) -> bool:

@@ -63,7 +63,8 @@ def test_a_multi_line_install_error_prints_real_newlines(tmp_path, gib) -> None:
     result = gib("install", str(bad), "--yes")
     assert result.exit_code == 1
     assert "\\x0a" not in result.output
-    assert "is not a skill gibberish can install:\n  " in result.output
+    assert "by the Agent Skills rules):\n  " in result.output  # what an instruction skill lacks
+    assert "'name' is missing" in result.output and "'version'" not in result.output
 
 
 def test_context_scan_of_a_missing_folder_is_an_error(tmp_path, gib) -> None:
