@@ -21,7 +21,7 @@ from gibberish.interop.compile import (
 )
 from gibberish.interop.compile_sources import SourceUnusable, fetched_source, skills_in
 from gibberish.interop.disclosure import describe_error
-from gibberish.interop.instruction_files import instruction_format, plan_format
+from gibberish.interop.instruction_files import FORMAT_NAMES, instruction_format, plan_format
 from gibberish.interop.sync import exportable
 from gibberish.interop.sync_all import apply_sync, counts, plan_sync
 from gibberish.skills.model import SkillDefinition, Trust
@@ -46,7 +46,7 @@ def _chosen_targets(names: tuple[str, ...], home: Path) -> list[agents.AgentTarg
         try:
             chosen.append(agents.target(name))
         except KeyError as exc:
-            fail(str(exc.args[0]))
+            fail(f"{exc.args[0]}; opt-in files: {', '.join(FORMAT_NAMES)}")
     return chosen
 
 
@@ -103,8 +103,10 @@ def sync_command(
 ) -> None:
     """Copy your skills into other agents' skills folders (default: the agents installed).
 
-    Targets: claude-code, codex, agents, gemini-cli, cursor, copilot, devin, opencode.
-    Only files gibberish wrote and nobody edited since are ever updated or removed.
+    Targets: claude-code, codex, agents, gemini-cli, cursor, copilot, devin, opencode;
+    opt-in instruction files: agents-md, copilot-instructions, cursor-rules. Default: the
+    `[sync] targets` of config.toml, else the agents found. Only files gibberish wrote and
+    nobody edited since are ever updated or removed.
     """
     home = _home()
     named = targets or state.engine().settings.sync_targets  # else [sync] targets
