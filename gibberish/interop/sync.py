@@ -124,8 +124,9 @@ def skill_files(skill_dir: Path) -> dict[str, SourceFile]:
     """Every regular file of a skill, relative path → content (VCS and caches left out).
 
     Links that lead nowhere (dangling, a loop) and FIFOs, devices and sockets are no
-    files and are left out; a file or folder that cannot be read raises
-    :class:`UnreadableSkill`, so the skill is skipped whole rather than half copied."""
+    files and are left out; a file or folder that cannot be read, or a file over
+    ``MAX_FILE_BYTES``, raises :class:`UnreadableSkill`, so the skill is skipped whole
+    rather than half copied."""
     out: dict[str, SourceFile] = {}
     root = str(skill_dir)
     for dirpath, dirnames, filenames in os.walk(root, onerror=_raise_unreadable):
@@ -138,8 +139,13 @@ def skill_files(skill_dir: Path) -> dict[str, SourceFile]:
                 st = os.stat(full)
             except OSError:  # a dangling link or a loop: nothing to copy
                 continue
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
+            if not stat.S_ISREG(st.st_mode):
                 continue
+            if st.st_size > MAX_FILE_BYTES:  # never a copy that silently lacks a file
+                raise UnreadableSkill(
+                    f"{full}: {st.st_size:,} bytes, more than the {MAX_FILE_BYTES // 2**20} MiB "
+                    "a synced file may have; move it out of the skill"
+                )
             try:
                 with open(full, "rb") as handle:
                     data = handle.read()

@@ -72,6 +72,8 @@ def test_sync_copies_the_good_and_reports_the_bad(hostile, home) -> None:
         assert (copies / name / "SKILL.md").is_file(), name
     assert not (copies / "fifo-inside" / "pipe.md").exists()
     assert "skip-invalid" in out and "fifo-skillmd" in out.replace("\n", "")
+    assert not (copies / "big-file").exists()  # a 50 MB file: skipped whole, said why
+    assert "more than the 16 MiB a synced file may have" in out.replace("\n", "")
 
 
 def test_search_names_the_skills_it_skipped(hostile, home) -> None:
