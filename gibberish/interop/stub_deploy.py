@@ -22,6 +22,7 @@ from pathlib import Path
 from gibberish.fileio import atomic_write_bytes
 from gibberish.interop.agents import AgentTarget
 from gibberish.interop.stub import MANIFEST_DIR, MANIFEST_FILE, SKILL_FILE
+from gibberish.skills.fields import is_valid_skill_name
 
 RUNTIME = Path(".skillc") / "runtime"
 
@@ -66,6 +67,8 @@ def deploy(
             )
             continue
         folders.setdefault(folder, []).append(target.name)
+    if not is_valid_skill_name(built.name):  # one path component, never ".." or "a/b"
+        return [Deployment(tuple(t.name for t in targets), built, "left alone", "not a skill name")]
     for folder, names in folders.items():
         path = folder / built.name
         results.append(Deployment(tuple(names), path, *_deploy_one(built, path, copy=copy)))
