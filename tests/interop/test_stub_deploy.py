@@ -64,3 +64,12 @@ def test_stub_needs_an_out_folder_or_a_target(skills, gib) -> None:
     assert result.exit_code == 2 and "--target" in result.output
     result = gib("--skills-dir", str(skills), "stub", "guide", "--target", "nope")
     assert result.exit_code == 2 and "unknown agent" in result.output
+
+
+def test_a_stub_whose_name_is_no_skill_name_is_not_deployed(tmp_path, gib) -> None:
+    folder = tmp_path / "odd"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\nname: Odd Name\ndescription: D.\n---\n\n# Odd\n")
+    result = gib("stub", str(folder), "--target", "claude-code")
+    assert result.exit_code == 1 and "not a skill name" in result.output
+    assert not (Path(os.environ["HOME"]) / ".claude" / "skills").exists()
