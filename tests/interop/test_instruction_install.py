@@ -241,3 +241,41 @@ def test_a_relative_dependency_resolves_inside_the_archive(tmp_path, gib, user_s
     zip_with(tmp_path / "e.zip", [("top/SKILL.md", escaping.encode(), 0)])
     result = gib("install", str(tmp_path / "e.zip"), "--yes", "--replace", "--no-sync")
     assert result.exit_code == 1 and "leads out of the source" in result.output
+
+
+def _read_terminal(fd: int) -> bytes:
+    """What the child wrote next; b"" once its terminal closed (a minute at most)."""
+    import select
+
+    ready, _, _ = select.select([fd], [], [], 60)
+    assert ready, "the child wrote nothing for a minute"
+    try:
+        return os.read(fd, 4096)
+    except OSError:  # EIO: the child exited and closed the terminal
+        return b""
+
+
+def test_on_a_terminal_install_asks_whether_to_sync(tmp_path, home, user_skills) -> None:
+    import pty
+    import subprocess
+    import sys
+
+    from tests.interop.conftest import child_env
+
+    (home / ".claude").mkdir()
+    folder = write_shape(tmp_path / "src", "plain-guide")
+    main, child = pty.openpty()
+    argv = [sys.executable, "-m", "gibberish", "install", str(folder), "--yes"]
+    with subprocess.Popen(argv, stdin=child, stdout=child, stderr=child, env=child_env()) as proc:
+        os.close(child)
+        seen = b""
+        while b"Copy them to your agents now (claude-code)?" not in seen:
+            chunk = _read_terminal(main)
+            assert chunk, seen
+            seen += chunk
+        os.write(main, b"y\n")
+        while chunk := _read_terminal(main):
+            seen += chunk
+    os.close(main)
+    assert proc.returncode == 0, seen.decode(errors="replace")
+    assert (home / ".claude" / "skills" / "plain-guide" / "SKILL.md").is_file()
