@@ -83,7 +83,10 @@ def offer_sync(
             return
     checker = SkillLibrary([])
     skills = [checker.load_folder(skills_dir / n, trust=Trust.UNTRUSTED) for n in names]
-    plan = plan_sync(skills, targets, home=home(), project=project, scope=set(names))
+    servers = state.engine().settings.mcp_servers
+    plan = plan_sync(
+        skills, targets, home=home(), project=project, settings_servers=servers, scope=set(names)
+    )
     for note in plan.notes:
         click.secho(f"note: {printable(note)}", err=True, fg="yellow")
     _show(plan, done="Synced")

@@ -90,6 +90,8 @@ def plan_sync(
     plan.notes.extend(problems)
     for path, (spec, names) in _mcp_files(targets, home, project).items():
         mcp = plan_mcp(path, spec, names, servers)
+        if scope is not None:  # a partial sync never removes what other skills need
+            mcp.steps = [step for step in mcp.steps if step.action is not Action.REMOVE]
         if mcp.problem:
             plan.notes.append(mcp.problem)
         plan.mcp.append(mcp)

@@ -279,3 +279,20 @@ def test_on_a_terminal_install_asks_whether_to_sync(tmp_path, home, user_skills)
     os.close(main)
     assert proc.returncode == 0, seen.decode(errors="replace")
     assert (home / ".claude" / "skills" / "plain-guide" / "SKILL.md").is_file()
+
+
+def test_sync_skill_never_removes_an_mcp_server_another_skill_needs(home, gib, user_skills) -> None:
+    (home / ".claude").mkdir()
+    needs = (
+        "---\nname: needs-files\ndescription: Needs an MCP server.\ndependencies:\n  mcp:\n"
+        "    files:\n      command: files-server\n---\n\nUse the files server.\n"
+    )
+    (user_skills / "needs-files").mkdir(parents=True)
+    (user_skills / "needs-files" / "SKILL.md").write_text(needs)
+    write_shape(user_skills, "plain-guide")
+    assert gib("--no-bundled", "sync", "claude-code").exit_code == 0
+    config = home / ".claude.json"
+    assert "files" in json.loads(config.read_text())["mcpServers"]
+    result = gib("--no-bundled", "sync", "claude-code", "--skill", "plain-guide")
+    assert result.exit_code == 0, result.output
+    assert "files" in json.loads(config.read_text())["mcpServers"], result.output
