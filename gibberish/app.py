@@ -44,9 +44,9 @@ from gibberish.skills.model import (
     Profile,
     SkillDefinition,
     ToolDefinition,
-    Trust,
 )
 from gibberish.skills.render import coerce_value, render
+from gibberish.trust import projects as project_trust
 from gibberish.trust.approvals import ApprovalRecord, ApprovalStore
 from gibberish.trust.context import MicrophoneProbe
 from gibberish.trust.decision import Decision
@@ -176,6 +176,7 @@ class Engine:
         self._lock = threading.Lock()
         self._state = _State()
         self._project_skills: Path | None = None
+        self._project_trusted = False
         self._run_logs = RunLogs(paths.state_dir() / "runs")
         self._snapshots_pruned = False
         self.library = self._new_library()
@@ -226,8 +227,8 @@ class Engine:
             include_user=self.options.include_user,
             include_bundled=self.options.include_bundled,
         )
-        if self._project_skills is not None:  # the project's own skills come first
-            sources.insert(0, SkillSource(self._project_skills, Trust.USER))
+        if self._project_skills is not None:  # placed by the project's trust (trust/projects)
+            sources = project_trust.with_project(sources, self._project_skills)
         return sources
 
     def use_project_of(self, folder: Path | None) -> bool:
@@ -237,12 +238,17 @@ class Engine:
         """
         project = find_project(folder) if folder is not None else None
         skills = project_skills_dir(project) if project is not None else None
-        if skills == self._project_skills:
+        trusted = project is not None and project_trust.is_trusted(project)
+        if (skills, trusted) == (self._project_skills, self._project_trusted):
             return False
-        self._project_skills = skills
+        self._project_skills, self._project_trusted = skills, trusted
         self.library = SkillLibrary(self._sources())
         self._loaded = False
         return True
+
+    def untrusted_project(self) -> tuple[Path, list[str]] | None:
+        """The focused project whose skills wait for the person's trust (the tray asks)."""
+        return project_trust.waiting(self._project_skills)
 
     def installer(self, project: Path | None = None) -> Installer:
         """The installer for the user's skills folder, or for ``project``'s (gibberish.interop)."""

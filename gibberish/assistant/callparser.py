@@ -8,11 +8,19 @@ keeps it within a few times ``json.loads`` (see benchmarks/feed.py).
 
 Grammar accepted (whitespace allowed between tokens)::
 
-    output  := … (START "call:" NAME object [END])* …
+    output  := … (START "call:" NAME (object | "{" json-object "}") [END])* …
     object  := "{" [key ":" value ("," key ":" value)*] "}"
-    key     := bare-key | "<escape>" text "<escape>"
-    value   := "<escape>" text "<escape>" | object | array | true | false | null | number | word
+    key     := bare-key | "<escape>" text "<escape>" | json-string
+    value   := "<escape>" text "<escape>" | object | array | json-string
+               | true | false | null | None | <nil> | number | word
     array   := "[" [value ("," value)*] "]"
+
+Every form the runtimes write into a prompt is read (docs/model-feed.md): the chat
+template's (``None`` for a missing value, bare keys inside nested objects, ``1.0``), Ollama's
+renderer's (``<nil>``, ``1`` for ``1.0``), and llama.cpp's, which hands the template the
+arguments as a JSON string, so the call reads ``call:NAME{`` + spaces + ``{"k":"v"}`` + ``}``
+(``json-object``, read with ``json``). A model that saw these in its history may answer in
+them, so answers are read the same way; a JSON string as a key or value is read too.
 
 Leniency, on purpose: a missing ``<end_function_call>`` at the very end of the output or
 right before the next ``<start_function_call>`` is accepted (streams get cut at a stop
@@ -29,6 +37,7 @@ in the length of the output however many start tokens it holds.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -41,11 +50,14 @@ _END_LEN = len(END_CALL)
 _CALL_PREFIX = "call:"
 _WHITESPACE = " \t\r\n"
 _SCALAR_STOP = frozenset(",}]<{[")
-_BAD_KEY = frozenset("{}[],<>:\"' \t\r\n")
+_BAD_KEY = frozenset('{}[],<>:"\r\n')
 _BAD_NAME = frozenset("{}[],<>:\"' \t\r\n()")
 _NUMBER_START = frozenset("-+0123456789.")
 _BAD_WORD = frozenset(": \t\r\n")
 MAX_DEPTH = 32
+_NIL = "<nil>"
+"""How Ollama's renderer (Go's ``%v``) writes a missing value."""
+_JSON = json.JSONDecoder()
 
 
 class CallSyntaxError(ValueError):
@@ -98,7 +110,7 @@ def _scalar(token: str, position: int) -> Any:
         return True
     if token == "false":
         return False
-    if token == "null":
+    if token in ("null", "None"):  # JSON's, and the chat template's (Python's) spelling
         return None
     if not token:
         raise CallSyntaxError("a value is missing", position)
@@ -128,6 +140,10 @@ def _parse_value(s: str, i: int, depth: int) -> tuple[Any, int]:
         return s[i + _ESC_LEN : j], j + _ESC_LEN
     if c == "{":
         return _parse_object(s, i, depth + 1)
+    if c == '"':
+        return _json_string(s, i)
+    if c == "<" and s.startswith(_NIL, i):
+        return None, i + len(_NIL)
     if c == "[":
         return _parse_array(s, i, depth + 1)
     n = len(s)
@@ -138,6 +154,17 @@ def _parse_value(s: str, i: int, depth: int) -> tuple[Any, int]:
     if j < n and s[j] in "<{[":
         raise CallSyntaxError(f"unexpected {s[j]!r} in a value", j)
     return _scalar(s[i:j].strip(), i), j
+
+
+def _json_string(s: str, i: int) -> tuple[str, int]:
+    """The JSON string literal starting at ``s[i]`` (a ``"``)."""
+    try:
+        value, end = _JSON.raw_decode(s, i)
+    except ValueError:
+        raise CallSyntaxError("a quoted string is not valid JSON", i) from None
+    if not isinstance(value, str):
+        raise CallSyntaxError("expected a quoted string", i)
+    return value, end
 
 
 def _parse_array(s: str, i: int, depth: int) -> tuple[list[Any], int]:
@@ -172,6 +199,31 @@ def _parse_array(s: str, i: int, depth: int) -> tuple[list[Any], int]:
             raise CallSyntaxError(f"expected ',' or ']' but found {c!r}", i)
 
 
+def _parse_key(s: str, i: int) -> tuple[str, int]:
+    """The key starting at ``s[i]`` and the index of the ``:`` after it."""
+    if s.startswith(ESCAPE, i):
+        j = s.find(ESCAPE, i + _ESC_LEN)
+        if j < 0:
+            raise CallSyntaxError("a key is not closed with <escape>", i)
+        key, i = s[i + _ESC_LEN : j], _skip_ws(s, j + _ESC_LEN)
+    elif s[i] == '"':
+        key, i = _json_string(s, i)
+        i = _skip_ws(s, i)
+    else:
+        j = s.find(":", i)
+        if j < 0:
+            raise CallSyntaxError("expected 'key:value'", i)
+        key = s[i:j]
+        if not key.isidentifier():  # a bare key: anything up to ':' but delimiters
+            key = key.strip()
+            if not key or not _BAD_KEY.isdisjoint(key):
+                raise CallSyntaxError("expected 'key:value'", i)
+        return key, j
+    if i >= len(s) or s[i] != ":":
+        raise CallSyntaxError("expected ':' after a key", i)
+    return key, i
+
+
 def _parse_object(s: str, i: int, depth: int) -> tuple[dict[str, Any], int]:
     """The object whose ``{`` is at ``s[i]``."""
     if depth > MAX_DEPTH:
@@ -190,25 +242,11 @@ def _parse_object(s: str, i: int, depth: int) -> tuple[dict[str, Any], int]:
             c = s[i]
         if c == "}" and not result:
             return result, i + 1
-        # key
-        if c == "<" and s.startswith(ESCAPE, i):
-            j = s.find(ESCAPE, i + _ESC_LEN)
-            if j < 0:
-                raise CallSyntaxError("a key is not closed with <escape>", i)
-            key = s[i + _ESC_LEN : j]
-            i = _skip_ws(s, j + _ESC_LEN)
-            if i >= n or s[i] != ":":
-                raise CallSyntaxError("expected ':' after a key", i)
+        j = s.find(":", i) if c != "<" and c != '"' else -1
+        if j > i and s[i:j].isidentifier():  # the common case, inlined: a bare name
+            key, i = s[i:j], j
         else:
-            j = s.find(":", i)
-            if j < 0:
-                raise CallSyntaxError("expected 'key:value'", i)
-            key = s[i:j]
-            if not key.isidentifier() and not _BAD_KEY.isdisjoint(key):
-                key = key.strip()
-                if not key or not _BAD_KEY.isdisjoint(key):
-                    raise CallSyntaxError("expected 'key:value'", i)
-            i = j
+            key, i = _parse_key(s, i)
         if key in result:
             raise CallSyntaxError(f"argument {key!r} is given twice", i)
         i += 1  # past ':'
@@ -250,6 +288,40 @@ def parse_arguments(text: str) -> dict[str, Any]:
     return value
 
 
+def json_depth(value: Any) -> int:
+    """How deeply lists and objects nest in ``value`` (counted without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _parse_arguments_at(s: str, brace: int) -> tuple[dict[str, Any], int]:
+    """The arguments whose ``{`` is at ``s[brace]``: FunctionGemma's ``{k:v,…}``, or a JSON
+    object inside the braces, as the template writes arguments given as a JSON string."""
+    inner = _skip_ws(s, brace + 1)
+    if not s.startswith("{", inner):
+        return _parse_object(s, brace, 1)
+    try:
+        value, end = _JSON.raw_decode(s, inner)
+    except (ValueError, RecursionError):
+        raise CallSyntaxError(
+            "the arguments are neither k:v pairs nor a JSON object", inner
+        ) from None
+    if not isinstance(value, dict):
+        raise CallSyntaxError("the arguments are not an object", inner)
+    if json_depth(value) > MAX_DEPTH:
+        raise CallSyntaxError("values nest too deeply", inner)
+    end = _skip_ws(s, end)
+    if not s.startswith("}", end):
+        raise CallSyntaxError("the arguments are not closed with }", end)
+    return value, end + 1
+
+
 def _parse_call_at(s: str, i: int) -> tuple[ParsedCall, int]:
     """Parse ``call:NAME{…}[<end_function_call>]`` starting at ``s[i]``."""
     block_start = i
@@ -263,7 +335,7 @@ def _parse_call_at(s: str, i: int) -> tuple[ParsedCall, int]:
     name = s[i:brace].strip()
     if not name.isidentifier() and (not name or not _BAD_NAME.isdisjoint(name)):
         raise CallSyntaxError("the function name is missing or malformed", i)
-    arguments, end = _parse_object(s, brace, 1)
+    arguments, end = _parse_arguments_at(s, brace)
     after = end
     if after < len(s) and s[after] in _WHITESPACE:
         after = _skip_ws(s, after)

@@ -43,8 +43,8 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 import httpx
 
 from gibberish.assistant.budget import DEFAULT_BUDGET
-from gibberish.assistant.callparser import ParsedCall, parse_calls
-from gibberish.assistant.conversation import Message
+from gibberish.assistant.callparser import MAX_DEPTH, ParsedCall, json_depth, parse_calls
+from gibberish.assistant.conversation import Message, tool_names
 from gibberish.assistant.exchange import Watchdog
 from gibberish.assistant.functiongemma import (
     DEVELOPER_PROMPT,
@@ -203,7 +203,7 @@ class ModelClient(Protocol):
 def _error_detail(response: httpx.Response) -> str:
     try:
         data = response.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         return " ".join(response.text.split())[:200]
     if isinstance(data, dict):
         err = data.get("error", data)
@@ -390,7 +390,7 @@ class _HttpClient:
         """One streamed JSON object; a reply that is not one, or says ``error``, raises."""
         try:
             obj = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past Python's stack: not a reply
             raise self.bad_json() from None
         if not isinstance(obj, dict):
             raise self.bad_json()
@@ -480,7 +480,7 @@ class OllamaChatClient(_HttpClient):
     def body(self, request: ModelRequest) -> dict[str, Any]:
         return {
             "model": self.settings.model,
-            "messages": [_ollama_message(m) for m in request.messages],
+            "messages": _ollama_messages(request.messages),
             "tools": tool_schemas(request.tools),
             "stream": self.settings.stream,
             "options": self.options(),
@@ -628,22 +628,32 @@ def _user_text(message: Message) -> str:
     return message.text if message.role == "assistant" else neutralize(message.text)
 
 
-def _ollama_message(message: Message) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": message.role, "content": _user_text(message)}
-    if message.calls:
-        out["tool_calls"] = [
-            {"function": {"name": c.name, "arguments": dict(c.arguments)}} for c in message.calls
-        ]
-    if message.role == "tool" and message.name:
-        out["tool_name"] = message.name
+def _ollama_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Chat messages for ``/api/chat``; a ``tool`` message names its tool (``tool_name``)."""
+    names = iter(tool_names(list(messages)))
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        item: dict[str, Any] = {"role": message.role, "content": _user_text(message)}
+        if message.calls:
+            item["tool_calls"] = [
+                {"function": {"name": c.name, "arguments": dict(c.arguments)}}
+                for c in message.calls
+            ]
+        name = next(names) if message.role == "tool" else ""
+        if name:
+            item["tool_name"] = name
+        out.append(item)
     return out
 
 
 def _openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """Chat messages; a ``tool`` message answers the matching call id of the calls before it."""
+    """Chat messages; a ``tool`` message answers the matching call id of the calls before it
+    and carries the tool's ``name``: FunctionGemma's chat template (rendered by llama.cpp or
+    vLLM) refuses a text result without one."""
     out: list[dict[str, Any]] = []
     ids: list[str] = []
     answered = 0
+    names = iter(tool_names(list(messages)))
     for n, message in enumerate(messages):
         item: dict[str, Any] = {"role": message.role, "content": _user_text(message)}
         if message.calls:
@@ -659,6 +669,9 @@ def _openai_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         if message.role == "tool":
             item["tool_call_id"] = ids[answered] if answered < len(ids) else f"call_{n}"
             answered += 1
+            name = next(names)
+            if name:
+                item["name"] = name
         out.append(item)
     return out
 
@@ -685,9 +698,12 @@ def _native_calls(raw_calls: Sequence[Any]) -> tuple[tuple[ParsedCall, ...], tup
         elif isinstance(arguments, str):
             try:
                 arguments = json.loads(arguments)
-            except ValueError:
+            except (ValueError, RecursionError):
                 errors.append(f"call {n} ({name}): the arguments are not valid JSON")
                 continue
+        if json_depth(arguments) > MAX_DEPTH:
+            errors.append(f"call {n} ({name}): the arguments nest too deeply")
+            continue
         if not isinstance(arguments, dict):
             errors.append(f"call {n} ({name}): the arguments are not an object")
             continue

@@ -1,75 +1,70 @@
-"""FunctionGemma's text format: declarations, whole conversations, calls and responses.
+"""FunctionGemma's text format for gibberish's tools and conversations.
 
 FunctionGemma (Gemma 3 270M tuned for tool use) reads its tools as text in a ``developer``
 turn and writes calls as text, so the exact bytes matter: the model was trained on what
-its chat template produces. This module renders that text; ``callparser`` reads it.
-``render_conversation`` is byte-identical to the chat template rendered with Jinja2 (as
-``transformers.apply_chat_template`` does) for the same tools and messages — the test suite
-renders a reconstruction of the template and compares (docs/model-feed.md says what was
-reconstructed from which published source, and where Ollama's renderer differs).
+its chat template produces. ``functiongemma_template`` is that template in Python over the
+chat APIs' data; this module feeds it gibberish's own tools (the JSON schemas the chat
+APIs get, ``manifest.tool_schema``) and ``conversation.Message`` lists, so
+``render_conversation`` is byte-identical to ``apply_chat_template`` with the model's own
+``chat_template.jinja`` (the tests render the real file and compare; docs/model-feed.md,
+ADR 0033). ``callparser`` reads the calls back.
 
-Decisions where the format leaves room (all in docs/model-feed.md):
+What gibberish adds, on purpose:
 
-* A parameter default is not a key the template renders; ``(default: X)`` is appended to
-  the parameter's description (unless it already says so).
 * Control tokens of any prompt format (``<escape>``, ``<end_of_turn>``, ``<|im_end|>``,
-  ``[INST]`` …) cannot occur inside text we render: ``neutralize`` swaps their brackets for
-  look-alike characters, so a description or a tool's output cannot end a turn or a string.
+  ``[INST]`` …) cannot occur inside text from outside: ``neutralize`` swaps their brackets
+  for look-alike characters in descriptions, the person's words, call arguments and tool
+  results, so none of them can end a turn or a string. The model's own earlier output is
+  given back as it wrote it.
 * ``<bos>`` is not written by default: runtimes (Ollama, llama.cpp) add the BOS token
   themselves. Pass ``bos=True`` for one that does not (and to compare with the template).
-* Keys are sorted like Jinja's ``dictsort``: case-insensitively, ties in the given order.
+* A conversation without a system message gets the trigger sentence as its developer text,
+  as the template's later revision writes it (``preamble=""`` renders the release's empty
+  developer text; ADR 0033).
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from gibberish.assistant.conversation import Message, ToolCall, tool_names
-from gibberish.assistant.naming import ExposedTool
-from gibberish.skills.model import ParameterDefinition, ParameterType
-
-DEVELOPER_PROMPT = "You are a model that can do function calling with the following functions"
-
-ESCAPE = "<escape>"
-START_OF_TURN = "<start_of_turn>"
-END_OF_TURN = "<end_of_turn>"
-START_DECLARATION = "<start_function_declaration>"
-END_DECLARATION = "<end_function_declaration>"
-START_CALL = "<start_function_call>"
-END_CALL = "<end_function_call>"
-START_RESPONSE = "<start_function_response>"
-END_RESPONSE = "<end_function_response>"
-BOS = "<bos>"
-
-STOP_SEQUENCES = (END_OF_TURN, START_RESPONSE)
-"""Where generation should stop: the end of the model's turn, or where a function response
-would begin (Google lists ``<start_function_response>`` as an additional stop sequence)."""
-
-_CONTROL_TOKEN = re.compile(
-    r"<(?:bos|eos|pad|unk|mask|escape|start_of_turn|end_of_turn|start_of_image|end_of_image"
-    r"|(?:start|end)_function_(?:declaration|call|response))>"  # Gemma 3 / FunctionGemma
-    r"|<\|[^<>\n]{0,40}?\|?>|<[^<>|\n]{1,40}\|>"  # <|im_start|>, <|eot_id|>, <|turn>, <turn|> …
-    r"|</?(?:s|tool_call|tool_response|tools|think)>"  # Llama 2 / Hermes / Qwen / SmolLM
-    r"|\[/?(?:INST|SYS|TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS|TOOL_CONTENT)\]",  # Mistral
-    re.IGNORECASE,
+from gibberish.assistant.functiongemma_template import (
+    format_argument,
+    format_declaration,
+    render_chat,
 )
-_LOOKALIKE = str.maketrans({"<": "‹", ">": "›", "[": "⟦", "]": "⟧"})
+from gibberish.assistant.functiongemma_template import format_fields as _template_fields
+from gibberish.assistant.functiongemma_template import render_call as _template_call
+from gibberish.assistant.functiongemma_template import render_response as _template_response
+from gibberish.assistant.functiongemma_tokens import (
+    BOS,
+    DEVELOPER_PROMPT,
+    END_CALL,
+    END_DECLARATION,
+    END_OF_TURN,
+    END_RESPONSE,
+    ESCAPE,
+    START_CALL,
+    START_DECLARATION,
+    START_OF_TURN,
+    START_RESPONSE,
+    STOP_SEQUENCES,
+    neutralize,
+)
+from gibberish.assistant.manifest import parameter_description, tool_schema, tool_schemas
+from gibberish.assistant.naming import ExposedTool
 
 
-def neutralize(text: str) -> str:
-    """``text`` with every prompt-format control token made inert (``<escape>`` →
-    ``‹escape›``). Only brackets are replaced, never added, so no new token can appear."""
-    if "<" not in text and "[" not in text:
-        return text
-    return _CONTROL_TOKEN.sub(lambda m: m.group(0).translate(_LOOKALIKE), text)
-
-
-def _dictsort(keys: Iterable[str]) -> list[str]:
-    """Jinja's ``dictsort``: case-insensitive, stable for keys that differ only in case."""
-    return sorted(keys, key=str.lower)
+def inert(value: Any) -> Any:
+    """``value`` with ``neutralize`` applied to every string in it, keys included."""
+    if isinstance(value, str):
+        return neutralize(value)
+    if isinstance(value, Mapping):
+        return {inert(k): inert(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [inert(v) for v in value]
+    return value
 
 
 def escape(text: str) -> str:
@@ -78,91 +73,24 @@ def escape(text: str) -> str:
 
 
 def format_value(value: Any) -> str:
-    """One value in FunctionGemma syntax: strings escaped, bare numbers/true/false/null,
-    ``{k:v,…}`` with sorted bare keys, ``[a,b]``. Floats print as Jinja prints them
-    (``1.0``, ``2.5``); non-finite floats become ``null``."""
-    if isinstance(value, str):
-        return escape(value)
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if value is None:
-        return "null"
-    if isinstance(value, int):
-        return str(int(value))
-    if isinstance(value, float):
-        return repr(value) if math.isfinite(value) else "null"
-    if isinstance(value, Mapping):
-        return "{" + format_fields(value) + "}"
-    if isinstance(value, list | tuple):
-        return "[" + ",".join([format_value(v) for v in value]) + "]"
-    return escape(str(value))
+    """One value as the template writes a call argument: strings escaped, ``true``/
+    ``false``, ``None``, numbers as Python prints them (``1.0``), ``{k:v,…}`` with bare
+    dictsorted keys, ``[a,b]``."""
+    return format_argument(inert(value), escape_keys=False)
 
 
 def format_fields(mapping: Mapping[str, Any]) -> str:
     """``k1:v1,k2:v2`` with keys in dictsort order (the inside of a call or response)."""
-    return ",".join([f"{k}:{format_value(mapping[k])}" for k in _dictsort(mapping)])
-
-
-def _plain(value: Any) -> str:
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, list | tuple):
-        return ", ".join(_plain(v) for v in value)
-    return str(value)
-
-
-def parameter_description(param: ParameterDefinition) -> str:
-    """The description a model reads, with ``(default: X)`` added when a default exists."""
-    text = param.description.strip()
-    if param.default is None or "(default" in text.lower():
-        return text
-    suffix = f"(default: {_plain(param.default)})"
-    return f"{text} {suffix}" if text else suffix
-
-
-def _property(param: ParameterDefinition) -> str:
-    fields = ["description:" + escape(parameter_description(param))]
-    if param.type is ParameterType.ARRAY:
-        fields.append("items:{type:" + escape("STRING") + "}")
-    fields.append("type:" + escape(param.type.value.upper()))
-    return param.name + ":{" + ",".join(fields) + "}"
-
-
-def render_declaration_body(tool: ExposedTool) -> str:
-    """``declaration:NAME{description:…,parameters:{…} }`` without the surrounding tokens.
-
-    The template closes ``properties`` and the declaration with ``" }"`` (a space before
-    the brace); ``required`` keeps the declared order, properties are dictsorted.
-    """
-    params = _dictsort_params(tool.parameters)
-    inner = []
-    if params:
-        inner.append("properties:{" + ",".join([_property(p) for p in params]) + " }")
-    required = [p.name for p in tool.parameters if p.required]
-    if required:
-        inner.append("required:[" + ",".join([escape(n) for n in required]) + "]")
-    inner.append("type:" + escape("OBJECT"))
-    return (
-        f"declaration:{tool.name}{{description:{escape(tool.description.strip())}"
-        f",parameters:{{{','.join(inner)}}} }}"
-    )
-
-
-def _dictsort_params(params: Sequence[ParameterDefinition]) -> list[ParameterDefinition]:
-    return sorted(params, key=lambda p: p.name.lower())
+    return _template_fields(inert(mapping))
 
 
 def render_declaration(tool: ExposedTool) -> str:
     """One whole ``<start_function_declaration>…<end_function_declaration>`` block."""
-    return START_DECLARATION + render_declaration_body(tool) + END_DECLARATION
+    return START_DECLARATION + format_declaration(tool_schema(tool)) + END_DECLARATION
 
 
 def render_turn(role: str, text: str) -> str:
-    """``<start_of_turn>ROLE\\nTEXT<end_of_turn>\\n`` (text trimmed, as the template does)."""
+    """``<start_of_turn>ROLE\nTEXT<end_of_turn>\n`` (text trimmed, as the template does)."""
     return f"{START_OF_TURN}{role}\n{text.strip()}{END_OF_TURN}\n"
 
 
@@ -174,7 +102,7 @@ def render_developer_turn(tools: Iterable[ExposedTool], system: str = DEVELOPER_
 
 def render_call(name: str, arguments: Mapping[str, Any]) -> str:
     """``<start_function_call>call:NAME{k:v,…}<end_function_call>``."""
-    return f"{START_CALL}call:{name}{{{format_fields(arguments)}}}{END_CALL}"
+    return _template_call({"name": name, "arguments": inert(dict(arguments))})
 
 
 def render_response(name: str, result: Mapping[str, Any] | str) -> str:
@@ -183,8 +111,32 @@ def render_response(name: str, result: Mapping[str, Any] | str) -> str:
     A mapping (a run's result envelope) is spread as ``key:value`` pairs; text becomes
     ``{value:<escape>text<escape>}``, as the template renders a string tool result.
     """
-    fields = format_fields(result) if isinstance(result, Mapping) else "value:" + escape(result)
-    return f"{START_RESPONSE}response:{name}{{{fields}}}{END_RESPONSE}"
+    fields = inert(result) if isinstance(result, Mapping) else {"value": neutralize(result)}
+    return _template_response(name, fields)
+
+
+def chat_message(message: Message, name: str = "") -> dict[str, Any]:
+    """``message`` as a chat API's dict, every text from outside neutralized; ``name`` is
+    the tool a ``tool`` message answers for (the template needs it)."""
+    content = message.content if message.role == "assistant" else inert(message.content)
+    data: dict[str, Any] = {"role": message.role, "content": content}
+    if message.calls:
+        data["tool_calls"] = [
+            {
+                "type": "function",
+                "function": {"name": c.name, "arguments": inert(dict(c.arguments))},
+            }
+            for c in message.calls
+        ]
+    if message.role == "tool" and (name or message.name):
+        data["name"] = name or message.name
+    return data
+
+
+def chat_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Every message as ``chat_message`` gives it, each tool result named after its call."""
+    names = iter(tool_names(list(messages)))
+    return [chat_message(m, next(names) if m.role == "tool" else "") for m in messages]
 
 
 def render_conversation(
@@ -193,49 +145,22 @@ def render_conversation(
     *,
     bos: bool = False,
     generation_prompt: bool = True,
+    preamble: str = DEVELOPER_PROMPT,
 ) -> str:
-    """The whole prompt for ``messages``, as the chat template renders it.
+    """The whole prompt for ``messages``, as the model's chat template renders it.
 
     A developer turn is written when there are tools or the first message is ``system``
-    (its text, then the declarations). A model turn that calls tools stays open for the
-    ``tool`` results that follow, and the model's next text continues that same turn.
+    (its text, else ``preamble``, then the declarations). A model turn that calls tools
+    stays open for the ``tool`` results that follow, and the model's next text continues
+    that same turn. Raises ``TemplateError`` (a ``ValueError``) where the template would.
     """
-    parts = [BOS] if bos else []
-    loop = list(messages)
-    if tools or (loop and loop[0].role in ("system", "developer")):
-        system = loop.pop(0).text if loop and loop[0].role in ("system", "developer") else ""
-        parts.append(render_developer_turn(tools, system))
-    prev = _render_messages(loop, parts)
-    if generation_prompt and prev == "tool_call":
-        parts.append(START_RESPONSE)
-    elif generation_prompt and prev != "tool_response":
-        parts.append(f"{START_OF_TURN}model\n")
-    return "".join(parts)
-
-
-def _render_messages(loop: list[Message], parts: list[str]) -> str | None:
-    """Append the turns of ``loop`` to ``parts``; the kind of the last one written."""
-    names = iter(tool_names(loop))
-    prev = None
-    for message in loop:
-        if message.role == "tool":
-            parts.append(render_response(next(names), message.content))
-            prev = "tool_response"
-            continue
-        if prev == "tool_call":
-            raise ValueError("a model's tool call must be followed by the tool's response")
-        role = "model" if message.role == "assistant" else message.role
-        if prev != "tool_response":
-            parts.append(f"{START_OF_TURN}{role}\n")
-        text = message.text.strip()
-        parts.append(text if role == "model" else neutralize(text))
-        prev = "content"
-        if message.calls:
-            parts.extend(render_call(c.name, c.arguments) for c in message.calls)
-            prev = "tool_call"
-        else:
-            parts.append(f"{END_OF_TURN}\n")
-    return prev
+    return render_chat(
+        chat_messages(messages),
+        tool_schemas(tools) or None,
+        add_generation_prompt=generation_prompt,
+        bos_token=BOS if bos else "",
+        preamble=preamble,
+    )
 
 
 def render_prompt(
@@ -255,12 +180,24 @@ def render_prompt(
 __all__ = [
     "BOS",
     "DEVELOPER_PROMPT",
+    "END_CALL",
+    "END_DECLARATION",
+    "END_OF_TURN",
+    "END_RESPONSE",
+    "ESCAPE",
+    "START_CALL",
+    "START_DECLARATION",
+    "START_OF_TURN",
+    "START_RESPONSE",
     "STOP_SEQUENCES",
     "Message",
     "ToolCall",
+    "chat_message",
+    "chat_messages",
     "escape",
     "format_fields",
     "format_value",
+    "inert",
     "neutralize",
     "parameter_description",
     "render_call",

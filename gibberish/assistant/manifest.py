@@ -18,9 +18,29 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from gibberish.assistant.functiongemma import DEVELOPER_PROMPT, neutralize, parameter_description
+from gibberish.assistant.functiongemma_tokens import DEVELOPER_PROMPT, neutralize
 from gibberish.assistant.naming import ExposedTool
 from gibberish.skills.model import ParameterDefinition, ParameterType
+
+
+def _plain(value: Any) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, list | tuple):
+        return ", ".join(_plain(v) for v in value)
+    return str(value)
+
+
+def parameter_description(param: ParameterDefinition) -> str:
+    """The description a model reads, with ``(default: X)`` added when a default exists
+    (no declaration format has a default key a model is trained to read)."""
+    text = param.description.strip()
+    if param.default is None or "(default" in text.lower():
+        return text
+    suffix = f"(default: {_plain(param.default)})"
+    return f"{text} {suffix}" if text else suffix
 
 
 def parameter_schema(param: ParameterDefinition) -> dict[str, Any]:

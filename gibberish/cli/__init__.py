@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "gibberish.cli.disclosure",
     "gibberish.cli.mcp",
     "gibberish.cli.context",
+    "gibberish.cli.project",
 )
 """Modules exposing ``COMMANDS = [...]``; a new front end adds its module name here."""
 
@@ -49,6 +50,7 @@ COMMAND_HINTS = {
     "uninstall": "gibberish.cli.install",
     "update": "gibberish.cli.install",
     "installed": "gibberish.cli.install",
+    "project": "gibberish.cli.project",
     "listen": "gibberish.cli.voice",
     "voice": "gibberish.cli.voice",
     "outline": "gibberish.cli.disclosure",

@@ -41,6 +41,16 @@ class CliState:
             self._engine.use_project_of(Path.cwd())  # a project's own skills (gibberish.toml)
             for notice in self._engine.notices():
                 click.secho(f"note: {printable(notice)}", err=True, fg="yellow")
+            waiting = self._engine.untrusted_project()
+            if waiting is not None:
+                folder, names = waiting
+                click.secho(
+                    f"note: the project {printable(str(folder))} is not trusted: its skills "
+                    f"({printable(', '.join(names))}) load as untrusted; "
+                    "`gibberish project trust` makes them yours.",
+                    err=True,
+                    fg="yellow",
+                )
         return self._engine
 
 

@@ -26,9 +26,11 @@ def skill_folder(engine: Engine, name_or_path: str) -> Path:
             raise DisclosureError(disclosure.E_SKILL_NOT_FOUND, f"{folder} is not a folder.")
         return folder
     try:
-        return engine.skill(name_or_path).directory
+        skill = engine.skill(name_or_path)
     except EngineError as exc:
         raise DisclosureError(disclosure.E_SKILL_NOT_FOUND, str(exc)) from None
+    disclosure.refuse_unloaded(skill.name, skill.errors)
+    return skill.directory
 
 
 def _guard(action):
@@ -108,8 +110,9 @@ def sources_command(state: CliState, skill: str, as_json: bool) -> None:
 def search_command(state: CliState, query: str, limit: int, as_json: bool) -> None:
     """Sections across every skill, most relevant to QUERY first."""
     engine = state.engine()
-    skills = ((s.name, s.directory) for s in engine.skills())
-    hits, problems = disclosure.search_reporting(skills, query, limit)
+    served, problems = disclosure.servable_reporting(engine.skills())
+    hits, unreadable = disclosure.search_reporting(served, query, limit)
+    problems += unreadable
     for name, why in problems:  # one bad skill is reported; the others are searched
         click.secho(f"note: {printable(name)} skipped: {printable(why)}", err=True, fg="yellow")
     if as_json:
@@ -149,7 +152,12 @@ def search_command(state: CliState, query: str, limit: int, as_json: bool) -> No
 @click.option(
     "--copy", is_flag=True, help="Copy the stub into each agent folder instead of linking."
 )
-@click.option("--force", is_flag=True, help="Rebuild even when the sources did not change.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Rebuild even when the sources did not change, and replace a SKILL.md or manifest "
+    "gibberish did not write (each one replaced is named).",
+)
 @pass_state
 def stub_command(
     state: CliState,
@@ -163,7 +171,8 @@ def stub_command(
 ) -> None:
     """Compile a skill to a gateway stub (skillc RFC-0001): no source content, a manifest.
 
-    With --target, the stub is built into .skillc/runtime/<name> and deployed (linked, or
+    A file in OUT that gibberish did not write is never replaced without --force. With
+    --target, the stub is built into .skillc/runtime/<name> and deployed (linked, or
     copied with --copy) into each agent's skills folder, user level or --project's.
     """
     from gibberish.cli.stub_deploy import chosen_agents, deploy_and_report, runtime_out
@@ -179,6 +188,8 @@ def stub_command(
         result = _guard(lambda: build_stub(folder, out_dir, force=force))
     except StubWriteError as exc:
         fail(f"cannot write the stub: {exc} (choose an --out folder you can write to).", 1)
+    for note in result.replaced:
+        click.secho(f"note: {note}", err=True, fg="yellow")
     verb = "built" if result.rebuilt else "up to date"
     click.echo(f"{result.skill}: {verb} {result.folder} (source {result.source_hash[:12]})")
     if agents:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import click
 
 from gibberish.app import EngineError
-from gibberish.cli.common import CliState, fail, pass_state, table
+from gibberish.cli.common import CliState, fail, pass_state, printable, table
 from gibberish.interop import agents
 from gibberish.interop.compile import (
     MAX_PROMPT_BYTES,
@@ -22,8 +23,9 @@ from gibberish.interop.compile import (
 from gibberish.interop.compile_sources import SourceUnusable, fetched_source, skills_in
 from gibberish.interop.disclosure import describe_error
 from gibberish.interop.instruction_files import FORMAT_NAMES, instruction_format, plan_format
+from gibberish.interop.mcp_sync import Consent, McpServer
 from gibberish.interop.sync import exportable
-from gibberish.interop.sync_all import apply_sync, counts, plan_sync
+from gibberish.interop.sync_all import SyncPlan, apply_sync, counts, plan_sync
 from gibberish.skills.model import SkillDefinition, Trust
 from gibberish.skills.parser import parse_skill_file
 
@@ -91,6 +93,13 @@ def _format_plans(formats, skills, home: Path, project: Path | None, notes: list
 @click.option(
     "--include-bundled", is_flag=True, help="Also sync the skills shipped with gibberish."
 )
+@click.option(
+    "--allow-mcp",
+    "allow_mcp",
+    multiple=True,
+    metavar="NAME",
+    help="Agree to write MCP server NAME (a skill asks for it; the plan shows its command).",
+)
 @pass_state
 def sync_command(
     state: CliState,
@@ -100,6 +109,7 @@ def sync_command(
     link: bool,
     only: tuple[str, ...],
     include_bundled: bool,
+    allow_mcp: tuple[str, ...],
 ) -> None:
     """Copy your skills into other agents' skills folders (default: the agents installed).
 
@@ -123,6 +133,7 @@ def sync_command(
         link=link,
         settings_servers=state.engine().settings.mcp_servers,
         scope=set(only) or None,
+        consent=_mcp_consent(set(allow_mcp), ask=not dry_run and _interactive()),
     )
     plan.folders.extend(_format_plans(formats, skills, home, project, plan.notes))
     for note in plan.notes:
@@ -136,13 +147,50 @@ def sync_command(
     summary = ", ".join(f"{n} {a}" for a, n in sorted(counts(plan).items()))
     if dry_run:
         click.echo(f"\nDry run ({summary}): nothing written.")
+        _report_unapproved(plan)
         return
     errors = apply_sync(plan)
     for error in errors:
         click.secho(f"gibberish: {error}", err=True, fg="red")
     click.echo(f"\nDone ({summary}).")
+    _report_unapproved(plan)
     if errors:
         raise SystemExit(1)
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty()
+
+
+def _mcp_consent(allowed: set[str], *, ask: bool) -> Consent:
+    """Yes for servers named with --allow-mcp; otherwise the person is shown the full
+    command and asked (only at a terminal: without one the server is skipped)."""
+
+    def consent(server: McpServer) -> bool:
+        if server.name in allowed:
+            return True
+        if not ask:
+            return False
+        click.secho(f"MCP server {server.name!r} (from {printable(server.origin)}):", bold=True)
+        click.echo(f"  the agent would {printable(server.describe())}")
+        click.echo("  outside gibberish's sandbox, whenever the agent starts.")
+        return click.confirm(f"Write {server.name!r} into the agents' configuration?", False)
+
+    return consent
+
+
+def _report_unapproved(plan: SyncPlan) -> None:
+    skipped = sorted(
+        {s.name for m in plan.mcp for s in m.steps if s.action.value == "skip-unapproved"}
+    )
+    if skipped:
+        names = " ".join(f"--allow-mcp {n}" for n in skipped)
+        click.secho(
+            f"note: MCP server(s) {', '.join(skipped)} not written: nobody agreed to their "
+            f"command (shown above); to write them run `gibberish sync {names}`.",
+            err=True,
+            fg="yellow",
+        )
 
 
 def _installed(state: CliState, name: str) -> bool:
@@ -215,6 +263,9 @@ def _refiner(state: CliState):
     help="Largest prompt allowed.",
 )
 @click.option("--stdout", "to_stdout", is_flag=True, help="Print the .toml instead of writing it.")
+@click.option(
+    "--force", is_flag=True, help="Replace a file of that name gibberish did not write (named)."
+)
 @pass_state
 def compile_command(
     state: CliState,
@@ -226,6 +277,7 @@ def compile_command(
     refine: bool,
     max_kib: int,
     to_stdout: bool,
+    force: bool,
 ) -> None:
     """Compile SKILL into a self-contained Gemini CLI command.
 
@@ -236,7 +288,7 @@ def compile_command(
     if out_dir is not None and zip_path is not None:
         fail("give --out or --zip, not both")
     _require_folders(zip_path)
-    options = CompileOptions(name, _refiner(state) if refine else None, max_kib, to_stdout)
+    options = CompileOptions(name, _refiner(state) if refine else None, max_kib, to_stdout, force)
     try:
         source = fetched_source(skill)
         if source is None:
@@ -261,6 +313,7 @@ class CompileOptions:
     refine: Callable[[str], str] | None
     max_kib: int
     to_stdout: bool
+    force: bool = False
 
 
 def _require_folders(zip_path: Path | None) -> None:
@@ -288,10 +341,15 @@ def _compile_one(
     if options.to_stdout:
         click.echo(command.toml(), nl=False)
         return
+    notes: list[str] = []
     try:
-        written = write_outputs(command, out_dir=out_dir, zip_path=zip_path)
-    except OSError as exc:
+        written = write_outputs(
+            command, out_dir=out_dir, zip_path=zip_path, force=options.force, notes=notes
+        )
+    except (OSError, ValueError) as exc:
         fail(f"cannot write: {describe_error(exc)}", 1)
+    for note in notes:
+        click.secho(f"note: {note}", err=True, fg="yellow")
     click.echo(f"Wrote {written} (/{command.name}, {len(command.resources)} file(s) inlined).")
     if zip_path is None:
         click.echo(f"Install: cp {written} ~/.gemini/commands/")
@@ -306,14 +364,29 @@ def _compile_one(
     help="Port to listen on, on 127.0.0.1.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True, help="Loopback only.")
+@click.option(
+    "--allow-private-urls",
+    is_flag=True,
+    help="Let pasted URLs reach this computer or its private network (off: internet only).",
+)
+@click.option("--no-browser", is_flag=True, help="Print the link; do not open a browser.")
 @pass_state
-def web_command(state: CliState, port: int, host: str) -> None:
-    """Serve the compile page (upload a skill, preview, download a zip) on 127.0.0.1."""
+def web_command(
+    state: CliState, port: int, host: str, allow_private_urls: bool, no_browser: bool
+) -> None:
+    """Serve the compile page (upload a skill, preview, download a zip) on 127.0.0.1.
+
+    The link printed carries a secret token made for this launch: only a browser that
+    opened it is served (not other pages, not other users of this computer).
+    """
     if host not in ("127.0.0.1", "localhost", "::1"):
         fail(f"--host {host}: the page serves your skills and is for this computer only")
+    import socket
+
     import uvicorn
 
     from gibberish.interop.web.app import create_app
+    from gibberish.interop.web.guard import new_token
 
     engine = state.engine()
 
@@ -321,12 +394,28 @@ def web_command(state: CliState, port: int, host: str) -> None:
         engine.reload()  # cheap: only changed skills are read again
         return engine.skills()
 
-    app = create_app(current_skills)
-    click.echo(f"Compile page: http://127.0.0.1:{port}/  (API docs: /docs; Ctrl+C stops)")
+    token = new_token()
+    bound = "127.0.0.1" if host == "localhost" else host
+    family = socket.AF_INET6 if ":" in bound else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        sock.bind((bound, port))
     except OSError as exc:
+        sock.close()
         fail(f"cannot listen on {host}:{port}: {exc}")
+    app = create_app(
+        current_skills, token=token, bound_host=bound, allow_private_urls=allow_private_urls
+    )
+    shown = f"[{bound}]" if ":" in bound else bound
+    url = f"http://{shown}:{sock.getsockname()[1]}/?token={token}"
+    click.echo(f"Compile page: {url}\n(only this link opens it; API docs: /docs; Ctrl+C stops)")
+    if not no_browser and (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        import webbrowser
+
+        webbrowser.open(url)
+    config = uvicorn.Config(app, log_level="warning")
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 COMMANDS = [sync_command, compile_command, web_command]

@@ -8,6 +8,7 @@ already there is asked separately (``--replace`` answers it).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -17,12 +18,15 @@ from gibberish.cli.sync_offer import offer_sync, remove_synced
 from gibberish.interop.discover import Found, InstallError, show_warnings
 from gibberish.interop.install import Installer, Plan
 from gibberish.interop.project import (
+    Wanted,
     install_locked,
+    pending,
     read_manifest,
     record_in_manifest,
     write_lock,
 )
 from gibberish.interop.projectdir import find_project
+from gibberish.interop.sources import Source, parse_source
 from gibberish.interop.update import stage_update, update_available
 
 INSTRUCTIONS_NOTE = (
@@ -60,6 +64,11 @@ def _installer(state: CliState, project: Path | None) -> Installer:
     default=None,
     help="Copy what was installed to your agents (default: ask on a terminal).",
 )
+@click.option(
+    "--allow-outside",
+    is_flag=True,
+    help="Let a project's lock or manifest copy from folders outside the project.",
+)
 @pass_state
 def install_command(
     state: CliState,
@@ -69,6 +78,7 @@ def install_command(
     yes: bool,
     replace: bool,
     sync: bool | None,
+    allow_outside: bool,
 ) -> None:
     """Install skills from a folder, an archive, a URL or a git repository.
 
@@ -77,7 +87,7 @@ def install_command(
     """
     try:
         if source is None:
-            _install_project(state, project, yes=yes, replace=replace)
+            _install_project(state, project, yes=yes, replace=replace, outside=allow_outside)
             return
         installer = _installer(state, project)
         installed = _install_one(installer, source, names, yes=yes, replace=replace)
@@ -91,7 +101,7 @@ def install_command(
 
 
 def _install_one(
-    installer: Installer, source: str, names: tuple[str, ...], *, yes: bool, replace: bool
+    installer: Installer, source: str | Source, names: tuple[str, ...], *, yes: bool, replace: bool
 ) -> list[str]:
     with installer.stage(source, choose=_chooser(names, yes)) as plan:
         for notice in installer.state.notices:
@@ -203,17 +213,77 @@ def _record_project(installer: Installer, installed: list[str]) -> None:
     write_lock(project, installer.state, installer.target.skills_dir)
 
 
-def _install_project(state: CliState, project: Path | None, *, yes: bool, replace: bool) -> None:
+def _agree_to_project(wanted: list[Wanted], *, yes: bool, outside: bool) -> bool:
+    """Show every source the project would fetch; True when the person agreed (or gave
+    --yes); sources outside the project need --allow-outside or their own yes."""
+    click.echo(f"This project's gibberish.lock / gibberish.toml would install {len(wanted)}:")
+    for item in wanted:
+        pin = f" at {item.resolved[:19]}" if item.resolved else ""
+        click.echo(f"  {printable(item.name):<24} from {printable(item.source)}{pin}")
+        if item.outside:
+            click.secho(
+                f"    outside the project: copies {printable(item.outside)} from this computer",
+                fg="yellow",
+            )
+    click.echo("They install as untrusted: every run of their tools asks first.")
+    far = [w.name for w in wanted if w.outside]
+    if far and not outside:
+        if not _interactive():
+            raise InstallError(
+                f"{', '.join(far)}: from outside the project; refused without a terminal to "
+                "ask (read the list, then run again with --allow-outside)."
+            )
+        if not click.confirm("Copy files from outside the project into it?", default=False):
+            return False
+    if yes:
+        return True
+    if not _interactive():
+        raise InstallError(
+            "A project's skills are installed only after you agreed, and there is no terminal "
+            "to ask: read the list above, then run again with --yes."
+        )
+    return True  # asked once each is fetched and its commands are shown (_confirm_staged)
+
+
+def _confirm_staged(plans: list[Plan]) -> bool:
+    """The locked skills, fetched and checked: their tools and commands, then the question."""
+    for plan in plans:
+        _show_plan(plan)
+    return click.confirm(
+        f"Install {sum(len(p.skills) for p in plans)} skill(s) from the lock? They load as "
+        "untrusted: every run asks first.",
+        default=False,
+    )
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty()
+
+
+def _install_project(
+    state: CliState, project: Path | None, *, yes: bool, replace: bool, outside: bool = False
+) -> None:
     project = project or find_project(Path.cwd())
     if project is None:
         raise InstallError(
             "Give a SOURCE to install, or run this inside a project with a gibberish.toml."
         )
     installer = _installer(state, project)
-    done = install_locked(installer, project.resolve(), say=click.echo)
+    wanted = pending(installer, project.resolve())
+    if wanted and not _agree_to_project(wanted, yes=yes, outside=outside):
+        click.echo("Nothing installed.")
+        return
+    agreed = outside or any(w.outside for w in wanted)
+    done = install_locked(
+        installer,
+        project.resolve(),
+        say=click.echo,
+        allow_outside=agreed,
+        confirm=None if yes else _confirm_staged,
+    )
     for name, entry in read_manifest(project).items():
         if name not in installer.state.skills:
-            source = entry["source"]
+            source = parse_source(entry["source"], base=project)  # relative to the project
             done += _install_one(installer, source, (name,), yes=yes, replace=replace)
     write_lock(project.resolve(), installer.state, installer.target.skills_dir)
     click.echo(

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from gibberish import paths
+from gibberish.redaction import ScrubbingFormatter, scrub
 
 LOG_NAME = "cli.log"
 LOG_BYTES = 1_000_000
@@ -40,7 +41,7 @@ def configure() -> Path:
         except OSError:  # an unwritable state folder must not stop the command
             handler = logging.NullHandler()
         handler._gibberish_cli = True  # type: ignore[attr-defined]
-        handler.setFormatter(logging.Formatter(_FORMAT))
+        handler.setFormatter(ScrubbingFormatter(_FORMAT))
         root.addHandler(handler)
         root.setLevel(logging.INFO)
     return path
@@ -60,7 +61,7 @@ def enable_debug() -> None:
         return
     _state["debug"] = True
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter(_FORMAT))
+    handler.setFormatter(ScrubbingFormatter(_FORMAT))
     root = logging.getLogger("gibberish")
     root.addHandler(handler)
     root.setLevel(logging.DEBUG)
@@ -77,4 +78,4 @@ def record_internal_error(exc: BaseException) -> str:
         "internal error", exc_info=(type(exc), exc, exc.__traceback__)
     )
     hint = "" if debugging() else "; run again with --debug to see it here"
-    return f"internal error: {type(exc).__name__}: {exc} (the traceback is in {path}{hint})"
+    return scrub(f"internal error: {type(exc).__name__}: {exc} (the traceback is in {path}{hint})")

@@ -156,6 +156,26 @@ def secrets_delete(state: CliState, skill_name: str, name: str) -> None:
         fail(f"{printable(skill_name)} has no stored secret {printable(repr(name))}.", 1)
 
 
+@secrets_group.command("source")
+@click.argument("host")
+@click.option("--delete", is_flag=True, help="Forget the token for HOST.")
+def secrets_source(host: str, delete: bool) -> None:
+    """Keep a token for downloads from a private HOST (sent as a Bearer header over https),
+    so no source needs `?token=` or `user:token@` in it. Git uses its credential helper."""
+    from gibberish.interop import source_auth
+
+    if delete:
+        done = source_auth.forget(host)
+        click.echo(f"Forgot the token for {printable(host)}." if done else "No token was kept.")
+        return
+    token = click.prompt(f"Token for {host}", hide_input=True, err=True)
+    try:
+        source_auth.store(host, token)
+    except Exception as exc:  # keyring backends raise their own types
+        fail(f"cannot store the token in the keyring: {type(exc).__name__}", 1)
+    click.echo(f"Stored a token for downloads from {printable(host)} (in the keyring).")
+
+
 @click.group("mode", cls=FullHelpGroup, invoke_without_command=True)
 @click.pass_context
 def mode_group(ctx: click.Context) -> None:

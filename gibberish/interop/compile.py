@@ -295,13 +295,31 @@ def zip_bytes(command: CompiledCommand) -> bytes:
     return buffer.getvalue()
 
 
-def write_outputs(command: CompiledCommand, *, out_dir: Path | None, zip_path: Path | None) -> Path:
-    """Write the ``.toml`` into ``out_dir`` or the zip to ``zip_path``; returns what was written."""
+def write_outputs(
+    command: CompiledCommand,
+    *,
+    out_dir: Path | None,
+    zip_path: Path | None,
+    force: bool = False,
+    notes: list[str] | None = None,
+) -> Path:
+    """Write the ``.toml`` into ``out_dir`` or the zip to ``zip_path``; returns what was written.
+
+    A file already there is replaced only when it holds exactly this output or ``force``
+    is given (then ``notes`` gets the sentence naming it): gibberish never replaces a file
+    it did not write (:mod:`gibberish.pathsafety`).
+    """
     from gibberish.fileio import atomic_write_bytes
+    from gibberish.pathsafety import replace_allowed, resolve_inside
 
     if zip_path is not None:
-        atomic_write_bytes(zip_path, zip_bytes(command), mode=0o644)
-        return zip_path
-    target = (out_dir or Path.cwd()) / command.toml_name
-    atomic_write_bytes(target, command.toml().encode("utf-8"), mode=0o644)
+        target, data = zip_path, zip_bytes(command)
+    else:
+        target = resolve_inside(out_dir or Path.cwd(), command.toml_name)
+        data = command.toml().encode("utf-8")
+    same = target.is_file() and not target.is_symlink() and target.read_bytes() == data
+    note = replace_allowed(target, ours=same, force=force)
+    atomic_write_bytes(target, data, mode=0o644)
+    if note and notes is not None:
+        notes.append(note)
     return target

@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,11 +105,40 @@ class SearchHit:
 
 
 def require_skill_md(root: Path) -> Path:
-    """The folder's SKILL.md, or E010."""
+    """The folder's SKILL.md, or E010; E012 when it is a link leading out of the folder
+    (a SKILL.md linked to ``/proc/self/environ`` must never be served)."""
     path = root / SKILL_FILE
+    if path.is_symlink():
+        inside(root, SKILL_FILE)
     if not path.is_file():
         raise DisclosureError(E_NO_SKILL_MD, f"{root} has no {SKILL_FILE}: it is not a skill.")
     return path
+
+
+UNLOADED = frozenset(
+    {
+        "E-UNREADABLE",
+        "E-FILE-TOO-LARGE",
+        "E-BINARY-FILE",
+        "E-PATH-ESCAPE",
+        "E-INTERNAL",
+        "E-UNREADABLE-DIR",
+        "E-SKILL-TREE-LARGE",
+    }
+)
+"""Loader errors that mean the skill's files were not (safely) read: such a skill is
+never served, whatever else it holds."""
+
+
+def refuse_unloaded(name: str, errors: Iterable[Any]) -> None:
+    """E001 for a skill that failed to load (``errors``: its diagnostics with ``code``)."""
+    for diagnostic in errors:
+        if diagnostic.code in UNLOADED:
+            raise DisclosureError(
+                E_SKILL_NOT_FOUND,
+                f"the skill {name!r} failed to load ({diagnostic.code}), so it is not served; "
+                "`gibberish check` says why.",
+            )
 
 
 def inside(root: Path, relative: str) -> Path:
@@ -189,14 +219,45 @@ def markdown_files(root: Path) -> list[str]:
 
 
 def read_text(path: Path, limit: int = MAX_MARKDOWN_BYTES) -> str:
+    """A regular file's text (at most ``limit`` bytes); a FIFO, device or ``/proc`` file
+    is refused, and the file is opened without following a final link."""
+    real = os.path.realpath(path)
     try:
-        with path.open("rb") as handle:
-            data = handle.read(limit)
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise DisclosureError(
             E_UNREADABLE, f"{path}: cannot be read ({exc.strerror}); fix its permissions."
         ) from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode) or real.startswith(("/proc/", "/sys/")):
+            raise DisclosureError(E_FILE_NOT_FOUND, f"{path.name} is not a regular file.")
+        try:
+            data = handle.read(limit)
+        except OSError as exc:
+            raise DisclosureError(
+                E_UNREADABLE, f"{path}: cannot be read ({exc.strerror}); fix its permissions."
+            ) from None
     return data.decode("utf-8", errors="replace").replace("\r\n", "\n").lstrip("\ufeff")
+
+
+def servable(skills: Iterable[Any]) -> list[tuple[str, Path]]:
+    """``(name, folder)`` of every skill that loaded (for ``search``)."""
+    return servable_reporting(skills)[0]
+
+
+def servable_reporting(
+    skills: Iterable[Any],
+) -> tuple[list[tuple[str, Path]], list[tuple[str, str]]]:
+    """``servable``, and ``(skill, why)`` for each skill left out because it failed to load."""
+    served: list[tuple[str, Path]] = []
+    left_out: list[tuple[str, str]] = []
+    for skill in skills:
+        failed = next((d for d in skill.errors if d.code in UNLOADED), None)
+        if failed is None:
+            served.append((skill.name, skill.directory))
+        else:
+            left_out.append((skill.name, f"failed to load ({failed.code}): {failed.message}"))
+    return served, left_out
 
 
 # ------------------------------------------------------------------ markdown

@@ -19,6 +19,8 @@ import httpx
 
 from gibberish import __version__
 from gibberish.interop.limits import FetchError, Limits
+from gibberish.interop.netcheck import is_public_address, require_public
+from gibberish.interop.source_auth import header_for
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,11 @@ def download(url: str, dest: Path, limits: Limits) -> Downloaded:
         with httpx.Client(timeout=timeout, follow_redirects=False, headers=headers) as client:
             for _ in range(limits.max_redirects + 1):
                 _check_scheme(url, url)
-                with client.stream("GET", url) as response:
+                if limits.public_only:
+                    require_public(url)
+                with client.stream("GET", url, headers=header_for(url)) as response:
+                    if limits.public_only:
+                        _require_public_peer(url, response)
                     if response.is_redirect:
                         url = _next_hop(url, response)
                         continue
@@ -54,6 +60,15 @@ def download(url: str, dest: Path, limits: Limits) -> Downloaded:
     except httpx.HTTPError as exc:
         raise FetchError(f"{url}: the download failed or was interrupted ({exc}).") from exc
     raise FetchError(f"{url}: more than {limits.max_redirects} redirects.")
+
+
+def _require_public_peer(url: str, response: httpx.Response) -> None:
+    """The address actually connected to, checked again (a name may resolve differently
+    the second time): nothing from a private address is read."""
+    stream = response.extensions.get("network_stream")
+    peer = stream.get_extra_info("server_addr") if stream is not None else None
+    if peer and not is_public_address(str(peer[0])):
+        raise FetchError(f"{url}: connected to {peer[0]}, a private address; refused.")
 
 
 def _check_scheme(url: str, original: str) -> None:

@@ -29,8 +29,10 @@ from gibberish.interop.archive import extract_archive, sniff_archive
 from gibberish.interop.download import download
 from gibberish.interop.gitfetch import fetch_git
 from gibberish.interop.limits import FetchError, Limits
+from gibberish.interop.netcheck import require_public
 from gibberish.interop.sources import Source, SourceError, parse_source
 from gibberish.interop.tree import StagingTree, is_special
+from gibberish.redaction import scrub
 
 __all__ = ["FetchError", "Limits", "Source", "SourceError", "Staged", "fetch", "parse_source"]
 
@@ -61,7 +63,15 @@ def fetch(
         root = scratch / "staged"
         root.mkdir(mode=0o700)
         tree = StagingTree(root, limits, origin=parsed.text or parsed.location)
-        resolved = _FETCHERS[parsed.kind](parsed, scratch, tree, limits)
+        if limits.public_only and parsed.kind in ("url", "git"):
+            try:
+                require_public(parsed.location)
+            except FetchError as exc:
+                raise FetchError(scrub(str(exc))) from None
+        try:
+            resolved = _FETCHERS[parsed.kind](parsed, scratch, tree, limits)
+        except FetchError as exc:  # a message may quote the URL as typed, token and all
+            raise FetchError(scrub(str(exc))) from None
         yield Staged(parsed, root, resolved, list(tree.skipped))
     finally:
         remove_tree(scratch)

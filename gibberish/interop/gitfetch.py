@@ -59,6 +59,8 @@ def _git(repo: Path, *args: str, limits: Limits, check: bool = True) -> subproce
     argv = [git_program(), "-C", str(repo)]
     for item in SAFE_CONFIG:
         argv += ["-c", item]
+    if limits.public_only:  # a redirect could lead to a private address unchecked
+        argv += ["-c", "http.followRedirects=false"]
     if args[0] == "fetch":
         done = _run_watched([*argv, *args], repo, limits)
     else:  # local commands: quick, nothing arrives from outside

@@ -37,6 +37,7 @@ from gibberish.interop.record import write_record
 from gibberish.interop.relative_deps import inside, relative_path, same_repository
 from gibberish.interop.sources import Source, SourceError, parse_source
 from gibberish.interop.state import InstallState
+from gibberish.pathsafety import resolve_inside
 
 STAGING = ".gibberish-staging"
 STALE_AFTER = 24 * 3600  # seconds
@@ -311,7 +312,7 @@ class Installer:
         )
 
     def _move_into_place(self, item: Planned, backups: Path) -> tuple[Path, Path | None]:
-        dest = self.target.skills_dir / item.name
+        dest = resolve_inside(self.target.skills_dir, item.name)
         backup = None
         if dest.exists() or dest.is_symlink():
             backup = backups / item.name

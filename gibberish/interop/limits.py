@@ -30,3 +30,5 @@ class Limits:
     total_timeout: float = 300.0  # a whole download or clone
     max_redirects: int = 5
     max_link_target: int = 4096
+    public_only: bool = False
+    """Refuse hosts that resolve to this computer or a private network (the web page)."""

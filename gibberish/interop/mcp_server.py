@@ -119,7 +119,8 @@ class GibberishMCP(MCPServer):
         self.skill_tools = self._expose()
         self._add_disclosure_tools()
         for skill in engine.skills():
-            self._add_resource(skill)
+            if not any(d.code in disclosure.UNLOADED for d in skill.errors):
+                self._add_resource(skill)
         for block in context_blocks(engine.skills()):
             self._add_prompt(block)
 
@@ -210,9 +211,13 @@ class GibberishMCP(MCPServer):
         from gibberish.app import EngineError
 
         try:
-            return self.engine.skill(name).directory
+            skill = self.engine.skill(name)
+            disclosure.refuse_unloaded(skill.name, skill.errors)
         except EngineError as exc:
             raise ToolError(str(DisclosureError(disclosure.E_SKILL_NOT_FOUND, str(exc)))) from None
+        except DisclosureError as exc:
+            raise ToolError(str(exc)) from None
+        return skill.directory
 
     def _add_disclosure_tools(self) -> None:
         read = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -262,8 +267,10 @@ class GibberishMCP(MCPServer):
 
     def skills_search(self, query: str, limit: int = 10) -> dict[str, Any]:
         """Sections across all skills ranked by how many of QUERY's words they contain."""
-        skills = ((s.name, s.directory) for s in self.engine.skills())
+        skills, unloaded = disclosure.servable_reporting(self.engine.skills())
         hits, problems = disclosure.search_reporting(skills, query, limit)
+        # a skill that failed to load is named, never read: its diagnostic stays local
+        problems = [(name, why.split(":", 1)[0]) for name, why in unloaded] + problems
         return {
             "hits": [h.to_dict() for h in hits],
             "skipped": [{"skill": name, "problem": why} for name, why in problems],
@@ -271,10 +278,10 @@ class GibberishMCP(MCPServer):
 
     # ------------------------------------------------------------------ resources, prompts
     def _add_resource(self, skill: SkillDefinition) -> None:
-        path = skill.source_path
+        folder = skill.directory
 
-        def read() -> str:
-            return disclosure.read_text(path)
+        def read() -> str:  # checked at every read: the link may have changed since
+            return disclosure.read_text(disclosure.require_skill_md(folder))
 
         self.add_resource(
             FunctionResource(

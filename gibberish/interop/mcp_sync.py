@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,9 +32,18 @@ from gibberish.fileio import atomic_write_bytes
 from gibberish.interop.agents import McpFile
 from gibberish.interop.ownership import OwnershipRecord, sha256_value
 from gibberish.interop.sync import Action
-from gibberish.skills.model import SkillDefinition
+from gibberish.skills.model import SkillDefinition, Trust
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def _visible(text: str) -> str:
+    """Control and invisible characters spelled out (``\\x1b``), so a terminal shows
+    every character of the command instead of obeying it."""
+    return "".join(
+        ch if ch.isprintable() and ch not in "\u200b\u200e\u200f" else ascii(ch)[1:-1]
+        for ch in text
+    )
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,17 @@ class McpServer:
     env: tuple[tuple[str, str], ...] = ()
     url: str | None = None
     origin: str = ""
+    trusted: bool = False
+    """From a bundled skill or the person's own settings: written without asking. Any
+    other server is written only after the person saw :meth:`describe` and agreed."""
+
+    def describe(self) -> str:
+        """The full command (or URL) an agent would start, as the person must see it."""
+        if self.url:
+            return f"connect to {_visible(self.url)}"
+        words = " ".join(_visible(shlex.quote(w)) for w in (self.command or "", *self.args))
+        env = " ".join(f"{_visible(k)}={_visible(shlex.quote(v))}" for k, v in self.env)
+        return f"run {words}" + (f" with {env}" if env else "")
 
     def entry(self, spec: McpFile) -> dict[str, Any]:
         """The server as ``spec``'s file format spells it."""
@@ -82,7 +103,9 @@ class McpPlan:
         return [s for s in self.steps if s.action.writes]
 
 
-def _server(name: str, raw: Any, origin: str) -> tuple[McpServer | None, str | None]:
+def _server(
+    name: str, raw: Any, origin: str, trusted: bool = False
+) -> tuple[McpServer | None, str | None]:
     where = f"{origin}: MCP server {name!r}"
     if not isinstance(name, str) or not _NAME.match(name):
         return None, f"{origin}: MCP server name {name!r} must be letters, digits, . _ -"
@@ -93,7 +116,7 @@ def _server(name: str, raw: Any, origin: str) -> tuple[McpServer | None, str | N
     if url is not None:
         if not isinstance(url, str) or not url.startswith(("https://", "http://")):
             return None, f"{where}: url must start with https:// or http://"
-        return McpServer(name, url=url, origin=origin), None
+        return McpServer(name, url=url, origin=origin, trusted=trusted), None
     if not isinstance(command, str) or not command.strip():
         return None, f"{where} needs a command (a program) or a url"
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
@@ -101,7 +124,7 @@ def _server(name: str, raw: Any, origin: str) -> tuple[McpServer | None, str | N
     if not isinstance(env, Mapping) or not all(isinstance(v, str) for v in env.values()):
         return None, f"{where}: env must map names to strings"
     pairs = tuple(sorted((str(k), v) for k, v in env.items()))
-    return McpServer(name, command, tuple(args), pairs, origin=origin), None
+    return McpServer(name, command, tuple(args), pairs, origin=origin, trusted=trusted), None
 
 
 def _entries(raw: Any) -> list[tuple[Any, Any]]:
@@ -118,14 +141,15 @@ def wanted_servers(
     """Every server to sync, and one message per entry that was not usable."""
     servers: dict[str, McpServer] = {}
     problems: list[str] = []
-    sources: list[tuple[str, Any]] = [("settings [mcp_servers]", settings_servers)]
+    sources: list[tuple[str, Any, bool]] = [("settings [mcp_servers]", settings_servers, True)]
     for skill in skills:
         deps = skill.extra.get("dependencies")
         if isinstance(deps, Mapping) and deps.get("mcp") is not None:
-            sources.append((f"{skill.source_path} dependencies.mcp", deps["mcp"]))
-    for origin, raw in sources:
+            bundled = skill.trust is Trust.BUNDLED
+            sources.append((f"{skill.source_path} dependencies.mcp", deps["mcp"], bundled))
+    for origin, raw, trusted in sources:
         for name, entry in _entries(raw):
-            server, problem = _server(name, entry, origin)
+            server, problem = _server(name, entry, origin, trusted)
             if problem:
                 problems.append(problem)
             elif server is not None and server.name not in servers:
@@ -201,10 +225,35 @@ def _read(path: Path, spec: McpFile) -> tuple[_ConfigFile | None, str | None]:
     return config, None
 
 
+Consent = Callable[[McpServer], bool]
+"""Whether the person agreed to a server (they were shown :meth:`McpServer.describe`)."""
+
+
+def _gated(step: McpStep, server: McpServer, consent: Consent | None) -> McpStep:
+    """A write of a server that is not the person's own or bundled goes ahead only with
+    their agreement; otherwise it becomes a ``skip-unapproved`` step that says how."""
+    writes = step.action in (Action.CREATE, Action.UPDATE) and step.reason != "already identical"
+    if not writes or server.trusted or (consent is not None and consent(server)):
+        return step
+    reason = (
+        f"not written: {server.origin} wants the agent to {server.describe()}; "
+        f"read it, then agree (`gibberish sync --allow-mcp {server.name}`)"
+    )
+    return McpStep(Action.SKIP_UNAPPROVED, step.file, step.name, reason)
+
+
 def plan_mcp(
-    path: Path, spec: McpFile, targets: Sequence[str], servers: Mapping[str, McpServer]
+    path: Path,
+    spec: McpFile,
+    targets: Sequence[str],
+    servers: Mapping[str, McpServer],
+    consent: Consent | None = None,
 ) -> McpPlan:
-    """What merging ``servers`` into ``path`` would do. Reads only."""
+    """What merging ``servers`` into ``path`` would do. Reads only.
+
+    Every new or changed entry names its full command; one from anything but a bundled
+    skill or the person's settings is skipped unless ``consent`` says yes.
+    """
     plan = McpPlan(path, spec, tuple(targets), servers=dict(servers))
     record = OwnershipRecord.load("mcp", path)
     config, problem = _read(path, spec)
@@ -217,12 +266,14 @@ def plan_mcp(
         current = config.plain(table[name]) if name in table else None
         owned = record.files.get(name)
         if current is None:
-            plan.steps.append(McpStep(Action.CREATE, path, name))
+            step = McpStep(Action.CREATE, path, name, server.describe())
+            plan.steps.append(_gated(step, server, consent))
         elif current == wanted:
             if owned != sha256_value(wanted):
                 plan.steps.append(McpStep(Action.UPDATE, path, name, "already identical"))
         elif owned is not None and sha256_value(current) == owned:
-            plan.steps.append(McpStep(Action.UPDATE, path, name))
+            step = McpStep(Action.UPDATE, path, name, server.describe())
+            plan.steps.append(_gated(step, server, consent))
         elif owned is not None:
             plan.steps.append(McpStep(Action.SKIP_EDITED, path, name, "edited by hand"))
         else:

@@ -15,8 +15,11 @@ their time stamps come from the lock).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import tomllib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +27,11 @@ import tomli_w
 
 from gibberish.fileio import atomic_write_bytes
 from gibberish.interop.discover import Found, InstallError
-from gibberish.interop.install import Installer
+from gibberish.interop.install import Installer, Plan
 from gibberish.interop.projectdir import MANIFEST
-from gibberish.interop.sources import parse_source
+from gibberish.interop.sources import Source, SourceError, parse_source
 from gibberish.interop.state import InstallState
+from gibberish.pathsafety import is_path_component
 from gibberish.trust.fingerprint import fingerprint
 
 LOCK = "gibberish.lock"
@@ -79,7 +83,15 @@ def read_lock(project: Path) -> dict[str, dict[str, Any]]:
             f"{project / LOCK}: written by another version of gibberish (format {data.get('format')})."
         )
     skills = data.get("skills", {})
-    return skills if isinstance(skills, dict) else {}
+    if not isinstance(skills, dict):
+        return {}
+    for name, entry in skills.items():
+        if not is_path_component(name) or not isinstance(entry, dict):
+            raise InstallError(
+                f"{project / LOCK}: the entry {name!r} is not a plain skill name with a table; "
+                "the lock was not written by gibberish — fix or remove it."
+            )
+    return skills
 
 
 def write_lock(project: Path, state: InstallState, skills_dir: Path) -> None:
@@ -101,19 +113,87 @@ def write_lock(project: Path, state: InstallState, skills_dir: Path) -> None:
     atomic_write_bytes(project / LOCK, _LOCK_HEADER + body, mode=0o644)
 
 
-def install_locked(installer: Installer, project: Path, *, say: Callable[[str], None]) -> list[str]:
-    """Install every skill the lock pins that is missing or differs; return their names."""
+@dataclass(frozen=True)
+class Wanted:
+    """One source a project's lock or manifest would fetch, as the person must see it."""
+
+    name: str
+    source: str
+    resolved: str = ""
+    outside: str | None = None
+    """The path on this computer outside the project it would copy from, if any."""
+
+
+def outside_of(project: Path, text: str) -> str | None:
+    """The local path ``text`` reads that is outside ``project`` (None: remote or inside).
+
+    A cloned project's lock naming ``/home/me/private-skills`` would copy the person's
+    own skills into the repository, so such a source is never fetched unasked.
+    """
+    try:
+        source = parse_source(text, base=project)
+    except SourceError:
+        return None
+    if source.kind in ("folder", "archive"):
+        path = source.location
+    elif source.location.startswith("file://"):
+        path = source.location[len("file://") :]
+    else:
+        return None
+    real, root = os.path.realpath(path), os.path.realpath(project)
+    return None if real == root or real.startswith(root + os.sep) else real
+
+
+def pending(installer: Installer, project: Path) -> list[Wanted]:
+    """What ``gibberish install`` in ``project`` would fetch: locked skills missing or
+    different on disk, then manifest entries the lock does not pin."""
     lock = read_lock(project)
-    installer.available |= set(lock)  # dependencies come from the lock, never fetched anew
-    done = []
+    out = []
     for name in _dependency_order(lock):
         entry = lock[name]
         folder = installer.target.skills_dir / name
         if folder.is_dir() and fingerprint(folder).digest == entry.get("fingerprint"):
             continue
-        source = parse_source(entry.get("pinned") or entry["source"], base=project)
-        with installer.stage(source, choose=_only(name, entry.get("path", ""))) as plan:
+        text = entry.get("pinned") or entry.get("source", "")
+        out.append(Wanted(name, text, entry.get("resolved", ""), outside_of(project, text)))
+    for name, entry in read_manifest(project).items():
+        if name not in lock and name not in installer.state.skills:
+            out.append(Wanted(name, entry["source"], "", outside_of(project, entry["source"])))
+    return out
+
+
+def install_locked(
+    installer: Installer,
+    project: Path,
+    *,
+    say: Callable[[str], None],
+    allow_outside: bool = False,
+    confirm: Callable[[list[Plan]], bool] | None = None,
+) -> list[str]:
+    """Install every skill the lock pins that is missing or differs; return their names.
+
+    A source outside the project is refused unless ``allow_outside`` (the person agreed).
+    Everything is fetched and checked first; ``confirm`` then sees every staged plan
+    (its skills' tools and commands) and nothing is installed unless it says yes.
+    """
+    lock = read_lock(project)
+    installer.available |= set(lock)  # dependencies come from the lock, never fetched anew
+    with contextlib.ExitStack() as stack:
+        staged: list[tuple[str, dict[str, Any], Plan]] = []
+        for name in _dependency_order(lock):
+            entry = lock[name]
+            folder = installer.target.skills_dir / name
+            if folder.is_dir() and fingerprint(folder).digest == entry.get("fingerprint"):
+                continue
+            source = _locked_source(project, name, entry, allow_outside)
+            plan = stack.enter_context(
+                installer.stage(source, choose=_only(name, entry.get("path", "")))
+            )
             _check_pin(plan.skills[0].found, plan.skills[0].staged.resolved, entry, project)
+            staged.append((name, entry, plan))
+        if staged and confirm is not None and not confirm([plan for _, _, plan in staged]):
+            return []
+        for name, entry, plan in staged:
             installer.commit(
                 plan,
                 replace=[name],
@@ -121,9 +201,19 @@ def install_locked(installer: Installer, project: Path, *, say: Callable[[str], 
                 installed_by=entry.get("installed_by"),
                 source_text=entry.get("source"),
             )
-        say(f"installed {name} at {entry.get('resolved', '')[:19] or 'the locked content'}")
-        done.append(name)
-    return done
+            say(f"installed {name} at {entry.get('resolved', '')[:19] or 'the locked content'}")
+    return [name for name, _, _ in staged]
+
+
+def _locked_source(project: Path, name: str, entry: dict[str, Any], allow_outside: bool) -> Source:
+    text = entry.get("pinned") or entry["source"]
+    outside = outside_of(project, text)
+    if outside and not allow_outside:
+        raise InstallError(
+            f"{project / LOCK}: {name} would be copied from {outside}, outside the project; "
+            "refused (a project must not take your own files). Agree with --allow-outside."
+        )
+    return parse_source(text, base=project)
 
 
 def _only(name: str, path: str) -> Callable[[list[Found]], list[str]]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from gibberish.fileio import atomic_write_bytes
+from gibberish.redaction import without_credentials
 from gibberish.trust.fingerprint import PROVENANCE_FILE, fingerprint
 
 
@@ -30,12 +31,12 @@ def write_record(
     durable: bool = True,
 ) -> dict[str, Any]:
     record = {
-        "source": source,
+        "source": without_credentials(source),
         "kind": kind,
         "imported_at": installed_at,
         "fingerprint": fingerprint(skill_dir).digest,
         "resolved": resolved,
-        "pinned": pinned,
+        "pinned": without_credentials(pinned),
         "version": version,
         "installed_at": installed_at,
         "installed_by": installed_by,

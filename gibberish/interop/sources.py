@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from gibberish.redaction import scrub, without_credentials
+
 ARCHIVE_SUFFIXES = (".zip", ".skill", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar")
 
 _GITHUB = re.compile(
@@ -30,16 +32,21 @@ class Source:
 
     kind: str
     location: str
+    """Where to fetch from, as typed: it may hold credentials, so it is never stored
+    or shown (``text`` and ``pinned`` are)."""
     ref: str = ""
     subdir: str = ""
     text: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", without_credentials(self.text))
 
     def pinned(self, resolved: str) -> str:
         """The source string that fetches exactly ``resolved`` (a commit) again."""
         if self.kind != "git" or not resolved:
             return self.text
         suffix = f":{self.subdir}" if self.subdir else ""
-        return f"{_git_prefix(self.location)}#{resolved}{suffix}"
+        return f"{_git_prefix(without_credentials(self.location))}#{resolved}{suffix}"
 
 
 def git_source_text(source: Source, subdir: str) -> str:
@@ -59,7 +66,17 @@ def is_archive_name(name: str) -> bool:
 
 
 def parse_source(text: str, *, base: Path | None = None) -> Source:
-    """Classify ``text``; relative folders and files are resolved against ``base`` (or cwd)."""
+    """Classify ``text``; relative folders and files are resolved against ``base`` (or cwd).
+
+    A message about a bad source never quotes its credentials.
+    """
+    try:
+        return _parse(text, base)
+    except SourceError as exc:
+        raise SourceError(scrub(str(exc))) from None
+
+
+def _parse(text: str, base: Path | None) -> Source:
     text = text.strip()
     if not text:
         raise SourceError(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,15 @@ from gibberish.interop.disclosure import (
     split_frontmatter,
     walk_files,
 )
+from gibberish.pathsafety import (
+    OutsideTargetError,
+    PathComponent,
+    UnsafeNameError,
+    WouldReplaceError,
+    replace_allowed,
+    resolve_inside,
+    same_folder,
+)
 
 MANIFEST_DIR = ".skillc"
 MANIFEST_FILE = "manifest.json"
@@ -42,6 +52,7 @@ MAX_DESCRIPTION = 120
 MAX_STUB_LINES = 100
 REFERENCES_LABEL = "References (query by title only)"
 _PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+_GATEWAY_LINE = "This skill is served through a gateway. Do not read its source files directly:"
 
 
 class StubWriteError(OSError):
@@ -54,6 +65,12 @@ class StubResult:
     folder: Path
     source_hash: str
     rebuilt: bool
+    replaced: tuple[str, ...] = ()
+    """One sentence per file of someone else's that ``force`` replaced."""
+
+
+class StubTargetError(OSError):
+    """The stub cannot be written where it was asked to go (the message says why)."""
 
 
 def file_sha256(path: Path) -> str:
@@ -146,7 +163,7 @@ def render_stub(root: Path) -> str:
         "",
         f"# {name}",
         "",
-        "This skill is served through a gateway. Do not read its source files directly:",
+        _GATEWAY_LINE,
         "ask for its structure, then for the sections you need.",
         "",
         "If the `gibberish` MCP server is available, prefer its tools — faster, with",
@@ -179,33 +196,76 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def build_stub(root: Path, out_dir: Path, *, force: bool = False) -> StubResult:
-    """Write ``out_dir/<name>/SKILL.md`` and its manifest; skip when the sources are unchanged."""
-    name, _ = skill_meta(root)
-    digest = source_hash(root)
-    folder = out_dir / name
-    previous = read_manifest(folder)
-    if (
-        not force
-        and previous is not None
-        and previous.get("source_hash") == digest
-        and (folder / SKILL_FILE).is_file()
+def _stub_is_ours(folder: Path, previous: dict[str, Any] | None) -> bool:
+    """Whether ``folder/SKILL.md`` is the stub gibberish wrote there (per its manifest)."""
+    path = folder / SKILL_FILE
+    if previous is None or path.is_symlink() or not path.is_file():
+        return False
+    recorded = previous.get("stub_sha256")
+    if isinstance(recorded, str):
+        return file_sha256(path) == recorded
+    # a manifest from before stub_sha256 was recorded: the gateway sentence marks our stub
+    return _GATEWAY_LINE in read_text(path, limit=64 * 1024)
+
+
+def _target_folder(root: Path, out_dir: Path, name: str) -> Path:
+    """``out_dir/<name>``, the name checked as one path component, never the source."""
+    try:
+        folder = resolve_inside(out_dir, PathComponent(name, "skill name"))
+        resolve_inside(out_dir, name, MANIFEST_DIR, MANIFEST_FILE)
+    except (UnsafeNameError, OutsideTargetError) as exc:
+        raise StubTargetError(f"{root / SKILL_FILE}: {exc}") from None
+    if same_folder(folder, root) or Path(os.path.realpath(folder)).is_relative_to(
+        os.path.realpath(root)
     ):
+        raise StubTargetError(
+            f"--out {out_dir} would put the stub inside the skill it is built from "
+            f"({root}) and replace its SKILL.md; choose a folder outside the skill"
+        )
+    return folder
+
+
+def build_stub(root: Path, out_dir: Path, *, force: bool = False) -> StubResult:
+    """Write ``out_dir/<name>/SKILL.md`` and its manifest; skip when the sources are unchanged.
+
+    The name comes from the skill's frontmatter, so it goes through
+    :class:`~gibberish.pathsafety.PathComponent`; a SKILL.md or manifest that gibberish
+    did not write is never replaced unless ``force`` (and the result says what was).
+    """
+    name, _ = skill_meta(root)
+    folder = _target_folder(root, out_dir, name)
+    digest = source_hash(root)
+    previous = read_manifest(folder)
+    ours = _stub_is_ours(folder, previous)
+    if not force and ours and previous is not None and previous.get("source_hash") == digest:
         return StubResult(name, folder, digest, rebuilt=False)
-    text = render_stub(root)
+    manifest_path = folder / MANIFEST_DIR / MANIFEST_FILE
+    try:
+        replaced = [
+            note
+            for note in (
+                replace_allowed(folder / SKILL_FILE, ours=ours, force=force, what="SKILL.md"),
+                replace_allowed(
+                    manifest_path, ours=previous is not None, force=force, what="manifest"
+                ),
+            )
+            if note
+        ]
+    except WouldReplaceError as exc:
+        raise StubTargetError(str(exc)) from None
+    text = render_stub(root).encode("utf-8")
     manifest = {
         "skill": name,
         "version": MANIFEST_VERSION,
         "built_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "source_hash": digest,
+        "stub_sha256": hashlib.sha256(text).hexdigest(),
     }
     try:
-        atomic_write_bytes(folder / SKILL_FILE, text.encode("utf-8"), mode=0o644)
+        atomic_write_bytes(folder / SKILL_FILE, text, mode=0o644)
         atomic_write_bytes(
-            folder / MANIFEST_DIR / MANIFEST_FILE,
-            (json.dumps(manifest, indent=2) + "\n").encode("utf-8"),
-            mode=0o644,
+            manifest_path, (json.dumps(manifest, indent=2) + "\n").encode("utf-8"), mode=0o644
         )
     except OSError as exc:
         raise StubWriteError(f"{exc.filename or folder}: {exc.strerror or exc}") from None
-    return StubResult(name, folder, digest, rebuilt=True)
+    return StubResult(name, folder, digest, rebuilt=True, replaced=tuple(replaced))

@@ -30,6 +30,7 @@ from pathlib import Path
 from gibberish.fileio import atomic_write_bytes
 from gibberish.interop.agents import AgentTarget
 from gibberish.interop.ownership import OwnershipRecord, sha256_bytes
+from gibberish.pathsafety import PathComponent, UnsafeNameError, ensure_inside
 from gibberish.skills import fields as F
 from gibberish.skills.model import Profile, SkillDefinition
 from gibberish.skills.parser import is_inside, parse_skill_file
@@ -46,6 +47,8 @@ class Action(StrEnum):
     SKIP_EDITED = "skip-edited"
     SKIP_FOREIGN = "skip-foreign"
     SKIP_INVALID = "skip-invalid"
+    SKIP_UNAPPROVED = "skip-unapproved"
+    """An MCP server entry the person has not agreed to (gibberish/interop/mcp_sync.py)."""
 
     @property
     def writes(self) -> bool:
@@ -266,6 +269,11 @@ def plan_folder(
         plan.notes.append(f"ownership record unreadable ({record.problem}); nothing is removed")
     wanted: set[str] = set()
     for skill in skills:
+        try:
+            PathComponent(skill.name, "skill name")
+        except UnsafeNameError as exc:
+            plan.steps.append(SyncStep(Action.SKIP_INVALID, folder, "", f"{exc}"))
+            continue
         problem = agentskills_problem(skill)
         if problem:
             plan.steps.append(
@@ -335,6 +343,7 @@ def _changed_since_planned(step: SyncStep) -> bool:
 
 
 def _apply_step(folder: Path, step: SyncStep, record: OwnershipRecord) -> None:
+    ensure_inside(folder, step.path.parent)  # a link planted on the way is never followed
     if _changed_since_planned(step):
         raise OSError(f"{step.path} changed while syncing; left alone (sync again)")
     if step.action is Action.REMOVE:

@@ -14,7 +14,14 @@ from typing import Any
 
 from gibberish.interop.agents import AgentTarget, McpFile
 from gibberish.interop.instruction_files import apply_format, instruction_format
-from gibberish.interop.mcp_sync import McpPlan, apply_mcp, plan_mcp, wanted_servers
+from gibberish.interop.mcp_sync import (
+    Consent,
+    McpPlan,
+    McpServer,
+    apply_mcp,
+    plan_mcp,
+    wanted_servers,
+)
 from gibberish.interop.sync import Action, FolderPlan, apply_folder, folders_for, plan_folder
 from gibberish.skills.model import SkillDefinition
 
@@ -74,9 +81,14 @@ def plan_sync(
     link: bool = False,
     settings_servers: Mapping[str, Any] | None = None,
     scope: Collection[str] | None = None,
+    consent: Consent | None = None,
 ) -> SyncPlan:
-    """Decide every step for ``skills`` into ``targets``; nothing is written. With a
-    ``scope`` (the names of ``--skill``) other skills' copies are never touched."""
+    """Decide every step for ``skills`` into ``targets``; nothing is written.
+
+    With a ``scope`` (the names of ``--skill``) other skills' copies are never touched.
+    ``consent`` is asked (once per server) about each MCP server entry that is not from a
+    bundled skill or the person's settings; without it such entries are skipped.
+    """
     plan = SyncPlan()
     folders, missing = folders_for(targets, home, project)
     for name in missing:
@@ -88,14 +100,29 @@ def plan_sync(
         plan.folders.append(folder_plan)
     servers, problems = wanted_servers(settings_servers or {}, skills)
     plan.notes.extend(problems)
+    ask = _once(consent)
     for path, (spec, names) in _mcp_files(targets, home, project).items():
-        mcp = plan_mcp(path, spec, names, servers)
+        mcp = plan_mcp(path, spec, names, servers, ask)
         if scope is not None:  # a partial sync never removes what other skills need
             mcp.steps = [step for step in mcp.steps if step.action is not Action.REMOVE]
         if mcp.problem:
             plan.notes.append(mcp.problem)
         plan.mcp.append(mcp)
     return plan
+
+
+def _once(consent: Consent | None) -> Consent | None:
+    """``consent`` asked at most once per server name (several agents share servers)."""
+    if consent is None:
+        return None
+    answers: dict[str, bool] = {}
+
+    def ask(server: McpServer) -> bool:
+        if server.name not in answers:
+            answers[server.name] = consent(server)
+        return answers[server.name]
+
+    return ask
 
 
 def apply_sync(plan: SyncPlan) -> list[str]:

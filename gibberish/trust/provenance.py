@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gibberish.fileio import atomic_write_bytes
+from gibberish.redaction import without_credentials
 
 PROVENANCE_FILE = ".gibberish-source.json"
 """Written by importers into a skill folder; its presence marks the skill untrusted.
@@ -54,7 +55,9 @@ def read_provenance(skill_dir: Path) -> Provenance | None:
     fields = ("source", "kind", "imported_at", "fingerprint")
     if not all(isinstance(data.get(f), str) for f in fields):
         return None
-    return Provenance(*(data[f] for f in fields))
+    values = {f: data[f] for f in fields}
+    values["source"] = without_credentials(values["source"])  # a record from before 0030
+    return Provenance(**values)
 
 
 def write_provenance(skill_dir: Path, source: str, kind: str) -> Provenance:
@@ -66,7 +69,7 @@ def write_provenance(skill_dir: Path, source: str, kind: str) -> Provenance:
     if kind not in KINDS:
         raise ValueError(f"Unknown import kind {kind!r}; use one of {', '.join(KINDS)}.")
     record = Provenance(
-        source=source,
+        source=without_credentials(source),
         kind=kind,
         imported_at=datetime.now(UTC).isoformat(timespec="seconds"),
         fingerprint=fingerprint(Path(skill_dir)).digest,

@@ -39,6 +39,8 @@ from gibberish.ui.text_requests import TextRequests
 from gibberish.ui.watcher import SkillsWatcher
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from gibberish.app import Engine
     from gibberish.session import Notice, Session
     from gibberish.settings import Settings
@@ -291,6 +293,19 @@ class Controller(QObject):
         """*Install skill…*, or a folder, archive or URL dropped on the launcher."""
         dialog = self.dialogs.open_install(lambda: self.engine.installer(), source)
         dialog.installed.connect(self._skills_installed)
+
+    def trust_project(self, project: Path, names: list[str]) -> None:
+        """*Trust project…*: ask; on yes the folder is trusted and its skills reload."""
+        self.dialogs.ask_trust_project(project, names, lambda: self._project_trusted(project))
+
+    @guard
+    def _project_trusted(self, project: Path) -> None:
+        from gibberish.trust import projects
+
+        projects.trust(project)
+        self.engine.use_project_of(project)
+        self.menus.forget()
+        self._refresh_views()
 
     def _skills_installed(self, names: list[str]) -> None:
         self.reload()

@@ -14,8 +14,9 @@ from PySide6.QtCore import QObject, Signal
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
-    from PySide6.QtWidgets import QWidget
+    from PySide6.QtWidgets import QMessageBox, QWidget
 
     from gibberish.app import Engine
     from gibberish.interop.install import Installer
@@ -86,6 +87,34 @@ class Dialogs(QObject):
         box.setObjectName("notice-dialog")
         self.keep("notices", box)
         box.open()
+
+    def ask_trust_project(
+        self, project: Path, names: list[str], on_yes: Callable[[], None]
+    ) -> QMessageBox:
+        """The tray's question about a project folder (opened from its menu entry)."""
+        from PySide6.QtWidgets import QMessageBox
+
+        from gibberish.ui.widgets import plain_box
+
+        box = plain_box(
+            "warning",
+            "Trust this project? — gibberish",
+            f"Trust the project folder {project}?",
+            f"It holds {len(names)} skill(s): {', '.join(names)}. They came with the "
+            "folder (a clone, a download), not from you, so they load as untrusted: every run "
+            "asks first, with a warning, and they never hide your own or the bundled skills.\n\n"
+            "Trust it only if you know who wrote them. Trusted, they load as your own skills "
+            "(each still asks before its first run). `gibberish project untrust` undoes it.",
+        )
+        box.setObjectName("trust-project-dialog")
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.button(QMessageBox.StandardButton.Yes).setText("Trust this folder")
+        box.button(QMessageBox.StandardButton.No).setText("Keep untrusted")
+        box.accepted.connect(on_yes)
+        self.keep("trust-project", box)
+        box.open()
+        return box
 
     def open_install(self, installer: Callable[[], Installer], source: str = "") -> InstallDialog:
         from gibberish.ui.install_dialog import InstallDialog

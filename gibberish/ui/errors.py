@@ -28,6 +28,7 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, Signal
 
 from gibberish import paths
+from gibberish.redaction import ScrubbingFormatter
 
 LOG_FILE_NAME = "gibberish.log"
 log = logging.getLogger("gibberish.ui")
@@ -66,7 +67,7 @@ def configure_logging() -> Path:
         pass
     handler = logging.FileHandler(path, encoding="utf-8", delay=True)
     handler._gibberish_file = str(path)  # type: ignore[attr-defined]
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(ScrubbingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(handler)
     root.setLevel(logging.INFO)
     return path

@@ -35,6 +35,8 @@ from gibberish.ui import icons
 from gibberish.ui.formatting import human_duration, human_title, plain_tooltip
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from gibberish.app import Engine, RecentRun
     from gibberish.skills.model import Mode, SkillDefinition
     from gibberish.trust.modes import ModeContext
@@ -145,7 +147,21 @@ class MenuActions(Protocol):
     def reload_skills(self) -> None: ...
     def open_approvals(self) -> None: ...
     def open_settings(self) -> None: ...
+    def trust_project(self, project: Path, names: list[str]) -> None: ...
     def quit(self) -> None: ...
+
+
+def project_item(waiting: tuple[Path, list[str]], actions: MenuActions) -> MenuItem:
+    """*Trust project “X”…*: the question about a project folder whose skills load as
+    untrusted until the person trusts it (gibberish/trust/projects.py)."""
+    project, names = waiting
+    return MenuItem(
+        "trust-project",
+        elide(f"Trust project “{project.name}”…"),
+        tooltip=f"{project}: its skills ({', '.join(names)}) load as untrusted until you trust it",
+        trigger=lambda: actions.trust_project(project, names),
+        key=(str(project), tuple(names)),
+    )
 
 
 def elide(text: str, limit: int = MAX_LABEL) -> str:

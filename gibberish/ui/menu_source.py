@@ -27,6 +27,7 @@ from gibberish.ui.menu import (
     head_items,
     problem_items,
     problems_menu,
+    project_item,
     recent_menu,
     separator,
     skill_entry,
@@ -80,8 +81,10 @@ class MenuSource:
         if self.host.is_ready:
             engine = self.host.get()
             context = self.capture()
+            waiting = engine.untrusted_project()
             return [
                 *head_items(context, self.actions),
+                *([project_item(waiting, self.actions)] if waiting else []),
                 *self._skill_section(engine, context),
                 separator("lists-separator"),
                 self.context_menu.item(),

@@ -1,9 +1,10 @@
 """Byte-exact FunctionGemma text for the spec's example skills.
 
-The expected strings are written out by hand from Google's published format (the
-"FunctionGemma formatting and best practices" page and the model's chat template): the
-developer sentence directly followed by the declarations, ``<escape>`` around every string,
-UPPERCASE types, dictsorted keys, ``properties``/``required`` left out when empty.
+The expected strings are written out by hand from what the model's own chat template
+renders (``test_template.py`` compares with the file itself): the developer sentence
+directly followed by the declarations, ``<escape>`` around every string, UPPERCASE types,
+case-insensitively sorted keys, ``properties``/``required`` left out when empty, closing
+braces without a space between them, values as Jinja prints Python values.
 """
 
 from __future__ import annotations
@@ -24,35 +25,35 @@ from tests.assistant.builders import P, param, skill
 GIT_STATUS = (
     "<start_function_declaration>declaration:git_status{"
     "description:<escape>Show the current git status with short format.<escape>,"
-    "parameters:{type:<escape>OBJECT<escape>} }"
+    "parameters:{type:<escape>OBJECT<escape>}}"
     "<end_function_declaration>"
 )
 GIT_LOG = (
     "<start_function_declaration>declaration:git_log{"
     "description:<escape>Show recent commit history.<escape>,"
     "parameters:{properties:{count:{description:<escape>Number of commits (default: 10)<escape>,"
-    "type:<escape>INTEGER<escape>} },type:<escape>OBJECT<escape>} }"
+    "type:<escape>INTEGER<escape>}},type:<escape>OBJECT<escape>}}"
     "<end_function_declaration>"
 )
 GIT_DIFF = (
     "<start_function_declaration>declaration:git_diff{"
     "description:<escape>Show uncommitted changes.<escape>,"
     "parameters:{properties:{staged:{description:<escape>Show only staged changes<escape>,"
-    "type:<escape>BOOLEAN<escape>} },type:<escape>OBJECT<escape>} }"
+    "type:<escape>BOOLEAN<escape>}},type:<escape>OBJECT<escape>}}"
     "<end_function_declaration>"
 )
 SUMMARIZE_URL = (
     "<start_function_declaration>declaration:summarize_url{"
     "description:<escape>Fetch and summarize a webpage.<escape>,"
     "parameters:{properties:{url:{description:<escape>The URL to summarize<escape>,"
-    "type:<escape>STRING<escape>} },required:[<escape>url<escape>],type:<escape>OBJECT<escape>} }"
+    "type:<escape>STRING<escape>}},required:[<escape>url<escape>],type:<escape>OBJECT<escape>}}"
     "<end_function_declaration>"
 )
 DEPLOY_PREVIEW = (
     "<start_function_declaration>declaration:deploy_preview{"
     "description:<escape>Deploy a preview build to Vercel.<escape>,"
     "parameters:{properties:{message:{description:<escape>Deployment message<escape>,"
-    "type:<escape>STRING<escape>} },type:<escape>OBJECT<escape>} }"
+    "type:<escape>STRING<escape>}},type:<escape>OBJECT<escape>}}"
     "<end_function_declaration>"
 )
 
@@ -158,8 +159,8 @@ def test_matches_googles_published_weather_example():
         "<start_function_declaration>declaration:get_current_weather{"
         "description:<escape>Gets the current weather in a given location.<escape>,"
         "parameters:{properties:{location:{description:<escape>The city and state, e.g. "
-        '"San Francisco, CA" or "Tokyo, JP"<escape>,type:<escape>STRING<escape>} },'
-        "required:[<escape>location<escape>],type:<escape>OBJECT<escape>} }"
+        '"San Francisco, CA" or "Tokyo, JP"<escape>,type:<escape>STRING<escape>}},'
+        "required:[<escape>location<escape>],type:<escape>OBJECT<escape>}}"
         "<end_function_declaration>"
     )
     assert render_call("get_current_weather", {"location": "Tokyo, Japan"}) == (
@@ -191,8 +192,8 @@ def test_properties_are_dictsorted_and_arrays_have_items():
         "Beta:{description:<escape><escape>,type:<escape>STRING<escape>},"
         "paths:{description:<escape>Where to look<escape>,items:{type:<escape>STRING<escape>},"
         "type:<escape>ARRAY<escape>},"
-        "zeta:{description:<escape><escape>,type:<escape>NUMBER<escape>} },"
-        "required:[<escape>zeta<escape>,<escape>alpha<escape>],type:<escape>OBJECT<escape>} }"
+        "zeta:{description:<escape><escape>,type:<escape>NUMBER<escape>}},"
+        "required:[<escape>zeta<escape>,<escape>alpha<escape>],type:<escape>OBJECT<escape>}}"
         "<end_function_declaration>"
     )
 
@@ -215,9 +216,10 @@ def test_array_and_boolean_defaults_in_description():
 
 def test_values_and_escape_delimiter():
     assert format_value({"b": [1, 2.5, None, True], "a": {"x": "y"}}) == (
-        "{a:{x:<escape>y<escape>},b:[1,2.5,null,true]}"
+        "{a:{x:<escape>y<escape>},b:[1,2.5,None,true]}"
     )
-    assert format_value(float("nan")) == "null"
+    assert format_value(1.0) == "1.0"
+    assert format_value(float("nan")) == "nan"  # as the template prints it
     assert escape("a<escape>b") == "<escape>a‹escape›b<escape>"
 
 
@@ -232,7 +234,7 @@ def test_response_from_a_run_envelope():
         "parsed": {"items": ["a", "b"]},
     }
     assert render_response("git_status", envelope) == (
-        "<start_function_response>response:git_status{duration_ms:12,error:null,exit_code:1,"
+        "<start_function_response>response:git_status{duration_ms:12,error:None,exit_code:1,"
         "output:<escape>fatal: not a git repository, {sorry}: <here><escape>,"
         "parsed:{items:[<escape>a<escape>,<escape>b<escape>]},success:false,truncated:false}"
         "<end_function_response>"

@@ -1,7 +1,8 @@
-"""Loading the model's own chat template (``model_template.py``) from the files a model ships.
+"""Finding and rendering the model's own chat template (``model_template.py``).
 
-The files here are made by the tests: the reconstruction stands in for Google's text, so
-the loader and the comparison it feeds are proven without the Gemma-licensed file.
+The loader is proven on files the tests write (a small stand-in template), so it holds
+without the Gemma-licensed file; the comparison it feeds is proven with the real file
+where it is at hand.
 """
 
 from __future__ import annotations
@@ -11,13 +12,22 @@ from pathlib import Path
 
 import pytest
 
-from gibberish.assistant.conversation import Message
-from gibberish.assistant.functiongemma import render_conversation
 from tests.assistant import model_template
-from tests.assistant.model_template import ENV, TemplateNotFound, from_environment, load
-from tests.assistant.test_template import CONVERSATIONS, TEMPLATE, TOOL_SETS, template_render
+from tests.assistant.model_template import (
+    ENV,
+    REFERENCE,
+    REFERENCE_FILES,
+    TemplateNotFound,
+    from_environment,
+    load,
+    reference_templates,
+    render,
+)
 
-TEXT = TEMPLATE.read_text(encoding="utf-8")
+TEXT = (
+    "{{ bos_token }}{% for m in messages %}<start_of_turn>{{ m['role'] }}\n"
+    "{{ m['content'] | trim }}<end_of_turn>\n{% endfor %}"
+)
 
 
 def test_a_jinja_file_is_read_as_it_is(tmp_path: Path) -> None:
@@ -91,21 +101,43 @@ def test_without_the_gguf_package_a_gguf_names_the_package(
         model_template.load(path)
 
 
-def test_the_environment_template_drives_the_comparison(
+def test_the_stand_in_renders_as_transformers_would() -> None:
+    assert render(TEXT, [{"role": "user", "content": " hi "}]) == (
+        "<bos><start_of_turn>user\nhi<end_of_turn>\n"
+    )
+
+
+def test_the_environment_adds_a_template_to_the_reference_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Through the variable, a template equal to ours renders equal; one that closes the
-    declaration with ``}}`` (as some renders of the real template do) is caught."""
-    tools, messages = TOOL_SETS["git"], CONVERSATIONS["one request"]
-    ours = render_conversation(tools, messages, bos=True)
+    path = tmp_path / "chat_template.jinja"
+    path.write_text(TEXT, encoding="utf-8")
+    monkeypatch.setenv(ENV, str(path))
+    found = reference_templates()
+    assert found[-1].text == TEXT and found[-1].revision == "unknown"
+    monkeypatch.delenv(ENV)
+    assert TEXT not in [t.text for t in reference_templates()]
+
+
+def test_a_changed_template_is_caught_by_the_comparison(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the variable, the real file renders equal to gibberish; the same file with
+    the closing braces spaced (as the documentation pages print them) is caught."""
+    from tests.assistant.test_template import differing_cases
+
+    release = REFERENCE / REFERENCE_FILES[0]
+    if not release.is_file():
+        pytest.skip(f"the model's template is not at {release}")
+    text = release.read_text(encoding="utf-8")
     path = tmp_path / "chat_template.jinja"
     monkeypatch.setenv(ENV, str(path))
 
-    path.write_text(TEXT, encoding="utf-8")
-    assert template_render(tools, messages, source=from_environment().text) == ours
+    path.write_text(text, encoding="utf-8")
+    assert differing_cases(from_environment(), "") == []
 
-    path.write_text(TEXT.replace("<escape>} }", "<escape>}}"), encoding="utf-8")
-    other = template_render(tools, messages, source=from_environment().text)
-    assert other != ours
-    assert "type:<escape>OBJECT<escape>}}<end_function_declaration>" in other
-    assert isinstance(messages[0], Message)
+    path.write_text(text.replace("-}} },", "-}} } ,"), encoding="utf-8")
+    changed = from_environment()
+    assert changed.revision == "unknown"
+    differing = differing_cases(changed, changed.preamble)
+    assert differing and all("} }" in d or "} ," in d for d in differing)

@@ -85,7 +85,8 @@ def test_project_manifest_and_lock_round_trip(tmp_path, gib) -> None:
     started = int(time.time())
     while int(time.time()) == started:  # a later second, so time stamps would differ
         time.sleep(0.02)
-    result = gib("install", "--project", str(clone))
+    # the repository is a folder on this computer, outside the clone: agreed to explicitly
+    result = gib("install", "--project", str(clone), "--yes", "--allow-outside")
     assert result.exit_code == 0, result.output
     assert (
         _everything(clone / ".gibberish" / "skills") == installed
@@ -102,7 +103,7 @@ def test_project_manifest_and_lock_round_trip(tmp_path, gib) -> None:
     other.mkdir()
     (other / "gibberish.toml").write_bytes((project / "gibberish.toml").read_bytes())
     (other / "gibberish.lock").write_text(lock_text)
-    result = gib("install", "--project", str(other))
+    result = gib("install", "--project", str(other), "--yes", "--allow-outside")
     assert result.exit_code == 1 and "different content than was locked" in result.output
     assert not (other / ".gibberish" / "skills" / "pdf").exists()
 

@@ -148,7 +148,8 @@ def test_dependencies_and_the_project_lock(tmp_path, gib) -> None:
     assert {"base", "top"} <= set(json.dumps(lock).replace('"', " ").split())
     before = (skills / "top" / "SKILL.md").read_bytes()
     shutil.rmtree(project / ".gibberish")  # a fresh clone: only the manifest and the lock
-    result = gib("install", "--project", str(project), "--yes", "--no-sync")
+    # the repository is a folder outside the project: agreed to with --allow-outside
+    result = gib("install", "--project", str(project), "--yes", "--no-sync", "--allow-outside")
     assert result.exit_code == 0, result.output
     assert (skills / "top" / "SKILL.md").read_bytes() == before
     assert (skills / "base" / "SKILL.md").is_file()
@@ -290,7 +291,8 @@ def test_sync_skill_never_removes_an_mcp_server_another_skill_needs(home, gib, u
     (user_skills / "needs-files").mkdir(parents=True)
     (user_skills / "needs-files" / "SKILL.md").write_text(needs)
     write_shape(user_skills, "plain-guide")
-    assert gib("--no-bundled", "sync", "claude-code").exit_code == 0
+    # a skill's MCP server is written only when agreed to (no terminal here)
+    assert gib("--no-bundled", "sync", "claude-code", "--allow-mcp", "files").exit_code == 0
     config = home / ".claude.json"
     assert "files" in json.loads(config.read_text())["mcpServers"]
     result = gib("--no-bundled", "sync", "claude-code", "--skill", "plain-guide")

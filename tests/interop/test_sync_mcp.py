@@ -138,7 +138,7 @@ def test_servers_from_a_skill_dependencies_field(home: Path) -> None:
     assert problems == [
         "settings [mcp_servers]: MCP server 'bad' needs a command (a program) or a url"
     ]
-    plan = plan_sync([skill], [agents.target("cursor")], home=home)
+    plan = plan_sync([skill], [agents.target("cursor")], home=home, consent=lambda s: True)
     apply_sync(plan)
     data = json.loads((home / ".cursor" / "mcp.json").read_text())
     assert data == {"mcpServers": {"canvas": {"command": "canvas-mcp", "args": ["--port", "0"]}}}

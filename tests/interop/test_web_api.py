@@ -6,6 +6,7 @@ import io
 import json
 import os
 import tempfile
+import time
 import tomllib
 import zipfile
 from pathlib import Path
@@ -32,7 +33,15 @@ def art_zip(prefix: str = "art/", extra: dict[str, str] | None = None) -> bytes:
 @pytest.fixture
 def client() -> TestClient:
     installed = [parse_skill_file(BUNDLED_SKILLS / "notes" / "SKILL.md")]
-    return TestClient(create_app(lambda: installed, max_upload=256 * 1024))
+    app = create_app(lambda: installed, max_upload=256 * 1024, allow_private_urls=True)
+    return authorized(app)
+
+
+def authorized(app) -> TestClient:  # type: ignore[no-untyped-def]
+    """A client holding the launch's token, as the page's own browser tab does."""
+    client = TestClient(app, base_url="http://127.0.0.1:8765")
+    client.get(f"/?token={app.state.token}")  # the first visit sets the cookie
+    return client
 
 
 def _post(client: TestClient, path: str, data: dict, upload: bytes | None = None, name="s.zip"):
@@ -147,7 +156,6 @@ def test_openapi_documents_the_compile_endpoint(client: TestClient) -> None:
 def test_gibberish_web_serves_on_loopback(tmp_path: Path) -> None:
     import subprocess
     import sys
-    import time
 
     import httpx
 
@@ -155,27 +163,41 @@ def test_gibberish_web_serves_on_loopback(tmp_path: Path) -> None:
 
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "gibberish", "web", "--port", str(port)],
+        [sys.executable, "-m", "gibberish", "web", "--port", str(port), "--no-browser"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                page = httpx.get(f"http://127.0.0.1:{port}/", timeout=2)
-                break
-            except httpx.TransportError:
-                assert process.poll() is None, process.stdout.read() if process.stdout else ""
-                assert time.monotonic() < deadline, "gibberish web did not start"
-                time.sleep(0.05)  # polling the condition: the port answers
-        assert page.status_code == 200 and "Compile a skill" in page.text
-        skills = httpx.get(f"http://127.0.0.1:{port}/api/v1/skills", timeout=5).json()
-        assert "notes" in [s["name"] for s in skills]
+        assert process.stdout is not None
+        line = process.stdout.readline()  # printed once the port is bound
+        assert f"http://127.0.0.1:{port}/?token=" in line, line
+        url = line.split()[2]
+        with httpx.Client(timeout=5) as browser:
+            page = _until_served(lambda: browser.get(url, follow_redirects=True), process)
+            assert page.status_code == 200 and "Compile a skill" in page.text
+            assert "token" not in str(page.url)  # swapped for a cookie
+            skills = browser.get(f"http://127.0.0.1:{port}/api/v1/skills").json()
+            assert "notes" in [s["name"] for s in skills]
+        bare = httpx.get(f"http://127.0.0.1:{port}/api/v1/skills", timeout=5)
+        assert bare.status_code == 403 and "notes" not in bare.text
     finally:
         process.terminate()
         process.wait(10)
+
+
+def _until_served(get, process):  # type: ignore[no-untyped-def]
+    """The first answer; uvicorn starts serving just after the port is bound."""
+    import httpx
+
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            return get()
+        except httpx.TransportError:
+            assert process.poll() is None, "gibberish web exited"
+            assert time.monotonic() < deadline, "gibberish web did not start"
+            time.sleep(0.05)  # polling the condition: the port answers
 
 
 def test_gibberish_web_refuses_other_hosts() -> None:

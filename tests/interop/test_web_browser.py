@@ -14,6 +14,7 @@ import threading
 import tomllib
 import zipfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -38,11 +39,23 @@ CHROMIUM_ARGS = [
 pytestmark = pytest.mark.slow
 
 
+@dataclass(frozen=True)
+class Served:
+    """The page's address and the token ``gibberish web`` would print with it."""
+
+    base: str
+    token: str
+
+    def __add__(self, path: str) -> str:  # the link gibberish web prints, for "/"
+        return f"{self.base}{path}?token={self.token}" if path == "/" else self.base + path
+
+
 @pytest.fixture
-def server() -> Iterator[str]:
+def server() -> Iterator[Served]:
     uvicorn = pytest.importorskip("uvicorn")
     installed = [parse_skill_file(BUNDLED_SKILLS / "notes" / "SKILL.md")]
-    config = uvicorn.Config(create_app(lambda: installed), log_level="warning", lifespan="off")
+    app = create_app(lambda: installed)
+    config = uvicorn.Config(app, log_level="warning", lifespan="off")
     instance = uvicorn.Server(config)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
@@ -53,7 +66,8 @@ def server() -> Iterator[str]:
             if not thread.is_alive():
                 pytest.fail("the web server did not start")
             thread.join(0.05)
-        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+        base = f"http://127.0.0.1:{sock.getsockname()[1]}"
+        yield Served(base, app.state.token)
     finally:
         instance.should_exit = True
         thread.join(10)
@@ -96,7 +110,7 @@ def _art_zip(tmp_path: Path) -> Path:
 
 
 def test_upload_preview_download_and_gemini_loads_it(
-    server: str, browser_page, tmp_path: Path, shots: Path, gemini_cli: GeminiCli
+    server: Served, browser_page, tmp_path: Path, shots: Path, gemini_cli: GeminiCli
 ) -> None:
     page = browser_page
     page.goto(server + "/")
@@ -130,7 +144,7 @@ def test_upload_preview_download_and_gemini_loads_it(
     assert command["prompt"] == expected.replace("{{args}}", "a spiral in teal")
 
 
-def test_errors_are_shown_with_what_to_do(server: str, browser_page, shots: Path) -> None:
+def test_errors_are_shown_with_what_to_do(server: Served, browser_page, shots: Path) -> None:
     page = browser_page
     page.goto(server + "/")
     page.wait_for_selector("body[data-ready=true]")
@@ -145,7 +159,7 @@ def test_errors_are_shown_with_what_to_do(server: str, browser_page, shots: Path
 
 
 def test_an_installed_skill_as_an_agent_skills_folder(
-    server: str, browser_page, shots: Path
+    server: Served, browser_page, shots: Path
 ) -> None:
     page = browser_page
     page.goto(server + "/")

@@ -4,11 +4,11 @@ Routes: ``GET /`` the page, ``GET /api/v1/skills`` installed skills, ``GET
 /api/v1/targets`` what can be produced, ``POST /api/v1/preview`` the files as JSON,
 ``POST /api/v1/compile`` the same files as a zip with a README (OpenAPI at ``/docs``).
 
-Local only: the server binds 127.0.0.1, and requests whose ``Host`` is not a loopback
-name are refused, so a web site cannot reach it through DNS rebinding. A body whose
+Local only, and only for the person who started it: :mod:`.guard` checks the Host,
+the per-launch token and, on every POST, Origin / Sec-Fetch-Site; a body whose
 Content-Length is over the cap is refused before it is read; an upload is then read in
 chunks and refused past ``max_upload`` bytes; every temporary file is removed when the
-request ends, whatever happened.
+request ends, whatever happened. Error messages never carry the server's paths.
 """
 
 from __future__ import annotations
@@ -26,6 +26,14 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from gibberish.interop import agents
+from gibberish.interop.limits import Limits
+from gibberish.interop.web.guard import (
+    TOO_LARGE_HINT,
+    allowed_hosts,
+    guard,
+    new_token,
+    size_text,
+)
 from gibberish.interop.web.service import (
     MAX_UPLOAD_BYTES,
     Result,
@@ -33,11 +41,11 @@ from gibberish.interop.web.service import (
     build,
     fetched_skill,
     installed_skill,
+    without_paths,
 )
 from gibberish.skills.model import SkillDefinition
 
 STATIC = Path(__file__).with_name("static")
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "[::1]", "testserver"})
 
 
 class PreviewFile(BaseModel):
@@ -71,10 +79,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _size(count: int) -> str:
-    return f"{count // (1024 * 1024)} MiB" if count >= 1024 * 1024 else f"{count // 1024} KiB"
-
-
 async def _save_upload(upload: UploadFile, folder: Path, limit: int) -> Path:
     suffix = "".join(Path(upload.filename or "skill.zip").suffixes[-2:]) or ".zip"
     target = folder / f"upload{suffix.lower()}"
@@ -84,9 +88,7 @@ async def _save_upload(upload: UploadFile, folder: Path, limit: int) -> Path:
             size += len(chunk)
             if size > limit:
                 raise ServiceError(
-                    f"The upload is larger than {_size(limit)}.",
-                    "Send a smaller archive: one skill folder, without build output.",
-                    413,
+                    f"The upload is larger than {size_text(limit)}.", TOO_LARGE_HINT, 413
                 )
             handle.write(chunk)
     return target
@@ -128,7 +130,10 @@ async def _produce(request: Request, form: CompileForm) -> Result:
         return await run_in_threadpool(build, skill, form.target, **options)
 
     def from_source(path: Path | None) -> Result:
-        with fetched_skill(upload=path, url=form.skill_url, pick=form.skill_in_archive) as skill:
+        limits = Limits(public_only=request.app.state.public_only)
+        with fetched_skill(
+            upload=path, url=form.skill_url, pick=form.skill_in_archive, limits=limits
+        ) as skill:
             return build(skill, form.target, **options)
 
     with tempfile.TemporaryDirectory(prefix="gibberish-upload-") as folder:
@@ -187,41 +192,26 @@ def index() -> FileResponse:
     return FileResponse(STATIC / "index.html", media_type="text/html")
 
 
-FORM_OVERHEAD = 64 * 1024
-"""Room for the form fields and multipart framing around an upload."""
-
-
-async def _guard(request: Request, call_next):  # type: ignore[no-untyped-def]
-    """Loopback hosts only; and a body larger than the upload cap is refused from its
-    Content-Length, before anything is read or spooled to disk."""
-    host = (request.headers.get("host") or "").rsplit(":", 1)[0]
-    if host not in LOOPBACK_HOSTS:
-        return JSONResponse({"error": "Only local requests are served."}, status_code=403)
-    if request.method == "POST":
-        limit = request.app.state.max_upload + FORM_OVERHEAD
-        length = request.headers.get("content-length", "")
-        if not length.isdigit():
-            hint = "Send the form with a Content-Length (browsers and curl do)."
-            return JSONResponse({"error": "Length required.", "hint": hint}, status_code=411)
-        if int(length) > limit:
-            error = ServiceError(
-                f"The upload is larger than {_size(request.app.state.max_upload)}.",
-                "Send a smaller archive: one skill folder, without build output.",
-                413,
-            )
-            return await _service_error(request, error)
-    return await call_next(request)
-
-
 async def _service_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ServiceError)
-    return JSONResponse({"error": exc.message, "hint": exc.hint}, status_code=exc.status)
+    body = {"error": without_paths(exc.message), "hint": without_paths(exc.hint)}
+    return JSONResponse(body, status_code=exc.status)
 
 
 def create_app(
-    skills: Callable[[], Sequence[SkillDefinition]], *, max_upload: int = MAX_UPLOAD_BYTES
+    skills: Callable[[], Sequence[SkillDefinition]],
+    *,
+    max_upload: int = MAX_UPLOAD_BYTES,
+    token: str | None = None,
+    bound_host: str = "127.0.0.1",
+    allow_private_urls: bool = False,
 ) -> FastAPI:
-    """The app; ``skills`` lists the installed skills (the Engine's, from the CLI)."""
+    """The app; ``skills`` lists the installed skills (the Engine's, from the CLI).
+
+    ``token`` is the launch's secret (a fresh one when not given: ``app.state.token``);
+    ``bound_host`` with ``localhost`` are the only Host names served; URL sources must
+    resolve to public addresses unless ``allow_private_urls`` (:mod:`.guard`).
+    """
     app = FastAPI(
         title="gibberish compile",
         version="1",
@@ -229,7 +219,10 @@ def create_app(
     )
     app.state.skills = skills
     app.state.max_upload = max_upload
-    app.middleware("http")(_guard)
+    app.state.token = token or new_token()
+    app.state.allowed_hosts = allowed_hosts(bound_host)
+    app.state.public_only = not allow_private_urls
+    app.middleware("http")(guard)
     app.add_exception_handler(ServiceError, _service_error)
     app.include_router(router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

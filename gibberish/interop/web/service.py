@@ -26,7 +26,7 @@ from pathlib import Path
 
 from gibberish.interop import agents
 from gibberish.interop.compile import CompileError, command_name, compile_skill, readme
-from gibberish.interop.disclosure import DisclosureError
+from gibberish.interop.disclosure import DisclosureError, refuse_unloaded
 from gibberish.interop.fetch import (
     FetchError,
     Limits,
@@ -35,8 +35,9 @@ from gibberish.interop.fetch import (
     fetch,
     parse_source,
 )
-from gibberish.interop.stub import build_stub
+from gibberish.interop.stub import StubTargetError, build_stub
 from gibberish.interop.sync import agentskills_problem, skill_files
+from gibberish.pathsafety import PathComponent, UnsafeNameError
 from gibberish.skills.model import SkillDefinition, Trust
 from gibberish.skills.parser import parse_skill_file
 
@@ -46,6 +47,15 @@ _FRONT_NAME = re.compile(
     r"^---\s*\n(?:.*\n)*?name:\s*['\"]?([a-z0-9][a-z0-9-]{0,63})['\"]?\s*$", re.M
 )
 _REMOTE_SCHEMES = ("https://", "http://", "ssh://", "git://")
+
+
+_SERVER_PATH = re.compile(r"(?<![\w:/.~-])/(?:[^\s/'\"“”()<>]+/)+")
+
+
+def without_paths(text: str) -> str:
+    """``text`` with the folders of every absolute path dropped (``/tmp/x/upload.zip``
+    → ``upload.zip``): the page never tells a visitor where things live on the server."""
+    return _SERVER_PATH.sub("", text)
 
 
 class ServiceError(Exception):
@@ -168,6 +178,10 @@ def fetched_skill(
 def installed_skill(name: str, skills: Callable[[], Sequence[SkillDefinition]]) -> SkillDefinition:
     for skill in skills():
         if skill.name == name:
+            try:
+                refuse_unloaded(skill.name, skill.errors)
+            except DisclosureError as exc:
+                raise ServiceError(exc.message, "Fix the skill and reload.", 404) from None
             return skill
     raise ServiceError(f"No installed skill named “{name}”.", "Pick one from the list.", 404)
 
@@ -250,7 +264,7 @@ def _stub(skill: SkillDefinition) -> Result:
     with tempfile.TemporaryDirectory(prefix="gibberish-stub-") as out:
         try:
             built = build_stub(skill.directory, Path(out))
-        except DisclosureError as exc:
+        except (DisclosureError, StubTargetError) as exc:
             raise ServiceError(str(exc), "Fix SKILL.md and try again.") from None
         files = [
             OutputFile(
@@ -267,6 +281,10 @@ def build(
     skill: SkillDefinition, target: str, *, name: str = "", agent: str = "claude-code"
 ) -> Result:
     """The files for ``target``; every failure is a ServiceError with a hint."""
+    try:
+        PathComponent(skill.name, "skill name")  # it names the folders inside the zip
+    except UnsafeNameError as exc:
+        raise ServiceError(f"{exc}.", "Fix the name: in SKILL.md and try again.") from None
     try:
         if target == "gemini-toml":
             return _gemini(skill, name)
