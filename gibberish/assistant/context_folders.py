@@ -9,6 +9,11 @@ own context folder (``<data folder>/context/<name>``) and records where it came 
 (``.gibberish-source.json``): such a block is ``untrusted`` and says so. Imported blocks
 live apart from the skills folders on purpose: they have no tools, and the tool library
 would list every one of them as a skill that fails to load.
+
+A block's name is one :class:`~gibberish.pathsafety.PathComponent`. Importing a name
+again replaces the block gibberish imported before (its provenance file says so); a
+folder or link of that name gibberish did not write is never replaced. The source is
+kept without credentials (:mod:`gibberish.redaction`).
 """
 
 from __future__ import annotations
@@ -22,9 +27,19 @@ from typing import Any
 from gibberish import paths
 from gibberish.assistant.budget import estimate_tokens
 from gibberish.assistant.context import ContextBlock, as_context_block
+from gibberish.pathsafety import (
+    OutsideTargetError,
+    PathComponent,
+    UnsafeNameError,
+    WouldReplaceError,
+    is_path_component,
+    replace_allowed,
+    resolve_inside,
+)
+from gibberish.redaction import without_credentials
 from gibberish.skills.model import Profile, Trust
 from gibberish.skills.parser import parse_skill_file
-from gibberish.trust.provenance import write_provenance
+from gibberish.trust.provenance import read_provenance, write_provenance
 
 AGENT_FOLDERS = (
     ("claude", ".claude/skills"),
@@ -138,13 +153,14 @@ def install_block(folder: Path, name: str, source: str, kind: str) -> tuple[Cont
         raise ImportError_(f"{name} cannot be imported: {skill.errors[0].format()}")
     if skill.tools:
         raise ImportError_(f"{name} has runnable tools: install it as a skill instead.")
-    target, staging, old = (context_dir() / n for n in (name, f".{name}.importing", f".{name}.old"))
+    target = _block_target(name)
+    staging, old = (context_dir() / n for n in (f".{name}.importing", f".{name}.old"))
     for leftover in (staging, old):
         shutil.rmtree(leftover, ignore_errors=True)
     replaced = target.is_dir()
     try:
         _copy_regular_files(folder, staging)
-        write_provenance(staging, source, kind)
+        write_provenance(staging, without_credentials(source), kind)
         if replaced:
             target.rename(old)
         staging.rename(target)
@@ -159,6 +175,19 @@ def install_block(folder: Path, name: str, source: str, kind: str) -> tuple[Cont
     if block is None:  # pragma: no cover - it parsed a moment ago
         raise ImportError_(f"{name} changed while it was imported; import it again.")
     return block, replaced
+
+
+def _block_target(name: str) -> Path:
+    """``<context folder>/<name>``: the name one path component, reached through no link
+    out of the context folder, and replaceable only when gibberish imported it."""
+    root = context_dir()
+    try:
+        target = resolve_inside(root, PathComponent(name, "block name"))
+        ours = not target.is_symlink() and read_provenance(target) is not None
+        replace_allowed(target, ours=ours, force=False, what="context block")
+    except (UnsafeNameError, OutsideTargetError, WouldReplaceError) as exc:
+        raise ImportError_(f"{name!r} cannot be imported: {exc}") from None
+    return target
 
 
 def imported_block(folder: Path) -> ContextBlock | None:
@@ -178,7 +207,9 @@ def imported_blocks() -> list[ContextBlock]:
 
 def remove_imported(name: str) -> bool:
     folder = context_dir() / name
-    if not folder.is_dir() or name.startswith(".") or "/" in name:
+    if not is_path_component(name) or name.startswith(".") or folder.is_symlink():
+        return False
+    if not folder.is_dir():
         return False
     shutil.rmtree(folder)
     return True

@@ -12,7 +12,8 @@ from pathlib import Path
 import click
 
 from gibberish.app import EngineError
-from gibberish.cli.common import CliState, fail, pass_state, printable, table
+from gibberish.cli.common import CliState, fail, pass_state, table
+from gibberish.cli.sync_offer import mcp_consent, report_unapproved
 from gibberish.interop import agents
 from gibberish.interop.compile import (
     MAX_PROMPT_BYTES,
@@ -23,9 +24,8 @@ from gibberish.interop.compile import (
 from gibberish.interop.compile_sources import SourceUnusable, fetched_source, skills_in
 from gibberish.interop.disclosure import describe_error
 from gibberish.interop.instruction_files import FORMAT_NAMES, instruction_format, plan_format
-from gibberish.interop.mcp_sync import Consent, McpServer
 from gibberish.interop.sync import exportable
-from gibberish.interop.sync_all import SyncPlan, apply_sync, counts, plan_sync
+from gibberish.interop.sync_all import apply_sync, counts, plan_sync
 from gibberish.skills.model import SkillDefinition, Trust
 from gibberish.skills.parser import parse_skill_file
 
@@ -133,7 +133,7 @@ def sync_command(
         link=link,
         settings_servers=state.engine().settings.mcp_servers,
         scope=set(only) or None,
-        consent=_mcp_consent(set(allow_mcp), ask=not dry_run and _interactive()),
+        consent=mcp_consent(set(allow_mcp), ask=not dry_run and _interactive()),
     )
     plan.folders.extend(_format_plans(formats, skills, home, project, plan.notes))
     for note in plan.notes:
@@ -147,50 +147,19 @@ def sync_command(
     summary = ", ".join(f"{n} {a}" for a, n in sorted(counts(plan).items()))
     if dry_run:
         click.echo(f"\nDry run ({summary}): nothing written.")
-        _report_unapproved(plan)
+        report_unapproved(plan, "gibberish sync")
         return
     errors = apply_sync(plan)
     for error in errors:
         click.secho(f"gibberish: {error}", err=True, fg="red")
     click.echo(f"\nDone ({summary}).")
-    _report_unapproved(plan)
+    report_unapproved(plan, "gibberish sync")
     if errors:
         raise SystemExit(1)
 
 
 def _interactive() -> bool:
     return sys.stdin.isatty()
-
-
-def _mcp_consent(allowed: set[str], *, ask: bool) -> Consent:
-    """Yes for servers named with --allow-mcp; otherwise the person is shown the full
-    command and asked (only at a terminal: without one the server is skipped)."""
-
-    def consent(server: McpServer) -> bool:
-        if server.name in allowed:
-            return True
-        if not ask:
-            return False
-        click.secho(f"MCP server {server.name!r} (from {printable(server.origin)}):", bold=True)
-        click.echo(f"  the agent would {printable(server.describe())}")
-        click.echo("  outside gibberish's sandbox, whenever the agent starts.")
-        return click.confirm(f"Write {server.name!r} into the agents' configuration?", False)
-
-    return consent
-
-
-def _report_unapproved(plan: SyncPlan) -> None:
-    skipped = sorted(
-        {s.name for m in plan.mcp for s in m.steps if s.action.value == "skip-unapproved"}
-    )
-    if skipped:
-        names = " ".join(f"--allow-mcp {n}" for n in skipped)
-        click.secho(
-            f"note: MCP server(s) {', '.join(skipped)} not written: nobody agreed to their "
-            f"command (shown above); to write them run `gibberish sync {names}`.",
-            err=True,
-            fg="yellow",
-        )
 
 
 def _installed(state: CliState, name: str) -> bool:

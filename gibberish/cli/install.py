@@ -65,6 +65,13 @@ def _installer(state: CliState, project: Path | None) -> Installer:
     help="Copy what was installed to your agents (default: ask on a terminal).",
 )
 @click.option(
+    "--allow-mcp",
+    "allow_mcp",
+    multiple=True,
+    metavar="NAME",
+    help="With the sync after install: agree to write MCP server NAME (its command is shown).",
+)
+@click.option(
     "--allow-outside",
     is_flag=True,
     help="Let a project's lock or manifest copy from folders outside the project.",
@@ -78,6 +85,7 @@ def install_command(
     yes: bool,
     replace: bool,
     sync: bool | None,
+    allow_mcp: tuple[str, ...],
     allow_outside: bool,
 ) -> None:
     """Install skills from a folder, an archive, a URL or a git repository.
@@ -93,7 +101,8 @@ def install_command(
         installed = _install_one(installer, source, names, yes=yes, replace=replace)
         if installer.target.project and installed:
             _record_project(installer, installed)
-        offer_sync(state, installer.target.skills_dir, installed, installer.target.project, sync)
+        target = installer.target
+        offer_sync(state, target.skills_dir, installed, target.project, sync, allow_mcp)
     except InstallError as exc:
         fail(str(exc), 1)
     except OSError as exc:

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -29,6 +30,7 @@ from gibberish.interop.discover import skill_folders
 from gibberish.interop.download import download
 from gibberish.interop.fetch import FetchError, Limits, fetch
 from gibberish.interop.sources import SourceError, parse_source
+from gibberish.redaction import scrub, without_credentials
 from gibberish.skills.fields import is_valid_skill_name
 
 _TREE_URL = re.compile(
@@ -45,8 +47,17 @@ class Imported:
 
 
 def import_context(text: str, *, budget: int = DEFAULT_CONTEXT_BUDGET) -> list[Imported]:
-    """Import every block ``text`` names; ImportError_ (with a sentence) when it cannot."""
-    text = text.strip()
+    """Import every block ``text`` names; ImportError_ (with a sentence) when it cannot.
+
+    The fetch uses ``text`` as typed; the provenance kept and every message shown carry it
+    without credentials (``user:token@``, ``?token=``; :mod:`gibberish.redaction`)."""
+    try:
+        return _import_context(text.strip(), budget)
+    except ImportError_ as exc:
+        raise ImportError_(scrub(str(exc))) from None
+
+
+def _import_context(text: str, budget: int) -> list[Imported]:
     tree = _TREE_URL.match(text)
     if tree:  # a repository folder on GitHub: the same folder through git
         path = (tree["path"] or "").rstrip("/")
@@ -75,13 +86,13 @@ def _staged(text: str) -> Iterator[tuple[Path, str]]:
             _markdown_as_skill(local.read_bytes(), local.name, root)
             yield root, "folder"
             return
-        if text.startswith(("http://", "https://")) and text.lower().endswith(".md"):
+        if text.startswith(("http://", "https://")) and _names_markdown(text):
             body = Path(scratch) / "download"
             try:
                 download(text, body, Limits())
             except FetchError as exc:
                 raise ImportError_(str(exc)) from None
-            _markdown_as_skill(body.read_bytes(), text.rsplit("/", 1)[-1], root)
+            _markdown_as_skill(body.read_bytes(), urlsplit(text).path.rsplit("/", 1)[-1], root)
             yield root, "url"
             return
         try:
@@ -93,6 +104,14 @@ def _staged(text: str) -> Iterator[tuple[Path, str]]:
                 )
         except (FetchError, SourceError) as exc:
             raise ImportError_(str(exc)) from None
+
+
+def _names_markdown(url: str) -> bool:
+    """Whether a URL's path (its query aside: ``?token=…``) ends in ``.md``."""
+    try:
+        return urlsplit(url).path.lower().endswith(".md")
+    except ValueError:
+        return False
 
 
 def _markdown_as_skill(data: bytes, file_name: str, root: Path) -> None:
@@ -149,7 +168,7 @@ def _one(folder: Path, text: str, kind: str) -> Imported:
     name = declared.get("name")
     name = name if isinstance(name, str) and is_valid_skill_name(name) else folder.name
     try:
-        block, replaced = install_block(folder, name, text, kind)
+        block, replaced = install_block(folder, name, without_credentials(text), kind)
     except OSError as exc:
         raise ImportError_(f"{folder.name}: cannot be imported ({exc.strerror}).") from None
     return Imported(block, replaced, warnings)

@@ -18,6 +18,8 @@ The two single files are usually the person's own, so gibberish owns only a sect
 between two marker comments: created at the end when absent, replaced while unedited
 (its SHA-256 is in the ownership record), left alone and reported once edited. Rule
 files follow the sync rules: only files gibberish wrote and nobody edited are touched.
+A skill's name is one :class:`~gibberish.pathsafety.PathComponent` (else it is skipped),
+and nothing is read or written through a link that leads out of the project (or home).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pathlib import Path
 from gibberish.fileio import atomic_write_bytes
 from gibberish.interop.ownership import OwnershipRecord, sha256_bytes
 from gibberish.interop.sync import Action, FolderPlan, SyncStep, apply_folder
+from gibberish.pathsafety import OutsideTargetError, ensure_inside, is_path_component
 from gibberish.skills.model import SkillDefinition
 
 BEGIN = "<!-- gibberish:begin (written by `gibberish sync`; edits here stop its updates) -->"
@@ -91,6 +94,11 @@ def plan_format(
     if where is None:
         return None
     chosen = _instructions(skills)
+    outside = _leads_out(project or home, where)
+    if outside is not None:  # nothing is planned there: a skip, reported
+        folder = where if fmt.per_skill else where.parent
+        record = OwnershipRecord.load("instructions", folder)
+        return FolderPlan(folder, (fmt.name,), [outside], record)
     if fmt.per_skill:
         return _plan_rules(fmt, where, chosen)
     record = OwnershipRecord.load("instructions", where.parent)
@@ -100,6 +108,18 @@ def plan_format(
     if step is not None:
         plan.steps.append(step)
     return plan
+
+
+def _leads_out(base: Path, where: Path) -> SyncStep | None:
+    """A skip when ``where`` (or a folder on the way) is a link leading out of ``base``,
+    or is itself a link: a clone may plant ``AGENTS.md -> ~/.bashrc``."""
+    try:
+        ensure_inside(base, where)
+    except OutsideTargetError as exc:
+        return SyncStep(Action.SKIP_FOREIGN, where, where.name, str(exc))
+    if where.is_symlink():
+        return SyncStep(Action.SKIP_FOREIGN, where, where.name, "a link; left alone")
+    return None
 
 
 def _plan_section(path: Path, section: str, record: OwnershipRecord) -> SyncStep | None:
@@ -137,7 +157,11 @@ def _plan_section(path: Path, section: str, record: OwnershipRecord) -> SyncStep
 def _plan_rules(fmt: InstructionFormat, folder: Path, chosen: list[SkillDefinition]) -> FolderPlan:
     record = OwnershipRecord.load("instructions", folder)
     plan = FolderPlan(folder, (fmt.name,), [], record)
-    wanted = {f"{s.name}.mdc": _rule(s) for s in chosen}
+    for skill in chosen:
+        if not is_path_component(skill.name):  # never "..", "/abs" or "a/b" in a file name
+            reason = f"the skill name {skill.name!r} is not one plain file name; skipped"
+            plan.steps.append(SyncStep(Action.SKIP_INVALID, folder, "", reason))
+    wanted = {f"{s.name}.mdc": _rule(s) for s in chosen if is_path_component(s.name)}
     for rel, data in wanted.items():
         path = folder / rel
         on_disk = path.read_bytes() if path.is_file() and not path.is_symlink() else None
@@ -156,6 +180,8 @@ def _plan_rules(fmt: InstructionFormat, folder: Path, chosen: list[SkillDefiniti
             plan.steps.append(SyncStep(Action.SKIP_FOREIGN, path, rel, "not written by gibberish"))
     for rel, owned in sorted(record.files.items()):
         path = folder / rel
+        if not is_path_component(rel) or path.is_symlink():  # a tampered record: never followed
+            continue
         if rel not in wanted and path.is_file() and sha256_bytes(path.read_bytes()) == owned:
             plan.steps.append(SyncStep(Action.REMOVE, path, rel, "no longer synced", seen=owned))
     return plan
@@ -166,8 +192,13 @@ def apply_format(plan: FolderPlan) -> list[str]:
     fmt = instruction_format(plan.targets[0])
     if fmt is None or fmt.per_skill:
         return apply_folder(plan)
+    if not plan.changes:
+        return []
     problems = []
     for step in plan.changes:
+        if step.path.is_symlink():  # planted since the plan: never written through
+            problems.append(f"{step.path} is a link; left alone")
+            continue
         current = step.path.read_bytes() if step.path.exists() else None
         if (sha256_bytes(current) if current is not None else None) != step.seen:
             problems.append(f"{step.path} changed while syncing; left alone (sync again)")

@@ -14,6 +14,7 @@ import re
 
 from gibberish.interop.discover import InstallError
 from gibberish.interop.sources import Source, git_source_text
+from gibberish.redaction import without_credentials
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
@@ -40,5 +41,9 @@ def inside(skill_path: str, text: str, origin: str) -> str:
 
 
 def same_repository(source: Source, subdir: str) -> Source:
-    """The git source ``source`` at the same ref, with ``subdir`` instead of its own."""
-    return Source("git", source.location, source.ref, subdir, git_source_text(source, subdir))
+    """The git source ``source`` at the same ref, with ``subdir`` instead of its own.
+
+    ``location`` keeps what the person typed (the fetch may need its credentials); the
+    ``text`` that is kept and shown never holds them (:mod:`gibberish.redaction`)."""
+    text = without_credentials(git_source_text(source, subdir))
+    return Source("git", source.location, source.ref, subdir, text)

@@ -196,7 +196,7 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _stub_is_ours(folder: Path, previous: dict[str, Any] | None) -> bool:
+def stub_is_ours(folder: Path, previous: dict[str, Any] | None) -> bool:
     """Whether ``folder/SKILL.md`` is the stub gibberish wrote there (per its manifest)."""
     path = folder / SKILL_FILE
     if previous is None or path.is_symlink() or not path.is_file():
@@ -236,7 +236,7 @@ def build_stub(root: Path, out_dir: Path, *, force: bool = False) -> StubResult:
     folder = _target_folder(root, out_dir, name)
     digest = source_hash(root)
     previous = read_manifest(folder)
-    ours = _stub_is_ours(folder, previous)
+    ours = stub_is_ours(folder, previous)
     if not force and ours and previous is not None and previous.get("source_hash") == digest:
         return StubResult(name, folder, digest, rebuilt=False)
     manifest_path = folder / MANIFEST_DIR / MANIFEST_FILE

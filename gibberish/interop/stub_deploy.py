@@ -8,7 +8,10 @@ and each agent's skills folder gets a symlink to it (the default) or a copy
 What is already at an agent's ``<name>`` is never replaced unless it is demonstrably a
 stub deployment: a link pointing at this runtime folder (up to date), or, for a copy, a
 folder holding only a stub of the same skill (``SKILL.md`` and ``.skillc/manifest.json``
-naming it). A folder or a link of anyone else is left alone and reported.
+naming it, and a ``SKILL.md`` whose digest the manifest records). A folder, a file or a
+link of anyone else is left alone and reported. The stub's name is one
+:class:`~gibberish.pathsafety.PathComponent`, and nothing is written through a link
+that leads out of the agent's folder (:mod:`gibberish.pathsafety`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,15 @@ from pathlib import Path
 
 from gibberish.fileio import atomic_write_bytes
 from gibberish.interop.agents import AgentTarget
-from gibberish.interop.stub import MANIFEST_DIR, MANIFEST_FILE, SKILL_FILE
+from gibberish.interop.stub import MANIFEST_DIR, MANIFEST_FILE, SKILL_FILE, stub_is_ours
+from gibberish.pathsafety import (
+    OutsideTargetError,
+    PathComponent,
+    UnsafeNameError,
+    WouldReplaceError,
+    replace_allowed,
+    resolve_inside,
+)
 from gibberish.skills.fields import is_valid_skill_name
 
 RUNTIME = Path(".skillc") / "runtime"
@@ -67,11 +78,20 @@ def deploy(
             )
             continue
         folders.setdefault(folder, []).append(target.name)
-    if not is_valid_skill_name(built.name):  # one path component, never ".." or "a/b"
-        return [Deployment(tuple(t.name for t in targets), built, "left alone", "not a skill name")]
+    everyone = tuple(t.name for t in targets)
+    try:
+        name = PathComponent(built.name, "stub name")  # never "..", "/abs" or "a/b"
+    except UnsafeNameError as exc:
+        return [Deployment(everyone, built, "left alone", str(exc))]
+    if not is_valid_skill_name(name):  # and an Agent Skills name, as agents expect
+        return [Deployment(everyone, built, "left alone", "not a skill name")]
     for folder, names in folders.items():
-        path = folder / built.name
-        results.append(Deployment(tuple(names), path, *_deploy_one(built, path, copy=copy)))
+        path = folder / name
+        try:
+            outcome = _deploy_one(built, path, copy=copy)
+        except (OutsideTargetError, WouldReplaceError) as exc:
+            outcome = ("left alone", str(exc))
+        results.append(Deployment(tuple(names), path, *outcome))
     return results
 
 
@@ -93,17 +113,24 @@ def _deploy_one(built: Path, path: Path, *, copy: bool) -> tuple[str, str]:
         except OSError as exc:  # the RFC's fallback: a copy, with a warning
             reason = f"no link possible here ({exc.strerror}); copied instead"
     path.mkdir(parents=True, exist_ok=True)
-    for rel in (Path(SKILL_FILE), Path(MANIFEST_DIR) / MANIFEST_FILE):
-        atomic_write_bytes(path / rel, (built / rel).read_bytes(), mode=0o644)
+    ours = _is_stub_of(path, built.name)
+    for parts in ((SKILL_FILE,), (MANIFEST_DIR, MANIFEST_FILE)):
+        target = resolve_inside(path, *parts)  # a link planted inside is never followed
+        replace_allowed(target, ours=ours, force=False, what="file")
+        atomic_write_bytes(target, Path(built, *parts).read_bytes(), mode=0o644)
     return "copy", reason
 
 
 def _is_stub_of(folder: Path, name: str) -> bool:
-    """A folder holding nothing but a stub of ``name`` (so replacing it loses nothing)."""
+    """A folder holding nothing but a stub of ``name`` that gibberish wrote (its SKILL.md
+    has the digest its manifest records), so replacing it loses nothing."""
+    meta = folder / MANIFEST_DIR
+    if folder.is_symlink() or meta.is_symlink():
+        return False
     try:
         entries = {p.name for p in folder.iterdir()}
-        manifest = json.loads((folder / MANIFEST_DIR / MANIFEST_FILE).read_text("utf-8"))
-        inner = {p.name for p in (folder / MANIFEST_DIR).iterdir()}
+        manifest = json.loads((meta / MANIFEST_FILE).read_text("utf-8"))
+        inner = {p.name for p in meta.iterdir()}
     except (OSError, ValueError):
         return False
     return (
@@ -111,4 +138,5 @@ def _is_stub_of(folder: Path, name: str) -> bool:
         and inner <= {MANIFEST_FILE}
         and isinstance(manifest, dict)
         and manifest.get("skill") == name
+        and stub_is_ours(folder, manifest)
     )
