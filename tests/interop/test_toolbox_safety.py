@@ -48,6 +48,11 @@ def _guide(root: Path, name: str = "guide", body: str = "# Guide\n\n## Tone\n") 
     return folder
 
 
+def _hostile(name: str, tmp_path: Path) -> str:
+    """``name``, its absolute variant pointed into the test's own folder."""
+    return f"{tmp_path}{name}" if name.startswith("/abs") else name
+
+
 def _files_under(root: Path) -> set[str]:
     return {str(p.relative_to(root)) for p in root.rglob("*")} if root.exists() else set()
 
@@ -59,6 +64,7 @@ def _files_under(root: Path) -> set[str]:
 def test_stub_target_refuses_a_hostile_name_and_writes_nothing(tmp_path, home, gib, name) -> None:
     source = tmp_path / "src" / "odd"
     source.mkdir(parents=True)
+    name = _hostile(name, tmp_path)
     (source / "SKILL.md").write_text(f'---\nname: "{name}"\ndescription: D.\n---\n\n# Odd\n')
     before = _files_under(tmp_path)
     result = gib("stub", str(source), "--target", "claude-code")
@@ -140,12 +146,13 @@ def test_cursor_rules_skip_a_hostile_name(tmp_path, home, name) -> None:
     project = tmp_path / "proj"
     project.mkdir()
     fmt = instruction_format("cursor-rules")
-    plan = plan_format(fmt, [_instruction_skill(tmp_path, name)], home=home, project=project)
+    hostile = _instruction_skill(tmp_path, _hostile(name, tmp_path))
+    plan = plan_format(fmt, [hostile], home=home, project=project)
     assert plan is not None
     assert [s.action for s in plan.steps] == [Action.SKIP_INVALID], plan.steps
     assert apply_format(plan) == []
     assert _files_under(tmp_path / "proj") == set()
-    assert not (tmp_path / "escape.mdc").exists() and not Path("/abs/escape.mdc").exists()
+    assert not (tmp_path / "escape.mdc").exists() and not (tmp_path / "abs").exists()
 
 
 def test_cursor_rules_never_replace_a_planted_rule(tmp_path, home) -> None:
@@ -196,8 +203,8 @@ def test_instruction_files_never_write_through_a_link_out_of_the_project(
 def test_a_context_block_name_is_never_a_path(tmp_path, name) -> None:
     folder = _guide(tmp_path / "src")
     with pytest.raises(ImportError_, match=r"plain name|does not match|cannot be imported"):
-        install_block(folder, name, str(folder), "folder")
-    assert not (tmp_path / "escape").exists() and not Path("/abs/escape").exists()
+        install_block(folder, _hostile(name, tmp_path), str(folder), "folder")
+    assert not (tmp_path / "escape").exists() and not (tmp_path / "abs").exists()
     assert not context_dir().exists() or not any(context_dir().iterdir())
 
 
@@ -287,10 +294,11 @@ def test_a_relative_dependency_keeps_no_credentials(location) -> None:
 def test_compile_writes_a_toml_only_under_its_own_name(tmp_path, name) -> None:
     out = tmp_path / "out"
     out.mkdir()
-    command = CompiledCommand(name, "D.", "prompt", ())
+    command = CompiledCommand(_hostile(name, tmp_path), "D.", "prompt", ())
     with pytest.raises((UnsafeNameError, OSError)):
         write_outputs(command, out_dir=out, zip_path=None)
     assert list(out.iterdir()) == [] and not (tmp_path / "escape.toml").exists()
+    assert not (tmp_path / "abs").exists()
 
 
 def test_compile_of_an_archive_never_replaces_a_toml_it_did_not_write(tmp_path, gib) -> None:
