@@ -146,6 +146,7 @@ def install_block(folder: Path, name: str, source: str, kind: str) -> tuple[Cont
     """Copy ``folder`` (regular files only) in as block ``name`` with its provenance;
     returns the block and whether it replaced one of that name. Checked first: a folder
     that is no valid instruction skill is refused and nothing changes."""
+    target = _block_target(name)  # first: a name that is a path is refused as such
     skill = parse_skill_file(
         folder / "SKILL.md", profile=Profile.AGENTSKILLS, trust=Trust.UNTRUSTED, expected_name=name
     )
@@ -153,7 +154,6 @@ def install_block(folder: Path, name: str, source: str, kind: str) -> tuple[Cont
         raise ImportError_(f"{name} cannot be imported: {skill.errors[0].format()}")
     if skill.tools:
         raise ImportError_(f"{name} has runnable tools: install it as a skill instead.")
-    target = _block_target(name)
     staging, old = (context_dir() / n for n in (f".{name}.importing", f".{name}.old"))
     for leftover in (staging, old):
         shutil.rmtree(leftover, ignore_errors=True)

@@ -202,7 +202,7 @@ def test_instruction_files_never_write_through_a_link_out_of_the_project(
 @pytest.mark.parametrize("name", HOSTILE_NAMES)
 def test_a_context_block_name_is_never_a_path(tmp_path, name) -> None:
     folder = _guide(tmp_path / "src")
-    with pytest.raises(ImportError_, match=r"plain name|does not match|cannot be imported"):
+    with pytest.raises(ImportError_, match="it must be a plain name"):
         install_block(folder, _hostile(name, tmp_path), str(folder), "folder")
     assert not (tmp_path / "escape").exists() and not (tmp_path / "abs").exists()
     assert not context_dir().exists() or not any(context_dir().iterdir())
