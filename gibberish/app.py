@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gibberish import paths
+from gibberish.desktop.detect import focus_provider
 from gibberish.interop.projectdir import find_project, project_skills_dir
 from gibberish.runner import (
     Envelope,
@@ -34,6 +35,7 @@ from gibberish.runner import (
 from gibberish.runner import sandbox as runner_sandbox
 from gibberish.runner.logs import RunLogs
 from gibberish.runner.sandbox import Sandbox, SandboxStatus
+from gibberish.runner.workdir import git_root
 from gibberish.settings import Settings, load_settings, save_settings
 from gibberish.skills.cache import ParseCache
 from gibberish.skills.fields import W_SKILL_OVERRIDDEN
@@ -59,6 +61,7 @@ from gibberish.trust.fingerprint import (
     skill_fingerprint,
     snapshot_folder,
 )
+from gibberish.trust.model_reads import RunOrigin, limit_model_run, project_folder
 from gibberish.trust.modes import AppLists, ModeContext, ModeDetector, resolve_mode
 from gibberish.trust.policy import ToolPolicy, decide
 from gibberish.trust.provenance import read_provenance
@@ -116,6 +119,9 @@ class PreparedRun:
     """Programs the skill's tools run from outside its folder (home ones are fingerprinted)."""
     secrets: tuple[str, ...] = ()
     """Names of the secrets this run receives (bound to this skill's folder)."""
+    origin: RunOrigin = RunOrigin.PERSON
+    hidden: tuple[str, ...] = ()
+    """Credential places the run's sandbox hides (a model started it; trust/credentials)."""
 
     @property
     def ref(self) -> str:
@@ -124,6 +130,10 @@ class PreparedRun:
     @property
     def network(self) -> bool:
         return self.skill.network
+
+
+HELD_CUT_OFF = 2.0
+"""Seconds of silence that end a recording whose key is held (its release may be lost)."""
 
 
 @dataclass(frozen=True)
@@ -364,7 +374,7 @@ class Engine:
         detector = None
         if manual is None:
             detector = self._detector or ModeDetector(
-                apps=AppLists.from_mapping(self._settings.apps)
+                apps=AppLists.from_mapping(self._settings.apps), focus=focus_provider()
             )
             self._detector = detector
         context = resolve_mode(manual, detector)
@@ -529,10 +539,16 @@ class Engine:
         return None
 
     def listen(
-        self, source: AudioSource, *, mode: Mode | None = None, backend: str | None = None
+        self,
+        source: AudioSource,
+        *,
+        mode: Mode | None = None,
+        backend: str | None = None,
+        held: bool = False,
     ) -> Proposal:
         """One utterance from ``source`` → a proposed call (only a proposal: the caller
-        still goes through ``prepare`` and the decision table, as for a click)."""
+        still goes through ``prepare`` and the decision table, as for a click). ``held``:
+        a key held down ends it when released, pauses included (docs/adr/0039-portal-shortcuts.md)."""
         from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError
 
         if mode is None:
@@ -541,8 +557,9 @@ class Engine:
         config = VoiceConfig(
             backend or stored.backend,
             stored.model_folder,
-            until_stopped=stored.activation == "toggle",
+            until_stopped=held or stored.activation == "toggle",
             second_opinion=stored.second_opinion,
+            cut_off=HELD_CUT_OFF if held else None,
         )
         catalog = self.catalog(mode)
         try:
@@ -677,8 +694,12 @@ class Engine:
         context_dir: Path | None = None,
         timeout: float | None = None,
         mode: Mode | None = None,
+        origin: RunOrigin = RunOrigin.PERSON,
     ) -> PreparedRun:
-        """Render the argv and decide. Raises ``EngineError``/``RenderError`` for bad requests."""
+        """Render the argv and decide. Raises ``EngineError``/``RenderError`` for bad requests.
+
+        ``origin`` says who picked the tool: a model's pick gets the limits of
+        ``trust.model_reads`` (no credentials, asks before reading outside the project)."""
         ref = self.find_tool(target) if isinstance(target, str) else target
         args = dict(args or {})
         argv = render(ref.tool, args, skill_dir=ref.skill.directory)
@@ -699,6 +720,17 @@ class Engine:
             ref, argv, decision, fp = self._reread(ref, args)
         if mode is None:
             mode = self.mode_context().mode
+        decision, hidden = limit_model_run(
+            origin,
+            decision,
+            ref=ref.ref,
+            skill=ref.skill,
+            arguments=args,
+            workdir=run_dir,
+            sandboxed=runner_sandbox.status().active,
+            argv=argv,
+            project=project_folder(run_dir, None if cwd else context_dir, git_root),
+        )
         return PreparedRun(
             skill=ref.skill,
             tool=ref.tool,
@@ -711,6 +743,8 @@ class Engine:
             mode=mode,
             programs=outside_programs(ref.skill),
             secrets=self.secrets.receives(ref.skill),
+            origin=origin,
+            hidden=hidden,
         )
 
     # ------------------------------------------------------------------ approvals
@@ -895,6 +929,8 @@ class Engine:
             network=skill.network,
             skill_dir=skill.directory,
             snapshot=snapshot,
+            gui=skill.gui,
+            hidden=prepared.hidden,
         )
 
     def run(

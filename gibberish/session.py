@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from gibberish.app import Engine, EngineError, PreparedRun
 from gibberish.skills.model import Trust
 from gibberish.skills.render import RenderError
+from gibberish.trust.model_reads import RunOrigin
 
 if TYPE_CHECKING:
     from gibberish.settings import Settings
@@ -100,6 +101,12 @@ def never_approved(prepared: PreparedRun) -> bool:
     return prepared.decision.first_run or prepared.skill.trust is Trust.UNTRUSTED
 
 
+def needs_a_person(prepared: PreparedRun) -> bool:
+    """A question a model-chosen run must put to a person, never to ``--yes``: a skill
+    nobody approved, or a model's read outside the project."""
+    return never_approved(prepared) or prepared.decision.person_must_answer
+
+
 def authorize(
     engine: Engine,
     prepared: PreparedRun,
@@ -118,7 +125,7 @@ def authorize(
         return Authorization(refused=decision.reason)
     if not decision.asks:
         return Authorization()
-    if yes and not (model_chose and never_approved(prepared)):
+    if yes and not (model_chose and needs_a_person(prepared)):
         return Authorization(confirmed=True)
     answer = ask(prepared)
     if answer is Answer.CANCEL:
@@ -163,6 +170,7 @@ class Session:
         context: ModeContext,
         note: str = "",
         missing: Sequence[str] = (),
+        origin: RunOrigin = RunOrigin.PERSON,
     ) -> Launch:
         """Steps 1–4. ``prefilled``, ``note`` and ``missing`` come from a proposal (a
         model's call): the form shows them and the person confirms or corrects every
@@ -194,7 +202,9 @@ class Session:
             arguments = values
         context_dir = context.focus.cwd if context.focus is not None else None
         try:
-            prepared = engine.prepare(target, arguments, context_dir=context_dir, mode=context.mode)
+            prepared = engine.prepare(
+                target, arguments, context_dir=context_dir, mode=context.mode, origin=origin
+            )
         except (EngineError, RenderError, OSError) as exc:
             return Launch(ref, failure=getattr(exc, "message", None) or str(exc))
         if prepared.decision.refused:

@@ -118,6 +118,8 @@ class Settings:
     sync_targets: tuple[str, ...] = ()
     """``[sync] targets``: the agents ``gibberish sync`` writes to when none are named
     (empty: the agents detected as installed)."""
+    pinned_tools: tuple[str, ...] = ()
+    """``skill.tool`` names that get a global shortcut each (through the desktop portal)."""
 
     @property
     def manual_mode(self) -> Mode:
@@ -130,6 +132,7 @@ class Settings:
     def to_toml_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["extra_skills_dirs"] = list(self.extra_skills_dirs)
+        data["pinned_tools"] = list(self.pinned_tools)
         data["apps"] = {k: list(v) for k, v in self.apps.items()}
         data["sync"] = {"targets": list(data.pop("sync_targets"))}
         return data
@@ -190,6 +193,13 @@ def _coerce_model(raw: Any, notices: list[str], where: str) -> ModelSettings:
     return replace(default, **values)
 
 
+def is_tool_ref(value: Any) -> bool:
+    """A ``skill.tool`` name: two non-empty parts of letters, digits, ``-`` and ``_``."""
+    if not isinstance(value, str) or value.count(".") != 1 or len(value) > 200:
+        return False
+    return all(part and all(c.isalnum() or c in "-_" for c in part) for part in value.split("."))
+
+
 def _from_dict(raw: dict[str, Any], where: str) -> LoadedSettings:
     notices: list[str] = []
     defaults = Settings()
@@ -200,6 +210,13 @@ def _from_dict(raw: dict[str, Any], where: str) -> LoadedSettings:
                 values[key] = tuple(value)
             else:
                 notices.append(f"{where}: extra_skills_dirs must be a list of folders; ignored.")
+        elif key == "pinned_tools":
+            if isinstance(value, list) and all(is_tool_ref(v) for v in value):
+                values[key] = tuple(value)
+            else:
+                notices.append(
+                    f'{where}: pinned_tools must be a list of "skill.tool" names; ignored.'
+                )
         elif key in ("auto_mode", "start_at_login"):
             if isinstance(value, bool):
                 values[key] = value

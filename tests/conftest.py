@@ -1,8 +1,8 @@
 """Hermetic test environment.
 
 Before anything is imported, every XDG folder and HOME point into one temporary folder
-for the whole session, the keyring is a plaintext file backend inside it, and Qt renders
-offscreen. An autouse fixture then gives every test fresh folders of its own, so no test
+for the whole session, the keyring is a plaintext file backend inside it, Qt renders
+offscreen, and fontconfig sees only the fonts shipped in tests/fonts/. An autouse fixture then gives every test fresh folders of its own, so no test
 can see another's approvals, settings or skills, and none touches the real home folder.
 """
 
@@ -13,6 +13,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+
+from tests.fonts import fontconfig_file
 
 _SESSION_ROOT = Path(tempfile.mkdtemp(prefix="gibberish-tests-"))
 
@@ -37,7 +39,17 @@ os.environ["QT_QPA_PLATFORM"] = "offscreen"
 os.environ.pop("DBUS_SESSION_BUS_ADDRESS", None)
 os.environ.pop("DISPLAY", None)
 os.environ.pop("WAYLAND_DISPLAY", None)
+for _desktop_var in (  # the desktop backend is chosen from these (gibberish.desktop.detect)
+    "SWAYSOCK",
+    "I3SOCK",
+    "HYPRLAND_INSTANCE_SIGNATURE",
+    "XDG_CURRENT_DESKTOP",
+    "XDG_SESSION_TYPE",
+):
+    os.environ.pop(_desktop_var, None)
 os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
+# Only the fonts in tests/fonts/, whatever the machine has installed (Qt, Chromium).
+os.environ["FONTCONFIG_FILE"] = str(fontconfig_file(_SESSION_ROOT / "fonts"))
 
 
 @pytest.fixture(autouse=True)

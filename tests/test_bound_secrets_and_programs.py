@@ -17,6 +17,7 @@ from gibberish.app import Engine, EngineError, EngineOptions
 from gibberish.cli import cli
 from gibberish.trust.provenance import PROVENANCE_FILE
 from gibberish.trust.secrets import MissingSecretError, SecretStore
+from tests.helpers.sandbox import approved_read_only_runs
 
 TOKEN = "ghp_bound-to-one-folder"
 
@@ -132,7 +133,7 @@ def test_an_edited_home_program_asks_again(tmp_path: Path, helper: Path) -> None
     assert program.in_home and program.path == str(helper)
     assert "covered by the approval" in program.describe()
     engine.approve(prepared)
-    assert engine.prepare("uses-helper.go").decision.runs
+    assert approved_read_only_runs(engine.prepare("uses-helper.go").decision)
 
     helper.write_text("#!/bin/sh\necho helper v2, not what you approved\n")
     again = engine.prepare("uses-helper.go")
@@ -148,7 +149,7 @@ def test_an_edit_between_check_and_start_is_refused(tmp_path: Path, helper: Path
     prepared = engine.prepare("uses-helper.go")
     helper.write_text("#!/bin/sh\necho swapped\n")
     with pytest.raises(EngineError, match="changed on disk"):
-        engine.run(prepared)
+        engine.run(prepared, confirmed=True)
 
 
 def test_system_programs_are_listed_but_not_fingerprinted(tmp_path: Path) -> None:

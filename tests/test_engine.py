@@ -12,6 +12,7 @@ from gibberish.app import Engine, EngineError
 from gibberish.runner import RunStatus
 from gibberish.skills.render import RenderError
 from gibberish.trust.decision import DecisionKind
+from tests.helpers.sandbox import approved_read_only_runs
 from tests.skills.fixtures import skillkit
 from tests.skills.fixtures.skillkit import param_table, tool_block
 
@@ -39,8 +40,8 @@ def test_first_run_asks_then_always_allow_runs(engine: Engine, root: Path) -> No
         engine.start(prepared)
     engine.approve(prepared)
     again = engine.prepare("eng.go")
-    assert again.decision.runs
-    result = engine.run(again)
+    assert approved_read_only_runs(again.decision)
+    result = engine.run(again, confirmed=again.decision.asks)
     assert result.envelope.output == "inside\n"
     assert [r.ref for r in engine.recent_runs()] == ["eng.go"]
 
@@ -155,8 +156,8 @@ def test_the_argv_always_comes_from_the_skill_md_that_is_on_disk(
     skill_md.write_text(echo_skill("from-A"))  # no reload: parsed B, disk A
     prepared = engine.prepare("swap.say")
     assert prepared.argv == ("echo", "from-A")
-    assert prepared.decision.runs
-    assert engine.run(prepared).envelope.output == "from-A\n"
+    assert approved_read_only_runs(prepared.decision)
+    assert engine.run(prepared, confirmed=True).envelope.output == "from-A\n"
 
 
 def test_a_stale_definition_never_gets_an_approval_for_other_bytes(
@@ -171,7 +172,9 @@ def test_a_stale_definition_never_gets_an_approval_for_other_bytes(
     prepared = engine.prepare("swap.say")
     assert prepared.argv == ("echo", "from-B")  # what is shown is what is on disk
     engine.approve(prepared)
-    assert engine.run(engine.prepare("swap.say")).envelope.output == "from-B\n"
+    approved = engine.prepare("swap.say")
+    assert approved_read_only_runs(approved.decision)
+    assert engine.run(approved, confirmed=True).envelope.output == "from-B\n"
 
 
 def test_a_program_outside_the_fingerprint_is_refused(engine: Engine, root: Path) -> None:

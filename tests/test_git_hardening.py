@@ -15,6 +15,9 @@ from pathlib import Path
 import pytest
 
 from gibberish.app import Engine, EngineOptions
+from tests.interop.builders import needs_git
+
+pytestmark = needs_git
 
 HOOKED = (
     "core.fsmonitor",

@@ -15,6 +15,7 @@ import pytest
 from gibberish.app import Engine
 from gibberish.session import Answer, Notice, Session, authorize, never_approved
 from gibberish.trust.decision import Decision
+from tests.helpers.sandbox import requires_sandbox
 from tests.skills.fixtures.skillkit import make_skill, param_table, tool_block
 
 
@@ -63,6 +64,7 @@ def test_launch_asks_the_form_then_the_approval_then_is_ready(engine: Engine) ->
     assert engine.run(launched.prepared, confirmed=True).envelope.output == "x\n"
 
 
+@requires_sandbox
 def test_a_tool_without_parameters_skips_the_form_and_always_is_remembered(
     engine: Engine,
 ) -> None:
@@ -73,6 +75,20 @@ def test_a_tool_without_parameters_skips_the_form_and_always_is_remembered(
     again = flow.launch("echoer.hi", context=engine.mode_context())
     assert prompts.approvals == ["echoer.hi"]  # approved and read-only: runs without asking
     assert again.prepared is not None and not again.confirmed
+
+
+def test_without_a_sandbox_always_is_remembered_and_a_read_only_tool_still_asks(
+    engine: Engine, no_sandbox
+) -> None:
+    prompts = Prompts(answer=Answer.ALWAYS)
+    flow = session(engine, prompts, [])
+    assert flow.launch("echoer.hi", context=engine.mode_context()).prepared is not None
+    assert [a.skill for a in engine.approvals.list()] == ["echoer"]
+    prompts.answer = Answer.ONCE
+    again = flow.launch("echoer.hi", context=engine.mode_context())
+    assert prompts.approvals == ["echoer.hi", "echoer.hi"]
+    assert again.prepared is not None and again.confirmed
+    assert "sandbox" in again.prepared.decision.reason
 
 
 def test_cancel_in_the_form_or_the_dialog_prepares_nothing(engine: Engine) -> None:

@@ -10,7 +10,9 @@ XDG folder and HOME point into it), so approvals and settings of the person runn
 script are safe; the dialogs show paths in the home folder as ``~/…``, so the pictures
 read like a real home.
 
-Every picture is made in Fusion's light palette; the approval, form, result and command
+Every picture is drawn with the DejaVu fonts shipped in ``tests/fonts/`` and no other
+(fontconfig is pointed at them alone), so it looks the same on every machine. Every
+picture is made in Fusion's light palette; the approval, form, result and command
 bar pictures also in a dark palette (``*-dark.png``). ``tests/ui/test_screenshots.py``
 compares fresh pictures with the committed ones, within a tolerance.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -205,7 +208,14 @@ def _isolate(root: Path) -> None:
         path.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.environ[var] = str(path)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    # The fonts shipped in tests/fonts/ and nothing else, so every machine draws the same.
+    from tests.fonts import fontconfig_file
+
+    os.environ["FONTCONFIG_FILE"] = str(fontconfig_file(root / ".fonts"))
     os.environ["PYTHON_KEYRING_BACKEND"] = "keyrings.alt.file.PlaintextKeyring"
+    # Programs the dialogs name (curl) are found where a distribution puts them, not in
+    # whatever the person running this has first on PATH.
+    os.environ["PATH"] = "/usr/bin:/bin"
     for var in ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS"):
         os.environ.pop(var, None)
 
@@ -223,10 +233,29 @@ def _write_demo(skills: Path) -> None:
 
 
 def make(out_dir: Path) -> list[Path]:
-    """Write every screenshot into ``out_dir`` and return their paths."""
-    root = Path(tempfile.mkdtemp(prefix="gibberish-demo-"))
-    _isolate(root)
+    """Write every screenshot into ``out_dir`` and return their paths.
+
+    The bundled skills are copied to one fixed folder first, so a picture that shows a
+    bundled script's path shows the same path wherever this repository was cloned (a
+    longer path would wrap and change the dialog). A lock keeps two runs apart.
+    """
     sys.path.insert(0, str(REPO))
+    from filelock import FileLock
+
+    shared = Path(tempfile.gettempdir()) / f"gibberish-screenshots-{os.getuid()}"
+    shared.mkdir(mode=0o700, exist_ok=True)
+    with FileLock(str(shared / "lock")):
+        bundled = shared / "skills"
+        shutil.rmtree(bundled, ignore_errors=True)
+        shutil.copytree(REPO / "skills", bundled, ignore=shutil.ignore_patterns("__pycache__"))
+        os.environ["GIBBERISH_BUNDLED_SKILLS"] = str(bundled)
+        return _pictures(out_dir)
+
+
+def _pictures(out_dir: Path) -> list[Path]:
+    root = Path(tempfile.mkdtemp(prefix="gibberish-demo-"))
+    sys.path.insert(0, str(REPO))
+    _isolate(root)
 
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication, QWidget
@@ -236,8 +265,10 @@ def make(out_dir: Path) -> list[Path]:
     from gibberish.ui.command_bar import CommandBar
     from gibberish.ui.controller import Controller
     from gibberish.ui.param_form import ParameterForm
+    from tests import fonts
 
     app = QApplication.instance() or QApplication(["gibberish"])
+    fonts.use_in(app)
     app.setStyle("Fusion")
     light = app.style().standardPalette()
     app.setPalette(light)
@@ -264,6 +295,11 @@ def make(out_dir: Path) -> list[Path]:
     project_dir = Path(os.environ["HOME"]) / "src" / "shop"
     project_dir.mkdir(parents=True)
     engine = Engine(EngineOptions(include_user=True, include_bundled=True))
+    # The one-time "no sandbox" notice says what this machine lacks (bubblewrap), not what
+    # the window looks like: taken here, so every machine draws the same launcher.
+    from gibberish.runner import sandbox
+
+    sandbox.take_notice()
 
     # Launcher window (what desktops without a tray get).
     controller = Controller(engine, tray_available=False)

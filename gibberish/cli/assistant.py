@@ -22,6 +22,7 @@ from gibberish.cli.run import execute, stdin_is_tty
 from gibberish.settings import MODEL_APIS
 from gibberish.skills.model import Mode
 from gibberish.skills.render import RenderError
+from gibberish.trust.model_reads import RunOrigin
 
 MODE_CHOICE = click.Choice([m.value for m in Mode], case_sensitive=False)
 
@@ -237,7 +238,9 @@ def _one_call(
         return {"call": call.to_dict(), "skipped": reason}
     ref = ToolRef(call.exposed.skill, call.exposed.tool)
     try:
-        prepared = engine.prepare(ref, call.arguments, context_dir=Path.cwd())
+        prepared = engine.prepare(
+            ref, call.arguments, context_dir=Path.cwd(), origin=RunOrigin.MODEL
+        )
     except (EngineError, RenderError) as exc:
         click.secho(f"gibberish: skipped {_shown(call)}: {exc}", err=True, fg="yellow")
         return {"call": call.to_dict(), "skipped": str(exc)}

@@ -7,9 +7,26 @@ it is here, and whether secrets are kept encrypted, so nobody has to guess.
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import click
 
 from gibberish.cli.common import CliState, pass_state, print_json
+from gibberish.desktop.detect import capabilities
+
+
+def _offline_sockets(active: bool) -> dict[str, object]:
+    """Whether an offline run is kept from the host's Unix sockets (seccomp + hidden folders)."""
+    from gibberish.runner import seccomp
+
+    missing = seccomp.why_unavailable() if active else None
+    if not active:
+        detail = "not enforced"
+    elif missing:
+        detail = f"socket folders hidden, but {missing}"
+    else:
+        detail = "refused (socket folders hidden, AF_UNIX refused by a seccomp filter)"
+    return {"check": "offline sockets", "ok": active and not missing, "detail": detail}
 
 
 def _checks(state: CliState) -> list[dict[str, object]]:
@@ -22,9 +39,7 @@ def _checks(state: CliState) -> list[dict[str, object]]:
             "detail": (
                 f"active: {sandbox.detail}"
                 if sandbox.active
-                else f"not active: {sandbox.detail} Install the package “bubblewrap”. Until "
-                "then read_only and network: false are not enforced, a run can see other "
-                "processes, and user skills that only read ask before every run."
+                else f"not active: {sandbox.detail} {sandbox.advice}".strip()
             ),
         },
         {
@@ -37,6 +52,17 @@ def _checks(state: CliState) -> list[dict[str, object]]:
             "ok": sandbox.active,
             "detail": "enforced (own network namespace)" if sandbox.active else "not enforced",
         },
+        _offline_sockets(sandbox.active),
+        {
+            "check": "model credentials",
+            "ok": sandbox.active,
+            "detail": (
+                "hidden from model-started runs, and refused when a model names one"
+                if sandbox.active
+                else "refused when a model names one; a tool that walks your home "
+                "folder by itself is not stopped without the sandbox"
+            ),
+        },
     ]
     warning = engine.secrets.plaintext_warning()
     checks.append(
@@ -46,6 +72,7 @@ def _checks(state: CliState) -> list[dict[str, object]]:
             "detail": warning or "kept by the system keyring, bound to each skill's folder",
         }
     )
+    checks += [asdict(c) for c in capabilities()]  # the desktop: backend, shortcuts, tray
     return checks
 
 
@@ -53,14 +80,15 @@ def _checks(state: CliState) -> list[dict[str, object]]:
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON.")
 @pass_state
 def doctor_command(state: CliState, as_json: bool) -> None:
-    """Say which protections are active here (sandbox, read_only, network, secrets)."""
+    """Say which protections are active here (sandbox, read_only, network, secrets) and
+    what the desktop offers (focused-app backend, global shortcuts, tray)."""
     checks = _checks(state)
     if as_json:
         print_json(checks)
         return
     for check in checks:
         mark = click.style("ok  ", fg="green") if check["ok"] else click.style("warn", fg="yellow")
-        click.echo(f"{mark} {check['check']:<15} {check['detail']}")
+        click.echo(f"{mark} {check['check']:<17} {check['detail']}")
 
 
 COMMANDS = [doctor_command]

@@ -46,6 +46,13 @@ def describe(prepared: PreparedRun) -> str:
     lines.append(f"  folder    {printable(str(prepared.cwd))}")
     lines.append(f"  timeout   {prepared.timeout:g} s")
     lines.append(f"  network   {'yes' if prepared.network else 'no'}")
+    if skill.gui:
+        lines.append("  display   yes (gui: it may open windows; the session bus stays hidden)")
+    if skill.credentials:
+        shown = ", ".join(skill.credentials)
+        lines.append(f"  reads     {printable(shown)} (credentials it declares, even for a model)")
+    for path in decision.reads_outside:
+        lines.append(f"  outside   {printable(path)} (the model chose it; outside the project)")
     if prepared.secrets:
         lines.append(f"  secrets   {printable(', '.join(prepared.secrets))} (given to this run)")
     lines.extend(f"  runs      {printable(p.describe())}" for p in prepared.programs)
@@ -111,10 +118,18 @@ def _terminal(model_chose: bool, compact: bool) -> Callable[[PreparedRun], Answe
         if stdin_is_tty():
             return ask(prepared)
         why = prepared.decision.reason
+        if model_chose and prepared.decision.person_must_answer and not never_approved(prepared):
+            refuse(
+                f"{why} There is no terminal to ask on, and --yes does not answer this "
+                f"question. Run `gibberish ask` in a terminal, or run it yourself with "
+                f"`gibberish run {prepared.ref}`.",
+                compact=compact,
+            )
         if model_chose and never_approved(prepared):
             refuse(
-                f"the model chose {prepared.ref}, which you have not approved ({why}) and "
-                "there is no terminal to ask on; --yes does not cover a skill you never "
+                f"{prepared.ref} was picked for you (by the model, or from what was heard), "
+                f"and you have not approved it ({why}); there is no terminal to ask on, and "
+                "--yes does not cover a skill you never "
                 f"approved. Approve it with `gibberish approvals approve {prepared.skill.name}` "
                 "or run `gibberish ask` in a terminal.",
                 compact=compact,

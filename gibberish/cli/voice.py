@@ -17,6 +17,7 @@ from gibberish.cli.common import CliState, fail, pass_state, print_json, table
 from gibberish.cli.run import execute, refuse
 from gibberish.settings import VOICE_BACKENDS
 from gibberish.skills.render import RenderError
+from gibberish.trust.model_reads import RunOrigin
 
 
 def _source(engine: Engine, file: Path | None):
@@ -80,7 +81,13 @@ def _explain(proposal) -> None:
 @click.option(
     "--dry-run", is_flag=True, help="Print what was heard, the call and the argv; run nothing."
 )
-@click.option("--yes", "-y", is_flag=True, help="Approve this one run without asking.")
+@click.option(
+    "--yes",
+    "-y",
+    is_flag=True,
+    help="Answer yes to the question for this one run, only for a skill you already "
+    "approved (never for one you did not).",
+)
 @click.option("--json", "compact", is_flag=True, help="Print JSON on one line.")
 @click.option("--here", is_flag=True, help="Listen in this terminal even when the tray runs.")
 @pass_state
@@ -125,7 +132,7 @@ def listen_command(
     assert call is not None and call.exposed is not None
     ref = ToolRef(call.exposed.skill, call.exposed.tool)
     try:
-        prepared = engine.prepare(ref, call.arguments, context_dir=None)
+        prepared = engine.prepare(ref, call.arguments, context_dir=None, origin=RunOrigin.MODEL)
     except (EngineError, RenderError) as exc:
         refuse(str(exc), compact=compact)
     if dry_run or compact:
@@ -137,7 +144,9 @@ def listen_command(
             raise SystemExit(0)
     args = json.dumps(dict(call.arguments), ensure_ascii=False)
     click.echo(f"proposed {prepared.ref} {args}", err=True)
-    execute(engine, prepared, yes=yes, compact=compact)
+    # What was heard is a proposal, as a model's call is: misheard speech, or audio someone
+    # else plays, must not run a skill nobody approved, so --yes covers what `ask --yes` does.
+    execute(engine, prepared, yes=yes, compact=compact, model_chose=True)
 
 
 @click.group("voice")

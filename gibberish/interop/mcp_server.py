@@ -39,8 +39,9 @@ from gibberish.assistant.naming import ExposedTool, qualified_name
 from gibberish.interop import disclosure
 from gibberish.interop.disclosure import DisclosureError
 from gibberish.interop.mcp_approval import ApprovalRequest, request_approval
-from gibberish.session import Answer, authorize
+from gibberish.session import Answer, authorize, never_approved
 from gibberish.skills.model import Mode, SkillDefinition
+from gibberish.trust.model_reads import RunOrigin
 
 if TYPE_CHECKING:
     from gibberish.app import Engine, PreparedRun
@@ -78,6 +79,13 @@ def tray_approver(prepared: PreparedRun) -> tuple[str, str] | None:
 
 
 def how_to_approve(prepared: PreparedRun) -> str:
+    if prepared.decision.person_must_answer and not never_approved(prepared):
+        # The skill is approved: approving it again would not answer this question.
+        return (
+            f"{prepared.decision.reason} No gibberish tray is running to ask you: start "
+            f"the tray (`gibberish`) to answer in a dialog, or run it yourself with "
+            f"`gibberish run {prepared.ref}`."
+        )
     return (
         f"{prepared.ref} needs your approval ({prepared.decision.reason}) and no gibberish "
         "tray is running to ask you. Start the tray (`gibberish`) to approve calls in a "
@@ -179,6 +187,7 @@ class GibberishMCP(MCPServer):
                 arguments,
                 context_dir=self.cwd,
                 mode=self.mode,
+                origin=RunOrigin.MODEL,
             )
         except (EngineError, RenderError) as exc:
             return refuse(str(exc))

@@ -9,7 +9,10 @@ Modules, one job each: ``spec`` (what to run), ``env`` (the child environment),
 (spawning and watching), ``capture`` (head/tail, JSON, log file), ``kill`` (process
 group and run-id sweep), ``supervise`` (one run's life), ``workers`` (threads),
 ``handle`` (the public start/run/RunHandle), ``envelope`` (the result), ``sandbox``
-(bubblewrap around a run whose spec asks for it), ``logs`` (run log paths and pruning).
+(bubblewrap around a run whose spec asks for it), ``sandbox_mounts`` (what of the host
+a sandboxed run sees), ``seccomp`` (the filter that keeps offline runs from Unix
+sockets), ``sandbox_advice`` (why bwrap is blocked, and the fix), ``logs`` (run log
+paths and pruning).
 
 Decisions beyond docs/adr/0008-running-a-tool.md:
 
@@ -39,8 +42,10 @@ Decisions beyond docs/adr/0008-running-a-tool.md:
 
 * **Sandbox**: a spec with a :class:`~gibberish.runner.sandbox.Sandbox` runs inside
   bubblewrap where it works (its own PID namespace: everything dies with the main
-  process; ``read_only`` and ``network: false`` enforced by mounts and namespaces). A
-  process killed by signal N then reports exit code 128+N as a plain exit status.
+  process; ``read_only`` and ``network: false`` enforced by mounts and namespaces; no
+  capabilities; an offline run reaches no host socket, docs/adr/0027; the places a
+  spec's ``hidden`` names are empty). A process killed by signal N then reports exit
+  code 128+N as a plain exit status.
 
 Known limit without the sandbox: a process that both leaves the process group
 (``setsid``) *and* drops ``GIBBERISH_RUN_ID`` from its environment (``env -i``) cannot be

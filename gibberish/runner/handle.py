@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import atexit
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
 
-from gibberish.runner import sandbox
+from gibberish.runner import sandbox, seccomp
 from gibberish.runner.capture import LogFile, OutputCapture
 from gibberish.runner.envelope import (
     EXIT_CANCELLED,
@@ -133,14 +134,17 @@ class RunHandle:
         finally:
             sandbox.remove_snapshot(self.spec.sandbox)
 
-    def _command(self, executable: str) -> tuple[tuple[str, ...], str, bool]:
-        """argv, program file and whether it is sandboxed: bwrap around it when it works."""
+    def _command(self, executable: str) -> tuple[tuple[str, ...], str, bool, int | None]:
+        """argv, program file, whether it is sandboxed, and the seccomp filter's descriptor
+        (to hand to bwrap, then close): bwrap around the program when it works."""
         spec = self.spec
         if spec.sandbox is None:
-            return spec.argv, executable, False
+            return spec.argv, executable, False, None
         current = sandbox.status()
         if not current.active or current.bwrap is None:
-            return spec.argv, executable, False
+            return spec.argv, executable, False, None
+        program = seccomp.unix_socket_filter() if spec.sandbox.blocks_unix_sockets else None
+        fd = seccomp.filter_fd(program) if program is not None else None
         argv = sandbox.wrap(
             current.bwrap,
             spec.sandbox,
@@ -148,8 +152,9 @@ class RunHandle:
             executable=executable,
             cwd=spec.cwd,
             env=spec.env,
+            seccomp_fd=fd,
         )
-        return tuple(argv), current.bwrap, True
+        return tuple(argv), current.bwrap, True, fd
 
     def _execute_spec(self) -> RunResult:
         spec = self.spec
@@ -163,12 +168,16 @@ class RunHandle:
         except LaunchError as exc:
             return self._launch_failure(exc)
 
-        argv, program, sandboxed = self._command(executable)
+        argv, program, sandboxed, filter_fd = self._command(executable)
+        passed = (filter_fd,) if filter_fd is not None else ()
         started = time.monotonic()
         try:
-            popen = spawn(argv, executable=program, cwd=spec.cwd, env=spec.env)
+            popen = spawn(argv, executable=program, cwd=spec.cwd, env=spec.env, pass_fds=passed)
         except LaunchError as exc:
             return self._launch_failure(exc)
+        finally:
+            if filter_fd is not None:
+                os.close(filter_fd)
         with self._lock:
             self._status = RunStatus.RUNNING
         log = self._open_log()

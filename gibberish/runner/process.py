@@ -29,12 +29,18 @@ PIPE_SIZE = 1024 * 1024
 
 
 def spawn(
-    argv: tuple[str, ...], *, executable: str, cwd: Path, env: Mapping[str, str]
+    argv: tuple[str, ...],
+    *,
+    executable: str,
+    cwd: Path,
+    env: Mapping[str, str],
+    pass_fds: tuple[int, ...] = (),
 ) -> subprocess.Popen[bytes]:
     """Start ``argv`` in a new session (its own process group), stdout+stderr merged.
 
     Never a shell: ``executable`` is the resolved program file and ``argv[0]`` stays what
-    the template said, as the program would see it from a shell.
+    the template said, as the program would see it from a shell. ``pass_fds`` are the
+    only descriptors it inherits besides its standard streams (bwrap's seccomp filter).
     """
     try:
         return subprocess.Popen(
@@ -45,6 +51,7 @@ def spawn(
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             close_fds=True,
+            pass_fds=pass_fds,
             env=dict(env),
             cwd=cwd,
         )

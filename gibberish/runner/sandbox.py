@@ -23,9 +23,9 @@ A :class:`Sandbox` on a :class:`~gibberish.runner.spec.RunSpec` asks for it; whe
   hands a URL to the browser (``systemd-run --user``, ``xdg-open``) keeps working, while
   a read-only or offline skill cannot ask the session to run something for it.
 
-Without a working bwrap (macOS, Windows, no package, user namespaces disabled) runs go
-unwrapped as before; :func:`take_notice` hands out, once per process, a message naming
-the package to install. ``GIBBERISH_SANDBOX=off`` turns the sandbox off (for debugging).
+Without a working bwrap (macOS, Windows, no package, user namespaces disabled or refused
+by AppArmor) runs go unwrapped as before; :func:`take_notice` hands out, once per
+process, a message saying what blocks it and what to do (:mod:`sandbox_advice`). ``GIBBERISH_SANDBOX=off`` turns the sandbox off (for debugging).
 """
 
 from __future__ import annotations
@@ -40,12 +40,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-PACKAGE = "bubblewrap"
+from gibberish.runner import sandbox_advice
+from gibberish.runner.sandbox_mounts import file_system, hide_desktop, hide_paths
+
+PACKAGE = sandbox_advice.PACKAGE
 SWITCH_VAR = "GIBBERISH_SANDBOX"
-#: Folders a read-only run may be pointed at through its environment.
-_POINTED_AT_VARS = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
-_PRIVATE_TMP = "/tmp"
-_X11_SOCKETS = "/tmp/.X11-unix"
+#: Every run: its own PID namespace and session (no TIOCSTI into the person's terminal),
+#: no capabilities (a run started as root cannot remount the read-only root), and it
+#: ends when gibberish does.
+_ALWAYS = ("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL")
 _PROBE_TIMEOUT = 10.0
 
 
@@ -61,11 +64,27 @@ class Sandbox:
     network: bool = True
     skill_dir: Path | None = None
     snapshot: Path | None = None
+    gui: bool = False
+    """The skill declared ``gui: true``: the display's sockets (Wayland, X11) stay
+    reachable even when the run is offline or read-only; the session bus does not."""
+    hidden: tuple[str, ...] = ()
+    """Paths the run must not see (credential folders and files): each becomes an empty
+    tmpfs (a folder) or an empty file (a file) inside the run."""
 
     @property
     def desktop(self) -> bool:
         """The session bus and display sockets are reachable only for network+write skills."""
         return self.network and not self.read_only
+
+    @property
+    def offline(self) -> bool:
+        """No socket of the host may be reached: no network, and no Unix socket either."""
+        return not self.network
+
+    @property
+    def blocks_unix_sockets(self) -> bool:
+        """Offline runs get the seccomp filter, unless they were granted the display."""
+        return self.offline and not self.gui
 
 
 @dataclass(frozen=True)
@@ -76,6 +95,8 @@ class SandboxStatus:
     bwrap: str | None
     version: str
     detail: str
+    advice: str = ""
+    """When not active: what that means for the person's skills and what to do."""
 
 
 _lock = threading.Lock()
@@ -113,21 +134,31 @@ def take_notice() -> str | None:
         if current is None or current.active or _notice_given:
             return None
         _notice_given = True
-    return (
-        f"Tools run without a sandbox: {current.detail} Install the package “{PACKAGE}” "
-        "(apt install bubblewrap, dnf install bubblewrap) so read_only and network: false "
-        "are enforced; until then a read-only skill you added asks before every run."
-    )
+    return f"Tools run without a sandbox: {current.detail} {current.advice}".strip()
 
 
 def _static_status() -> SandboxStatus | None:
     """Why there can be no sandbox, seen without starting anything; None if there may be."""
     if os.environ.get(SWITCH_VAR, "").lower() in {"off", "0", "no", "false"}:
-        return SandboxStatus(False, None, "", f"the sandbox is turned off ({SWITCH_VAR}=off).")
+        return SandboxStatus(
+            False,
+            None,
+            "",
+            f"the sandbox is turned off ({SWITCH_VAR}=off).",
+            f"Unset {SWITCH_VAR} to use bubblewrap again. {sandbox_advice.CONSEQUENCE}",
+        )
     if not sys.platform.startswith("linux"):
-        return SandboxStatus(False, None, "", f"bubblewrap needs Linux (this is {sys.platform}).")
+        return SandboxStatus(
+            False,
+            None,
+            "",
+            f"bubblewrap needs Linux (this is {sys.platform}).",
+            sandbox_advice.CONSEQUENCE,
+        )
     if shutil.which("bwrap") is None:
-        return SandboxStatus(False, None, "", "bwrap was not found on PATH.")
+        return SandboxStatus(
+            False, None, "", "bwrap was not found on PATH.", sandbox_advice.not_installed()
+        )
     return None
 
 
@@ -136,7 +167,7 @@ def _probe() -> SandboxStatus:
     if unavailable is not None:
         return unavailable
     bwrap = shutil.which("bwrap") or "bwrap"
-    probe = [bwrap, "--unshare-pid", "--unshare-net", "--die-with-parent"]
+    probe = [bwrap, *_ALWAYS, "--unshare-net"]
     probe += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "true"]
     try:
         done = subprocess.run(
@@ -145,22 +176,19 @@ def _probe() -> SandboxStatus:
     except (OSError, subprocess.TimeoutExpired) as exc:
         return SandboxStatus(False, bwrap, "", f"{bwrap} could not be started ({exc}).")
     if done.returncode != 0:
-        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        reason = why[-1] if why else f"exit code {done.returncode}"
-        return SandboxStatus(
-            False,
-            bwrap,
-            "",
-            f"{bwrap} cannot create namespaces here ({reason}; are user namespaces disabled?).",
-        )
+        stderr = done.stderr.decode("utf-8", "replace")
+        found = sandbox_advice.diagnose(bwrap, stderr, done.returncode)
+        return SandboxStatus(False, bwrap, "", found.detail, found.advice)
     version = _version(bwrap)
     return SandboxStatus(
         True,
         bwrap,
         version,
-        f"every run gets its own PID namespace through {bwrap}"
+        f"every run gets its own PID namespace and session, and no capabilities, through "
+        f"{bwrap}"
         + (f" ({version})" if version else "")
-        + "; read_only mounts the file system read-only, network: false unshares the network.",
+        + "; read_only mounts the file system read-only, network: false unshares the network"
+        " and hides the host's sockets.",
     )
 
 
@@ -182,70 +210,28 @@ def wrap(
     executable: str,
     cwd: Path,
     env: Mapping[str, str],
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """The bwrap command line that runs ``executable`` with ``argv[1:]`` as ``sandbox`` says.
 
     The program is the path the runner already resolved, so nothing inside the sandbox
-    can change which file runs; it sees that path as its ``argv[0]``.
+    can change which file runs; it sees that path as its ``argv[0]``. ``seccomp_fd`` is a
+    descriptor holding the compiled filter of :mod:`gibberish.runner.seccomp`, inherited
+    by bwrap, for a run that :attr:`Sandbox.blocks_unix_sockets`.
     """
-    args = [bwrap, "--unshare-pid", "--die-with-parent"]
-    if not sandbox.network:
+    args = [bwrap, *_ALWAYS]
+    if sandbox.offline:
         args.append("--unshare-net")
-    if sandbox.read_only:
-        args += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
-        args += ["--tmpfs", _PRIVATE_TMP]
-        for path in _pointed_at(cwd, env, argv[1:], program=executable):
-            args += ["--ro-bind-try", path, path]
-    else:
-        args += ["--bind", "/", "/", "--proc", "/proc", "--dev-bind", "/dev", "/dev"]
+    args += file_system(sandbox, cwd=cwd, env=env, arguments=argv[1:], program=executable)
     if not sandbox.desktop:
-        args += _hide_desktop(env, read_only=sandbox.read_only)
+        args += hide_desktop(env, private_tmp=sandbox.read_only, gui=sandbox.gui)
+    args += hide_paths(sandbox.hidden)
     if sandbox.snapshot is not None and sandbox.skill_dir is not None:
         args += ["--ro-bind", str(sandbox.snapshot), os.path.realpath(sandbox.skill_dir)]
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     args += ["--chdir", str(cwd), "--", executable, *argv[1:]]
     return args
-
-
-def _under_private_tmp(path: str) -> bool:
-    return path.startswith(_PRIVATE_TMP + "/")
-
-
-def _program_prefix(program: str) -> str:
-    """The folder a program is installed in: for ``PREFIX/bin/tool`` the whole ``PREFIX``
-    (a virtual environment's interpreter needs its ``pyvenv.cfg`` and libraries), else
-    the program's own folder."""
-    folder = os.path.dirname(os.path.abspath(program))
-    return os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder
-
-
-def _pointed_at(
-    cwd: Path, env: Mapping[str, str], arguments: Sequence[str], *, program: str = ""
-) -> list[str]:
-    """Existing folders and files under /tmp the run is pointed at or runs from (kept
-    visible, read-only)."""
-    candidates = [str(cwd)] + [env.get(name, "") for name in _POINTED_AT_VARS]
-    if program:
-        candidates.append(_program_prefix(program))
-    candidates += [arg for arg in arguments if arg.startswith(_PRIVATE_TMP + "/")]
-    found: list[str] = []
-    for candidate in candidates:
-        if not candidate or not os.path.isabs(candidate):
-            continue
-        real = os.path.realpath(candidate)
-        if _under_private_tmp(real) and os.path.exists(real) and real not in found:
-            found.append(real)
-    return found
-
-
-def _hide_desktop(env: Mapping[str, str], *, read_only: bool) -> list[str]:
-    """Empty tmpfs over the session's socket folders (bus, Wayland, X11, audio)."""
-    hidden: list[str] = []
-    runtime = env.get("XDG_RUNTIME_DIR", "")
-    if runtime and os.path.isabs(runtime) and os.path.isdir(runtime):
-        hidden += ["--tmpfs", os.path.realpath(runtime)]
-    if not read_only and os.path.isdir(_X11_SOCKETS):  # read-only runs have a private /tmp
-        hidden += ["--tmpfs", _X11_SOCKETS]
-    return hidden
 
 
 def remove_snapshot(sandbox: Sandbox | None) -> None:

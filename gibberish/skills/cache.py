@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import enum
 import hashlib
 import io
 import logging
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("gibberish.skills.cache")
 
-FORMAT = 1
+FORMAT = 2
 """Bumped whenever what is stored changes shape."""
 
 _ALLOWED_MODULES = ("gibberish.skills.",)
@@ -101,10 +102,24 @@ def _with_quick_setstate(cls: Any) -> Any:
     return cls
 
 
+def _enum_member(cls: Any, name: Any) -> Any:
+    """A member of one of the model's enums, by name; nothing else.
+
+    Python 3.11.2 (Debian 12's) pickles an enum member as ``getattr(Trust, "USER")``,
+    later versions as ``Trust("user")``. Plain ``getattr`` would hand a crafted cache
+    any attribute of an allowed class, so only an enum's own members come out.
+    """
+    if isinstance(cls, type) and issubclass(cls, enum.Enum) and name in cls.__members__:
+        return cls.__members__[name]
+    raise pickle.UnpicklingError(f"getattr({cls!r}, {name!r}) is not part of a parsed skill")
+
+
 class _ModelUnpickler(pickle.Unpickler):
     """Builds the skill model's classes and plain data; refuses every other global."""
 
     def find_class(self, module: str, name: str) -> Any:
+        if (module, name) == ("builtins", "getattr"):
+            return _enum_member
         if module.startswith(_ALLOWED_MODULES):
             return _with_quick_setstate(super().find_class(module, name))
         if (module, name) in _ALLOWED_GLOBALS:

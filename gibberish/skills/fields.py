@@ -141,6 +141,17 @@ def is_valid_secret_name(name: str) -> bool:
     return _SECRET_NAME_RE.fullmatch(name) is not None
 
 
+CREDENTIAL_PATH_MAX = 256
+
+
+def is_valid_credential_path(path: str) -> bool:
+    """``~/...`` or absolute, no ``..`` part, no control character, not just ``/`` or ``~``."""
+    if not (path.startswith("~/") or path.startswith("/")) or len(path) > CREDENTIAL_PATH_MAX:
+        return False
+    parts = [p for p in path.split("/")[1:] if p]
+    return bool(parts) and ".." not in parts and all(ch.isprintable() for ch in path)
+
+
 def is_semver(version: str) -> bool:
     return _SEMVER_RE.fullmatch(version) is not None
 

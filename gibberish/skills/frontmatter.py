@@ -47,6 +47,8 @@ GIBBERISH_FIELDS = (
     "timeout",
     "network",
     "secrets",
+    "gui",
+    "credentials",
 )
 AGENT_SKILLS_FIELDS = ("license", "compatibility", "metadata", "allowed-tools")
 """Fields of the Agent Skills spec: accepted in both profiles and kept in ``extra``."""
@@ -85,6 +87,8 @@ class Frontmatter:
     timeout_secs: int = DEFAULT_TIMEOUT_SECS
     network: bool = False
     secrets: tuple[str, ...] = ()
+    gui: bool = False
+    credentials: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -597,6 +601,25 @@ def _check_secrets(c: _Checker, key: str, raw: Any) -> Any:
     return tuple(dict.fromkeys(items))
 
 
+def _check_credentials(c: _Checker, key: str, raw: Any) -> Any:
+    """Credential places the skill reads even when a model started it: ``~/...`` or
+    absolute paths, no ``..``; a person sees each one before approving the skill."""
+    items = c.string_list(key, raw)
+    if items is None:
+        return _REJECTED
+    bad = [p for p in items if not F.is_valid_credential_path(p)]
+    if bad:
+        c.err(
+            F.E_INVALID_FIELD,
+            key,
+            "invalid credential path " + ", ".join(repr(p) for p in bad) + "; each must "
+            "start with '~/' or '/', have no '..' part, and be at most "
+            f"{F.CREDENTIAL_PATH_MAX} characters (e.g. ~/.aws).",
+        )
+        return _REJECTED
+    return tuple(dict.fromkeys(items))
+
+
 def _check_text(c: _Checker, key: str, raw: Any) -> Any:
     if isinstance(raw, str):
         return raw
@@ -655,6 +678,8 @@ _FIELD_CHECKS: dict[str, tuple[str, _Check]] = {
     "timeout": ("timeout_secs", _check_timeout),
     "network": ("network", _check_boolean),
     "secrets": ("secrets", _check_secrets),
+    "gui": ("gui", _check_boolean),
+    "credentials": ("credentials", _check_credentials),
 }
 """Field -> (Frontmatter attribute, checker). A checker reports what is wrong and
 returns the checked value, or _REJECTED; the attribute's default is Frontmatter's."""

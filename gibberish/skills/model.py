@@ -235,6 +235,10 @@ class SkillDefinition:
     timeout_secs: int = DEFAULT_TIMEOUT_SECS
     network: bool = False
     secrets: tuple[str, ...] = ()
+    gui: bool = False
+    """The skill opens windows: its runs may reach the display (never the session bus)."""
+    credentials: tuple[str, ...] = ()
+    """Credential places (``~/.aws``) its runs may read even when a model started them."""
     tools: tuple[ToolDefinition, ...] = ()
     body: str = ""
     """The Markdown body: context for instruction skills (no tools)."""

@@ -463,6 +463,8 @@ def _parse_text(
         timeout_secs=front.timeout_secs,
         network=front.network,
         secrets=front.secrets,
+        gui=front.gui,
+        credentials=front.credentials,
         tools=tools,
         body=body,
         extra=front.extra,

@@ -76,6 +76,8 @@ def skill_to_dict(skill: SkillDefinition) -> dict[str, Any]:
         "timeout": skill.timeout_secs,
         "network": skill.network,
         "secrets": list(skill.secrets),
+        "gui": skill.gui,
+        "credentials": list(skill.credentials),
         "extra": json_value(skill.extra),
         "tools": [tool_to_dict(t) for t in skill.tools],
         "diagnostics": [d.to_dict() for d in skill.diagnostics],

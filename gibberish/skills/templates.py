@@ -216,7 +216,10 @@ def _find_placeholders(source: str) -> tuple[str, list[_Hole], list[_Problem]]:
 # Fast path: a regular expression for templates that cannot contain shell syntax
 
 _PLAIN = r"""[^\s'"\\$`|&;<>()*?\[\]{}#!]"""
-_UNIT = rf"""(?:{_PLAIN}++|'[^']*+'|"[^"\\$`]*+(?:\\[\s\S][^"\\$`]*+)*+"|\\[^\n])"""
+# Plain ``*`` inside quotes (a run of non-quote characters cannot give back a quote, so
+# nothing backtracks there): with ``*+`` there, the ``re`` of Python 3.11.2 (Debian 12's)
+# matched ``echo "unterminated`` as two plain words; 3.11.7 did not.
+_UNIT = rf"""(?:{_PLAIN}++|'[^']*'|"[^"\\$`]*(?:\\[\s\S][^"\\$`]*)*"|\\[^\n])"""
 _WORD = rf"(?:{_UNIT}(?:{_UNIT}|\\\n)*+)"
 _BLANK = r"(?:[ \t\n]|\\\n)*+"
 _FAST_RE = re.compile(rf"{_BLANK}(?:{_WORD}(?:(?:[ \t]|\\\n)++{_WORD})*+)?{_BLANK}")

@@ -3,8 +3,10 @@
 These probes feed mode detection (``modes.py``) and give the Engine the focused app's
 working folder (runs start in its git root, docs/adr/0008-running-a-tool.md). Each one is small, has no
 dependency beyond psutil and an optional command-line tool, and answers ``None`` when it
-cannot tell — no exception, no output — so a desktop without X11 or PulseAudio simply
-falls back to Global / manual mode.
+cannot tell — no exception, no output — so a desktop without a focus backend or PulseAudio
+simply falls back to Global / manual mode. Which window has the focus is asked of the
+desktop by ``gibberish.desktop`` (one backend per desktop family, docs/adr/0038-desktop-backends.md);
+its answer, a pid, becomes a ``FocusInfo`` here (``describe_process``).
 
 Every external command runs as an argv list (never through a shell), with stdin closed
 and a short timeout.
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
@@ -75,63 +76,15 @@ def run_quiet(
     return done.stdout
 
 
-class X11FocusProvider:
-    """The active X11 window's process, found with ``xprop`` and psutil.
+class NoFocus:
+    """The provider where the desktop offers no way to ask for the focused window.
 
-    ``xprop -root _NET_ACTIVE_WINDOW`` names the window, ``xprop -id <win> _NET_WM_PID``
-    its process. ``xprop`` (x11-utils) was chosen over python-xlib or ctypes to libX11:
-    no new dependency and nothing loaded into the tray's own process. Returns None when
-    ``DISPLAY`` is unset, in a Wayland session (XWayland only sees X11 windows, so the
-    answer would be stale), when xprop is missing or slow, or when the window has no pid.
+    The desktop backends (``gibberish.desktop``) sit above this layer and are handed to
+    ``ModeDetector`` by the Engine; without one, detection falls back to Global.
     """
 
-    def __init__(
-        self,
-        *,
-        env: Mapping[str, str] | None = None,
-        run: Runner | None = None,
-        timeout: float = 0.5,
-    ) -> None:
-        self._env = env
-        self._run = run or (lambda argv: run_quiet(argv, timeout=timeout, env=env))
-
     def focused(self) -> FocusInfo | None:
-        env = self._env if self._env is not None else os.environ
-        if not env.get("DISPLAY"):
-            log.debug("no focused window: DISPLAY is not set")
-            return None
-        if env.get("WAYLAND_DISPLAY") or env.get("XDG_SESSION_TYPE") == "wayland":
-            log.debug("no focused window: a Wayland session (X11 would only see XWayland)")
-            return None
-        try:
-            window = _parse_window(self._run(["xprop", "-root", "_NET_ACTIVE_WINDOW"]))
-            if window is None:
-                log.debug("no focused window: xprop named no active window")
-                return None
-            pid = _parse_pid(self._run(["xprop", "-id", window, "_NET_WM_PID"]))
-            if pid is None:
-                log.debug("no focused window: window %s has no _NET_WM_PID", window)
-                return None
-            return describe_process(pid)
-        except Exception as exc:
-            log.warning("finding the focused window failed: %s", exc, exc_info=True)
-            return None
-
-
-def _parse_window(output: str | None) -> str | None:
-    # "_NET_ACTIVE_WINDOW(WINDOW): window id # 0x3a00007" (0x0 when nothing is focused)
-    match = re.search(r"#\s*(0x[0-9a-fA-F]+)", output or "")
-    if match is None or int(match.group(1), 16) == 0:
         return None
-    return match.group(1)
-
-
-def _parse_pid(output: str | None) -> int | None:
-    # "_NET_WM_PID(CARDINAL) = 12345", or "_NET_WM_PID:  not found."
-    match = re.search(r"=\s*(\d+)", output or "")
-    if match is None or int(match.group(1)) <= 0:
-        return None
-    return int(match.group(1))
 
 
 def describe_process(pid: int) -> FocusInfo:

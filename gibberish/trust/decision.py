@@ -47,6 +47,11 @@ class Decision:
     """Set when an earlier approval exists but the skill's files changed since."""
     banner: str | None = None
     """A warning shown above everything else (untrusted skills)."""
+    reads_outside: tuple[str, ...] = ()
+    """Paths outside the project a model chose for this run (shown with the question)."""
+    person_must_answer: bool = False
+    """A run that would have run unasked asks because a model chose a path outside the
+    project: a person answers it, a standing ``--yes`` does not."""
 
     @property
     def runs(self) -> bool:

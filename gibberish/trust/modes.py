@@ -26,7 +26,7 @@ from gibberish.trust.context import (
     FocusInfo,
     FocusProvider,
     MicrophoneProbe,
-    X11FocusProvider,
+    NoFocus,
     running_process_names,
 )
 
@@ -174,7 +174,7 @@ class ModeDetector:
         process_names: Callable[[], set[str]] | None = None,
     ) -> None:
         self.apps = apps or AppLists()
-        self._focus = focus if focus is not None else X11FocusProvider()
+        self._focus = focus if focus is not None else NoFocus()
         self._microphone = microphone if microphone is not None else MicrophoneProbe()
         self._process_names = process_names or running_process_names
 

@@ -186,6 +186,8 @@ class ApprovalDialog(QDialog):
             add("What changed", self._diff_view(prepared), "approval-diff")
         secrets = ", ".join(prepared.secrets) if prepared.secrets else "None"
         add("Secrets", value_label(secrets, wrap=True), "approval-secrets")
+        for label, text, name in access_rows(prepared):
+            add(label, value_label(text, wrap=True), name)
         programs = programs_outside(prepared)
         if programs:
             add("Also runs", value_label(programs, wrap=True), "approval-programs")
@@ -327,6 +329,8 @@ def asks_again(prepared: PreparedRun) -> str:
         rule = "This skill asks before every run, as it requests, even once trusted."
     elif not skill.read_only:
         rule = "This skill can change things, so it asks before every run, even once trusted."
+    elif decision.person_must_answer:
+        rule = "A model's read outside the project is asked about every time."
     else:
         rule = "Once trusted, it runs without asking until any of its files changes."
     if decision.can_always_allow:
@@ -375,3 +379,20 @@ def programs_outside(prepared: PreparedRun) -> str:
         else:
             lines.append(f"{program.path} — a program of the system")
     return "\n".join(lines)
+
+
+def access_rows(prepared: PreparedRun) -> list[tuple[str, str, str]]:
+    """Rows for what the run may reach beyond its folder: the display (``gui``), the
+    credentials its skill declares, and paths outside the project a model chose."""
+    rows = []
+    if prepared.skill.gui:
+        rows.append(
+            ("Display", "Yes — it may open windows (the session bus stays hidden)", "approval-gui")
+        )
+    if prepared.skill.credentials:
+        declared = ", ".join(prepared.skill.credentials)
+        rows.append(("Credentials", f"{declared} — it may read these", "approval-credentials"))
+    if prepared.decision.reads_outside:
+        paths = "\n".join(prepared.decision.reads_outside)
+        rows.append(("Reads outside", paths, "approval-reads-outside"))
+    return rows

@@ -22,7 +22,9 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QMenu
 
 from gibberish import paths
+from gibberish.trust.model_reads import RunOrigin
 from gibberish.ui import gui_gc
+from gibberish.ui.desktop_check import DesktopCheck
 from gibberish.ui.dialogs import Dialogs
 from gibberish.ui.engine_host import EngineHost, EngineSource
 from gibberish.ui.errors import ErrorReporter, fatal_start, guard
@@ -33,6 +35,7 @@ from gibberish.ui.menu_view import UPDATE_BUDGET_S, MenuView
 from gibberish.ui.reloader import BackgroundReload, ReloadResult
 from gibberish.ui.run_views import RunSession, RunViews
 from gibberish.ui.seams import Lazy, Seams
+from gibberish.ui.shortcuts import TrayShortcuts
 from gibberish.ui.single_instance import ASK_PREFIX, LISTEN, OPEN_COMMAND_BAR, SHOW
 from gibberish.ui.surface import Surface
 from gibberish.ui.text_requests import TextRequests
@@ -117,6 +120,8 @@ class Controller(QObject):
         self.listening.failed.connect(self._listen_failed)
         self._voice_runs: list[RunSession] = []
         self.runs.changed.connect(self._speak_finished)
+        self.shortcuts = TrayShortcuts(self)  # the desktop portal's global shortcuts
+        self.desktop_check = DesktopCheck(self)  # once: why modes cannot follow the app here
         self.mcp_approvals = McpApprovals(
             lambda: self.engine,
             self.seams.approvals or Lazy("gibberish.ui.approval", "ApprovalPrompter"),
@@ -185,6 +190,8 @@ class Controller(QObject):
         else:
             self.rewatch()
         self.show_notices()
+        self.shortcuts.start(self.engine.settings.pinned_tools)
+        self.desktop_check.start()
         gui_gc.freeze_survivors()  # the loaded skills live on: out of the collector's way
         QTimer.singleShot(COMMAND_BAR_WARM_UP_MS, self, self._warm_up)
 
@@ -221,6 +228,7 @@ class Controller(QObject):
         self._shut_down = True
         self._hold_gc(False)
         self.watcher.stop()
+        self.shortcuts.close()
         self.reloader.wait()
         self.text.shutdown()
         if self.host.is_ready:
@@ -335,6 +343,7 @@ class Controller(QObject):
         """Persist ``settings`` and apply what they change (autostart, folders)."""
         if self.session.apply_settings(settings, self.seams.set_autostart):
             self.rewatch()
+        self.shortcuts.follow(settings.pinned_tools)
         self.menus.forget()
         self._refresh_views()
         self.show_notices()
@@ -402,10 +411,11 @@ class Controller(QObject):
         *,
         note: str = "",
         missing: Sequence[str] = (),
+        origin: RunOrigin = RunOrigin.PERSON,
     ) -> RunSession | None:
         """Form → prepare → decision → run (``Session.launch``); the run's window, or None."""
         launched = self.session.launch(
-            ref, prefilled, context=self.menus.context, note=note, missing=missing
+            ref, prefilled, context=self.menus.context, note=note, missing=missing, origin=origin
         )
         if launched.failure:
             self.runs.fail_before_start(ref, launched.failure)
@@ -414,7 +424,7 @@ class Controller(QObject):
         return self.runs.start(launched.prepared, confirmed=launched.confirmed)
 
     def _launch_requested(self, ref: str, arguments: Any, note: str, missing: tuple) -> None:
-        self.launch(ref, arguments or None, note=note, missing=missing)
+        self.launch(ref, arguments or None, note=note, missing=missing, origin=RunOrigin.MODEL)
 
     @guard
     def handle_message(self, message: str) -> None:
@@ -430,7 +440,7 @@ class Controller(QObject):
 
     # ================================================================== voice
     @guard
-    def listen(self, *, asked: bool = True) -> None:
+    def listen(self, *, asked: bool = True, held: bool = False) -> None:
         """Listen for one request (the menu's *Listen*, or ``gibberish listen``); a second
         press while listening ends the recording. ``asked``: chosen in the menu, which
         also allows listening in Meeting mode."""
@@ -451,7 +461,7 @@ class Controller(QObject):
 
             device = engine.settings.voice.microphone
             source = MicrophoneSource(int(device) if device.isdigit() else device or None)
-        self.listening.start(engine, mode, source)
+        self.listening.start(engine, mode, source, held=held)
 
     def _voice_state(self, state: str) -> None:
         if not self.surface.show_voice(state):
@@ -486,6 +496,7 @@ class Controller(QObject):
             dict(call.arguments) or None,
             note=f"Heard {proposal.heard.quoted()}",
             missing=tuple(call.missing),
+            origin=RunOrigin.MODEL,
         )
         if session is not None:
             self._voice_runs.append(session)

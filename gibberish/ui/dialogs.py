@@ -138,7 +138,12 @@ class Dialogs(QObject):
     def open_settings(self, engine: Engine) -> None:
         from gibberish.ui.settings_dialog import SettingsDialog
 
-        dialog = SettingsDialog(engine.settings)
+        shortcuts = getattr(self.parent(), "shortcuts", None)
+        dialog = SettingsDialog(
+            engine.settings,
+            shortcuts=shortcuts.status() if shortcuts is not None else None,
+            change_keys=shortcuts.change_keys if shortcuts is not None else None,
+        )
         self.keep("settings", dialog)
         dialog.accepted.connect(self._settings_accepted)
         dialog.open()

@@ -61,25 +61,26 @@ class Listening(QObject):
     def busy(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def start(self, engine: Engine, mode: Mode, source: Any) -> bool:
-        """Listen once; False when already listening (a second press then stops it)."""
+    def start(self, engine: Engine, mode: Mode, source: Any, *, held: bool = False) -> bool:
+        """Listen once; False when already listening (a second press then stops it).
+        ``held``: a key held down, whose release ends the recording (``stop``)."""
         if self.busy:
             self.stop()
             return False
         self._source = _Watched(source, lambda: self.state.emit(THINKING))
         self.state.emit(LISTENING)
         self._thread = threading.Thread(
-            target=self._work, args=(engine, mode, self._source), name="gibberish-listen"
+            target=self._work, args=(engine, mode, self._source, held), name="gibberish-listen"
         )
         self._thread.daemon = True
         self._thread.start()
         return True
 
-    def _work(self, engine: Engine, mode: Mode, source: _Watched) -> None:
+    def _work(self, engine: Engine, mode: Mode, source: _Watched, held: bool) -> None:
         from gibberish.app import EngineError
 
         try:
-            proposal = engine.listen(source, mode=mode)
+            proposal = engine.listen(source, mode=mode, held=held)
         except EngineError as exc:
             self.failed.emit(str(exc))
         except Exception as exc:  # a bug must not kill the tray silently

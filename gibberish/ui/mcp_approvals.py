@@ -72,11 +72,14 @@ class McpApprovals(QObject):
     def _prepare(self, request: ApprovalRequest) -> tuple[PreparedRun | None, str]:
         from gibberish.app import EngineError
         from gibberish.skills.render import RenderError
+        from gibberish.trust.model_reads import RunOrigin
 
         engine = self._engine()
         try:
             cwd = Path(request.cwd) if request.cwd else None
-            prepared = engine.prepare(request.ref, request.arguments, cwd=cwd)
+            prepared = engine.prepare(
+                request.ref, request.arguments, cwd=cwd, origin=RunOrigin.MODEL
+            )
         except (EngineError, RenderError, OSError) as exc:
             return None, f"the tray cannot prepare {request.ref}: {exc}"
         if prepared.decision.refused:

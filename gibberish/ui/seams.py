@@ -62,3 +62,4 @@ class Seams:
     show_fatal: Callable[[str, str], Any] = _critical
     audio: Callable[[], Any] | None = None  # None: the microphone from the [voice] settings
     speak: Callable[[str], Any] | None = None  # None: spd-say / espeak-ng when enabled
+    session_bus: str | None = None  # None: DBUS_SESSION_BUS_ADDRESS (the portal's shortcuts)

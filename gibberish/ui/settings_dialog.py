@@ -12,6 +12,7 @@ section edits ``[voice]``, read on each request to listen.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -45,6 +46,7 @@ from gibberish.settings import (
     VoiceSettings,
 )
 from gibberish.ui import icons
+from gibberish.ui.shortcut_settings import ShortcutsBox, ShortcutStatus
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
@@ -95,7 +97,14 @@ def _choice(name: str, labels: dict[str, str], current: str) -> QComboBox:
 class SettingsDialog(QDialog):
     """Edit ``settings``; after ``exec()`` is Accepted, ``result_settings()`` is the new value."""
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        parent: QWidget | None = None,
+        *,
+        shortcuts: ShortcutStatus | None = None,
+        change_keys: Callable[[], str | None] | None = None,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("settings-dialog")
         self.setWindowTitle("Settings — gibberish")
@@ -113,6 +122,10 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(general, "&General")
         self.tabs.addTab(_tab_page(self._model_box(settings.model)), "Local &model")
         self.tabs.addTab(_tab_page(self._voice_box(settings.voice)), "&Voice")
+        self.shortcuts = ShortcutsBox(
+            shortcuts or ShortcutStatus(portal=False), settings.pinned_tools, change_keys
+        )
+        self.tabs.addTab(_tab_page(self.shortcuts), "S&hortcuts")
         layout.addWidget(self.tabs)
         layout.addWidget(self._buttons())
         mnemonic_buttons(self)
@@ -288,8 +301,8 @@ class SettingsDialog(QDialog):
         form.addRow(
             "",
             help_label(
-                "Recognition runs on this computer. Bind a desktop shortcut to "
-                "`gibberish listen` to talk from anywhere."
+                "Recognition runs on this computer. To talk from anywhere, hold the listen "
+                "shortcut (see Shortcuts) or bind a desktop shortcut to `gibberish listen`."
             ),
         )
         return box
@@ -403,4 +416,5 @@ class SettingsDialog(QDialog):
             grace_period=float(self.grace.value()),
             start_at_login=self.start_at_login.isChecked(),
             model=model,
+            pinned_tools=self.shortcuts.pinned_tools(),
         )

@@ -13,17 +13,13 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu, QSystemTrayIcon
 
+from gibberish.desktop.tray import no_tray_message
 from gibberish.ui.icons import TrayState
 
 if TYPE_CHECKING:
     from gibberish.ui.launcher import LauncherWindow
     from gibberish.ui.run_views import RunSession
 
-NO_TRAY_REASON = (
-    "This desktop has no system tray (or it is not running), so gibberish shows its menu "
-    "in this window. Closing the window quits gibberish; starting `gibberish` again opens "
-    "the command bar."
-)
 FORCED_REASON = "Started with --no-tray: gibberish shows its menu in this window."
 
 
@@ -48,7 +44,7 @@ class Surface(QObject):
         if no_tray or not tray_available:
             from gibberish.ui.launcher import LauncherWindow
 
-            self.launcher = LauncherWindow(FORCED_REASON if no_tray else NO_TRAY_REASON)
+            self.launcher = LauncherWindow(FORCED_REASON if no_tray else no_tray_message())
             self.launcher.closed.connect(self.closed)
             self.launcher.dropped.connect(self.install_requested)
             self.launcher.set_items(items())

@@ -4,6 +4,9 @@ PocketSphinx's ``Endpointer`` (voice activity detection over a sliding window) f
 speech starts and stops; speech frames go to the recognizer as they arrive. The capture
 ends at the first end of speech (so push-to-talk needs no precise release) or when the
 source runs out (the key was released, the file ended); in toggle mode only the latter.
+A key held down through the desktop portal (``cut_off``) also keeps listening across
+pauses until it is released, but a silence of ``cut_off`` seconds still ends the
+recording, in case the release never arrives.
 """
 
 from __future__ import annotations
@@ -38,12 +41,15 @@ def capture(
     *,
     window: float = ENDPOINT_WINDOW,
     until_stopped: bool = False,
+    cut_off: float | None = None,
 ) -> Heard:
     """Listen on ``source`` until the end of the first utterance (or, ``until_stopped``,
     until the source ends: toggle mode, pauses included); raise when no speech is heard."""
     endpointer = _endpointer(window)
     size = endpointer.frame_bytes
     total = 0
+    quiet = 0  # bytes of non-speech since the last speech
+    limit = None if cut_off is None else int(cut_off * SAMPLE_RATE * SAMPLE_WIDTH)
     speaking = False
     ended = False
     for frame in source.frames(size):
@@ -58,8 +64,12 @@ def capture(
                 recognizer.start()
                 speaking = True
             recognizer.feed(speech)
-        if speaking and not endpointer.in_speech and not until_stopped:
-            break
+        if speaking and not endpointer.in_speech:
+            quiet += len(frame)
+            if not until_stopped or (limit is not None and quiet >= limit):
+                break
+        else:
+            quiet = 0
     if speaking and not ended and endpointer.in_speech:
         leftover = endpointer.end_stream(b"")
         if leftover:

@@ -33,6 +33,9 @@ class VoiceConfig:
     threshold: float | None = None
     until_stopped: bool = False
     """Toggle mode: keep listening across pauses until the source is stopped."""
+    cut_off: float | None = None
+    """With ``until_stopped``: seconds of silence that still end the recording (a key held
+    through the portal, whose release might never arrive)."""
     second_opinion: bool = False
     """With the grammar backend and a Whisper ``model_folder``: ask Whisper when the
     grammar finds no call or is torn on one (``gibberish.voice.second_opinion``)."""
@@ -153,7 +156,12 @@ class VoiceService:
             self._load_ahead(grammar, replace(config, backend="whisper"))
         kept = KeptAudio(recognizer) if asks else None
         with self._lock:  # one utterance at a time per recognizer
-            heard = capture(source, kept or recognizer, until_stopped=config.until_stopped)
+            heard = capture(
+                source,
+                kept or recognizer,
+                until_stopped=config.until_stopped,
+                cut_off=config.cut_off,
+            )
             proposal = self._interpret(heard, grammar, catalog, config.backend)
             if kept is not None and worth_asking(proposal):
                 proposal = self._second_opinion(

@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from gibberish.cli import cli, logfile, main
-from gibberish.trust.context import MicrophoneProbe, X11FocusProvider
+from gibberish.desktop.x11 import X11FocusProvider
+from gibberish.trust.context import MicrophoneProbe
 from gibberish.trust.modes import ModeDetector, resolve_mode
 
 
@@ -98,7 +99,7 @@ def test_the_log_rotates(clean_logging) -> None:
 
 
 def test_probes_log_why_detection_failed(caplog) -> None:
-    caplog.set_level(logging.DEBUG, logger="gibberish.trust")
+    caplog.set_level(logging.DEBUG, logger="gibberish")
     assert X11FocusProvider(env={}).focused() is None
     assert "DISPLAY is not set" in caplog.text
 

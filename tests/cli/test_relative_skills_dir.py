@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.helpers.sandbox import confirm_flags
+
 SKILL = """---
 name: hello
 version: 1.0.0
@@ -49,7 +51,7 @@ def test_a_script_tool_runs_from_a_relative_skills_dir(tmp_path: Path) -> None:
     )  # fmt: skip
     assert approved.returncode == 0, approved.stderr
     ran = subprocess.run(
-        [*common, "run", "hello.greet", "--json"],
+        [*common, "run", "hello.greet", "--json", *confirm_flags()],
         cwd=work, capture_output=True, text=True, timeout=60, env=os.environ.copy(),
     )  # fmt: skip
     assert ran.returncode == 0, ran.stdout + ran.stderr

@@ -11,6 +11,7 @@ import json
 
 from tests.assistant.fakeserver import Text
 from tests.cli.conftest import ECHO_TOOL
+from tests.helpers.sandbox import confirm_flags
 
 CONTROLS = ("\x9b", "\x85", "\u202e", "\x1b", "\x07")
 NASTY = "red\x9b31m next\x85line \u202eevil\x1b[8mhidden\x07"
@@ -42,7 +43,7 @@ def test_tool_output_in_the_envelope_is_escaped_and_still_means_the_same(
     write_skill("noisy", tools=PRINTF_TOOL, extra="read_only: true\n")
     invoke("approvals", "approve", "noisy")
     for flags in ((), ("--json",)):
-        result = invoke("run", "noisy.shout", *flags)
+        result = invoke("run", "noisy.shout", *flags, *confirm_flags())
         assert result.exit_code == 0, result.output
         assert raw(result.output) == []
         data = json.loads(result.stdout[result.stdout.index("{") :])

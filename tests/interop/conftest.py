@@ -29,6 +29,7 @@ from gibberish.cli import cli
 from gibberish.trust.approvals import ApprovalStore
 from gibberish.trust.fingerprint import fingerprint
 from tests.conftest import REPO_ROOT
+from tests.helpers.npm import install_or_skip
 
 GEMINI_CLI_VERSION = "0.61.0"
 NPM_PREFIX = REPO_ROOT / ".cache" / "npm-tools"
@@ -105,7 +106,7 @@ def gemini_cli() -> GeminiCli:
         )
     package = NPM_PREFIX / "node_modules" / "@google" / "gemini-cli"
     if not _installed(package):
-        subprocess.run(
+        install_or_skip(
             [
                 "npm",
                 "install",
@@ -116,9 +117,8 @@ def gemini_cli() -> GeminiCli:
                 str(NPM_PREFIX),
                 f"@google/gemini-cli@{GEMINI_CLI_VERSION}",
             ],
+            package=f"@google/gemini-cli@{GEMINI_CLI_VERSION}",
             env=_npm_env(),
-            check=True,
-            capture_output=True,
             timeout=900,
         )
     assert _installed(package), f"npm did not install @google/gemini-cli@{GEMINI_CLI_VERSION}"

@@ -17,6 +17,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from gibberish.instance_socket import socket_path
 from gibberish.interop.mcp_approval import ApprovalRequest, answer_line
+from tests.helpers.sandbox import requires_sandbox
 from tests.interop.conftest import child_env, gibberish_argv
 
 
@@ -93,6 +94,7 @@ def test_lists_skill_tools_with_schema_and_hints_and_disclosure_tools(skills_dir
     assert "guide" not in tools  # an instruction skill offers no tool
 
 
+@requires_sandbox
 def test_read_only_tool_runs_and_returns_the_envelope(skills_dir: Path) -> None:
     async def body(session: ClientSession):
         return await session.call_tool("say", {"words": "hello there"})
@@ -102,6 +104,22 @@ def test_read_only_tool_runs_and_returns_the_envelope(skills_dir: Path) -> None:
     assert result.structured_content["success"] is True
     assert result.structured_content["output"] == "hello there\n"
     assert json.loads(result.content[0].text) == result.structured_content
+
+
+def test_without_a_sandbox_an_approved_read_only_tool_asks_the_tray_and_says_why(
+    skills_dir: Path, tray, no_sandbox
+) -> None:
+    async def call(session: ClientSession):
+        return await session.call_tool("say", {"words": "hello there"})
+
+    refused = with_session(skills_dir, call)  # no tray to ask
+    assert refused.is_error is True and "sandbox" in refused.structured_content["error"]
+    fake = tray("once")
+    result = with_session(skills_dir, call)
+    assert result.is_error is False, result.structured_content
+    assert result.structured_content["output"] == "hello there\n"
+    (request,) = fake.requests
+    assert request.ref == "echoer.say" and request.argv == ("echo", "hello there")
 
 
 def test_bad_arguments_are_refused_before_anything_runs(skills_dir: Path) -> None:

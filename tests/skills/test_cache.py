@@ -7,6 +7,7 @@ points the library calls, so a test states how many SKILL.md files were read and
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import pickle
@@ -303,3 +304,23 @@ def test_a_saved_object_with_a_field_missing_rebuilds_the_cache(
     assert sorted(counter.parses) == sorted(NAMES)
     assert commands(second) == commands(first)
     assert "unreadable" in caplog.text
+
+
+def _getattr_pickle(name: str) -> bytes:
+    """``getattr(Trust, name)``: how Python 3.11.2 pickles an enum member, or a crafted cache."""
+    raw = name.encode()
+    return (
+        b"\x80\x02cbuiltins\ngetattr\ncgibberish.skills.model\nTrust\nX"
+        + len(raw).to_bytes(4, "little")
+        + raw
+        + b"\x86R."
+    )
+
+
+def test_a_cache_reaches_enum_members_through_getattr_and_nothing_else() -> None:
+    from gibberish.skills.cache import _ModelUnpickler
+
+    assert _ModelUnpickler(io.BytesIO(_getattr_pickle("USER"))).load() is Trust.USER
+    for name in ("__class__", "__init__", "__members__", "_missing_", "mro", "user"):
+        with pytest.raises(pickle.UnpicklingError):
+            _ModelUnpickler(io.BytesIO(_getattr_pickle(name))).load()

@@ -11,11 +11,11 @@ from pathlib import Path
 import psutil
 import pytest
 
+from gibberish.desktop.x11 import X11FocusProvider
 from gibberish.skills.model import Mode, SkillDefinition
 from gibberish.trust.context import (
     FocusInfo,
     MicrophoneProbe,
-    X11FocusProvider,
     describe_process,
     run_quiet,
 )

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit
 from gibberish.app import Engine
 from gibberish.trust.decision import Decision
 from gibberish.ui.approval import ApprovalAnswer, ApprovalDialog, ApprovalPrompter
+from tests.helpers.sandbox import requires_sandbox
 from tests.ui.conftest import tool_block, wait_for_result, write_skill
 
 
@@ -126,6 +127,7 @@ def test_controller_cancel_runs_nothing(controller, approvals) -> None:
     assert controller.engine.recent_runs() == []
 
 
+@requires_sandbox
 def test_controller_always_allow_stores_the_approval(qtbot, controller, approvals) -> None:
     approvals.answer = ApprovalAnswer.ALWAYS
     session = controller.launch("hello.say_hello")
@@ -136,6 +138,21 @@ def test_controller_always_allow_stores_the_approval(qtbot, controller, approval
     approvals.seen.clear()
     session = controller.launch("hello.say_hello")
     assert session is not None and approvals.seen == []
+    wait_for_result(qtbot, session)
+
+
+def test_without_a_sandbox_the_controller_asks_again_and_says_why(
+    qtbot, controller, approvals, no_sandbox
+) -> None:
+    approvals.answer = ApprovalAnswer.ALWAYS
+    wait_for_result(qtbot, controller.launch("hello.say_hello"))
+    assert [r.skill for r in controller.engine.approvals.list()] == ["hello"]
+    approvals.answer = ApprovalAnswer.ONCE
+    approvals.seen.clear()
+    session = controller.launch("hello.say_hello")
+    assert session is not None
+    (asked,) = approvals.seen
+    assert "sandbox" in asked.decision.reason and not asked.decision.can_always_allow
     wait_for_result(qtbot, session)
 
 

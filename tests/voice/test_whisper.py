@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import wave
 from pathlib import Path
 
@@ -86,6 +87,15 @@ def _pcm(path: Path) -> bytes:
         return wav.readframes(wav.getnframes())
 
 
+_DIGITS = dict(
+    zip(
+        "0123456789",
+        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"],
+        strict=True,
+    )
+)
+
+
 @needs_model
 @pytest.mark.parametrize("voice", ["slt", "kal16"])
 def test_a_short_request_is_encoded_in_a_short_window_and_heard_right(
@@ -99,7 +109,8 @@ def test_a_short_request_is_encoded_in_a_short_window_and_heard_right(
     assert heard.timings["window"] == window_seconds(audio, WINDOW_PADDING) < FULL_WINDOW
     assert heard.timings["encoded_window"] == window_seconds(audio, ENCODED_PADDING)
     assert heard.timings["encoded_window"] < heard.timings["window"]
-    words = "".join(c for c in heard.text.lower() if c.isalpha() or c == " ").split()
+    # Whisper writes a number as words or digits depending on the release and the voice.
+    words = [_DIGITS.get(w, w) for w in re.findall(r"[a-z]+|[0-9]+", heard.text.lower())]
     assert words == ["show", "the", "last", "five", "commits"], heard.text
     assert heard.confidence > 0.5
 
