@@ -115,6 +115,9 @@ class Settings:
     """MCP servers ``gibberish sync`` adds to each agent's configuration (name → command,
     args, env or url)."""
     voice: VoiceSettings = field(default_factory=VoiceSettings)
+    sync_targets: tuple[str, ...] = ()
+    """``[sync] targets``: the agents ``gibberish sync`` writes to when none are named
+    (empty: the agents detected as installed)."""
     pinned_tools: tuple[str, ...] = ()
     """``skill.tool`` names that get a global shortcut each (through the desktop portal)."""
 
@@ -131,6 +134,7 @@ class Settings:
         data["extra_skills_dirs"] = list(self.extra_skills_dirs)
         data["pinned_tools"] = list(self.pinned_tools)
         data["apps"] = {k: list(v) for k, v in self.apps.items()}
+        data["sync"] = {"targets": list(data.pop("sync_targets"))}
         return data
 
 
@@ -247,6 +251,12 @@ def _from_dict(raw: dict[str, Any], where: str) -> LoadedSettings:
                 values[key] = value
             else:
                 notices.append(f"{where}: [mcp_servers] must map names to tables; ignored.")
+        elif key == "sync":
+            targets = value.get("targets") if isinstance(value, dict) else None
+            if isinstance(targets, list) and all(isinstance(t, str) for t in targets):
+                values["sync_targets"] = tuple(targets)
+            else:
+                notices.append(f"{where}: [sync] targets must be a list of agent names; ignored.")
         else:
             notices.append(f"{where}: unknown setting {key!r} ignored.")
     return LoadedSettings(replace(defaults, **values), tuple(notices))

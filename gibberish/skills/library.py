@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from gibberish import paths
 from gibberish.skills import fields as F
+from gibberish.skills.kind import as_instructions
 from gibberish.skills.model import Diagnostic, Profile, SkillDefinition, Trust
 from gibberish.skills.parser import (
     internal_error,
@@ -514,6 +515,9 @@ class SkillLibrary:
                 trust=trust,
                 expected_name=candidate.name,
             )
+            if self._profile is Profile.GIBBERISH and not skill.ok and data is not None:
+                # an instruction skill is one, not a broken tool skill (gibberish.skills.kind)
+                skill = as_instructions(skill, data, trust=trust, expected_name=candidate.name)
         except Exception as exc:  # the parser never raises for content; this is a bug
             skill = _failed_skill(candidate, trust, self._profile, exc)
         extra = _tree_diagnostics(folder, tree, self._max_tree_entries)
