@@ -76,6 +76,9 @@ class Settings:
     """MCP servers ``gibberish sync`` adds to each agent's configuration (name → command,
     args, env or url)."""
     voice: VoiceSettings = field(default_factory=VoiceSettings)
+    sync_targets: tuple[str, ...] = ()
+    """``[sync] targets``: the agents ``gibberish sync`` writes to when none are named
+    (empty: the agents detected as installed)."""
     pinned_tools: tuple[str, ...] = ()
     """``skill.tool`` names that get a global shortcut each (through the desktop portal)."""
 
@@ -96,6 +99,7 @@ class Settings:
         data["voice"] = {
             k: str(v) if isinstance(v, StrEnum) else v for k, v in data["voice"].items()
         }
+        data["sync"] = {"targets": list(data.pop("sync_targets"))}
         return data
 
 
@@ -130,6 +134,13 @@ def _mode(value: Any) -> str:
     return Mode(value).value
 
 
+SYNC_TABLE = Table("sync", (text_list("targets", "a list of agent names in quotes"),))
+
+
+def _sync_targets(targets: tuple[str, ...] = ()) -> tuple[str, ...]:
+    return targets
+
+
 APPS_TABLE = Table(
     "apps", tuple(text_list(name, "a list of program names in quotes") for name in APP_LISTS)
 )
@@ -147,6 +158,7 @@ SETTINGS_TABLE = Table(
         section(APPS_TABLE, dict),
         custom("mcp_servers", "tables named [mcp_servers.NAME]", _mcp_servers),
         section(VOICE_TABLE, VoiceSettings),
+        section(SYNC_TABLE, _sync_targets),
     ),
 )
 """Every key of config.toml: the top-level ones, then each feature's own table."""
@@ -155,6 +167,8 @@ SETTINGS_TABLE = Table(
 def _from_dict(raw: dict[str, Any], where: str) -> LoadedSettings:
     notices: list[str] = []
     values = SETTINGS_TABLE.read(raw, where, notices)
+    if "sync" in values:  # ``[sync] targets`` is kept as ``sync_targets``
+        values["sync_targets"] = values.pop("sync")
     return LoadedSettings(replace(Settings(), **values), tuple(notices))
 
 

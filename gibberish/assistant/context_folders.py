@@ -9,6 +9,11 @@ own context folder (``<data folder>/context/<name>``) and records where it came 
 (``.gibberish-source.json``): such a block is ``untrusted`` and says so. Imported blocks
 live apart from the skills folders on purpose: they have no tools, and the tool library
 would list every one of them as a skill that fails to load.
+
+A block's name is one :class:`~gibberish.pathsafety.PathComponent`. Importing a name
+again replaces the block gibberish imported before (its provenance file says so); a
+folder or link of that name gibberish did not write is never replaced. The source is
+kept without credentials (:mod:`gibberish.redaction`).
 """
 
 from __future__ import annotations
@@ -22,9 +27,19 @@ from typing import Any
 from gibberish import paths
 from gibberish.assistant.budget import estimate_tokens
 from gibberish.assistant.context import ContextBlock, as_context_block
+from gibberish.pathsafety import (
+    OutsideTargetError,
+    PathComponent,
+    UnsafeNameError,
+    WouldReplaceError,
+    is_path_component,
+    replace_allowed,
+    resolve_inside,
+)
+from gibberish.redaction import without_credentials
 from gibberish.skills.model import Profile, Trust
 from gibberish.skills.parser import parse_skill_file
-from gibberish.trust.provenance import write_provenance
+from gibberish.trust.provenance import read_provenance, write_provenance
 
 AGENT_FOLDERS = (
     ("claude", ".claude/skills"),
@@ -94,8 +109,6 @@ def _candidate(agent: str, folder: Path) -> Candidate:
         problem = skill.errors[0].format()
     elif skill.tools:
         problem = "it has runnable tools: add its folder to the skills folders instead"
-    elif (context_dir() / skill.name).exists():
-        problem = "already imported"
     return Candidate(skill.name, skill.description, tokens, folder, agent, problem)
 
 
@@ -117,24 +130,66 @@ def _copy_regular_files(source: Path, target: Path) -> None:
 
 
 def import_candidate(candidate: Candidate) -> ContextBlock:
-    """Copy the candidate in as an untrusted context block (with its provenance)."""
-    from gibberish.trust.fingerprint import fingerprint  # hashing code, needed only here
-
+    """Copy the candidate in as an untrusted context block (with its provenance); a
+    block of the same name is replaced (``replaces`` tells beforehand)."""
     if candidate.problem:
         raise ImportError_(f"{candidate.name} cannot be imported: {candidate.problem}.")
-    target = context_dir() / candidate.name
-    staging = context_dir() / f".{candidate.name}.importing"
-    shutil.rmtree(staging, ignore_errors=True)
+    return install_block(candidate.folder, candidate.name, str(candidate.folder), "folder")[0]
+
+
+def replaces(name: str) -> bool:
+    """Whether importing ``name`` replaces a block imported before."""
+    return (context_dir() / name).is_dir()
+
+
+def install_block(folder: Path, name: str, source: str, kind: str) -> tuple[ContextBlock, bool]:
+    """Copy ``folder`` (regular files only) in as block ``name`` with its provenance;
+    returns the block and whether it replaced one of that name. Checked first: a folder
+    that is no valid instruction skill is refused and nothing changes."""
+    from gibberish.trust.fingerprint import fingerprint  # hashing code, needed only here
+
+    target = _block_target(name)  # first: a name that is a path is refused as such
+    skill = parse_skill_file(
+        folder / "SKILL.md", profile=Profile.AGENTSKILLS, trust=Trust.UNTRUSTED, expected_name=name
+    )
+    if not skill.ok:
+        raise ImportError_(f"{name} cannot be imported: {skill.errors[0].format()}")
+    if skill.tools:
+        raise ImportError_(f"{name} has runnable tools: install it as a skill instead.")
+    staging, old = (context_dir() / n for n in (f".{name}.importing", f".{name}.old"))
+    for leftover in (staging, old):
+        shutil.rmtree(leftover, ignore_errors=True)
+    replaced = target.is_dir()
     try:
-        _copy_regular_files(candidate.folder, staging)
-        write_provenance(staging, str(candidate.folder), "folder", fingerprint(staging).digest)
+        _copy_regular_files(folder, staging)
+        write_provenance(staging, without_credentials(source), kind, fingerprint(staging).digest)
+        if replaced:
+            target.rename(old)
         staging.rename(target)
+    except BaseException:
+        if replaced and old.is_dir() and not target.exists():
+            old.rename(target)  # the previous block stays when the new one fails
+        raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)
     block = imported_block(target)
     if block is None:  # pragma: no cover - it parsed a moment ago
-        raise ImportError_(f"{candidate.name} changed while it was imported; scan again.")
-    return block
+        raise ImportError_(f"{name} changed while it was imported; import it again.")
+    return block, replaced
+
+
+def _block_target(name: str) -> Path:
+    """``<context folder>/<name>``: the name one path component, reached through no link
+    out of the context folder, and replaceable only when gibberish imported it."""
+    root = context_dir()
+    try:
+        target = resolve_inside(root, PathComponent(name, "block name"))
+        ours = not target.is_symlink() and read_provenance(target) is not None
+        replace_allowed(target, ours=ours, force=False, what="context block")
+    except (UnsafeNameError, OutsideTargetError, WouldReplaceError) as exc:
+        raise ImportError_(f"{name!r} cannot be imported: {exc}") from None
+    return target
 
 
 def imported_block(folder: Path) -> ContextBlock | None:
@@ -154,7 +209,9 @@ def imported_blocks() -> list[ContextBlock]:
 
 def remove_imported(name: str) -> bool:
     folder = context_dir() / name
-    if not folder.is_dir() or name.startswith(".") or "/" in name:
+    if not is_path_component(name) or name.startswith(".") or folder.is_symlink():
+        return False
+    if not folder.is_dir():
         return False
     shutil.rmtree(folder)
     return True

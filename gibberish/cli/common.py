@@ -115,7 +115,8 @@ def json_text(data: Any, *, compact: bool = False) -> str:
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    click.secho(f"gibberish: {printable(message)}", err=True, fg="red")
+    lines = "\n".join(printable(line) for line in message.split("\n"))  # real line breaks
+    click.secho(f"gibberish: {lines}", err=True, fg="red")
     sys.exit(code)
 
 

@@ -77,8 +77,17 @@ def context_list(state: CliState, as_json: bool) -> None:
 def context_show(state: CliState, name: str) -> None:
     """A block's text, its token estimate and where it came from."""
     block = _find(state.engine(), name)
-    click.echo(f"# {block.name}  (~{block.tokens} tokens, {block.trust}, from {block.source})")
+    counted = _count(block.body).shown()
+    click.echo(f"# {block.name}  ({counted}, {block.trust}, from {printable(block.source)})")
     click.echo(block.body)
+
+
+def _count(text: str):
+    """The block's tokens: the model server's tokenizer when it has one, else an estimate."""
+    from gibberish.assistant.token_count import count_tokens
+    from gibberish.settings import load_settings
+
+    return count_tokens(text, load_settings().settings.model)
 
 
 @context_group.command("pin")
@@ -105,7 +114,7 @@ def context_unpin(state: CliState, name: str) -> None:
 
 
 @context_group.command("scan")
-@click.argument("folders", nargs=-1, type=click.Path(path_type=Path, file_okay=False))
+@click.argument("folders", nargs=-1, type=click.Path(path_type=Path, file_okay=False, exists=True))
 @click.option("--import", "picked", multiple=True, metavar="NAME", help="Import this one.")
 @click.option("--all", "import_all", is_flag=True, help="Import every one that can be.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
@@ -131,20 +140,46 @@ def context_scan(
 
 def _import_each(chosen: list[Any]) -> bool:
     """Import each candidate, saying what became of it; False when one failed."""
-    from gibberish.assistant.context_folders import ImportError_, import_candidate
+    from gibberish.assistant.context_folders import ImportError_, import_candidate, replaces
 
     ok = True
     for candidate in chosen:
+        verb = "Replaced" if replaces(candidate.name) else "Imported"
         try:
             block = import_candidate(candidate)
         except (ImportError_, OSError) as exc:
-            click.secho(f"gibberish: {exc}", err=True, fg="red")
+            click.secho(f"gibberish: {printable(str(exc))}", err=True, fg="red")
             ok = False
             continue
         click.echo(
-            f"Imported {block.name} (~{block.tokens} tokens, untrusted) from {block.source}."
+            f"{verb} {block.name} (~{block.tokens} tokens, estimated; untrusted) from "
+            f"{printable(block.source)}."
         )
     return ok
+
+
+@context_group.command("import")
+@click.argument("source")
+def context_import(source: str) -> None:
+    """Import context blocks from SOURCE: a .md file, a .zip (or any archive), a folder,
+    a raw .md URL, a GitHub folder URL, or any source `install` takes. Importing a name
+    again replaces that block."""
+    from gibberish.assistant.context_folders import ImportError_
+    from gibberish.interop.context_import import import_context
+
+    try:
+        results = import_context(source)
+    except ImportError_ as exc:
+        fail(str(exc), 1)
+    for result in results:
+        block = result.block
+        verb = "Replaced" if result.replaced else "Imported"
+        click.echo(
+            f"{verb} {block.name} ({_count(block.body).shown()}; untrusted) from "
+            f"{printable(block.source)}."
+        )
+        for warning in result.warnings:
+            click.secho(f"warning: {printable(warning)}", err=True, fg="yellow")
 
 
 def _print_checklist(found) -> None:

@@ -12,9 +12,10 @@ from pathlib import Path
 import click
 
 from gibberish.app import Engine, EngineError
-from gibberish.cli.common import CliState, fail, pass_state, print_json, table
+from gibberish.cli.common import CliState, fail, pass_state, print_json, printable, table
 from gibberish.interop import disclosure
 from gibberish.interop.disclosure import DisclosureError
+from gibberish.interop.stub import StubWriteError
 
 
 def skill_folder(engine: Engine, name_or_path: str) -> Path:
@@ -37,8 +38,10 @@ def _guard(action):
         return action()
     except DisclosureError as exc:
         fail(str(exc), 1)
+    except StubWriteError:
+        raise
     except OSError as exc:
-        fail(f"error[{disclosure.E_FILE_NOT_FOUND}]: {exc}", 1)
+        fail(f"error[{disclosure.E_FILE_NOT_FOUND}]: {disclosure.describe_error(exc)}", 1)
 
 
 @click.command("outline")
@@ -107,7 +110,11 @@ def sources_command(state: CliState, skill: str, as_json: bool) -> None:
 def search_command(state: CliState, query: str, limit: int, as_json: bool) -> None:
     """Sections across every skill, most relevant to QUERY first."""
     engine = state.engine()
-    hits = disclosure.search(disclosure.servable(engine.library.skills()), query, limit)
+    served, problems = disclosure.servable_reporting(engine.library.skills())
+    hits, unreadable = disclosure.search_reporting(served, query, limit)
+    problems += unreadable
+    for name, why in problems:  # one bad skill is reported; the others are searched
+        click.secho(f"note: {printable(name)} skipped: {printable(why)}", err=True, fg="yellow")
     if as_json:
         print_json([h.to_dict() for h in hits])
         return
@@ -124,9 +131,26 @@ def search_command(state: CliState, query: str, limit: int, as_json: bool) -> No
 @click.option(
     "--out",
     "out_dir",
-    required=True,
     type=click.Path(path_type=Path, file_okay=False),
     help="Write OUT/<name>/SKILL.md and OUT/<name>/.skillc/manifest.json here.",
+)
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    help="Deploy to these agents' skills folders (claude-code, agents, cursor, …; "
+    "comma-separated or repeated): built into .skillc/runtime, then linked.",
+)
+@click.option(
+    "--project",
+    type=click.Path(path_type=Path, file_okay=False, exists=True),
+    help="Deploy into this project's agent folders (and build in its .skillc/runtime).",
+)
+@click.option(
+    "--global", "global_", is_flag=True, help="Build in ~/.skillc/runtime even for a project."
+)
+@click.option(
+    "--copy", is_flag=True, help="Copy the stub into each agent folder instead of linking."
 )
 @click.option(
     "--force",
@@ -135,18 +159,41 @@ def search_command(state: CliState, query: str, limit: int, as_json: bool) -> No
     "gibberish did not write (each one replaced is named).",
 )
 @pass_state
-def stub_command(state: CliState, skill: str, out_dir: Path, force: bool) -> None:
+def stub_command(
+    state: CliState,
+    skill: str,
+    out_dir: Path | None,
+    targets: tuple[str, ...],
+    project: Path | None,
+    global_: bool,
+    copy: bool,
+    force: bool,
+) -> None:
     """Compile a skill to a gateway stub (skillc RFC-0001): no source content, a manifest.
 
-    A file in OUT that gibberish did not write is never replaced without --force.
+    A file in OUT that gibberish did not write is never replaced without --force. With
+    --target, the stub is built into .skillc/runtime/<name> and deployed (linked, or
+    copied with --copy) into each agent's skills folder, user level or --project's.
     """
+    from gibberish.cli.stub_deploy import chosen_agents, deploy_and_report, runtime_out
     from gibberish.interop.stub import build_stub
 
-    result = _guard(lambda: build_stub(skill_folder(state.engine(), skill), out_dir, force=force))
+    agents = chosen_agents(targets)
+    if out_dir is None:
+        if not agents:
+            fail("give --out FOLDER, or --target AGENT to deploy into an agent's skills folder.")
+        out_dir = runtime_out(project, global_)
+    folder = _guard(lambda: skill_folder(state.engine(), skill))
+    try:
+        result = _guard(lambda: build_stub(folder, out_dir, force=force))
+    except StubWriteError as exc:
+        fail(f"cannot write the stub: {exc} (choose an --out folder you can write to).", 1)
     for note in result.replaced:
         click.secho(f"note: {note}", err=True, fg="yellow")
     verb = "built" if result.rebuilt else "up to date"
     click.echo(f"{result.skill}: {verb} {result.folder} (source {result.source_hash[:12]})")
+    if agents:
+        deploy_and_report(result.folder, agents, project=project, copy=copy)
 
 
 COMMANDS = [

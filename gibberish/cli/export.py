@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
 from gibberish.app import EngineError
-from gibberish.cli.common import CliState, fail, pass_state, printable, table
+from gibberish.cli.common import CliState, fail, pass_state, table
+from gibberish.cli.sync_offer import mcp_consent, report_unapproved
 from gibberish.interop import agents
 from gibberish.interop.compile import (
     MAX_PROMPT_BYTES,
@@ -17,7 +21,9 @@ from gibberish.interop.compile import (
     compile_skill,
     write_outputs,
 )
-from gibberish.interop.mcp_sync import Consent, McpServer
+from gibberish.interop.compile_sources import SourceUnusable, fetched_source, skills_in
+from gibberish.interop.disclosure import describe_error
+from gibberish.interop.instruction_files import FORMAT_NAMES, instruction_format, plan_format
 from gibberish.interop.sync import exportable
 from gibberish.interop.sync_all import SyncPlan, apply_sync, counts, plan_sync
 from gibberish.skills.model import SkillDefinition, Trust
@@ -42,7 +48,7 @@ def _chosen_targets(names: tuple[str, ...], home: Path) -> list[agents.AgentTarg
         try:
             chosen.append(agents.target(name))
         except KeyError as exc:
-            fail(str(exc.args[0]))
+            fail(f"{exc.args[0]}; opt-in files: {', '.join(FORMAT_NAMES)}")
     return chosen
 
 
@@ -60,6 +66,18 @@ def _chosen_skills(
         for s in engine.library.skills()
         if (include_bundled or s.trust is not Trust.BUNDLED) and exportable(s)
     ]
+
+
+def _format_plans(formats, skills, home: Path, project: Path | None, notes: list[str]):
+    """Plans for the opt-in instruction files (AGENTS.md, Copilot, Cursor rules)."""
+    plans = []
+    for fmt in formats:
+        plan = plan_format(fmt, skills, home=home, project=project)
+        if plan is None:
+            notes.append(f"{fmt.name}: written only into a project; add --project DIR")
+        else:
+            plans.append(plan)
+    return plans
 
 
 @click.command("sync")
@@ -95,11 +113,16 @@ def sync_command(
 ) -> None:
     """Copy your skills into other agents' skills folders (default: the agents installed).
 
-    Targets: claude-code, codex, agents, gemini-cli, cursor, copilot, devin, opencode.
-    Only files gibberish wrote and nobody edited since are ever updated or removed.
+    Targets: claude-code, codex, agents, gemini-cli, cursor, copilot, devin, opencode;
+    opt-in instruction files: agents-md, copilot-instructions, cursor-rules. Default: the
+    `[sync] targets` of config.toml, else the agents found. Only files gibberish wrote and
+    nobody edited since are ever updated or removed.
     """
     home = _home()
-    chosen = _chosen_targets(targets, home)
+    named = targets or state.engine().settings.sync_targets  # else [sync] targets
+    formats = [f for n in named if (f := instruction_format(n)) is not None]
+    agent_names = tuple(n for n in named if instruction_format(n) is None)
+    chosen = _chosen_targets(agent_names, home) if agent_names or not formats else []
     skills = _chosen_skills(state, only, include_bundled)
     project = project.resolve() if project is not None else None
     plan = plan_sync(
@@ -109,12 +132,20 @@ def sync_command(
         project=project,
         link=link,
         settings_servers=state.engine().settings.mcp_servers,
-        consent=_mcp_consent(set(allow_mcp), ask=not dry_run and _interactive()),
+        scope=set(only) or None,
+        consent=mcp_consent(set(allow_mcp), ask=not dry_run and _interactive()),
     )
+    plan.folders.extend(_format_plans(formats, skills, home, project, plan.notes))
+    names = ", ".join([*(t.name for t in chosen), *(f.name for f in formats)])
+    _show_and_apply(plan, home, names, dry_run)
+
+
+def _show_and_apply(plan: SyncPlan, home: Path, names: str, dry_run: bool) -> None:
+    """Print the plan's notes and table; unless ``dry_run``, carry it out (exit 1 when a
+    write failed)."""
     for note in plan.notes:
         click.secho(f"note: {note}", err=True, fg="yellow")
     rows = plan.rows(home, all_steps=True)
-    names = ", ".join(t.name for t in chosen)
     if not rows:
         click.echo(f"Up to date ({names}): nothing to do.")
         return
@@ -122,50 +153,19 @@ def sync_command(
     summary = ", ".join(f"{n} {a}" for a, n in sorted(counts(plan).items()))
     if dry_run:
         click.echo(f"\nDry run ({summary}): nothing written.")
-        _report_unapproved(plan)
+        report_unapproved(plan, "gibberish sync")
         return
     errors = apply_sync(plan)
     for error in errors:
         click.secho(f"gibberish: {error}", err=True, fg="red")
     click.echo(f"\nDone ({summary}).")
-    _report_unapproved(plan)
+    report_unapproved(plan, "gibberish sync")
     if errors:
         raise SystemExit(1)
 
 
 def _interactive() -> bool:
     return sys.stdin.isatty()
-
-
-def _mcp_consent(allowed: set[str], *, ask: bool) -> Consent:
-    """Yes for servers named with --allow-mcp; otherwise the person is shown the full
-    command and asked (only at a terminal: without one the server is skipped)."""
-
-    def consent(server: McpServer) -> bool:
-        if server.name in allowed:
-            return True
-        if not ask:
-            return False
-        click.secho(f"MCP server {server.name!r} (from {printable(server.origin)}):", bold=True)
-        click.echo(f"  the agent would {printable(server.describe())}")
-        click.echo("  outside gibberish's sandbox, whenever the agent starts.")
-        return click.confirm(f"Write {server.name!r} into the agents' configuration?", False)
-
-    return consent
-
-
-def _report_unapproved(plan: SyncPlan) -> None:
-    skipped = sorted(
-        {s.name for m in plan.mcp for s in m.steps if s.action.value == "skip-unapproved"}
-    )
-    if skipped:
-        names = " ".join(f"--allow-mcp {n}" for n in skipped)
-        click.secho(
-            f"note: MCP server(s) {', '.join(skipped)} not written: nobody agreed to their "
-            f"command (shown above); to write them run `gibberish sync {names}`.",
-            err=True,
-            fg="yellow",
-        )
 
 
 def _installed(state: CliState, name: str) -> bool:
@@ -177,12 +177,23 @@ def _skill_for_compile(state: CliState, ref: str) -> SkillDefinition:
     path = Path(ref)
     looks_like_path = os.sep in ref or ref in (".", "..") or ref.endswith(".md")
     if path.exists() and (looks_like_path or not _installed(state, ref)):
-        target = path / "SKILL.md" if path.is_dir() else path
+        target = _skill_md_in(path) if path.is_dir() else path
         return parse_skill_file(target, trust=Trust.USER)
     try:
         return state.engine().library.require(ref)
     except EngineError as exc:
         fail(f"{exc} (give a skill name, a skill folder or a SKILL.md path)")
+
+
+def _skill_md_in(folder: Path) -> Path:
+    """The folder's SKILL.md, whatever its case (``SKILL.MD`` as the web page finds it)."""
+    if (folder / "SKILL.md").exists():
+        return folder / "SKILL.md"
+    with contextlib.suppress(OSError):
+        for child in sorted(folder.iterdir()):
+            if child.name.lower() == "skill.md":
+                return child
+    return folder / "SKILL.md"
 
 
 def _refiner(state: CliState):
@@ -243,29 +254,75 @@ def compile_command(
     to_stdout: bool,
     force: bool,
 ) -> None:
-    """Compile SKILL (a name or a folder) into a self-contained Gemini CLI command."""
+    """Compile SKILL into a self-contained Gemini CLI command.
+
+    SKILL is a skill's name, a skill folder, or any source `install` takes (an archive,
+    a URL, a git repository, github:); a source holding several skills gives one .toml
+    per skill (with --out).
+    """
     if out_dir is not None and zip_path is not None:
         fail("give --out or --zip, not both")
-    definition = _skill_for_compile(state, skill)
+    _require_folders(zip_path)
+    options = CompileOptions(name, _refiner(state) if refine else None, max_kib, to_stdout, force)
+    try:
+        source = fetched_source(skill)
+        if source is None:
+            _compile_one(_skill_for_compile(state, skill), options, out_dir, zip_path)
+            return
+        with skills_in(source) as definitions:
+            if len(definitions) > 1 and (name or to_stdout or zip_path):
+                names = ", ".join(d.name for d in definitions)
+                fail(
+                    f"{skill} holds {len(definitions)} skills ({names}): compile them into a "
+                    "folder with --out (one .toml each), without --name, --stdout or --zip."
+                )
+            for definition in definitions:
+                _compile_one(definition, options, out_dir, zip_path)
+    except SourceUnusable as exc:
+        fail(str(exc), 1)
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    name: str | None
+    refine: Callable[[str], str] | None
+    max_kib: int
+    to_stdout: bool
+    force: bool = False
+
+
+def _require_folders(zip_path: Path | None) -> None:
+    """A zip aimed into a folder that does not exist is a typo to point out, not to
+    create (``--out`` makes its folder, as ``~/.gemini/commands`` may not exist yet)."""
+    if (
+        zip_path is not None
+        and not (zip_path.parent if zip_path.parent.parts else Path(".")).is_dir()
+    ):
+        fail(f"--zip {zip_path}: the folder {zip_path.parent} does not exist; create it first.")
+
+
+def _compile_one(
+    definition: SkillDefinition,
+    options: CompileOptions,
+    out_dir: Path | None,
+    zip_path: Path | None,
+) -> None:
     try:
         command = compile_skill(
-            definition,
-            name,
-            refine=_refiner(state) if refine else None,
-            max_bytes=max_kib * 1024,
+            definition, options.name, refine=options.refine, max_bytes=options.max_kib * 1024
         )
     except CompileError as exc:
         fail(str(exc))
-    if to_stdout:
+    if options.to_stdout:
         click.echo(command.toml(), nl=False)
         return
     notes: list[str] = []
     try:
         written = write_outputs(
-            command, out_dir=out_dir, zip_path=zip_path, force=force, notes=notes
+            command, out_dir=out_dir, zip_path=zip_path, force=options.force, notes=notes
         )
     except (OSError, ValueError) as exc:
-        fail(f"cannot write: {exc}")
+        fail(f"cannot write: {describe_error(exc)}", 1)
     for note in notes:
         click.secho(f"note: {note}", err=True, fg="yellow")
     click.echo(f"Wrote {written} (/{command.name}, {len(command.resources)} file(s) inlined).")

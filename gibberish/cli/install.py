@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from gibberish.cli.common import CliState, fail, pass_state, printable, table
+from gibberish.cli.sync_offer import offer_sync, remove_synced
 from gibberish.interop.discover import Found, InstallError, show_warnings
 from gibberish.interop.install import Installer, Plan
 from gibberish.interop.installer import installer_for
@@ -29,6 +30,10 @@ from gibberish.interop.sources import Source, parse_source
 from gibberish.interop.update import stage_update, update_available
 from gibberish.skills.projectdir import find_project
 
+INSTRUCTIONS_NOTE = (
+    "instructions for a model, no tools: used as a context block, an MCP prompt, "
+    "and by `gibberish sync` / `gibberish stub`; not a tray tool"
+)
 _EXISTING = {
     "installed": "is already installed; replace it",
     "user": "would overwrite a skill of your own; replace it",
@@ -55,6 +60,19 @@ def _installer(state: CliState, project: Path | None) -> Installer:
 @click.option("--yes", "-y", is_flag=True, help="Do not ask before installing.")
 @click.option("--replace", is_flag=True, help="Replace skills of the same name without asking.")
 @click.option(
+    "--sync/--no-sync",
+    "sync",
+    default=None,
+    help="Copy what was installed to your agents (default: ask on a terminal).",
+)
+@click.option(
+    "--allow-mcp",
+    "allow_mcp",
+    multiple=True,
+    metavar="NAME",
+    help="With the sync after install: agree to write MCP server NAME (its command is shown).",
+)
+@click.option(
     "--allow-outside",
     is_flag=True,
     help="Let a project's lock or manifest copy from folders outside the project.",
@@ -67,6 +85,8 @@ def install_command(
     project: Path | None,
     yes: bool,
     replace: bool,
+    sync: bool | None,
+    allow_mcp: tuple[str, ...],
     allow_outside: bool,
 ) -> None:
     """Install skills from a folder, an archive, a URL or a git repository.
@@ -82,6 +102,8 @@ def install_command(
         installed = _install_one(installer, source, names, yes=yes, replace=replace)
         if installer.target.project and installed:
             _record_project(installer, installed)
+        target = installer.target
+        offer_sync(state, target.skills_dir, installed, target.project, sync, allow_mcp)
     except InstallError as exc:
         fail(str(exc), 1)
     except OSError as exc:
@@ -107,7 +129,8 @@ def _install_one(
             return []
         done = installer.commit(plan, replace=replacing)
     click.echo(f"Installed {', '.join(done)} into {installer.target.skills_dir}.")
-    click.echo("They are untrusted: each run shows where the skill came from and asks first.")
+    if any(p.found.kind == "tools" for p in plan.skills):
+        click.echo("They are untrusted: each run shows where the skill came from and asks first.")
     return done
 
 
@@ -161,6 +184,8 @@ def _show_plan(plan: Plan) -> None:
         for tool in skill.tools:
             command = tool.command.source if tool.command else "(no command)"
             click.echo(f"    {tool.name}: {printable(command)}")
+        if item.found.kind == "instructions":
+            click.echo(f"    {INSTRUCTIONS_NOTE}")
         for line in show_warnings(item.found, item.staged.source.text):
             click.secho(f"    {printable(line)}", fg="yellow")
         for skipped in item.staged.skipped:
@@ -307,6 +332,8 @@ def uninstall_command(
     except (InstallError, OSError) as exc:
         fail(str(exc), 1)
     click.echo(f"Removed {', '.join(removed)}.")
+    if remove_synced(removed, installer.target.project):
+        raise SystemExit(1)
     left = [o for o in orphans if o not in removed]
     if left:
         click.echo(f"Kept {', '.join(left)} (installed only for {name}).")

@@ -18,6 +18,7 @@ from gibberish.cli.common import (
     printable,
     table,
 )
+from gibberish.skills.kind import INSTRUCTIONS, skill_kind
 from gibberish.skills.library import SkillLibrary, SkillSource
 from gibberish.skills.model import Diagnostic, Mode, Profile, SkillDefinition, Trust, tool_ref
 from gibberish.skills.parser import parse_skill_file
@@ -55,6 +56,7 @@ def _row(skill: SkillDefinition, overrides: bool = False) -> list[str]:
         printable(skill.name),
         printable(skill.version or "-"),
         skill.trust.value,
+        skill_kind(skill),
         str(len(skill.tools)),
         _status(skill, overrides),
         printable(" ".join(skill.description.split())),
@@ -89,7 +91,9 @@ def list_command(state: CliState, as_json: bool, mode: str | None) -> None:
         click.echo("No skills found. Put skills in ~/.config/gibberish/skills/<name>/SKILL.md.")
         return
     rows = [_row(s, s.name in overrides) for s in skills]
-    click.echo(table(["NAME", "VERSION", "TRUST", "TOOLS", "STATUS", "DESCRIPTION"], rows, flex=5))
+    click.echo(
+        table(["NAME", "VERSION", "TRUST", "KIND", "TOOLS", "STATUS", "DESCRIPTION"], rows, flex=6)
+    )
     shown = {s.name for s in skills}
     for name, warning in overrides.items():
         if name in shown:
@@ -178,6 +182,12 @@ def check_command(state: CliState, paths: tuple[Path, ...], profile: str, as_jso
         for d in diagnostics:
             click.echo(_display(d))
         summary = f"{len(skills)} skill(s) checked: {errors} error(s), {warnings} warning(s)."
+        instructions = [s.name for s in skills if skill_kind(s) == INSTRUCTIONS]
+        if instructions and profile == Profile.GIBBERISH.value:
+            click.echo(
+                f"Instruction skills (no tools; valid Agent Skills, not tray tools): "
+                f"{printable(', '.join(instructions))}."
+            )
         click.secho(summary, fg="red" if errors else "green", err=False)
     raise SystemExit(1 if errors else 0)
 

@@ -28,6 +28,7 @@ E_SKILL_NOT_FOUND = "E001"
 E_NO_SKILL_MD = "E010"
 E_MISSING_FIELD = "E011"
 E_PATH_ESCAPE = "E012"
+E_UNREADABLE = "E013"
 E_SECTION_NOT_FOUND = "E020"
 E_FILE_NOT_FOUND = "E021"
 
@@ -149,8 +150,8 @@ def inside(root: Path, relative: str) -> Path:
         raise DisclosureError(
             E_PATH_ESCAPE, f"{relative!r} is absolute; give a path inside the skill folder."
         )
-    real_root = root.resolve()
-    target = (root / candidate).resolve()
+    real_root = Path(os.path.realpath(root))
+    target = Path(os.path.realpath(root / candidate))  # never raises on a link loop
     if not target.is_relative_to(real_root):
         raise DisclosureError(E_PATH_ESCAPE, f"{relative!r} escapes the skill folder.")
     return target
@@ -160,10 +161,12 @@ def walk_files(root: Path) -> Iterator[Path]:
     """Regular files under ``root`` outside hidden folders, in no particular order.
 
     Symlinks are not followed and not yielded; a symlink that points outside ``root`` is
-    refused with E012 (a skill must not smuggle in files from elsewhere).
+    refused with E012 (a skill must not smuggle in files from elsewhere). A link loop or
+    a dangling link inside the folder is simply no file; a folder that cannot be read is
+    E013 (a listing that silently lacks files would mislead).
     """
-    real_root = root.resolve()
-    for folder, dirs, files in os.walk(root, followlinks=False):
+    real_root = Path(os.path.realpath(root))
+    for folder, dirs, files in os.walk(root, followlinks=False, onerror=_unreadable):
         here = Path(folder)
         kept = []
         for name in dirs:
@@ -181,8 +184,14 @@ def walk_files(root: Path) -> Iterator[Path]:
                 yield path
 
 
+def _unreadable(error: OSError) -> None:
+    raise DisclosureError(
+        E_UNREADABLE, f"{error.filename}: cannot be read ({error.strerror}); fix its permissions."
+    )
+
+
 def _check_link(path: Path, real_root: Path, root: Path) -> None:
-    if not path.resolve().is_relative_to(real_root):
+    if not Path(os.path.realpath(path)).is_relative_to(real_root):
         rel = path.relative_to(root).as_posix()
         raise DisclosureError(E_PATH_ESCAPE, f"{rel} is a symlink that leaves the skill folder.")
 
@@ -213,17 +222,42 @@ def read_text(path: Path, limit: int = MAX_MARKDOWN_BYTES) -> str:
     """A regular file's text (at most ``limit`` bytes); a FIFO, device or ``/proc`` file
     is refused, and the file is opened without following a final link."""
     real = os.path.realpath(path)
-    fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise DisclosureError(
+            E_UNREADABLE, f"{path}: cannot be read ({exc.strerror}); fix its permissions."
+        ) from None
     with os.fdopen(fd, "rb") as handle:
         if not stat.S_ISREG(os.fstat(fd).st_mode) or real.startswith(("/proc/", "/sys/")):
             raise DisclosureError(E_FILE_NOT_FOUND, f"{path.name} is not a regular file.")
-        data = handle.read(limit)
+        try:
+            data = handle.read(limit)
+        except OSError as exc:
+            raise DisclosureError(
+                E_UNREADABLE, f"{path}: cannot be read ({exc.strerror}); fix its permissions."
+            ) from None
     return data.decode("utf-8", errors="replace").replace("\r\n", "\n").lstrip("\ufeff")
 
 
 def servable(skills: Iterable[Any]) -> list[tuple[str, Path]]:
     """``(name, folder)`` of every skill that loaded (for ``search``)."""
-    return [(s.name, s.directory) for s in skills if not any(d.code in UNLOADED for d in s.errors)]
+    return servable_reporting(skills)[0]
+
+
+def servable_reporting(
+    skills: Iterable[Any],
+) -> tuple[list[tuple[str, Path]], list[tuple[str, str]]]:
+    """``servable``, and ``(skill, why)`` for each skill left out because it failed to load."""
+    served: list[tuple[str, Path]] = []
+    left_out: list[tuple[str, str]] = []
+    for skill in skills:
+        failed = next((d for d in skill.errors if d.code in UNLOADED), None)
+        if failed is None:
+            served.append((skill.name, skill.directory))
+        else:
+            left_out.append((skill.name, f"failed to load ({failed.code}): {failed.message}"))
+    return served, left_out
 
 
 # ------------------------------------------------------------------ markdown
@@ -376,19 +410,37 @@ def score(query_words: frozenset[str], section: Section) -> float:
 
 
 def search(skills: Iterable[tuple[str, Path]], query: str, limit: int = 10) -> list[SearchHit]:
-    """Sections across ``(name, folder)`` skills ranked by word overlap with ``query``.
+    """Sections across ``(name, folder)`` skills ranked by word overlap with ``query``."""
+    return search_reporting(skills, query, limit)[0]
 
-    Skills that cannot be read are skipped (a search must not fail on one bad folder).
-    """
+
+def search_reporting(
+    skills: Iterable[tuple[str, Path]], query: str, limit: int = 10
+) -> tuple[list[SearchHit], list[tuple[str, str]]]:
+    """The hits, and ``(skill, why)`` for each skill that could not be read: one bad
+    folder is reported and the search carries on with the others."""
     wanted = _words(query)
     if not wanted:
-        return []
+        return [], []
     hits: list[SearchHit] = []
+    problems: list[tuple[str, str]] = []
     for name, root in skills:
         try:
             found = all_sections(root)
-        except (DisclosureError, OSError):
+        except DisclosureError as exc:
+            problems.append((name, exc.message))
+            continue
+        except (OSError, RuntimeError, ValueError) as exc:
+            problems.append((name, describe_error(exc)))
             continue
         hits.extend(SearchHit(name, s, sc) for s in found if (sc := score(wanted, s)) > 0)
     hits.sort(key=lambda h: (-h.score, h.skill, h.section.heading.file, h.section.heading.line))
-    return hits[:limit]
+    return hits[:limit], problems
+
+
+def describe_error(exc: BaseException) -> str:
+    """A sentence for an error met while reading a skill's files (no raw errno tuple)."""
+    if isinstance(exc, OSError):
+        where = f"{exc.filename}: " if exc.filename else ""
+        return f"{where}{exc.strerror or exc}"
+    return str(exc)

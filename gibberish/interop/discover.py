@@ -7,14 +7,16 @@ parsed as ``untrusted`` by the same loader the app uses; errors stop the install
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
 from gibberish.interop.dependencies import Dependencies, frontmatter, read_dependencies
-from gibberish.skills.fields import SKILL_FILE_NAME, is_valid_skill_name
-from gibberish.skills.model import Diagnostic, SkillDefinition, Trust
-from gibberish.skills.parser import parse_skill_file
+from gibberish.skills.fields import E_NO_TOOLS, SKILL_FILE_NAME, is_valid_skill_name
+from gibberish.skills.kind import parse_either, skill_kind
+from gibberish.skills.model import Diagnostic, Profile, SkillDefinition, Trust
+from gibberish.skills.parser import parse_skill_bytes, read_skill_bytes
 
 MAX_DEPTH = 4
 # The loader does not know the installer's field; the warning would only confuse.
@@ -37,6 +39,11 @@ class Found:
     tokens: int
 
     @property
+    def kind(self) -> str:
+        """``tools`` or ``instructions`` (see :mod:`gibberish.skills.kind`)."""
+        return skill_kind(self.skill)
+
+    @property
     def warnings(self) -> list[Diagnostic]:
         return [
             d
@@ -45,9 +52,25 @@ class Found:
         ]
 
 
+def _normalize_skill_md(folder: Path) -> bool:
+    """Whether ``folder`` holds a SKILL.md, in any case (``SKILL.MD``, ``skill.md``); in
+    a staged copy such a file is renamed ``SKILL.md``, the name every reader expects."""
+    if (folder / SKILL_FILE_NAME).is_file():
+        return True
+    try:
+        names = [n for n in os.listdir(folder) if n.lower() == SKILL_FILE_NAME.lower()]
+    except OSError:
+        return False
+    if len(names) != 1 or not (folder / names[0]).is_file() or (folder / names[0]).is_symlink():
+        return False
+    os.rename(folder / names[0], folder / SKILL_FILE_NAME)
+    return True
+
+
 def skill_folders(root: Path) -> list[Path]:
-    """Folders holding a SKILL.md: the root itself, or sub-folders (not inside a skill)."""
-    if (root / SKILL_FILE_NAME).is_file():
+    """Folders holding a SKILL.md: the root itself, or sub-folders (not inside a skill).
+    ``root`` is a private staged copy: a SKILL.md in another case is renamed there."""
+    if _normalize_skill_md(root):
         return [root]
     found: list[Path] = []
     queue = deque([(root, 0)])
@@ -56,7 +79,7 @@ def skill_folders(root: Path) -> list[Path]:
         for child in sorted(folder.iterdir()):
             if child.name.startswith(".") or child.is_symlink() or not child.is_dir():
                 continue
-            if (child / SKILL_FILE_NAME).is_file():
+            if _normalize_skill_md(child):
                 found.append(child)
             elif depth + 1 < MAX_DEPTH:
                 queue.append((child, depth + 1))
@@ -82,6 +105,11 @@ def discover(root: Path, origin: str) -> list[Found]:
     return found
 
 
+def found_at(folder: Path, root: Path, origin: str) -> Found:
+    """The one skill in ``folder`` (inside the staged ``root``), checked as discover does."""
+    return _check(folder, root, origin)
+
+
 def _check(folder: Path, root: Path, origin: str) -> Found:
     skill_md = folder / SKILL_FILE_NAME
     relative = folder.relative_to(root).as_posix()
@@ -90,11 +118,25 @@ def _check(folder: Path, root: Path, origin: str) -> Found:
     text = skill_md.read_text("utf-8", errors="replace")
     declared = frontmatter(text).get("name")
     name = declared if isinstance(declared, str) and is_valid_skill_name(declared) else folder.name
-    skill = parse_skill_file(skill_md, trust=Trust.UNTRUSTED, expected_name=name)
+    data, problem = read_skill_bytes(skill_md)
+    skill = parse_either(
+        data, problem, path=skill_md, trust=Trust.UNTRUSTED, expected_name=name
+    )  # a valid Agent Skills instruction skill installs as one (docs/adr/0034)
     if not skill.ok or not is_valid_skill_name(skill.name):
-        problems = "\n".join("  " + _shown(d, str(skill_md), shown) for d in skill.errors)
+        errors = skill.errors
+        how = ""
+        if data is not None and any(d.code == E_NO_TOOLS for d in errors):
+            # no tools: what matters is why it is no valid instruction skill either
+            errors = (
+                parse_skill_bytes(
+                    data, None, path=skill_md, profile=Profile.AGENTSKILLS, expected_name=name
+                ).errors
+                or errors
+            )
+            how = " (read as an instruction skill, by the Agent Skills rules)"
+        problems = "\n".join("  " + _shown(d, str(skill_md), shown) for d in errors)
         raise InstallError(
-            f"{shown} is not a skill gibberish can install:\n{problems or '  no valid name'}"
+            f"{shown} is not a skill gibberish can install{how}:\n{problems or '  no valid name'}"
         )
     try:
         dependencies = read_dependencies(skill_md)

@@ -30,9 +30,10 @@ from filelock import FileLock
 
 from gibberish import paths
 from gibberish.interop.dependencies import E_DEPENDENCY_CYCLE, McpServer
-from gibberish.interop.discover import Found, InstallError, discover
+from gibberish.interop.discover import Found, InstallError, discover, found_at
 from gibberish.interop.fetch import FetchError, Limits, Staged, fetch, remove_tree
 from gibberish.interop.record import write_record
+from gibberish.interop.relative_deps import inside, relative_path, same_repository
 from gibberish.interop.sources import Source, SourceError, parse_source
 from gibberish.interop.state import InstallState
 from gibberish.pathsafety import resolve_inside
@@ -164,8 +165,7 @@ class Installer:
                 linked.append(dep.name)
                 plan.satisfied.setdefault(dep.name, []).append(item.name)
                 continue
-            staged = self._fetch(stack, self._dependency_source(dep.source, item), workdir)
-            found = _pick(discover(staged.root, staged.source.text), dep.name, dep.source)
+            staged, found = self._dependency(stack, dep.source, dep.name, item, workdir)
             if found.name in chain:
                 raise InstallError(f"{E_DEPENDENCY_CYCLE}: {' → '.join([*chain, found.name])}")
             linked.append(found.name)
@@ -175,6 +175,28 @@ class Installer:
             planned = Planned(found, staged, item.name, self._existing(found.name))
             self._resolve(planned, [*chain, found.name], plan, stack, workdir)
             plan.skills.append(planned)
+
+    def _dependency(
+        self, stack, text: str, name: str, item: Planned, workdir: Path
+    ) -> tuple[Staged, Found]:
+        """A dependency: inside the same archive or repository when its path is relative
+        (gibberish.interop.relative_deps), else fetched from its own source."""
+        source = item.staged.source
+        relative = relative_path(text) if source.kind != "folder" else None
+        if relative is not None and source.kind in ("archive", "url"):  # the same files
+            folder = item.staged.root / inside(item.found.path, relative, source.text)
+            if not (folder / "SKILL.md").is_file():
+                raise InstallError(
+                    f"{source.text}: {item.name} depends on “{text}”, which holds no SKILL.md."
+                )
+            return item.staged, found_at(folder, item.staged.root, source.text)
+        if relative is not None and source.kind == "git":  # the same repository and ref
+            here = "/".join(p for p in (source.subdir, item.found.path) if p)
+            sibling = same_repository(source, inside(here, relative, source.text))
+            staged = self._fetch(stack, sibling, workdir)
+            return staged, _pick(discover(staged.root, staged.source.text), name, text)
+        staged = self._fetch(stack, self._dependency_source(text, item), workdir)
+        return staged, _pick(discover(staged.root, staged.source.text), name, text)
 
     def _dependency_source(self, text: str, item: Planned) -> Source:
         source = item.staged.source

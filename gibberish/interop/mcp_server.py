@@ -321,8 +321,14 @@ class GibberishMCP(MCPServer):
 
     def skills_search(self, query: str, limit: int = 10) -> dict[str, Any]:
         """Sections across all skills ranked by how many of QUERY's words they contain."""
-        skills = disclosure.servable(self.engine.library.skills())
-        return {"hits": [h.to_dict() for h in disclosure.search(skills, query, limit)]}
+        skills, unloaded = disclosure.servable_reporting(self.engine.library.skills())
+        hits, problems = disclosure.search_reporting(skills, query, limit)
+        # a skill that failed to load is named, never read: its diagnostic stays local
+        problems = [(name, why.split(":", 1)[0]) for name, why in unloaded] + problems
+        return {
+            "hits": [h.to_dict() for h in hits],
+            "skipped": [{"skill": name, "problem": why} for name, why in problems],
+        }
 
     # ------------------------------------------------------------------ resources, prompts
     def _add_resource(self, skill: SkillDefinition) -> None:

@@ -49,6 +49,12 @@ class Source:
         return f"{_git_prefix(without_credentials(self.location))}#{resolved}{suffix}"
 
 
+def git_source_text(source: Source, subdir: str) -> str:
+    """The source string for ``source`` (git) at its ref with ``subdir``."""
+    fragment = f"#{source.ref}" if source.ref or subdir else ""
+    return f"{_git_prefix(source.location)}{fragment}{':' + subdir if subdir else ''}"
+
+
 def _git_prefix(location: str) -> str:
     if location.startswith(("https://", "http://", "ssh://", "git://")):
         return f"git+{location}"

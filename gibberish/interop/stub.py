@@ -48,12 +48,15 @@ MANIFEST_DIR = ".skillc"
 MANIFEST_FILE = "manifest.json"
 MANIFEST_VERSION = 1
 MAX_ENTRIES = 15
-MAX_TOP_LEVEL = 12
 MAX_DESCRIPTION = 120
 MAX_STUB_LINES = 100
 REFERENCES_LABEL = "References (query by title only)"
 _PLAIN_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 _GATEWAY_LINE = "This skill is served through a gateway. Do not read its source files directly:"
+
+
+class StubWriteError(OSError):
+    """The stub could not be written where asked (the message names the path and why)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,39 +99,24 @@ def source_hash(root: Path) -> str:
 # ------------------------------------------------------------------ section listing
 
 
-def _limited(entries: list[str], limit: int) -> list[str]:
-    if len(entries) <= limit:
-        return entries
-    return [*entries[:limit], f"- … ({len(entries) - limit} more)"]
-
-
 def _skill_md_entries(headings: list[Heading]) -> list[str]:
-    entries, top = [], 0
-    hidden_top = 0
-    for h in headings:
-        if h.file != SKILL_FILE or h.level > 2:
-            continue
-        if h.level == 1:
-            top += 1
-            if top > MAX_TOP_LEVEL:
-                hidden_top += 1
-                continue
-        elif top > MAX_TOP_LEVEL:
-            continue
-        entries.append(("  " if h.level == 2 else "") + f"- {_one_line(h.title)}")
-    if hidden_top:
-        entries.append(f"- … ({hidden_top} more top-level headings)")
-    return _limited(entries, MAX_ENTRIES)
+    """SKILL.md's H1 and H2 headings, H2 indented under their H1."""
+    return [
+        ("  " if h.level == 2 else "") + f"- {_one_line(h.title)}"
+        for h in headings
+        if h.file == SKILL_FILE and h.level <= 2
+    ]
 
 
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def _reference_entries(root: Path, headings: list[Heading]) -> list[str]:
+def _reference_entries(root: Path, headings: list[Heading], room: int) -> tuple[list[str], int]:
+    """The first ``room`` reference files (title — description), and how many there are."""
     files = markdown_files(root)[1:]
     entries = []
-    for file in files:
+    for file in files[: max(room, 0)]:
         h1 = next((h.title for h in headings if h.file == file and h.level == 1), None)
         label = _one_line(h1 or file)
         fields, _, _ = split_frontmatter(read_text(root / file), file=file)
@@ -136,16 +124,22 @@ def _reference_entries(root: Path, headings: list[Heading]) -> list[str]:
         if len(description) > MAX_DESCRIPTION:
             description = description[: MAX_DESCRIPTION - 1].rstrip() + "…"
         entries.append(f"  - {label} — {description}" if description else f"  - {label}")
-    return _limited(entries, MAX_ENTRIES)
+    return entries, len(files)
 
 
 def section_listing(root: Path) -> list[str]:
-    """The "Top Sections" lines of RFC-0001 C-SECTIONS."""
+    """The "Top Sections" lines of RFC-0001 C-SECTIONS: at most ``MAX_ENTRIES`` sections
+    (SKILL.md's headings, then reference files), and an honest count of the rest."""
     headings = outline(root)
-    lines = _skill_md_entries(headings)
-    references = _reference_entries(root, headings)
-    if references:
+    own = _skill_md_entries(headings)
+    shown = own[:MAX_ENTRIES]
+    references, total_refs = _reference_entries(root, headings, MAX_ENTRIES - len(shown))
+    lines = [*shown]
+    if total_refs:
         lines += [f"- {REFERENCES_LABEL}", *references]
+    hidden = len(own) - len(shown) + total_refs - len(references)
+    if hidden:
+        lines.append(f"- … ({hidden} more; the outline lists every heading)")
     return lines or ["- (no H1 or H2 headings; the outline lists every heading)"]
 
 
@@ -202,7 +196,7 @@ def read_manifest(folder: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def _stub_is_ours(folder: Path, previous: dict[str, Any] | None) -> bool:
+def stub_is_ours(folder: Path, previous: dict[str, Any] | None) -> bool:
     """Whether ``folder/SKILL.md`` is the stub gibberish wrote there (per its manifest)."""
     path = folder / SKILL_FILE
     if previous is None or path.is_symlink() or not path.is_file():
@@ -242,7 +236,7 @@ def build_stub(root: Path, out_dir: Path, *, force: bool = False) -> StubResult:
     folder = _target_folder(root, out_dir, name)
     digest = source_hash(root)
     previous = read_manifest(folder)
-    ours = _stub_is_ours(folder, previous)
+    ours = stub_is_ours(folder, previous)
     if not force and ours and previous is not None and previous.get("source_hash") == digest:
         return StubResult(name, folder, digest, rebuilt=False)
     manifest_path = folder / MANIFEST_DIR / MANIFEST_FILE
@@ -267,8 +261,11 @@ def build_stub(root: Path, out_dir: Path, *, force: bool = False) -> StubResult:
         "source_hash": digest,
         "stub_sha256": hashlib.sha256(text).hexdigest(),
     }
-    atomic_write_bytes(folder / SKILL_FILE, text, mode=0o644)
-    atomic_write_bytes(
-        manifest_path, (json.dumps(manifest, indent=2) + "\n").encode("utf-8"), mode=0o644
-    )
+    try:
+        atomic_write_bytes(folder / SKILL_FILE, text, mode=0o644)
+        atomic_write_bytes(
+            manifest_path, (json.dumps(manifest, indent=2) + "\n").encode("utf-8"), mode=0o644
+        )
+    except OSError as exc:
+        raise StubWriteError(f"{exc.filename or folder}: {exc.strerror or exc}") from None
     return StubResult(name, folder, digest, rebuilt=True, replaced=tuple(replaced))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -115,21 +115,45 @@ def agentskills_problem(skill: SkillDefinition) -> str | None:
     return f"{first.code}: {first.message} ({first.location()})"
 
 
+class UnreadableSkill(OSError):
+    """A skill whose files cannot all be read: it is skipped, with this reason."""
+
+
+def _raise_unreadable(error: OSError) -> None:
+    raise UnreadableSkill(f"{error.filename}: cannot be read ({error.strerror})")
+
+
 def skill_files(skill_dir: Path) -> dict[str, SourceFile]:
-    """Every regular file of a skill, relative path → content (VCS and caches left out)."""
+    """Every regular file of a skill, relative path → content (VCS and caches left out).
+
+    Links that lead nowhere (dangling, a loop) and FIFOs, devices and sockets are no
+    files and are left out; a file or folder that cannot be read, or a file over
+    ``MAX_FILE_BYTES``, raises :class:`UnreadableSkill`, so the skill is skipped whole
+    rather than half copied."""
     out: dict[str, SourceFile] = {}
     root = str(skill_dir)
-    for dirpath, dirnames, filenames in os.walk(root):
+    for dirpath, dirnames, filenames in os.walk(root, onerror=_raise_unreadable):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
         for name in sorted(filenames):
             full = os.path.join(dirpath, name)
             if not is_inside(os.path.realpath(full), os.path.realpath(root)):
                 continue
-            st = os.stat(full)
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
+            try:
+                st = os.stat(full)
+            except OSError:  # a dangling link or a loop: nothing to copy
                 continue
-            with open(full, "rb") as handle:
-                data = handle.read()
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            if st.st_size > MAX_FILE_BYTES:  # never a copy that silently lacks a file
+                raise UnreadableSkill(
+                    f"{full}: {st.st_size:,} bytes, more than the {MAX_FILE_BYTES // 2**20} MiB "
+                    "a synced file may have; move it out of the skill"
+                )
+            try:
+                with open(full, "rb") as handle:
+                    data = handle.read()
+            except OSError as exc:
+                raise UnreadableSkill(f"{full}: cannot be read ({exc.strerror})") from None
             rel = os.path.relpath(full, root).replace(os.sep, "/")
             out[rel] = SourceFile(data, bool(st.st_mode & stat.S_IXUSR))
     return out
@@ -202,11 +226,19 @@ def _plan_link(folder: Path, name: str, source: Path, record: OwnershipRecord) -
     return [SyncStep(Action.LINK, path, name, link_to=source)]
 
 
-def _plan_removals(folder: Path, wanted: set[str], record: OwnershipRecord) -> list[SyncStep]:
-    """Owned files and links of skills no longer synced (or files a skill dropped)."""
+def _in_scope(rel: str, scope: Collection[str] | None) -> bool:
+    """Whether ``rel`` (``skill/file``) belongs to a skill this sync is about."""
+    return scope is None or rel.split("/", 1)[0] in scope
+
+
+def _plan_removals(
+    folder: Path, wanted: set[str], record: OwnershipRecord, scope: Collection[str] | None
+) -> list[SyncStep]:
+    """Owned files and links of skills no longer synced (or files a skill dropped); with a
+    ``scope`` (``sync --skill A``) only those of the skills named, never another's copy."""
     steps: list[SyncStep] = []
     for rel, owned in sorted(record.files.items()):
-        if rel in wanted:
+        if rel in wanted or not _in_scope(rel, scope):
             continue
         path = folder / rel
         on_disk = _file_sha(path)
@@ -218,7 +250,7 @@ def _plan_removals(folder: Path, wanted: set[str], record: OwnershipRecord) -> l
             steps.append(SyncStep(Action.SKIP_EDITED, path, rel, "edited; kept although unused"))
     for name, target in sorted(record.links.items()):
         path = folder / name
-        if name in wanted or not path.is_symlink():
+        if name in wanted or not _in_scope(name, scope) or not path.is_symlink():
             continue
         if os.readlink(path) == target:
             steps.append(SyncStep(Action.REMOVE, path, name, "no longer synced"))
@@ -231,41 +263,52 @@ def plan_folder(
     skills: Sequence[SkillDefinition],
     *,
     link: bool = False,
+    scope: Collection[str] | None = None,
 ) -> FolderPlan:
-    """What syncing ``skills`` into ``folder`` would do. Reads only; writes nothing."""
+    """What syncing ``skills`` into ``folder`` would do. Reads only; writes nothing.
+
+    ``scope``: the names this sync is about (``--skill``, an uninstall); copies of other
+    skills are left as they are. None: every skill, so copies of skills gone are removed."""
     record = OwnershipRecord.load("skills", folder)
     plan = FolderPlan(folder, tuple(targets), [], record)
     if record.problem:
         plan.notes.append(f"ownership record unreadable ({record.problem}); nothing is removed")
     wanted: set[str] = set()
     for skill in skills:
-        try:
-            PathComponent(skill.name, "skill name")
-        except UnsafeNameError as exc:
-            plan.steps.append(SyncStep(Action.SKIP_INVALID, folder, "", f"{exc}"))
-            continue
-        problem = agentskills_problem(skill)
-        if problem:
-            plan.steps.append(
-                SyncStep(Action.SKIP_INVALID, folder / skill.name, skill.name, problem)
-            )
-            wanted.update(r for r in record.files if r.startswith(skill.name + "/"))
-            wanted.add(skill.name)
-            continue
-        wanted.add(skill.name)
-        if link:
-            plan.steps.extend(_plan_link(folder, skill.name, skill.directory, record))
-            continue
-        files = skill_files(skill.directory)
-        steps = _plan_copy(folder, skill.name, files, record)
+        steps, kept = _plan_skill(folder, skill, record, link)
         plan.steps.extend(steps)
-        if not any(s.action is Action.SKIP_FOREIGN and s.rel == skill.name for s in steps):
-            wanted.update(f"{skill.name}/{rel}" for rel in files)
-        else:
-            wanted.update(r for r in record.files if r.startswith(skill.name + "/"))
+        wanted.update(kept)
     if not record.problem:
-        plan.steps[:0] = _plan_removals(folder, wanted, record)
+        plan.steps[:0] = _plan_removals(folder, wanted, record, scope)
     return plan
+
+
+def _plan_skill(
+    folder: Path, skill: SkillDefinition, record: OwnershipRecord, link: bool
+) -> tuple[list[SyncStep], set[str]]:
+    """The steps for one skill, and the recorded paths its sync keeps (never removed)."""
+    try:
+        PathComponent(skill.name, "skill name")
+    except UnsafeNameError as exc:
+        return [SyncStep(Action.SKIP_INVALID, folder, "", f"{exc}")], set()
+    owned = {r for r in record.files if r.startswith(skill.name + "/")}
+    problem = agentskills_problem(skill)
+    if problem:
+        return [SyncStep(Action.SKIP_INVALID, folder / skill.name, skill.name, problem)], {
+            *owned,
+            skill.name,
+        }
+    if link:
+        return _plan_link(folder, skill.name, skill.directory, record), {skill.name}
+    try:
+        files = skill_files(skill.directory)
+    except UnreadableSkill as exc:  # this skill is reported; the others go on
+        step = SyncStep(Action.SKIP_INVALID, folder / skill.name, skill.name, str(exc))
+        return [step], {skill.name, *owned}
+    steps = _plan_copy(folder, skill.name, files, record)
+    if any(s.action is Action.SKIP_FOREIGN and s.rel == skill.name for s in steps):
+        return steps, {skill.name, *owned}
+    return steps, {skill.name, *(f"{skill.name}/{rel}" for rel in files)}
 
 
 def _make_parents(folder: Path, rel: str, record: OwnershipRecord) -> None:

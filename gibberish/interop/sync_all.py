@@ -7,12 +7,13 @@ uses one settings file for both levels) are planned once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gibberish.interop.agents import AgentTarget, McpFile
+from gibberish.interop.instruction_files import apply_format, instruction_format
 from gibberish.interop.mcp_sync import (
     Consent,
     McpPlan,
@@ -79,10 +80,12 @@ def plan_sync(
     project: Path | None = None,
     link: bool = False,
     settings_servers: Mapping[str, Any] | None = None,
+    scope: Collection[str] | None = None,
     consent: Consent | None = None,
 ) -> SyncPlan:
     """Decide every step for ``skills`` into ``targets``; nothing is written.
 
+    With a ``scope`` (the names of ``--skill``) other skills' copies are never touched.
     ``consent`` is asked (once per server) about each MCP server entry that is not from a
     bundled skill or the person's settings; without it such entries are skipped.
     """
@@ -92,7 +95,7 @@ def plan_sync(
         level = "project" if project is not None else "user"
         plan.notes.append(f"{name}: has no {level}-level skills folder; skipped")
     for folder, names in folders.items():
-        folder_plan = plan_folder(folder, names, skills, link=link)
+        folder_plan = plan_folder(folder, names, skills, link=link, scope=scope)
         plan.notes.extend(f"{folder}: {n}" for n in folder_plan.notes)
         plan.folders.append(folder_plan)
     servers, problems = wanted_servers(settings_servers or {}, skills)
@@ -100,6 +103,8 @@ def plan_sync(
     ask = _once(consent)
     for path, (spec, names) in _mcp_files(targets, home, project).items():
         mcp = plan_mcp(path, spec, names, servers, ask)
+        if scope is not None:  # a partial sync never removes what other skills need
+            mcp.steps = [step for step in mcp.steps if step.action is not Action.REMOVE]
         if mcp.problem:
             plan.notes.append(mcp.problem)
         plan.mcp.append(mcp)
@@ -126,8 +131,9 @@ def apply_sync(plan: SyncPlan) -> list[str]:
     for folder_plan in plan.folders:
         if not folder_plan.changes:
             continue
+        opt_in = instruction_format(folder_plan.targets[0]) is not None
         try:
-            errors.extend(apply_folder(folder_plan))
+            errors.extend((apply_format if opt_in else apply_folder)(folder_plan))
         except OSError as exc:
             errors.append(f"{folder_plan.folder}: {exc}")
     for mcp in plan.mcp:

@@ -49,6 +49,7 @@ from gibberish.skills.entry import Sig as _Sig
 from gibberish.skills.entry import SkillSource
 from gibberish.skills.entry import Tree as _Tree
 from gibberish.skills.entry import is_racy as _is_racy
+from gibberish.skills.kind import as_instructions
 from gibberish.skills.model import Diagnostic, Profile, SkillDefinition, Trust
 
 if TYPE_CHECKING:
@@ -494,6 +495,9 @@ class SkillLibrary:
                 trust=trust,
                 expected_name=candidate.name,
             )
+            if self._profile is Profile.GIBBERISH and not skill.ok and data is not None:
+                # an instruction skill is one, not a broken tool skill (gibberish.skills.kind)
+                skill = as_instructions(skill, data, trust=trust, expected_name=candidate.name)
         except Exception as exc:  # the parser never raises for content; this is a bug
             skill = _failed_skill(candidate, trust, self._profile, exc)
         extra = _tree_diagnostics(folder, tree, self._max_tree_entries)

@@ -271,6 +271,13 @@ class SkillDefinition:
     def is_instruction_skill(self) -> bool:
         return not self.tools
 
+    @property
+    def kind(self) -> str:
+        """``tools``, ``instructions`` (valid, no tools: prose for a model) or ``broken``."""
+        if not self.ok:
+            return "broken"
+        return "tools" if self.tools else "instructions"
+
     def tool(self, name: str) -> ToolDefinition | None:
         for t in self.tools:
             if t.name == name:

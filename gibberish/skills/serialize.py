@@ -66,6 +66,7 @@ def skill_to_dict(skill: SkillDefinition) -> dict[str, Any]:
         "ok": skill.ok,
         "trust": skill.trust.value,
         "profile": skill.profile.value,
+        "kind": skill.kind,
         "version": skill.version,
         "description": skill.description,
         "author": skill.author,

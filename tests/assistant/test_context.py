@@ -16,7 +16,7 @@ from gibberish.assistant.context import (
     build_feed,
     split_sections,
 )
-from gibberish.assistant.context_folders import context_dir, import_candidate, scan
+from gibberish.assistant.context_folders import context_dir, import_candidate, replaces, scan
 from gibberish.assistant.context_store import PinStore
 from gibberish.cli import cli
 from tests.assistant.fakeserver import Text
@@ -125,7 +125,10 @@ def test_scan_offers_instruction_skills_with_tokens_and_imports_untrusted(
     copied = context_dir() / "release-notes"
     assert (copied / ".gibberish-source.json").is_file()
     assert not (copied / "leak.txt").exists()
-    assert {c.name: c for c in scan()}["release-notes"].problem == "already imported"
+    again = {c.name: c for c in scan()}["release-notes"]
+    assert again.problem == "" and replaces("release-notes")  # importing again replaces it
+    import_candidate(again)
+    assert (copied / "SKILL.md").is_file() and not (copied / "leak.txt").exists()
 
 
 def test_pinned_block_changes_what_prompt_shows(claude_skills: Path) -> None:

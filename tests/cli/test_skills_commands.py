@@ -33,8 +33,16 @@ def test_list_shows_a_table_with_every_skill(write_skill, invoke) -> None:
     result = invoke("skills", "list")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].split() == ["NAME", "VERSION", "TRUST", "TOOLS", "STATUS", "DESCRIPTION"]
-    assert lines[1].split()[:5] == ["alpha", "1.0.0", "user", "1", "ok"]
+    assert lines[0].split() == [
+        "NAME",
+        "VERSION",
+        "TRUST",
+        "KIND",
+        "TOOLS",
+        "STATUS",
+        "DESCRIPTION",
+    ]
+    assert lines[1].split()[:6] == ["alpha", "1.0.0", "user", "tools", "1", "ok"]
     assert "Second skill." in lines[2]
 
 
@@ -125,8 +133,11 @@ def test_check_agentskills_profile_allows_instruction_skills(tmp_path, invoke) -
     (folder / "SKILL.md").write_text(
         "---\nname: writing-style\ndescription: How we write docs.\n---\n\nUse short sentences.\n"
     )
-    assert invoke("skills", "check", str(folder)).exit_code == 1
+    plain = invoke("skills", "check", str(folder))  # valid: an instruction skill, said so
+    assert plain.exit_code == 0 and "Instruction skills" in plain.output
     assert invoke("skills", "check", "--profile", "agentskills", str(folder)).exit_code == 0
+    (folder / "SKILL.md").write_text("---\nname: writing-style\n---\n\nNo description.\n")
+    assert invoke("skills", "check", str(folder)).exit_code == 1
 
 
 def test_check_of_a_missing_path_is_a_clear_error(invoke, tmp_path) -> None:

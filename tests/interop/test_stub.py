@@ -106,8 +106,23 @@ def test_many_headings_are_limited_with_a_count(tmp_path: Path) -> None:
     heads = "".join(f"# H{i}\n\ntext\n\n" for i in range(20))
     (root / "SKILL.md").write_text(f"---\nname: big\ndescription: Big.\n---\n{heads}", "utf-8")
     listing = render_stub(root).split("## Top Sections\n\n", 1)[1].splitlines()
-    assert listing[:12] == [f"- H{i}" for i in range(12)]
-    assert listing[12] == "- … (8 more top-level headings)"
+    assert listing == [
+        *[f"- H{i}" for i in range(15)],
+        "- … (5 more; the outline lists every heading)",
+    ]
+
+
+def test_at_most_fifteen_sections_with_references_counted(tmp_path: Path) -> None:
+    root = tmp_path / "refs"
+    (root / "references").mkdir(parents=True)
+    heads = "".join(f"# H{i}\n\n## Sub{i}\n\n" for i in range(5))
+    (root / "SKILL.md").write_text(f"---\nname: refs\ndescription: R.\n---\n{heads}", "utf-8")
+    for i in range(30):
+        (root / "references" / f"r{i:02}.md").write_text(f"# Ref {i}\n", "utf-8")
+    listing = render_stub(root).split("## Top Sections\n\n", 1)[1].splitlines()
+    sections = [line for line in listing if not line.startswith(("- References", "- …"))]
+    assert len(sections) == 15 and sections[10:] == [f"  - Ref {i}" for i in range(5)]
+    assert listing[-1] == "- … (25 more; the outline lists every heading)"
 
 
 def test_build_writes_manifest_and_rebuilds_only_on_change(skill: Path, tmp_path: Path) -> None:

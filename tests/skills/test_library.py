@@ -145,7 +145,17 @@ def test_profile_is_passed_to_the_parser(tmp_path):
     assert lib.get("instr").ok
     gib = make_library(tmp_path)
     gib.load()
+    # the gibberish library lists it as what it is: an instruction skill, not a problem
+    assert gib.get("instr").ok and gib.get("instr").profile is Profile.AGENTSKILLS
+    assert gib.problems() == []
+
+
+def test_a_broken_instruction_skill_stays_a_problem(tmp_path):
+    write_skill(tmp_path, "instr", front("other", version=None) + "Just prose.\n")
+    gib = make_library(tmp_path)
+    gib.load()
     assert {"E-MISSING-FIELD", "E-NO-TOOLS"} <= set(codes(gib.get("instr")))
+    assert [s.name for s in gib.problems()] == ["instr"]
 
 
 # --- sources and precedence ----------------------------------------------------------------

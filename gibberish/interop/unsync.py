@@ -1,0 +1,39 @@
+"""Taking a skill's synced copies out of every agent's folder (after an uninstall).
+
+``gibberish sync`` records, per destination folder, what it wrote. When a skill is
+uninstalled, its copies in agents' folders would otherwise linger as orphans that the
+next full sync removes only if that sync happens to cover the same folder. This module
+looks at every known agent folder (user level, or a project's), and where the ownership
+record says gibberish wrote files or a link for the skill, plans their removal with the
+same rules as a sync: only what gibberish wrote and nobody edited since goes; an edited
+file is kept and reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from pathlib import Path
+
+from gibberish.interop.agents import TARGETS
+from gibberish.interop.ownership import OwnershipRecord
+from gibberish.interop.sync import FolderPlan, folders_for, plan_folder
+from gibberish.interop.sync_all import SyncPlan
+
+
+def _owns_any(record: OwnershipRecord, names: Collection[str]) -> bool:
+    files = any(rel.split("/", 1)[0] in names for rel in record.files)
+    return files or any(name in names for name in record.links)
+
+
+def plan_unsync(names: Collection[str], *, home: Path, project: Path | None = None) -> SyncPlan:
+    """The removal of every synced copy of ``names`` gibberish owns; nothing is written."""
+    plan = SyncPlan()
+    folders, _missing = folders_for(TARGETS, home, project)
+    for folder, targets in folders.items():
+        record = OwnershipRecord.load("skills", folder)
+        if record.problem or not _owns_any(record, names):
+            continue
+        folder_plan: FolderPlan = plan_folder(folder, targets, [], scope=set(names))
+        if folder_plan.steps:
+            plan.folders.append(folder_plan)
+    return plan
