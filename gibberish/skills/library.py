@@ -49,7 +49,6 @@ from gibberish.skills.entry import Sig as _Sig
 from gibberish.skills.entry import SkillSource
 from gibberish.skills.entry import Tree as _Tree
 from gibberish.skills.entry import is_racy as _is_racy
-from gibberish.skills.kind import as_instructions
 from gibberish.skills.model import Diagnostic, Profile, SkillDefinition, Trust
 
 if TYPE_CHECKING:
@@ -497,6 +496,8 @@ class SkillLibrary:
             )
             if self._profile is Profile.GIBBERISH and not skill.ok and data is not None:
                 # an instruction skill is one, not a broken tool skill (gibberish.skills.kind)
+                from gibberish.skills.kind import as_instructions  # with the parser: lazily
+
                 skill = as_instructions(skill, data, trust=trust, expected_name=candidate.name)
         except Exception as exc:  # the parser never raises for content; this is a bug
             skill = _failed_skill(candidate, trust, self._profile, exc)
