@@ -169,6 +169,8 @@ class SphinxRecognizer:
 
     # -- streaming ---------------------------------------------------------------------
     def start(self) -> None:
+        if self._utt is not None:  # an utterance abandoned half-way (the source failed)
+            self._abandon()
         # Setting the mean alone left some feature state behind (an utterance the garbage
         # path won changed how the next one decoded); a fresh front end costs ~0.2 ms.
         self._grammar.reinit_feat()
@@ -179,8 +181,19 @@ class SphinxRecognizer:
         self._phones.start_utt()
         self._utt = _Utterance(time.perf_counter())
 
+    def _abandon(self) -> None:
+        """Closes an utterance that was never finished, so the next one can start."""
+        for decoder in (self._grammar, self._phones):
+            try:
+                decoder.end_utt()
+            except RuntimeError:
+                pass  # that decoder's utterance was already closed
+        self._utt = None
+
     def feed(self, pcm: bytes) -> None:
         assert self._utt is not None, "start() first"
+        if not pcm:  # PocketSphinx raises IndexError on an empty buffer
+            return
         began = time.perf_counter()
         self._grammar.process_raw(pcm, False, False)
         self._phones.process_raw(pcm, False, False)
@@ -224,6 +237,8 @@ class SphinxRecognizer:
         pass's answer stands. Speech still rejected is tried once more in the
         ``WORDS_ONLY`` search.
         """
+        if not pcm:
+            return None
         self._grammar.activate_search(search)
         try:
             self._grammar.reinit_feat()
