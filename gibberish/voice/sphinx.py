@@ -30,6 +30,7 @@ mean, and speech still rejected once more in the graph without silence between w
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
@@ -184,10 +185,8 @@ class SphinxRecognizer:
     def _abandon(self) -> None:
         """Closes an utterance that was never finished, so the next one can start."""
         for decoder in (self._grammar, self._phones):
-            try:
+            with contextlib.suppress(RuntimeError):  # that one was already closed
                 decoder.end_utt()
-            except RuntimeError:
-                pass  # that decoder's utterance was already closed
         self._utt = None
 
     def feed(self, pcm: bytes) -> None:
