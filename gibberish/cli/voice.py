@@ -73,7 +73,7 @@ def _explain(proposal) -> None:
     "--file",
     "file",
     type=click.Path(path_type=Path),
-    help="Decode this WAV (16 kHz, 16-bit PCM) instead of the microphone.",
+    help="Decode this recording (WAV of any rate and width, FLAC, Ogg) instead of the microphone.",
 )
 @click.option("--backend", type=click.Choice(VOICE_BACKENDS), help="Default from settings.")
 @click.option("--mode", type=MODE_CHOICE, help="Offer the tools of this mode (default: current).")
