@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from gibberish.voice.alignment import acoustic_fit, phone_error_rate, word_scores
 from gibberish.voice.errors import VoiceError
 from gibberish.voice.fsg import GARBAGE_PREFIX, garbage_words, word_graph
 from gibberish.voice.grammar import GRAMMAR_NAME, Grammar
@@ -76,21 +77,6 @@ def _says_a_number(text: str) -> bool:
     """Numbers are where the two passes disagree most ("fifteen" and "fifty" differ by
     one unstressed phone), and where a wrong value is a wrong call."""
     return any(word in NUMBER_WORDS for word in text.split())
-
-
-def phone_error_rate(expected: list[str], heard: list[str]) -> float:
-    """Levenshtein distance over phones, divided by the expected length."""
-    if not expected:
-        return 1.0
-    previous = list(range(len(heard) + 1))
-    for i, want in enumerate(expected, 1):
-        current = [i]
-        for j, got in enumerate(heard, 1):
-            current.append(
-                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (want != got))
-            )
-        previous = current
-    return previous[-1] / len(expected)
 
 
 def _overruling(streaming: Heard, retry: Heard | None) -> Heard:
@@ -297,7 +283,12 @@ class SphinxRecognizer:
         heard = [s.word for s in self._phones.seg() if s.word not in NON_SPEECH]
         per = phone_error_rate(self._phones_of(text), heard)
         confidence = min(1.0, max(0.0, 1.0 - per / 2))
-        details = {"phone_error_rate": round(per, 3)}
+        scores = word_scores([(w, self._phones_of(w)) for w in text.split()], heard)
+        details = {
+            "acoustic_fit": round(acoustic_fit(self._grammar.seg(), self._phones.seg()), 3),
+            "phone_error_rate": round(per, 3),
+            "words": [(s.word, round(s.confidence, 2)) for s in scores],
+        }
         rejected = ""
         if confidence <= self.threshold:
             rejected = (
