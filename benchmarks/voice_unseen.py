@@ -64,7 +64,9 @@ def _got(proposal: Proposal | None) -> tuple[str, dict, str] | None:
 
 def _ratio(label: str, got: int, total: int, floor: float) -> None:
     rate = got / total if total else 0.0
-    print(f"{label:<44} {got:>3}/{total:<3} {rate:6.1%}  floor {floor:.0%}  ratio {rate / floor:.2f}")
+    print(
+        f"{label:<44} {got:>3}/{total:<3} {rate:6.1%}  floor {floor:.0%}  ratio {rate / floor:.2f}"
+    )
 
 
 def people(whisper: str) -> None:
@@ -84,16 +86,26 @@ def people(whisper: str) -> None:
         print(f"  {'ok ' if ok else 'MISS'} {recording.name:<55} heard {heard!r} -> {got}")
     tag = " + whisper" if whisper else ""
     _ratio(f"people{tag}: in grammar exact", exact, sum(r.tool is not None for r in PEOPLE), 1.0)
-    _ratio(f"people{tag}: out of grammar, nothing proposed", rejected, sum(r.tool is None for r in PEOPLE), 0.8)
+    _ratio(
+        f"people{tag}: out of grammar, nothing proposed",
+        rejected,
+        sum(r.tool is None for r in PEOPLE),
+        0.8,
+    )
 
 
 def _speak(argv: list[str], text: str, out: Path) -> Path:
-    subprocess.run([a.format(text=text, out=out) for a in argv], check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [a.format(text=text, out=out) for a in argv], check=True, capture_output=True, timeout=60
+    )
     return out
 
 
 def voices(whisper: str) -> None:
-    missing = sorted({argv[0] for argv in HELD_OUT_VOICES.values()} - {p for p in ("flite", "espeak-ng") if shutil.which(p)})
+    missing = sorted(
+        {argv[0] for argv in HELD_OUT_VOICES.values()}
+        - {p for p in ("flite", "espeak-ng") if shutil.which(p)}
+    )
     if missing:
         print(f"unseen voices: skipped ({', '.join(missing)} not installed)")
         return
@@ -110,12 +122,16 @@ def voices(whisper: str) -> None:
                     exact += 1
                 else:
                     print(f"  MISS {voice}: {phrase.text!r} -> {got}")
-            print(f"  {voice:<10} exact {exact}/{len(IN_GRAMMAR)}  rejected {rejected}/{len(OUT_OF_GRAMMAR)}")
+            print(
+                f"  {voice:<10} exact {exact}/{len(IN_GRAMMAR)}  rejected {rejected}/{len(OUT_OF_GRAMMAR)}"
+            )
             total_exact += exact
             total_rejected += rejected
     n = len(HELD_OUT_VOICES)
     tag = " + whisper" if whisper else " (grammar alone)"
-    _ratio(f"unseen voices{tag}: exact", total_exact, n * len(IN_GRAMMAR), 0.95 if whisper else 0.90)
+    _ratio(
+        f"unseen voices{tag}: exact", total_exact, n * len(IN_GRAMMAR), 0.95 if whisper else 0.90
+    )
     _ratio(f"unseen voices{tag}: rejected", total_rejected, n * len(OUT_OF_GRAMMAR), 0.90)
 
 
@@ -130,7 +146,12 @@ def hostile(count: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "r.wav"
 
-        @settings(max_examples=count, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=count,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
         @given(recordings())
         def run(case: tuple[bytes, str]) -> None:
             path.write_bytes(case[0])
@@ -146,9 +167,11 @@ def hostile(count: int) -> None:
     for line in internal[:10]:
         print(f"  internal error: {line}")
     files = sum(outcomes.values()) + len(internal)
-    print(f"hostile files: {files} decoded: {outcomes['proposal']} proposals or rejections, "
-          f"{outcomes['clear message']} clear messages, {len(internal)} internal errors "
-          f"(floor 0; ratio {'ok' if not internal else 'FAIL'})")
+    print(
+        f"hostile files: {files} decoded: {outcomes['proposal']} proposals or rejections, "
+        f"{outcomes['clear message']} clear messages, {len(internal)} internal errors "
+        f"(floor 0; ratio {'ok' if not internal else 'FAIL'})"
+    )
 
 
 def main() -> None:

@@ -101,15 +101,15 @@ def word_scores(
     return [WordScore(w, len(phones), errors[k]) for k, (w, phones) in enumerate(words)]
 
 
-def _log_likelihood(segments: Iterable[Any]) -> tuple[float, int]:
+def _log_likelihood(segments: Iterable[Any] | None) -> tuple[float, int]:
     total, frames = 0.0, 0
-    for segment in segments:
+    for segment in segments or ():  # PocketSphinx gives None for an empty search
         total += math.log(max(segment.ascore, 1e-300))
         frames += segment.end_frame - segment.start_frame + 1
     return total, frames
 
 
-def acoustic_fit(phrase: Iterable[Any], free: Iterable[Any]) -> float:
+def acoustic_fit(phrase: Iterable[Any] | None, free: Iterable[Any] | None) -> float:
     """Per frame, how much less likely the audio is under the phrase's path than under
     the free phone loop's (natural log; 0 is as likely, lower is worse).
 

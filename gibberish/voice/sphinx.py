@@ -232,6 +232,7 @@ class SphinxRecognizer:
             garbage = self._garbage_rejection(self._grammar.hyp())
             self._grammar.end_utt()
             text = "" if garbage else self._best_text()
+            path = list(self._grammar.seg() or ())  # gone once the search is switched back
         finally:
             self._grammar.activate_search(GRAMMAR_NAME)
         if not self._is_complete(text):
@@ -240,7 +241,7 @@ class SphinxRecognizer:
         self._phones.start_utt()
         self._phones.process_raw(pcm, False, True)
         self._phones.end_utt()
-        heard = self._judge(text)
+        heard = self._judge(text, path)
         if heard.rejected:
             return None
         heard.details["normalized"] = "utterance" if search == GRAMMAR_NAME else search
@@ -270,7 +271,9 @@ class SphinxRecognizer:
         """Whether ``text`` is one whole spoken form (not garbage, not a partial path)."""
         return bool(text) and GARBAGE_PREFIX not in text and self._complete.match(text) is not None
 
-    def _judge(self, text: str) -> Heard:
+    def _judge(self, text: str, path: list[Any] | None = None) -> Heard:
+        """Checks 3 and 4 on the grammar's ``text``; ``path``: its segments (default:
+        the grammar decoder's current ones)."""
         if GARBAGE_PREFIX in text:
             return Heard(
                 "", 0.0, backend=self.backend, rejected="the speech sounded like no phrase"
@@ -280,12 +283,13 @@ class SphinxRecognizer:
         # "… commits" in noise), and walking the n-best costs up to a second.
         if not self._is_complete(text):
             return Heard(text, 0.0, backend=self.backend, rejected="no phrase of the grammar fit")
-        heard = [s.word for s in self._phones.seg() if s.word not in NON_SPEECH]
+        free = list(self._phones.seg() or ())
+        heard = [s.word for s in free if s.word not in NON_SPEECH]
         per = phone_error_rate(self._phones_of(text), heard)
         confidence = min(1.0, max(0.0, 1.0 - per / 2))
         scores = word_scores([(w, self._phones_of(w)) for w in text.split()], heard)
         details = {
-            "acoustic_fit": round(acoustic_fit(self._grammar.seg(), self._phones.seg()), 3),
+            "acoustic_fit": round(acoustic_fit(path or self._grammar.seg(), free), 3),
             "phone_error_rate": round(per, 3),
             "words": [(s.word, round(s.confidence, 2)) for s in scores],
         }
