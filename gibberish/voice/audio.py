@@ -107,6 +107,14 @@ def input_devices() -> list[InputDevice]:
     ]
 
 
+def _loudness(block: bytes) -> float:
+    """RMS of 16-bit samples as a fraction of full scale."""
+    import numpy
+
+    samples = numpy.frombuffer(block[: len(block) // 2 * 2], dtype="<i2").astype("float64")
+    return float(numpy.sqrt(numpy.mean(samples**2)) / 32768.0) if samples.size else 0.0
+
+
 class MicrophoneSource:
     """The microphone, until ``stop()`` (key released, second press) or ``max_seconds``.
 
@@ -119,6 +127,11 @@ class MicrophoneSource:
         self.max_seconds = max_seconds
         self.description = f"microphone {self.device or '(default)'}"
         self._stop = threading.Event()
+        self.opened = threading.Event()
+        """Set once the device is recording (what is said before that is not heard)."""
+        self.level = 0.0
+        """Loudness of the last block, 0..1 (RMS of full scale): for a level meter."""
+        self.peak_level = 0.0
 
     def stop(self) -> None:
         self._stop.set()
@@ -128,7 +141,10 @@ class MicrophoneSource:
         blocks: queue.Queue[bytes] = queue.Queue()
 
         def callback(indata: Any, _frames: int, _time: Any, _status: Any) -> None:
-            blocks.put(bytes(indata))
+            block = bytes(indata)
+            self.level = _loudness(block)
+            self.peak_level = max(self.peak_level, self.level)
+            blocks.put(block)
 
         try:
             stream = sd.RawInputStream(
@@ -143,6 +159,7 @@ class MicrophoneSource:
             raise VoiceError(self._open_error(exc)) from None
         budget = int(self.max_seconds * SAMPLE_RATE * SAMPLE_WIDTH)
         with stream:
+            self.opened.set()
             while budget > 0 and not self._stop.is_set():
                 try:
                     block = blocks.get(timeout=0.5)
