@@ -15,7 +15,10 @@ A doubtful phrase is one whose path fits the audio much worse than a free phone 
 does (``acoustic_fit`` below ``DOUBT_FIT``; docs/adr/0036-voice-held-to-real-speech.md):
 speech of real people that no tool covers ("five five" forced onto "find files") lands
 there, and so does some in-grammar speech of harsh synthetic voices. For it Whisper has a
-veto: when its transcript names no tool or another one, nothing is proposed.
+veto: when its transcript names no tool or another one *and* sounds unlike the grammar's
+phrase (more than ``MAX_DISTANCE`` of its phones apart: "5-5." against "find files" is
+0.5), nothing is proposed. A transcript that only spells the phrase differently ("Show
+the stage changes", 0.07) is no disagreement, and the grammar's call stands.
 
 Otherwise the grammar's answer stands. Speech no tool covers faces Whisper's matching,
 which rejects it on its own (docs/adr/0024-free-form-transcripts-by-sound.md); requests
@@ -27,6 +30,7 @@ from __future__ import annotations
 from gibberish.voice.heard import Heard
 from gibberish.voice.interpret import Proposal, ProposalStatus
 from gibberish.voice.listen import StreamingRecognizer
+from gibberish.voice.sounds_like import MAX_DISTANCE, sound_distance
 
 
 class KeptAudio:
@@ -97,7 +101,9 @@ def decide(grammar: Proposal, whisper: Proposal) -> Proposal:
         and grammar.call.name == whisper.call.name
     )
     if asked_about_a_call and doubtful(grammar.heard) and not same_tool:
-        return _vetoed(grammar, whisper)
+        if sound_distance(whisper.heard.text, grammar.heard.text) > MAX_DISTANCE:
+            return _vetoed(grammar, whisper)
+        return grammar  # Whisper wrote the same sounds differently: no disagreement
     if whisper.call is None or whisper.status is ProposalStatus.NO_MATCH:
         return grammar
     if asked_about_a_call and not same_tool:

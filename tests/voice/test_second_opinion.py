@@ -64,7 +64,7 @@ def _doubtful(catalog, text: str, call: tuple, fit: float = -4.5) -> Proposal:
 
 
 def test_a_doubtful_call_is_asked_about_and_vetoed_when_whisper_hears_no_tool(catalog) -> None:
-    """"five five" forced onto "find files": the path fits the sound poorly (ADR 0036)."""
+    """ "five five" forced onto "find files": the path fits the sound poorly (ADR 0036)."""
     grammar = _doubtful(catalog, "find files", ("find_files", {}))
     assert worth_asking(grammar)
     vetoed = decide(grammar, _proposal(catalog, "5-5.", None))
@@ -72,6 +72,13 @@ def test_a_doubtful_call_is_asked_about_and_vetoed_when_whisper_hears_no_tool(ca
     assert "5-5." in vetoed.message and "find files" in vetoed.message
     other = decide(grammar, _proposal(catalog, "Show git status.", ("git_status", {})))
     assert other.status is ProposalStatus.NO_MATCH
+
+
+def test_a_doubtful_call_whisper_only_spells_differently_stands(catalog) -> None:
+    """Whisper's transcript matches no tool but sounds like the grammar's phrase: the two
+    recognizers agree on the sounds, so the grammar's call is kept."""
+    grammar = _doubtful(catalog, "show the staged changes", ("git_diff", {"staged": True}))
+    assert decide(grammar, _proposal(catalog, "Show the stage changes.", None)) is grammar
 
 
 def test_a_doubtful_call_whisper_confirms_takes_whisper_s_arguments(catalog) -> None:
