@@ -44,10 +44,11 @@ def _describe(proposal) -> str:
     heard = proposal.heard
     ms = heard.timings.get("latency", 0.0) * 1000
     said = heard.quoted() if heard.text else "nothing usable"
+    unusual = proposal.call.unusual if proposal.call is not None else ()
     return (
         f"heard {said}: confidence {heard.confidence:.2f}, {heard.backend}, "
         f"proposal {ms:.0f} ms after the end of speech"
-    )
+    ) + (f"; check {'; '.join(unusual)}" if unusual else "")
 
 
 def _explain(proposal) -> None:

@@ -68,3 +68,18 @@ def test_with_whisper_no_real_out_of_grammar_speech_is_proposed(people_engine) -
     for recording in IN_GRAMMAR:
         proposal = _listen(people_engine, recording, config)
         assert proposal.call is not None and proposal.call.name == recording.tool
+
+
+def test_a_weakly_heard_number_without_a_range_is_flagged_for_the_form(tmp_path) -> None:
+    """With no range to refuse it, "four queen of clubs" → rank 400 is proposed, but its
+    number's words were weakly heard, so the call lists it as unusual: the form says to
+    check it before anything runs."""
+    skills = tmp_path / "skills"
+    (skills / "cards").mkdir(parents=True)
+    text = (SKILLS / "cards" / "SKILL.md").read_text()
+    (skills / "cards" / "SKILL.md").write_text(text.replace("integer 1..13", "integer"))
+    engine = Engine(EngineOptions(include_user=False, extra_skills_dirs=(skills,)))
+    recording = next(r for r in OUT_OF_GRAMMAR if r.name == "cards-four_queen_of_clubs")
+    proposal = _listen(engine, recording)
+    assert proposal.call is not None and proposal.call.arguments == {"rank": 400, "suit": "clubs"}
+    assert proposal.call.unusual == ("rank=400 (the recognizer is unsure of “hundred”)",)
