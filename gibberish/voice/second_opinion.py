@@ -7,8 +7,8 @@ audio is then transcribed by Whisper and matched to the forms as a free-form tra
 (word for word, then by sound). Its call is taken when
 
 * the grammar found no call at all, and Whisper's transcript is one; or
-* the grammar was torn between two phrases, or *doubtful* of its phrase, and Whisper
-  names the same tool (its arguments win: Whisper writes numbers as digits, where the
+* the grammar was torn between two phrases, *doubtful* of its phrase, or heard one of
+  its numbers weakly, and Whisper names the same tool (its arguments win: Whisper writes numbers as digits, where the
   grammar's phones blur).
 
 A doubtful phrase is one whose path fits the audio much worse than a free phone loop
@@ -68,11 +68,13 @@ def doubtful(heard: Heard) -> bool:
 
 
 def worth_asking(proposal: Proposal) -> bool:
-    """No call from the grammar, a call it was torn on, or one it is doubtful of."""
+    """No call from the grammar, a call it was torn on or is doubtful of, or a number it
+    heard weakly (listed as unusual on the call, ``interpret.UNSURE_NUMBER``)."""
     return (
         proposal.status is ProposalStatus.NO_MATCH
         or bool(proposal.heard.alternatives)
         or doubtful(proposal.heard)
+        or (proposal.call is not None and bool(proposal.call.unusual))
     )
 
 

@@ -205,3 +205,15 @@ def test_a_whisper_model_that_cannot_load_leaves_the_grammar_answer_and_says_why
         assert "no model.bin" in refused.heard.details["second_opinion"]
     assert service._loading is None and ("whisper", "broken") in service._unloadable
     assert made == []
+
+
+def test_a_weakly_heard_number_is_asked_about_and_whisper_s_value_taken(catalog) -> None:
+    grammar = _proposal(catalog, "show the last nine commits", None, backend="pocketsphinx")
+    call = validate_call(("git_log", {"count": 9}), catalog)
+    unsure = dataclasses.replace(call, unusual=("count=9 (the recognizer is unsure of “nine”)",))
+    grammar = dataclasses.replace(grammar, status=ProposalStatus.OK, call=unsure)
+    assert worth_asking(grammar)
+    whisper = _proposal(catalog, "Show the last 5 commits.", ("git_log", {"count": 5}))
+    assert decide(grammar, whisper) is whisper
+    other = _proposal(catalog, "Show git status.", ("git_status", {}))
+    assert decide(grammar, other) is grammar
