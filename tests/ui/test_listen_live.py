@@ -47,6 +47,15 @@ def _wait_for(condition, timeout: float, what: str) -> None:
         time.sleep(0.05)
 
 
+def _restart_portaudio() -> None:
+    """PortAudio lists devices once, when it starts; a test that imported ``sounddevice``
+    earlier left it started with no PulseAudio server to find."""
+    import sounddevice
+
+    sounddevice._terminate()
+    sounddevice._initialize()
+
+
 @pytest.fixture(scope="module")
 def pulse(tmp_path_factory) -> Iterator[dict[str, str]]:
     """A private PulseAudio server whose default source is a null sink's monitor."""
@@ -78,6 +87,7 @@ def pulse(tmp_path_factory) -> Iterator[dict[str, str]]:
     )  # fmt: skip
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)  # PortAudio's ALSA pulse plugin reads them when a stream opens
+    _restart_portaudio()
     try:
         _wait_for(lambda: subprocess.run(["pactl", "info"], capture_output=True).returncode == 0
                   or server.poll() is not None, 15, "PulseAudio to start")  # fmt: skip
@@ -92,6 +102,7 @@ def pulse(tmp_path_factory) -> Iterator[dict[str, str]]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+        _restart_portaudio()
 
 
 def _play_when_open(source, wav: Path, env: dict[str, str]) -> threading.Thread:
