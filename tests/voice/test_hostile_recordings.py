@@ -2,13 +2,15 @@
 audio or a ``VoiceError`` sentence, never another exception.
 
 Hypothesis writes WAV files with libsndfile (plain and WAVE_FORMAT_EXTENSIBLE headers;
-8/16/24/32-bit integer, 32/64-bit float), then truncates them, flips header bytes, or
+8/16/24/32-bit integer, 32/64-bit float; a spoken request or tone bursts), then truncates them, flips header bytes, or
 replaces them with noise. Each goes through ``WavSource`` and ``capture``; a smaller set
 goes through the Engine with the real recognizer, as ``gibberish listen --file`` does.
 """
 
 from __future__ import annotations
 
+import functools
+import io
 import os
 import stat
 from pathlib import Path
@@ -16,18 +18,26 @@ from pathlib import Path
 import numpy
 import pytest
 import soundfile
+import soxr
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gibberish.app import EngineError
 from gibberish.voice import VoiceError, WavSource
 from gibberish.voice.listen import capture
-from tests.voice.test_audio_lengths import BytesSource, Recorder
+from tests.voice.test_audio_lengths import SPEECH, BytesSource, Recorder
 
 SUBTYPES = ("PCM_U8", "PCM_16", "PCM_24", "PCM_32", "FLOAT", "DOUBLE")
 RATES = (8000, 11025, 16000, 22050, 32000, 44100, 48000, 96000)
 HEADER = 64
 """Bytes at the start of a WAV that hold its RIFF, fmt and data chunk headers."""
+
+
+@functools.cache
+def _speech(rate: int) -> numpy.ndarray:
+    """A spoken request at ``rate``, so a drawn file may hold speech the decoder works on."""
+    samples, native = soundfile.read(SPEECH, dtype="float64")
+    return soxr.resample(samples, native, rate)
 
 
 @st.composite
@@ -40,10 +50,13 @@ def recordings(draw: st.DrawFn) -> tuple[bytes, str]:
     frames = draw(st.one_of(st.integers(0, 40), st.integers(0, rate * 2)))
     seed = draw(st.integers(0, 2**32 - 1))
     rng = numpy.random.default_rng(seed)
-    t = numpy.arange(frames) / rate
-    tone = 0.5 * numpy.sin(2 * numpy.pi * 220 * t) * (rng.random(frames) > 0.3)
-    samples = numpy.repeat(tone[:, None], channels, axis=1)
-    import io
+    if draw(st.booleans()):
+        signal = _speech(rate)[:frames]
+        signal = numpy.pad(signal, (0, frames - signal.size))
+    else:
+        t = numpy.arange(frames) / rate
+        signal = 0.5 * numpy.sin(2 * numpy.pi * 220 * t) * (rng.random(frames) > 0.3)
+    samples = numpy.repeat(signal[:, None], channels, axis=1)
 
     buffer = io.BytesIO()
     soundfile.write(buffer, samples, rate, subtype=subtype, format=container)
