@@ -47,7 +47,7 @@ def recordings(draw: st.DrawFn) -> tuple[bytes, str]:
     channels = draw(st.integers(1, 6))
     subtype = draw(st.sampled_from(SUBTYPES))
     container = draw(st.sampled_from(("WAV", "WAVEX")))
-    frames = draw(st.one_of(st.integers(0, 40), st.integers(0, rate * 2)))
+    frames = draw(st.one_of(st.integers(0, 40), st.integers(rate // 2, rate * 3)))
     seed = draw(st.integers(0, 2**32 - 1))
     rng = numpy.random.default_rng(seed)
     if draw(st.booleans()):
