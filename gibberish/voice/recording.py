@@ -24,6 +24,8 @@ MAX_SECONDS = 120.0
 RATES = (4000, 384000)
 """Sampling rates accepted (Hz): below, no speech survives; above, no recorder writes."""
 MAX_CHANNELS = 64
+BLOCK = 65536
+"""Frames read at a time."""
 
 
 def _libraries() -> tuple[Any, Any, Any]:
@@ -80,17 +82,27 @@ def read_recording(path: Path) -> bytes:
     try:
         info = soundfile.info(str(path))
         _check_shape(path, info)
-        samples, rate = soundfile.read(str(path), dtype="float32", always_2d=True)
+        mono = _mono(numpy, soundfile, path)
     except VoiceError:
         raise
     except (RuntimeError, OSError, ValueError, TypeError, EOFError) as exc:
         raise _open_error(path, exc) from None
-    if samples.size == 0:
+    if mono.size == 0:
         raise VoiceError(f"{path} is an empty recording (no samples).")
-    mono = numpy.nan_to_num(samples.mean(axis=1), nan=0.0, posinf=1.0, neginf=-1.0)
-    if rate != SAMPLE_RATE:
-        mono = soxr.resample(mono, rate, SAMPLE_RATE)
+    mono = numpy.nan_to_num(mono, nan=0.0, posinf=1.0, neginf=-1.0)
+    if info.samplerate != SAMPLE_RATE:
+        mono = soxr.resample(mono, info.samplerate, SAMPLE_RATE)
     pcm = numpy.clip(numpy.round(mono * 32768.0), -32768, 32767).astype("<i2")
     if pcm.size == 0:
-        raise VoiceError(f"{path} is too short to hold speech ({samples.shape[0]} samples).")
+        raise VoiceError(f"{path} is too short to hold speech ({info.frames} samples).")
     return pcm.tobytes()
+
+
+def _mono(numpy: Any, soundfile: Any, path: Path) -> Any:
+    """The channels averaged, block by block: memory holds one channel, never all of a
+    many-channel file."""
+    blocks = [
+        block.mean(axis=1)
+        for block in soundfile.blocks(str(path), blocksize=BLOCK, dtype="float32", always_2d=True)
+    ]
+    return numpy.concatenate(blocks) if blocks else numpy.zeros(0, dtype="float32")
