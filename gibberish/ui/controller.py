@@ -494,7 +494,8 @@ class Controller(QObject):
         session = self.launch(
             ref,
             dict(call.arguments) or None,
-            note=f"Heard {proposal.heard.quoted()}",
+            note=f"Heard {proposal.heard.quoted()}"
+            + (f". Check {'; '.join(call.unusual)}" if call.unusual else ""),
             missing=tuple(call.missing),
             origin=RunOrigin.MODEL,
         )
