@@ -25,7 +25,11 @@ if TYPE_CHECKING:
 
 def plan_lines(plan: SyncPlan, offer: SyncOffer) -> list[str]:
     """The plan as the CLI's table shows it: target, action, where, why."""
-    lines = ["  ".join(row) for row in plan.rows(offer.home, all_steps=True)]
+    lines = []
+    for target, action, where, reason in plan.rows(offer.home, all_steps=True):
+        if action == "skip-unapproved":  # the dialog asks below, with the full command
+            action, reason = "ask", "written only if you tick it below"
+        lines.append(f"{target}  {action}  {where}  {reason}")
     return lines + [f"note: {note}" for note in plan.notes]
 
 
@@ -65,7 +69,7 @@ class SyncOfferDialog(QDialog):
             "\n".join(plan_lines(preview, self.offer)) if preview else "", max_lines=10
         )
         self.details.setObjectName("sync-offer-plan")
-        layout.addWidget(self.details, 1)
+        layout.addWidget(self.details)
         servers = self.offer.servers_to_agree() if self.offer.targets else []
         if servers:
             layout.addWidget(
@@ -89,7 +93,9 @@ class SyncOfferDialog(QDialog):
         self.no_button.setDefault(True)
         buttons.accepted.connect(self.copy)
         buttons.rejected.connect(self.reject)
+        layout.addStretch(1)
         layout.addWidget(buttons)
+        self.no_button.setFocus()
         self.resize(640, 480)
 
     def _server_box(self, server: McpServer) -> QCheckBox:
