@@ -72,6 +72,7 @@ if TYPE_CHECKING:  # the model feed pulls in httpx; only ``catalog``/``route`` n
     from gibberish.assistant.context import ContextBlock, ContextFeed
     from gibberish.assistant.tool_index import ToolIndex, ToolIndexCache
     from gibberish.interop.install import Installer
+    from gibberish.interop.sync_offer import SyncOffer
     from gibberish.voice import AudioSource, Grammar, Proposal, VoiceService
 
 RECENT_RUNS = 20
@@ -270,6 +271,20 @@ class Engine:
         bundled = {p.name for p in bundled_dir.iterdir()} if bundled_dir.is_dir() else set()
         available = {s.name for s in self.library.skills()}
         return Installer(target, available=available, bundled=bundled, base=Path.cwd())
+
+    def sync_offer(self, names: list[str], project: Path | None = None) -> SyncOffer:
+        """Copying the skills ``names`` just installed to the person's agents: the
+        ``[sync] targets``, else the agents found (gibberish.interop.sync_offer)."""
+        import os
+
+        from gibberish.interop.install import InstallTarget
+        from gibberish.interop.sync_offer import SyncOffer, sync_targets
+
+        target = InstallTarget.for_project(project) if project else InstallTarget.user()
+        home = Path(os.path.expanduser("~"))
+        targets, _unknown = sync_targets(self.settings.sync_targets, home)
+        servers = self.settings.mcp_servers
+        return SyncOffer(target.skills_dir, list(names), targets, home, project, servers)
 
     # ------------------------------------------------------------------ skills
     def ensure_loaded(self) -> None:

@@ -325,6 +325,14 @@ class Controller(QObject):
                 f"{', '.join(names)}: untrusted, so every run asks first.",
             )
         )
+        self.offer_sync(names)
+
+    @guard
+    def offer_sync(self, names: list[str]) -> None:
+        """After an install: offer to copy the new skills to the agents (as the CLI does)."""
+        offer = self.engine.sync_offer(names)
+        if offer.targets:
+            self.dialogs.open_sync_offer(offer)
 
     @guard
     def reload_skills(self) -> None:
