@@ -27,7 +27,9 @@ from gibberish.interop.project import (
     write_lock,
 )
 from gibberish.interop.sources import Source, parse_source
+from gibberish.interop.sync_offer import load_skills, unneeded_servers
 from gibberish.interop.update import stage_update, update_available
+from gibberish.skills.model import SkillDefinition
 from gibberish.skills.projectdir import find_project
 
 INSTRUCTIONS_NOTE = (
@@ -303,6 +305,20 @@ def _install_project(
     )
 
 
+def _installed_skills(installer: Installer) -> list[SkillDefinition]:
+    """Every installed skill, read before an uninstall takes any away."""
+    folder = installer.target.skills_dir
+    return load_skills(folder, [n for n in installer.state.skills if (folder / n).is_dir()])
+
+
+def _servers_gone(state: CliState, before: list[SkillDefinition], removed: list[str]) -> set[str]:
+    """The MCP servers the removed skills asked for that no remaining skill needs."""
+    engine = state.engine()
+    gone = [s for s in before if s.name in removed]
+    remaining = [*before, *engine.library.skills()]
+    return unneeded_servers(gone, remaining, engine.settings.mcp_servers)
+
+
 @click.command("uninstall")
 @click.argument("name")
 @_project_option
@@ -325,6 +341,7 @@ def uninstall_command(
                 default=True,
             )
         )
+        before = _installed_skills(installer)
         removed = installer.uninstall(name, force=force, orphans=take_orphans)
         if installer.target.project:
             record_in_manifest(installer.target.project, {}, removed)
@@ -332,7 +349,8 @@ def uninstall_command(
     except (InstallError, OSError) as exc:
         fail(str(exc), 1)
     click.echo(f"Removed {', '.join(removed)}.")
-    if remove_synced(removed, installer.target.project):
+    servers = _servers_gone(state, before, removed)
+    if remove_synced(removed, installer.target.project, servers):
         raise SystemExit(1)
     left = [o for o in orphans if o not in removed]
     if left:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import click
@@ -21,10 +21,10 @@ import click
 from gibberish.cli.common import CliState, printable, table
 from gibberish.interop import agents
 from gibberish.interop.mcp_sync import Consent, McpServer
-from gibberish.interop.sync_all import SyncPlan, apply_sync, counts, plan_sync
+from gibberish.interop.sync_all import SyncPlan, apply_sync, counts
+from gibberish.interop.sync_offer import SyncOffer
+from gibberish.interop.sync_offer import sync_targets as offer_targets
 from gibberish.interop.unsync import plan_unsync
-from gibberish.skills.library import SkillLibrary
-from gibberish.skills.model import Trust
 
 
 def home() -> Path:
@@ -70,16 +70,7 @@ def report_unapproved(plan: SyncPlan, command: str) -> None:
 def sync_targets(state: CliState) -> tuple[list[agents.AgentTarget], list[str]]:
     """The configured targets (``[sync] targets``), else the agents detected; and the
     configured names that are unknown."""
-    configured = state.engine().settings.sync_targets
-    if not configured:
-        return agents.detect_installed(home()), []
-    chosen, unknown = [], []
-    for name in configured:
-        try:
-            chosen.append(agents.target(name))
-        except KeyError:
-            unknown.append(name)
-    return chosen, unknown
+    return offer_targets(state.engine().settings.sync_targets, home())
 
 
 def _show(plan: SyncPlan, *, done: str) -> list[str]:
@@ -107,12 +98,18 @@ def offer_sync(
     an MCP server they ask for is written only with consent (``allow_mcp``, or asked)."""
     if not names or answer is False:
         return
-    command = "gibberish sync " + " ".join(f"--skill {n}" for n in names)
-    if project is not None:
-        command += f" --project {project}"
     targets, unknown = sync_targets(state)
     for name in unknown:
         click.secho(f"note: [sync] targets: unknown agent {name!r}; skipped", err=True, fg="yellow")
+    offer = SyncOffer(
+        skills_dir,
+        list(names),
+        targets,
+        home(),
+        project,
+        state.engine().settings.mcp_servers,
+    )
+    command = offer.command
     if not targets:
         click.echo(f"No agent found to copy them to; name one with `{command} TARGET`.")
         return
@@ -123,26 +120,17 @@ def offer_sync(
             return
         if not click.confirm(f"Copy them to your agents now ({where})?", default=False):
             return
-    checker = SkillLibrary([])
-    skills = [checker.load_folder(skills_dir / n, trust=Trust.UNTRUSTED) for n in names]
-    servers = state.engine().settings.mcp_servers
-    consent = mcp_consent(set(allow_mcp), ask=interactive())
-    plan = plan_sync(
-        skills,
-        targets,
-        home=home(),
-        project=project,
-        settings_servers=servers,
-        scope=set(names),
-        consent=consent,
-    )
+    plan = offer.plan(mcp_consent(set(allow_mcp), ask=interactive()))
     for note in plan.notes:
         click.secho(f"note: {printable(note)}", err=True, fg="yellow")
     _show(plan, done="Synced")
     report_unapproved(plan, command)
 
 
-def remove_synced(names: Sequence[str], project: Path | None) -> list[str]:
-    """Take out every synced copy of ``names`` gibberish owns; errors are returned."""
-    plan = plan_unsync(names, home=home(), project=project)
+def remove_synced(
+    names: Sequence[str], project: Path | None, servers: Collection[str] = ()
+) -> list[str]:
+    """Take out every synced copy of ``names``, and the MCP entries ``servers``, that
+    gibberish owns; errors are returned."""
+    plan = plan_unsync(names, home=home(), project=project, servers=servers)
     return _show(plan, done="Synced copies removed")

@@ -51,10 +51,11 @@ def _describe(proposal) -> str:
     heard = proposal.heard
     ms = heard.timings.get("latency", 0.0) * 1000
     said = heard.quoted() if heard.text else "nothing usable"
+    unusual = proposal.call.unusual if proposal.call is not None else ()
     return (
         f"heard {said}: confidence {heard.confidence:.2f}, {heard.backend}, "
         f"proposal {ms:.0f} ms after the end of speech"
-    )
+    ) + (f"; check {'; '.join(unusual)}" if unusual else "")
 
 
 def _explain(proposal) -> None:
@@ -80,7 +81,7 @@ def _explain(proposal) -> None:
     "--file",
     "file",
     type=click.Path(path_type=Path),
-    help="Decode this WAV (16 kHz, 16-bit PCM) instead of the microphone.",
+    help="Decode this recording (WAV of any rate and width, FLAC, Ogg) instead of the microphone.",
 )
 @click.option("--backend", type=click.Choice(VOICE_BACKENDS), help="Default from settings.")
 @click.option("--mode", type=MODE_CHOICE, help="Offer the tools of this mode (default: current).")

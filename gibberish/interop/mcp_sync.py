@@ -20,7 +20,7 @@ import json
 import re
 import shlex
 import shutil
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -332,3 +332,32 @@ def apply_mcp(plan: McpPlan) -> list[str]:
         atomic_write_bytes(plan.file, config.dumps().encode("utf-8"), mode=mode)
     record.save()
     return problems
+
+
+def plan_mcp_removal(
+    path: Path, spec: McpFile, targets: Sequence[str], names: Collection[str]
+) -> McpPlan:
+    """Taking the servers ``names`` out of ``path`` (after an uninstall). Reads only.
+
+    Only an entry gibberish's record says it wrote, and unchanged since, is removed; an
+    edited entry, or one gibberish never wrote, is kept and reported.
+    """
+    plan = McpPlan(path, spec, tuple(targets))
+    record = OwnershipRecord.load("mcp", path)
+    if not path.exists():
+        return plan
+    config, problem = _read(path, spec)
+    if config is None:
+        plan.problem = problem
+        return plan
+    table = config.table(create=False) or {}
+    for name in sorted(n for n in names if n in table):
+        owned = record.files.get(name)
+        if owned is None:
+            step = McpStep(Action.SKIP_FOREIGN, path, name, "not added by gibberish; kept")
+        elif sha256_value(config.plain(table[name])) == owned:
+            step = McpStep(Action.REMOVE, path, name, "its skill was uninstalled")
+        else:
+            step = McpStep(Action.SKIP_EDITED, path, name, "edited since gibberish wrote it; kept")
+        plan.steps.append(step)
+    return plan

@@ -60,7 +60,7 @@ class SyncPlan:
         return rows
 
 
-def _mcp_files(
+def mcp_files(
     targets: Sequence[AgentTarget], home: Path, project: Path | None
 ) -> dict[Path, tuple[McpFile, list[str]]]:
     files: dict[Path, tuple[McpFile, list[str]]] = {}
@@ -101,7 +101,7 @@ def plan_sync(
     servers, problems = wanted_servers(settings_servers or {}, skills)
     plan.notes.extend(problems)
     ask = _once(consent)
-    for path, (spec, names) in _mcp_files(targets, home, project).items():
+    for path, (spec, names) in mcp_files(targets, home, project).items():
         mcp = plan_mcp(path, spec, names, servers, ask)
         if scope is not None:  # a partial sync never removes what other skills need
             mcp.steps = [step for step in mcp.steps if step.action is not Action.REMOVE]

@@ -6,7 +6,9 @@ next full sync removes only if that sync happens to cover the same folder. This 
 looks at every known agent folder (user level, or a project's), and where the ownership
 record says gibberish wrote files or a link for the skill, plans their removal with the
 same rules as a sync: only what gibberish wrote and nobody edited since goes; an edited
-file is kept and reported.
+file is kept and reported. The MCP server entries named in ``servers`` (those the
+removed skills asked for and no remaining skill needs) are taken out of every agent's
+configuration file by the same rule: only an entry gibberish wrote and nobody changed.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from collections.abc import Collection
 from pathlib import Path
 
 from gibberish.interop.agents import TARGETS
+from gibberish.interop.mcp_sync import plan_mcp_removal
 from gibberish.interop.ownership import OwnershipRecord
 from gibberish.interop.sync import FolderPlan, folders_for, plan_folder
-from gibberish.interop.sync_all import SyncPlan
+from gibberish.interop.sync_all import SyncPlan, mcp_files
 
 
 def _owns_any(record: OwnershipRecord, names: Collection[str]) -> bool:
@@ -25,8 +28,15 @@ def _owns_any(record: OwnershipRecord, names: Collection[str]) -> bool:
     return files or any(name in names for name in record.links)
 
 
-def plan_unsync(names: Collection[str], *, home: Path, project: Path | None = None) -> SyncPlan:
-    """The removal of every synced copy of ``names`` gibberish owns; nothing is written."""
+def plan_unsync(
+    names: Collection[str],
+    *,
+    home: Path,
+    project: Path | None = None,
+    servers: Collection[str] = (),
+) -> SyncPlan:
+    """The removal of every synced copy of ``names`` and of the MCP entries ``servers``
+    that gibberish owns; nothing is written."""
     plan = SyncPlan()
     folders, _missing = folders_for(TARGETS, home, project)
     for folder, targets in folders.items():
@@ -36,4 +46,11 @@ def plan_unsync(names: Collection[str], *, home: Path, project: Path | None = No
         folder_plan: FolderPlan = plan_folder(folder, targets, [], scope=set(names))
         if folder_plan.steps:
             plan.folders.append(folder_plan)
+    if servers:
+        for path, (spec, targets) in mcp_files(TARGETS, home, project).items():
+            mcp = plan_mcp_removal(path, spec, targets, servers)
+            if mcp.problem:
+                plan.notes.append(mcp.problem)
+            if mcp.steps:
+                plan.mcp.append(mcp)
     return plan

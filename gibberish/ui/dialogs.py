@@ -20,8 +20,10 @@ if TYPE_CHECKING:
 
     from gibberish.app import Engine
     from gibberish.interop.install import Installer
+    from gibberish.interop.sync_offer import SyncOffer
     from gibberish.skills.model import SkillDefinition
     from gibberish.ui.install_dialog import InstallDialog
+    from gibberish.ui.sync_offer_dialog import SyncOfferDialog
 
 
 class Dialogs(QObject):
@@ -121,6 +123,14 @@ class Dialogs(QObject):
 
         dialog = InstallDialog(installer, source)
         self.keep("install", dialog)
+        dialog.open()
+        return dialog
+
+    def open_sync_offer(self, offer: SyncOffer) -> SyncOfferDialog:
+        from gibberish.ui.sync_offer_dialog import SyncOfferDialog
+
+        dialog = SyncOfferDialog(offer)
+        self.keep("sync-offer", dialog)
         dialog.open()
         return dialog
 

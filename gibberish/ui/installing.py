@@ -40,6 +40,16 @@ class Installing(QObject):
         self._c.notify(
             Notice("Skills installed", f"{', '.join(names)}: untrusted, so every run asks first.")
         )
+        self.offer_sync(names)
+
+    @guard
+    def offer_sync(self, names: list[str]) -> None:
+        """After an install: offer to copy the new skills to the agents (as the CLI does)."""
+        from gibberish.interop.sync_offer import offer_for
+
+        offer = offer_for(self._c.engine.settings, names)
+        if offer.targets:
+            self._c.dialogs.open_sync_offer(offer)
 
     @guard
     def open_skills_folder(self) -> None:

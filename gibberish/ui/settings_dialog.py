@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QListWidget,
     QPushButton,
@@ -275,6 +276,7 @@ class SettingsDialog(QDialog):
         self.voice_backend.setAccessibleName("Recognizer")
         form.addRow("Recognizer", self.voice_backend)
         form.addRow("Whisper model", self._model_folder_row(current.model_folder))
+        form.addRow("", self._whisper_setup_label())
         form.addRow("Microphone", self._microphone_box(current.microphone))
         self.activation = _choice(
             "settings-voice-activation", ACTIVATION_LABELS, current.activation
@@ -306,6 +308,17 @@ class SettingsDialog(QDialog):
             ),
         )
         return box
+
+    def _whisper_setup_label(self) -> QLabel:
+        """Whether Whisper is installed, and else the exact command that installs it
+        (``pipx inject`` for a pipx install): gibberish downloads nothing by itself."""
+        from gibberish.voice.whisper_setup import whisper_setup
+
+        setup = whisper_setup()
+        self.whisper_setup = help_label(setup.sentence())
+        self.whisper_setup.setObjectName("settings-voice-whisper-setup")
+        self.whisper_setup.setAccessibleName("Whisper setup")
+        return self.whisper_setup
 
     def _model_folder_row(self, folder: str) -> QWidget:
         row = QWidget()

@@ -93,7 +93,8 @@ class VoiceRequests(QObject):
         session = self._c.launch(
             ref,
             dict(call.arguments) or None,
-            note=f"Heard {proposal.heard.quoted()}",
+            note=f"Heard {proposal.heard.quoted()}"
+            + (f". Check {'; '.join(call.unusual)}" if call.unusual else ""),
             missing=tuple(call.missing),
             origin=RunOrigin.MODEL,  # what was heard is a proposal, as a model's call is
         )

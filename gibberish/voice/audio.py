@@ -1,4 +1,4 @@
-"""Audio in: 16 kHz mono 16-bit PCM from a WAV file or the default microphone.
+"""Audio in: 16 kHz mono 16-bit PCM from a recording file or the default microphone.
 
 Both sources have one interface, ``frames(size)``: an iterator of ``size``-byte chunks
 (the endpointer's frame), the last one possibly shorter. The recognizer never knows
@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import queue
 import threading
-import wave
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from gibberish.voice.errors import VoiceError
+from gibberish.voice.recording import read_recording
 
 SAMPLE_RATE = 16000
 SAMPLE_WIDTH = 2
 PORTAUDIO_PACKAGE = "libportaudio2"
-CONVERT_HINT = "convert it with: sox IN.wav -r 16000 -c 1 -b 16 OUT.wav"
 
 
 class AudioSource(Protocol):
@@ -42,52 +41,15 @@ def _chunks(data: bytes, size: int) -> Iterator[bytes]:
         yield data[start : start + size]
 
 
-def _downmix(data: bytes, channels: int) -> bytes:
-    """Average interleaved 16-bit channels into one (stdlib only: no numpy needed)."""
-    import array
-
-    samples = array.array("h", data)
-    mono = array.array(
-        "h",
-        (
-            sum(samples[i : i + channels]) // channels
-            for i in range(0, len(samples) - channels + 1, channels)
-        ),
-    )
-    return mono.tobytes()
-
-
 def read_wav(path: Path) -> bytes:
-    """The PCM samples of a 16 kHz 16-bit WAV (stereo is mixed down); clear errors otherwise."""
-    try:
-        with wave.open(str(path), "rb") as wav:
-            width, rate, channels = wav.getsampwidth(), wav.getframerate(), wav.getnchannels()
-            data = wav.readframes(wav.getnframes())
-    except FileNotFoundError:
-        raise VoiceError(f"{path}: no such file.") from None
-    except IsADirectoryError:
-        raise VoiceError(f"{path} is a folder, not a WAV file.") from None
-    except (wave.Error, EOFError) as exc:
-        raise VoiceError(f"{path} is not a 16-bit PCM WAV file ({exc}); {CONVERT_HINT}") from None
-    except OSError as exc:
-        raise VoiceError(f"{path} cannot be read: {exc.strerror or exc}.") from None
-    if width != SAMPLE_WIDTH:
-        raise VoiceError(
-            f"{path} is {width * 8}-bit PCM at {rate} Hz, {channels} channel(s); gibberish needs "
-            f"16-bit PCM — {CONVERT_HINT}"
-        )
-    if rate != SAMPLE_RATE:
-        raise VoiceError(
-            f"{path} is sampled at {rate} Hz; gibberish needs 16000 Hz — {CONVERT_HINT}"
-        )
-    if not data:
-        raise VoiceError(f"{path} is an empty recording (no samples).")
-    return data if channels == 1 else _downmix(data, channels)
+    """The recording at ``path`` as 16 kHz mono 16-bit PCM (``gibberish.voice.recording``
+    converts any rate, width and channel count; a file it cannot use is a ``VoiceError``)."""
+    return read_recording(Path(path))
 
 
 @dataclass
 class WavSource:
-    """A WAV file, read whole (utterances are seconds long) and replayed frame by frame."""
+    """A recording file, read whole (utterances are seconds long) and replayed frame by frame."""
 
     path: Path
 
@@ -145,6 +107,14 @@ def input_devices() -> list[InputDevice]:
     ]
 
 
+def _loudness(block: bytes) -> float:
+    """RMS of 16-bit samples as a fraction of full scale."""
+    import numpy
+
+    samples = numpy.frombuffer(block[: len(block) // 2 * 2], dtype="<i2").astype("float64")
+    return float(numpy.sqrt(numpy.mean(samples**2)) / 32768.0) if samples.size else 0.0
+
+
 class MicrophoneSource:
     """The microphone, until ``stop()`` (key released, second press) or ``max_seconds``.
 
@@ -157,6 +127,11 @@ class MicrophoneSource:
         self.max_seconds = max_seconds
         self.description = f"microphone {self.device or '(default)'}"
         self._stop = threading.Event()
+        self.opened = threading.Event()
+        """Set once the device is recording (what is said before that is not heard)."""
+        self.level = 0.0
+        """Loudness of the last block, 0..1 (RMS of full scale): for a level meter."""
+        self.peak_level = 0.0
 
     def stop(self) -> None:
         self._stop.set()
@@ -166,7 +141,10 @@ class MicrophoneSource:
         blocks: queue.Queue[bytes] = queue.Queue()
 
         def callback(indata: Any, _frames: int, _time: Any, _status: Any) -> None:
-            blocks.put(bytes(indata))
+            block = bytes(indata)
+            self.level = _loudness(block)
+            self.peak_level = max(self.peak_level, self.level)
+            blocks.put(block)
 
         try:
             stream = sd.RawInputStream(
@@ -181,6 +159,7 @@ class MicrophoneSource:
             raise VoiceError(self._open_error(exc)) from None
         budget = int(self.max_seconds * SAMPLE_RATE * SAMPLE_WIDTH)
         with stream:
+            self.opened.set()
             while budget > 0 and not self._stop.is_set():
                 try:
                     block = blocks.get(timeout=0.5)

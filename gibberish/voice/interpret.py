@@ -9,7 +9,7 @@ with fuzzy candidates for the person to pick from — never as a different tool.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -24,9 +24,16 @@ from gibberish.assistant import (
 )
 from gibberish.voice.heard import Heard
 from gibberish.voice.matcher import PhraseMatch, PhraseMatcher
+from gibberish.voice.numbers import TENS, UNITS
 from gibberish.voice.sounds_like import SoundsLike
 
 MAX_CANDIDATES = 5
+SAID_NUMBERS = frozenset((*UNITS, *TENS, "hundred"))
+UNSURE_NUMBER = 0.6
+"""A number word whose phones the free phone loop backs less than this (its word
+confidence, ``gibberish.voice.alignment``) makes the call's numbers *unusual*: the form
+says to check them. In-grammar numbers of the suite's clear voices score 0.6 to 1;
+"hundred" in "four queen of clubs" heard as "four hundred of clubs" 0.57."""
 
 
 class ProposalStatus(StrEnum):
@@ -115,7 +122,7 @@ def _interpret(heard: Heard, catalog: ToolCatalog, matcher: _Matching) -> Propos
             candidates=closest(heard.text, catalog),
             message=f"No tool matches {heard.text!r}.",
         )
-    call = validate_call((match.tool, match.arguments), catalog)
+    call = _with_unsure_numbers(validate_call((match.tool, match.arguments), catalog), heard)
     if call.status is CallStatus.OK:
         return Proposal(heard, ProposalStatus.OK, call)
     if call.status is CallStatus.MISSING_ARGUMENTS:
@@ -128,3 +135,19 @@ def _interpret(heard: Heard, catalog: ToolCatalog, matcher: _Matching) -> Propos
         closest(heard.text, catalog),
         "; ".join(call.problems) or f"{match.tool} cannot take what was heard.",
     )
+
+
+def _with_unsure_numbers(call: ValidatedCall, heard: Heard) -> ValidatedCall:
+    """``call`` with its numbers listed as unusual when the words that said them were
+    weakly heard, so the form asks the person to check them before anything runs."""
+    weak = [w for w, c in heard.details.get("words", ()) if w in SAID_NUMBERS and c < UNSURE_NUMBER]
+    numbers = [
+        f"{name}={value}"
+        for name, value in call.arguments.items()
+        if isinstance(value, int) and not isinstance(value, bool)
+    ]
+    if not weak or not numbers:
+        return call
+    said = " ".join(weak)
+    unsure = tuple(f"{n} (the recognizer is unsure of “{said}”)" for n in numbers)
+    return replace(call, unusual=(*call.unusual, *unsure))

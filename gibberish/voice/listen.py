@@ -11,6 +11,7 @@ recording, in case the release never arrives.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any, Protocol
 
 from gibberish.voice.audio import SAMPLE_RATE, SAMPLE_WIDTH, AudioSource
@@ -35,6 +36,40 @@ def _endpointer(window: float) -> Any:
     return Endpointer(window=window, ratio=0.9, vad_mode=Vad.LOOSE, sample_rate=SAMPLE_RATE)
 
 
+def _frames(chunks: Iterator[bytes], size: int) -> Iterator[tuple[bytes, bool]]:
+    """The source's audio cut into ``size``-byte frames, each with whether it is the last.
+
+    A source may hand over chunks of any length (a device's blocks, a file's tail, half
+    a sample at the end); the endpointer takes only whole frames, and the final one,
+    whatever its length, through ``end_stream``."""
+    pending = b""
+    previous: bytes | None = None
+    for chunk in chunks:
+        pending += chunk
+        while len(pending) >= size:
+            if previous is not None:
+                yield previous, False
+            previous, pending = pending[:size], pending[size:]
+    tail = pending[: len(pending) - len(pending) % SAMPLE_WIDTH]
+    if previous is not None:
+        yield previous, not tail
+    if tail:
+        yield tail, True
+
+
+def _speech(endpointer: Any, frame: bytes, last: bool) -> bytes:
+    """The speech the endpointer releases for ``frame``; at the end of the source, all it
+    still holds (``end_stream`` must never be given an empty buffer: PocketSphinx raises
+    ``IndexError`` on one)."""
+    speech = b""
+    if len(frame) == endpointer.frame_bytes and not (last and endpointer.in_speech):
+        speech = endpointer.process(frame) or b""
+        frame = b""
+    if last and endpointer.in_speech:
+        speech += endpointer.end_stream(frame or bytes(SAMPLE_WIDTH)) or b""
+    return speech
+
+
 def capture(
     source: AudioSource,
     recognizer: StreamingRecognizer,
@@ -44,41 +79,21 @@ def capture(
     cut_off: float | None = None,
 ) -> Heard:
     """Listen on ``source`` until the end of the first utterance (or, ``until_stopped``,
-    until the source ends: toggle mode, pauses included); raise when no speech is heard."""
+    until the source ends: toggle mode, pauses included); raise when no speech is heard.
+
+    Any number of bytes is valid input: the last frame, whatever its length, closes the
+    endpointer's stream, and the recognizer is never fed an empty buffer (PocketSphinx
+    raises ``IndexError`` on both an empty final frame and an empty feed). ``cut_off``
+    (seconds of non-speech) ends a held key's recording whose release never comes."""
     endpointer = _endpointer(window)
-    limit = None if cut_off is None else int(cut_off * SAMPLE_RATE * SAMPLE_WIDTH)
-    total, speaking = _feed_frames(source, endpointer, recognizer, until_stopped, limit)
-    if total == 0:
-        raise VoiceError(f"The recording from {source.description} is empty (no audio).")
-    if not speaking:
-        seconds = total / (SAMPLE_RATE * SAMPLE_WIDTH)
-        raise VoiceError(f"No speech heard in {seconds:.1f} s of audio from {source.description}.")
-    return recognizer.finish()
-
-
-def _feed_frames(
-    source: AudioSource,
-    endpointer: Any,  # pocketsphinx.Endpointer
-    recognizer: StreamingRecognizer,
-    until_stopped: bool,
-    limit: int | None,
-) -> tuple[int, bool]:
-    """Feed the recognizer the speech in ``source``'s frames until the utterance ends (or
-    the source does; with ``limit``, after that many bytes of quiet): the bytes read and
-    whether any speech was heard."""
-    size = endpointer.frame_bytes
     total = 0
     quiet = 0  # bytes of non-speech since the last speech
+    limit = None if cut_off is None else int(cut_off * SAMPLE_RATE * SAMPLE_WIDTH)
     speaking = False
-    ended = False
-    for frame in source.frames(size):
+    for frame, last in _frames(source.frames(endpointer.frame_bytes), endpointer.frame_bytes):
         total += len(frame)
-        if len(frame) < size:  # the last, short frame
-            speech = endpointer.end_stream(frame) if endpointer.in_speech else None
-            ended = True
-        else:
-            speech = endpointer.process(frame)
-        if speech is not None:
+        speech = _speech(endpointer, frame, last)
+        if speech:
             if not speaking:
                 recognizer.start()
                 speaking = True
@@ -89,8 +104,9 @@ def _feed_frames(
                 break
         else:
             quiet = 0
-    if speaking and not ended and endpointer.in_speech:
-        leftover = endpointer.end_stream(b"")
-        if leftover:
-            recognizer.feed(leftover)
-    return total, speaking
+    if total == 0:
+        raise VoiceError(f"The recording from {source.description} is empty (no audio).")
+    if not speaking:
+        seconds = total / (SAMPLE_RATE * SAMPLE_WIDTH)
+        raise VoiceError(f"No speech heard in {seconds:.1f} s of audio from {source.description}.")
+    return recognizer.finish()

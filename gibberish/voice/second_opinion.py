@@ -7,8 +7,18 @@ audio is then transcribed by Whisper and matched to the forms as a free-form tra
 (word for word, then by sound). Its call is taken when
 
 * the grammar found no call at all, and Whisper's transcript is one; or
-* the grammar was torn between two phrases, and Whisper names the same tool (its
-  arguments win: Whisper writes numbers as digits, where the grammar's phones blur).
+* the grammar was torn between two phrases, *doubtful* of its phrase, or heard one of
+  its numbers weakly, and Whisper names the same tool (its arguments win: Whisper writes numbers as digits, where the
+  grammar's phones blur).
+
+A doubtful phrase is one whose path fits the audio much worse than a free phone loop
+does (``acoustic_fit`` below ``DOUBT_FIT``; docs/adr/0036-voice-held-to-real-speech.md):
+speech of real people that no tool covers ("five five" forced onto "find files") lands
+there, and so does some in-grammar speech of harsh synthetic voices. For it Whisper has a
+veto: when its transcript names no tool or another one *and* sounds unlike the grammar's
+phrase (more than ``MAX_DISTANCE`` of its phones apart: "5-5." against "find files" is
+0.5), nothing is proposed. A transcript that only spells the phrase differently ("Show
+the stage changes", 0.07) is no disagreement, and the grammar's call stands.
 
 Otherwise the grammar's answer stands. Speech no tool covers faces Whisper's matching,
 which rejects it on its own (docs/adr/0024-free-form-transcripts-by-sound.md); requests
@@ -20,6 +30,7 @@ from __future__ import annotations
 from gibberish.voice.heard import Heard
 from gibberish.voice.interpret import Proposal, ProposalStatus
 from gibberish.voice.listen import StreamingRecognizer
+from gibberish.voice.sounds_like import MAX_DISTANCE, sound_distance
 
 
 class KeptAudio:
@@ -42,17 +53,62 @@ class KeptAudio:
         return self.inner.finish()
 
 
+DOUBT_FIT = -3.0
+"""Per-frame log-likelihood of the phrase's path below the free phone loop's, under which
+the grammar's phrase is doubted. Real people saying a phrase and the clear synthetic
+voices of the suite score −1 to −2.8; real speech forced onto a phrase −2.4 to −4.5,
+synthetic speech no tool covers −6 and below (measured on the suite's fixtures and the
+recordings of real people, never on the held-out voices)."""
+
+
+def doubtful(heard: Heard) -> bool:
+    """Whether the grammar's phrase fits the audio too poorly to be taken on its word."""
+    fit = heard.details.get("acoustic_fit")
+    return fit is not None and fit < DOUBT_FIT
+
+
 def worth_asking(proposal: Proposal) -> bool:
-    """No call from the grammar, or a call it was torn on."""
-    return proposal.status is ProposalStatus.NO_MATCH or bool(proposal.heard.alternatives)
+    """No call from the grammar, a call it was torn on or is doubtful of, or a number it
+    heard weakly (listed as unusual on the call, ``interpret.UNSURE_NUMBER``)."""
+    return (
+        proposal.status is ProposalStatus.NO_MATCH
+        or bool(proposal.heard.alternatives)
+        or doubtful(proposal.heard)
+        or (proposal.call is not None and bool(proposal.call.unusual))
+    )
+
+
+def _vetoed(grammar: Proposal, whisper: Proposal) -> Proposal:
+    """The grammar's doubtful phrase, refused because Whisper heard something else."""
+    said = whisper.heard.text or "nothing"
+    grammar.heard.details["second_opinion"] = f"Whisper heard {said!r}"
+    return Proposal(
+        grammar.heard,
+        ProposalStatus.NO_MATCH,
+        candidates=grammar.candidates,
+        message=(
+            f"No tool matches what was heard: “{grammar.heard.text}” fit the sound poorly "
+            f"and Whisper heard “{said}”."
+        ),
+    )
 
 
 def decide(grammar: Proposal, whisper: Proposal) -> Proposal:
     """The proposal to show: Whisper's when it settles what the grammar could not."""
+    asked_about_a_call = grammar.status is not ProposalStatus.NO_MATCH
+    same_tool = (
+        whisper.call is not None
+        and whisper.status is not ProposalStatus.NO_MATCH
+        and grammar.call is not None
+        and grammar.call.name == whisper.call.name
+    )
+    if asked_about_a_call and doubtful(grammar.heard) and not same_tool:
+        if sound_distance(whisper.heard.text, grammar.heard.text) > MAX_DISTANCE:
+            return _vetoed(grammar, whisper)
+        return grammar  # Whisper wrote the same sounds differently: no disagreement
     if whisper.call is None or whisper.status is ProposalStatus.NO_MATCH:
         return grammar
-    torn = grammar.status is not ProposalStatus.NO_MATCH
-    if torn and (grammar.call is None or grammar.call.name != whisper.call.name):
+    if asked_about_a_call and not same_tool:
         return grammar
     whisper.heard.details["second_opinion_of"] = grammar.heard.text or grammar.heard.rejected
     return whisper

@@ -166,3 +166,23 @@ class SoundsLike:
         numbers = zip(candidate.numbers, values if candidate.numbers else (), strict=True)
         arguments = candidate.arguments + tuple(numbers)
         return candidate.form.tool, tuple(sorted(arguments, key=lambda a: a[0]))
+
+
+def sound_distance(heard: str, phrase: str) -> float:
+    """How far ``heard`` (a free-form transcript) sounds from ``phrase``: phones edited
+    per phone of the phrase (0 the same, ``MAX_DISTANCE`` the most a match allows).
+    Digits are said as words first ("5" as "five")."""
+    from rapidfuzz.distance import Levenshtein
+
+    from gibberish.voice.numbers import MAX_SPOKEN, spoken_number
+
+    def said(text: str) -> list[str]:
+        words: list[str] = []
+        for word in words_of(text):
+            digits = word.isdigit() and int(word) <= MAX_SPOKEN
+            words.extend(spoken_number(int(word)).split() if digits else [word])
+        return words
+
+    spell = lambda words: "".join(_spell(_heard_phones(w)) for w in words)  # noqa: E731
+    target = spell(said(phrase))
+    return Levenshtein.distance(spell(said(heard)), target) / max(len(target), 1)

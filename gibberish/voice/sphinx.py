@@ -30,12 +30,14 @@ mean, and speech still rejected once more in the graph without silence between w
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from gibberish.voice.alignment import acoustic_fit, phone_error_rate, word_scores
 from gibberish.voice.errors import VoiceError
 from gibberish.voice.fsg import GARBAGE_PREFIX, garbage_words, word_graph
 from gibberish.voice.grammar import GRAMMAR_NAME, Grammar
@@ -75,21 +77,6 @@ def _says_a_number(text: str) -> bool:
     """Numbers are where the two passes disagree most ("fifteen" and "fifty" differ by
     one unstressed phone), and where a wrong value is a wrong call."""
     return any(word in NUMBER_WORDS for word in text.split())
-
-
-def phone_error_rate(expected: list[str], heard: list[str]) -> float:
-    """Levenshtein distance over phones, divided by the expected length."""
-    if not expected:
-        return 1.0
-    previous = list(range(len(heard) + 1))
-    for i, want in enumerate(expected, 1):
-        current = [i]
-        for j, got in enumerate(heard, 1):
-            current.append(
-                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (want != got))
-            )
-        previous = current
-    return previous[-1] / len(expected)
 
 
 def _overruling(streaming: Heard, retry: Heard | None) -> Heard:
@@ -169,6 +156,8 @@ class SphinxRecognizer:
 
     # -- streaming ---------------------------------------------------------------------
     def start(self) -> None:
+        if self._utt is not None:  # an utterance abandoned half-way (the source failed)
+            self._abandon()
         # Setting the mean alone left some feature state behind (an utterance the garbage
         # path won changed how the next one decoded); a fresh front end costs ~0.2 ms.
         self._grammar.reinit_feat()
@@ -179,8 +168,17 @@ class SphinxRecognizer:
         self._phones.start_utt()
         self._utt = _Utterance(time.perf_counter())
 
+    def _abandon(self) -> None:
+        """Closes an utterance that was never finished, so the next one can start."""
+        for decoder in (self._grammar, self._phones):
+            with contextlib.suppress(RuntimeError):  # that one was already closed
+                decoder.end_utt()
+        self._utt = None
+
     def feed(self, pcm: bytes) -> None:
         assert self._utt is not None, "start() first"
+        if not pcm:  # PocketSphinx raises IndexError on an empty buffer
+            return
         began = time.perf_counter()
         self._grammar.process_raw(pcm, False, False)
         self._phones.process_raw(pcm, False, False)
@@ -224,6 +222,8 @@ class SphinxRecognizer:
         pass's answer stands. Speech still rejected is tried once more in the
         ``WORDS_ONLY`` search.
         """
+        if not pcm:
+            return None
         self._grammar.activate_search(search)
         try:
             self._grammar.reinit_feat()
@@ -232,6 +232,7 @@ class SphinxRecognizer:
             garbage = self._garbage_rejection(self._grammar.hyp())
             self._grammar.end_utt()
             text = "" if garbage else self._best_text()
+            path = list(self._grammar.seg() or ())  # gone once the search is switched back
         finally:
             self._grammar.activate_search(GRAMMAR_NAME)
         if not self._is_complete(text):
@@ -240,7 +241,7 @@ class SphinxRecognizer:
         self._phones.start_utt()
         self._phones.process_raw(pcm, False, True)
         self._phones.end_utt()
-        heard = self._judge(text)
+        heard = self._judge(text, path)
         if heard.rejected:
             return None
         heard.details["normalized"] = "utterance" if search == GRAMMAR_NAME else search
@@ -270,7 +271,9 @@ class SphinxRecognizer:
         """Whether ``text`` is one whole spoken form (not garbage, not a partial path)."""
         return bool(text) and GARBAGE_PREFIX not in text and self._complete.match(text) is not None
 
-    def _judge(self, text: str) -> Heard:
+    def _judge(self, text: str, path: list[Any] | None = None) -> Heard:
+        """Checks 3 and 4 on the grammar's ``text``; ``path``: its segments (default:
+        the grammar decoder's current ones)."""
         if GARBAGE_PREFIX in text:
             return Heard(
                 "", 0.0, backend=self.backend, rejected="the speech sounded like no phrase"
@@ -280,10 +283,16 @@ class SphinxRecognizer:
         # "… commits" in noise), and walking the n-best costs up to a second.
         if not self._is_complete(text):
             return Heard(text, 0.0, backend=self.backend, rejected="no phrase of the grammar fit")
-        heard = [s.word for s in self._phones.seg() if s.word not in NON_SPEECH]
+        free = list(self._phones.seg() or ())
+        heard = [s.word for s in free if s.word not in NON_SPEECH]
         per = phone_error_rate(self._phones_of(text), heard)
         confidence = min(1.0, max(0.0, 1.0 - per / 2))
-        details = {"phone_error_rate": round(per, 3)}
+        scores = word_scores([(w, self._phones_of(w)) for w in text.split()], heard)
+        details = {
+            "acoustic_fit": round(acoustic_fit(path or self._grammar.seg(), free), 3),
+            "phone_error_rate": round(per, 3),
+            "words": [(s.word, round(s.confidence, 2)) for s in scores],
+        }
         rejected = ""
         if confidence <= self.threshold:
             rejected = (

@@ -123,3 +123,29 @@ def test_gibberish_listen_is_handed_to_the_running_tray(qtbot) -> None:
         qtbot.waitUntil(lambda: received == ["listen"])
     finally:
         first.close()
+
+
+def test_the_form_says_to_check_a_weakly_heard_number(qtbot, tmp_path) -> None:
+    """A card rank without a range, heard as 400 from "four queen of clubs" (a real
+    person): the form opens, and its note says to check the number before it runs."""
+    from tests.voice.people.corpus import OUT_OF_GRAMMAR, SKILLS
+
+    skills = tmp_path / "skills"
+    (skills / "cards").mkdir(parents=True)
+    text = (SKILLS / "cards" / "SKILL.md").read_text()
+    (skills / "cards" / "SKILL.md").write_text(text.replace("integer 1..13", "integer"))
+    recording = next(r for r in OUT_OF_GRAMMAR if r.name == "cards-four_queen_of_clubs")
+    forms = FakeForms(cancel=True)
+    engine = Engine(EngineOptions(include_user=False, extra_skills_dirs=(skills,)))
+    ctl = make_controller(engine, forms=forms, audio=lambda: WavSource(recording.path))
+    ctl.start()
+    try:
+        ctl.listen()
+        qtbot.waitUntil(lambda: bool(forms.calls), timeout=60_000)
+        assert forms.calls == [("cards.pick", {"rank": 400, "suit": "clubs"})]
+        assert forms.extras[0]["note"] == (
+            "Heard “four hundred of clubs”. Check rank=400 (the recognizer is unsure of “hundred”)"
+        )
+    finally:
+        ctl.voice.listening.wait()
+        ctl.shutdown()

