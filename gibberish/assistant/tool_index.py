@@ -49,6 +49,7 @@ from gibberish.assistant.budget import (
 )
 from gibberish.assistant.fuzzy import FuzzyIndex, FuzzyMatch
 from gibberish.assistant.naming import ExposedTool, ToolCatalog, exposed_names
+from gibberish.skills.cache import without_collection
 from gibberish.skills.model import Mode, SkillDefinition
 
 if TYPE_CHECKING:
@@ -445,9 +446,10 @@ class ToolIndexCache:
     def _build(self, mode: Mode | None) -> ToolIndex:
         made: dict[_Key, SkillPart] = {}
         before = self._layouts.get(mode, _EMPTY_LAYOUT)
-        layout = self._layouts[mode] = _layout(
-            self._skills, mode, before, self._parts, made, self._analyse
-        )
+        with without_collection():  # thousands of lasting objects: no collector passes
+            layout = self._layouts[mode] = _layout(
+                self._skills, mode, before, self._parts, made, self._analyse
+            )
         self._parts.update(made)
         in_use = sum(len(kept.parts) for kept in self._layouts.values())
         if len(self._parts) > 2 * in_use + 64:  # forget parts no layout uses (now and then)
