@@ -212,7 +212,7 @@ def test_a_name_that_resolves_public_first_then_private_is_stopped_at_connect(
     with loopback() as server:
         url = server.file("/art.zip", art_zip(), "application/zip")
         response = person.post("/api/v1/preview", data={"skill_url": url})
-    assert response.status_code == 400 and "private address" in response.json()["error"]
+    assert response.status_code == 400 and "private" in response.json()["error"]
 
 
 @pytest.mark.parametrize(
