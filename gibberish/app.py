@@ -215,6 +215,7 @@ class Engine:
         """One-time messages for the user (broken settings, tampered approvals ...), drained."""
         out, self._notices = self._notices, []
         out.extend(self.approvals.notices())
+        out.extend(project_trust.notices())
         sandbox_notice = runner_sandbox.take_notice()
         if sandbox_notice:
             out.append(sandbox_notice)
