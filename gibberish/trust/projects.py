@@ -172,3 +172,15 @@ def waiting(project_skills: Path | None) -> tuple[Path, list[str]] | None:
     except OSError:
         return None
     return (project, names) if names else None
+
+
+def untrusted_project_of(skill_dir: Path) -> Path | None:
+    """The project folder a skill at ``skill_dir`` came with (``PROJECT/.gibberish/skills/X``
+    beside a ``gibberish.toml``) when that project is not trusted; else None."""
+    skills = skill_dir.parent
+    project = skills.parent.parent
+    if skills.name != "skills" or skills.parent.name != ".gibberish":
+        return None
+    if not (project / "gibberish.toml").is_file() or is_trusted(project):
+        return None
+    return project
