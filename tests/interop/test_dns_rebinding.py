@@ -211,3 +211,58 @@ def test_git_fetch_passes_the_checked_address_to_git(
 
 def test_installed_git_understands_curlopt_resolve() -> None:
     assert gitfetch.git_supports_resolve(), "git 2.37 or later is needed to pin addresses"
+
+
+@contextmanager
+def dumb_git_server(folder: Path) -> Iterator[tuple[int, list[str]]]:
+    """A static HTTP server on 127.0.0.1 over ``folder`` (git's "dumb" protocol) that
+    records the Host header of every request."""
+    import functools
+    import http.server
+
+    hosts: list[str] = []
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hosts.append(self.headers.get("Host", ""))
+            super().do_GET()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Handler, directory=str(folder))
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1], hosts
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def test_git_really_connects_to_the_checked_address(monkeypatch, tmp_path: Path) -> None:
+    """The pin is obeyed by the installed git: the name has no DNS entry outside this
+    test's resolver, so git reaches the server only through the address that was checked
+    (127.0.0.1, counted as public here to stand in for a checked public address)."""
+    import subprocess
+
+    from gibberish.interop import netcheck
+    from tests.interop.builders import git, git_repo, skill_text
+
+    work = git_repo(tmp_path / "work", {"art/SKILL.md": skill_text("art")})
+    commit = git(work, "rev-parse", "HEAD")
+    bare = tmp_path / "srv" / "repo.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    subprocess.run(["git", "-C", str(bare), "update-server-info"], check=True)
+    monkeypatch.setattr(netcheck, "is_public_address", lambda text: True)
+    with (
+        dumb_git_server(tmp_path / "srv") as (port, hosts),
+        rebinding(monkeypatch, [["127.0.0.1"]]),
+    ):
+        source = f"git+http://{NAME}:{port}/repo.git#{commit}:art"
+        with fetch(source, limits=Limits(public_only=True)) as staged:
+            assert (staged.root / "SKILL.md").is_file()
+    assert hosts and all(h == f"{NAME}:{port}" for h in hosts)
