@@ -266,3 +266,62 @@ def test_git_really_connects_to_the_checked_address(monkeypatch, tmp_path: Path)
         with fetch(source, limits=Limits(public_only=True)) as staged:
             assert (staged.root / "SKILL.md").is_file()
     assert hosts and all(h == f"{NAME}:{port}" for h in hosts)
+
+
+@pytest.mark.parametrize("cert_name", [NAME, "someone-else.test"])
+def test_tls_still_names_the_host_and_checks_its_certificate(
+    monkeypatch, tmp_path: Path, cert_name: str
+) -> None:
+    """Pinned to the checked address, TLS still sends the name (SNI) and checks the
+    certificate against it: a certificate for another name is refused."""
+    import shutil
+    import ssl
+    import subprocess
+
+    from gibberish.interop import download as download_module
+    from gibberish.interop import netcheck, pinned
+
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl program to make a test certificate")
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+         "-subj", f"/CN={cert_name}", "-addext", f"subjectAltName=DNS:{cert_name}",
+         "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_ctx.load_cert_chain(cert, key)
+    names: list[str | None] = []
+    server_ctx.sni_callback = lambda sock, name, ctx: names.append(name)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        try:
+            with server_ctx.wrap_socket(conn, server_side=True) as tls:
+                tls.recv(65536)
+                tls.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        except (OSError, ssl.SSLError):
+            pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    monkeypatch.setattr(netcheck, "is_public_address", lambda text: True)
+    monkeypatch.setattr(download_module, "is_public_address", lambda text: True)
+    monkeypatch.setattr(
+        pinned.httpx, "create_ssl_context", lambda: ssl.create_default_context(cafile=str(cert))
+    )
+    with rebinding(monkeypatch, [["127.0.0.1"]]):
+        url = f"https://{NAME}:{port}/x"
+        if cert_name == NAME:
+            assert download(url, tmp_path / "out", Limits(public_only=True)).size == 2
+        else:
+            with pytest.raises(FetchError, match=r"(?i)certificate"):
+                download(url, tmp_path / "out", Limits(public_only=True))
+    thread.join(timeout=5)
+    listener.close()
+    assert names == [NAME]
