@@ -39,9 +39,16 @@ MAX_BYTES = 4 << 20
 _NOTICES = Notices()
 
 
+_PROVIDERS: dict[Path, KeyProvider] = {}
+
+
 def key_provider() -> KeyProvider:
-    """The approvals' key (the same keyring entry, or the same fallback file)."""
-    return KeyProvider()
+    """The approvals' key (the same keyring entry, or the same fallback file); one
+    provider per data folder, so the keyring is asked once, not on every focus change."""
+    folder = paths.data_dir()
+    if folder not in _PROVIDERS:
+        _PROVIDERS[folder] = KeyProvider()
+    return _PROVIDERS[folder]
 
 
 def notices() -> list[str]:
