@@ -91,20 +91,8 @@ def decide(policy: ToolPolicy, approval: ApprovalState) -> Decision:
     """Apply the decision table; the reason is a sentence for the dialog or the CLI."""
     skill, tool = policy.skill, policy.name
 
-    if policy.trust is Trust.UNTRUSTED and policy.project:
-        return Decision.ask(
-            f"“{skill}” came with the project folder {policy.project}, which you have not "
-            f"trusted, so gibberish asks before every run of {tool}.",
-            changed_files=approval.changed_files or None,
-            banner=project_banner(policy.project),
-        )
-
     if policy.trust is Trust.UNTRUSTED:
-        return Decision.ask(
-            f"“{skill}” was imported from outside, so gibberish asks before every run of {tool}.",
-            changed_files=approval.changed_files or None,
-            banner=UNTRUSTED_BANNER,
-        )
+        return _untrusted(policy, approval)
 
     if policy.trust is Trust.USER and not approval.approved:
         changed = approval.changed_files
@@ -145,4 +133,22 @@ def decide(policy: ToolPolicy, approval: ApprovalState) -> Decision:
     return Decision.ask(
         f"Running {tool} from “{skill}” can change things on your computer, "
         "so gibberish asks before each run."
+    )
+
+
+def _untrusted(policy: ToolPolicy, approval: ApprovalState) -> Decision:
+    """Every run of an untrusted skill asks, with the banner that says where it came from:
+    the project folder it came with (and how to trust it), or from outside."""
+    skill, tool = policy.skill, policy.name
+    if policy.project:
+        return Decision.ask(
+            f"“{skill}” came with the project folder {policy.project}, which you have not "
+            f"trusted, so gibberish asks before every run of {tool}.",
+            changed_files=approval.changed_files or None,
+            banner=project_banner(policy.project),
+        )
+    return Decision.ask(
+        f"“{skill}” was imported from outside, so gibberish asks before every run of {tool}.",
+        changed_files=approval.changed_files or None,
+        banner=UNTRUSTED_BANNER,
     )
