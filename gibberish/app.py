@@ -46,6 +46,7 @@ from gibberish.skills.model import (
     Profile,
     SkillDefinition,
     ToolDefinition,
+    Trust,
 )
 from gibberish.skills.render import coerce_value, render
 from gibberish.trust import projects as project_trust
@@ -216,6 +217,7 @@ class Engine:
         """One-time messages for the user (broken settings, tampered approvals ...), drained."""
         out, self._notices = self._notices, []
         out.extend(self.approvals.notices())
+        out.extend(project_trust.notices())
         sandbox_notice = runner_sandbox.take_notice()
         if sandbox_notice:
             out.append(sandbox_notice)
@@ -622,8 +624,12 @@ class Engine:
     def decide(self, skill: SkillDefinition, tool: ToolDefinition) -> tuple[Decision, Fingerprint]:
         fp = self._fingerprint(skill)
         state = self.approvals.state_for(skill.name, fp)
+        untrusted = skill.trust is Trust.UNTRUSTED
+        project = project_trust.untrusted_project_of(skill.directory) if untrusted else None
         policy = replace(
-            ToolPolicy.for_tool(skill, tool), read_only_enforced=runner_sandbox.status().active
+            ToolPolicy.for_tool(skill, tool),
+            read_only_enforced=runner_sandbox.status().active,
+            project=str(project) if project is not None else None,
         )
         decision = decide(policy, state)
         origin = read_provenance(skill.directory) if decision.banner else None

@@ -137,11 +137,7 @@ class ApprovalDialog(QDialog):
             grid.addWidget(widget, row, 1, Qt.AlignmentFlag.AlignTop)
             row += 1
 
-        trust_text = {
-            Trust.BUNDLED: "bundled — ships with gibberish",
-            Trust.USER: "your skill — from your skills folder",
-            Trust.UNTRUSTED: "untrusted — imported from outside",
-        }.get(skill.trust, skill.trust.value)
+        trust_text = _trust_text(skill)
         version = f" {skill.version}" if skill.version else ""
         add(
             "Skill",
@@ -396,3 +392,18 @@ def access_rows(prepared: PreparedRun) -> list[tuple[str, str, str]]:
         paths = "\n".join(prepared.decision.reads_outside)
         rows.append(("Reads outside", paths, "approval-reads-outside"))
     return rows
+
+
+def _trust_text(skill) -> str:  # type: ignore[no-untyped-def]
+    """Where the skill comes from, in a few words; an untrusted project's skill names it."""
+    from gibberish.trust.projects import untrusted_project_of
+
+    if skill.trust is Trust.UNTRUSTED:
+        project = untrusted_project_of(skill.directory)
+        if project is not None:
+            return f"untrusted — came with the project folder {_home_short(project)}"
+    return {
+        Trust.BUNDLED: "bundled — ships with gibberish",
+        Trust.USER: "your skill — from your skills folder",
+        Trust.UNTRUSTED: "untrusted — imported from outside",
+    }.get(skill.trust, skill.trust.value)
