@@ -42,6 +42,7 @@ from gibberish.runner.sandbox import SandboxStatus
 from gibberish.settings import Settings, load_settings, save_settings
 from gibberish.skills.library import LibraryChanges
 from gibberish.skills.model import Diagnostic, Mode, SkillDefinition, ToolDefinition
+from gibberish.trust import projects as project_trust
 from gibberish.trust.approvals import ApprovalStore
 from gibberish.trust.decision import Decision
 from gibberish.trust.fingerprint import Fingerprint
@@ -109,6 +110,7 @@ class Engine:
         """One-time messages for the user (broken settings, tampered approvals ...), drained."""
         out, self._notices[:] = list(self._notices), []
         out.extend(self.trust.approvals.notices())
+        out.extend(project_trust.notices())
         sandbox_notice = runner_sandbox.take_notice()
         if sandbox_notice:
             out.append(sandbox_notice)

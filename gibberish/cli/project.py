@@ -36,7 +36,10 @@ def project_trust(folder: Path | None) -> None:
     project = _project(folder)
     skills = project_skills_dir(project)
     names = sorted(p.name for p in skills.iterdir() if p.is_dir()) if skills.is_dir() else []
-    real = projects.trust(project)
+    try:
+        real = projects.trust(project)
+    except (projects.StoreError, OSError) as exc:
+        fail(f"{printable(str(project))} could not be trusted: {printable(str(exc))}", 1)
     click.echo(f"Trusted {printable(str(real))}.")
     if names:
         click.echo(
@@ -50,7 +53,11 @@ def project_trust(folder: Path | None) -> None:
 def project_untrust(folder: Path | None) -> None:
     """Stop trusting the project holding FOLDER (default: here)."""
     project = _project(folder)
-    if projects.untrust(project):
+    try:
+        removed = projects.untrust(project)
+    except (projects.StoreError, OSError) as exc:
+        fail(f"{printable(str(project))} could not be untrusted: {printable(str(exc))}", 1)
+    if removed:
         click.echo(f"{printable(str(project))} is no longer trusted; its skills load as untrusted.")
     else:
         click.echo(f"{printable(str(project))} was not trusted.")
@@ -60,6 +67,8 @@ def project_untrust(folder: Path | None) -> None:
 def project_list() -> None:
     """The project folders you trust."""
     trusted = projects.trusted_projects()
+    for notice in projects.notices():
+        click.echo(printable(notice), err=True)
     if not trusted:
         click.echo("No project folder is trusted.")
         return

@@ -14,8 +14,9 @@ from pathlib import Path
 from gibberish.engine.library import LibraryFacade
 from gibberish.engine.model import ApprovalStatus, EngineError, PreparedRun, ToolRef
 from gibberish.runner import sandbox as runner_sandbox
-from gibberish.skills.model import SkillDefinition, ToolDefinition
+from gibberish.skills.model import SkillDefinition, ToolDefinition, Trust
 from gibberish.trust import approved_copies
+from gibberish.trust import projects as project_trust
 from gibberish.trust.approvals import ApprovalStore
 from gibberish.trust.decision import Decision
 from gibberish.trust.fingerprint import (
@@ -42,8 +43,12 @@ class TrustFacade:
         """Run, ask or refuse — from the tool's policy and the skill's approval today."""
         fp = self.fingerprint(skill)
         state = self.approvals.state_for(skill.name, fp)
+        untrusted = skill.trust is Trust.UNTRUSTED
+        project = project_trust.untrusted_project_of(skill.directory) if untrusted else None
         policy = replace(
-            ToolPolicy.for_tool(skill, tool), read_only_enforced=runner_sandbox.status().active
+            ToolPolicy.for_tool(skill, tool),
+            read_only_enforced=runner_sandbox.status().active,
+            project=str(project) if project is not None else None,
         )
         decision = decide(policy, state)
         origin = read_provenance(skill.directory) if decision.banner else None

@@ -20,6 +20,7 @@ import httpx
 from gibberish import __version__
 from gibberish.interop.limits import FetchError, Limits
 from gibberish.interop.netcheck import is_public_address, require_public
+from gibberish.interop.pinned import pinned_transport
 from gibberish.interop.source_auth import header_for
 
 
@@ -37,7 +38,11 @@ def download(url: str, dest: Path, limits: Limits) -> Downloaded:
     headers = {"User-Agent": f"gibberish/{__version__}"}
     deadline = time.monotonic() + limits.total_timeout
     try:
-        with httpx.Client(timeout=timeout, follow_redirects=False, headers=headers) as client:
+        # public_only: connect only to the addresses just checked (gibberish/interop/pinned.py)
+        transport = pinned_transport(public_only=True) if limits.public_only else None
+        with httpx.Client(
+            timeout=timeout, follow_redirects=False, headers=headers, transport=transport
+        ) as client:
             for _ in range(limits.max_redirects + 1):
                 _check_scheme(url, url)
                 if limits.public_only:

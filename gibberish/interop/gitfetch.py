@@ -10,6 +10,7 @@ Submodules (gitlinks) are left out and reported; ``.git`` is never copied.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -17,9 +18,11 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from gibberish.interop.limits import FetchError, Limits
+from gibberish.interop.pinned import git_resolve_option
 from gibberish.interop.sources import Source
 from gibberish.interop.tree import StagingTree
 
@@ -49,18 +52,47 @@ def git_program() -> str:
     return found
 
 
+@functools.cache
+def git_supports_resolve() -> bool:
+    """Whether the installed git knows ``http.curloptResolve`` (git 2.37 and later); an
+    older git ignores it silently, so a pin would not hold."""
+    try:
+        done = subprocess.run(
+            [git_program(), "--version"], capture_output=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired, FetchError):
+        return False
+    found = re.search(rb"(\d+)\.(\d+)", done.stdout)
+    return bool(found) and (int(found[1]), int(found[2])) >= (2, 37)
+
+
+def _pin(source: Source, limits: Limits) -> list[str]:
+    """Options that keep git on the addresses checked just now (public-only fetches)."""
+    if not limits.public_only:
+        return []
+    pin = git_resolve_option(source.location, public_only=True)
+    if pin and not git_supports_resolve():
+        raise FetchError(
+            "fetching a git repository over http(s) here needs git 2.37 or later (it keeps "
+            "git on the address that was checked); update git or use the .zip of the repository."
+        )
+    return pin
+
+
 def _git_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
     env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C")
     return env
 
 
-def _git(repo: Path, *args: str, limits: Limits, check: bool = True) -> subprocess.CompletedProcess:
+def _git(
+    repo: Path, *args: str, limits: Limits, check: bool = True, pin: Sequence[str] = ()
+) -> subprocess.CompletedProcess:
     argv = [git_program(), "-C", str(repo)]
     for item in SAFE_CONFIG:
         argv += ["-c", item]
     if limits.public_only:  # a redirect could lead to a private address unchecked
-        argv += ["-c", "http.followRedirects=false"]
+        argv += ["-c", "http.followRedirects=false", *pin]
     if args[0] == "fetch":
         done = _run_watched([*argv, *args], repo, limits)
     else:  # local commands: quick, nothing arrives from outside
@@ -142,9 +174,12 @@ def fetch_git(source: Source, scratch: Path, tree: StagingTree, limits: Limits) 
 def _fetch_commit(repo: Path, source: Source, limits: Limits) -> str:
     ref = source.ref or "HEAD"
     base = ("fetch", "-q", "--no-tags", "--no-recurse-submodules")
+    # public_only: git's curl connects only to the addresses checked here (pinned.py)
+    pin = _pin(source, limits)
     shallow = _git(
-        repo, *base, "--depth", "1", "--", source.location, ref, limits=limits, check=False
-    )
+        repo, *base, "--depth", "1", "--", source.location, ref,
+        limits=limits, check=False, pin=pin,
+    )  # fmt: skip
     if shallow.returncode == 0:
         return _rev_parse(repo, "FETCH_HEAD", source, limits)
     if not _HEX.match(ref):
@@ -155,7 +190,7 @@ def _fetch_commit(repo: Path, source: Source, limits: Limits) -> str:
     # A commit id the server will not serve shallowly: fetch the history, then find it.
     _git(
         repo, *base, "--", source.location,
-        "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", limits=limits,
+        "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", limits=limits, pin=pin,
     )  # fmt: skip
     return _rev_parse(repo, ref, source, limits)
 

@@ -55,15 +55,25 @@ def host_of(url: str) -> tuple[str, int]:
 
 def require_public(url: str) -> None:
     """FetchError unless every address ``url``'s host resolves to is public."""
-    host, port = host_of(url)
+    resolve_checked(*host_of(url), public_only=True)
+
+
+def resolve_checked(host: str, port: int, *, public_only: bool) -> list[str]:
+    """Resolve ``host`` once and return its addresses, the only ones a caller may then
+    connect to (so a name that answers differently the next time is never asked again);
+    with ``public_only``, FetchError unless every one of them is public."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
         raise FetchError(f"{host}: the name does not resolve ({exc}).") from None
-    private = sorted({info[4][0] for info in infos if not is_public_address(info[4][0])})
-    if private or not infos:
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
+    private = sorted(a for a in addresses if not is_public_address(a))
+    if public_only and (private or not addresses):
         raise FetchError(
             f"{host} resolves to {', '.join(private) or 'nothing'}, an address on this "
             "computer or its private network; the page fetches only from the internet "
             "(start it with `gibberish web --allow-private-urls` to allow this)."
         )
+    if not addresses:
+        raise FetchError(f"{host}: the name resolves to no address.")
+    return addresses

@@ -47,10 +47,7 @@ cannot be read counts as not given.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import hmac
-import json
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -68,6 +65,7 @@ from gibberish.trust._notices import Notices
 from gibberish.trust.fingerprint import Fingerprint, what_changed
 from gibberish.trust.keys import KeyProvider, KeyUnavailableError
 from gibberish.trust.policy import ApprovalState
+from gibberish.trust.signing import InvalidSignedFile, dump_signed, load_signed, set_aside, sign
 
 __all__ = ["ApprovalRecord", "ApprovalStore", "KeyProvider", "KeyUnavailableError"]
 
@@ -328,51 +326,28 @@ class ApprovalStore:
         return approvals, generation
 
     def _quarantine(self, problem: str) -> None:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        target = self.path.with_name(f"{self.path.name}.bad-{stamp}")
-        n = 1
-        while target.exists():
-            n += 1
-            target = self.path.with_name(f"{self.path.name}.bad-{stamp}-{n}")
-        try:
-            os.replace(self.path, target)
-            kept = f"it was kept as {target}"
-        except OSError as exc:
-            kept = f"it could not be moved aside ({_why(exc)})"
+        kept = set_aside(self.path)
         self._notices.add(
             f"The approvals file {problem}, so gibberish treats it as if no skill were "
             f"approved; {kept}."
         )
 
 
-def _canonical(payload: Mapping[str, Any]) -> bytes:
-    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
-
-
 def _sign(payload: Mapping[str, Any], key: bytes) -> str:
-    return hmac.new(key, _canonical(payload), hashlib.sha256).hexdigest()
+    return sign(payload, key)
 
 
 def _serialize(approvals: Mapping[str, Any], generation: int, key: bytes) -> bytes:
-    payload = {"format": FORMAT, "generation": generation, "approvals": approvals}
-    document = {**payload, "signature": _sign(payload, key)}
-    return (json.dumps(document, sort_keys=True, indent=2, ensure_ascii=True) + "\n").encode()
+    return dump_signed({"format": FORMAT, "generation": generation, "approvals": approvals}, key)
 
 
 def _verify(raw: bytes, key: bytes) -> tuple[dict[str, Any], int | None]:
     """The approvals and generation of a signed file (generation None for a ``format: 1``
     file), or ``_Invalid`` saying why it cannot be trusted."""
-    if len(raw) > MAX_BYTES:
-        raise _Invalid(f"it is larger than {MAX_BYTES // (1 << 20)} MiB")
     try:
-        document = json.loads(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise _Invalid("it is not valid JSON, perhaps cut short") from None
-    if not isinstance(document, dict) or not isinstance(document.get("signature"), str):
-        raise _Invalid("it has no signature")
-    payload = {k: v for k, v in document.items() if k != "signature"}
-    if not hmac.compare_digest(_sign(payload, key), document["signature"]):
-        raise _Invalid("it was changed outside gibberish or signed with another key")
+        payload = load_signed(raw, key, max_bytes=MAX_BYTES)
+    except InvalidSignedFile as exc:
+        raise _Invalid(str(exc)) from None
     generation = _generation(payload)
     approvals = payload["approvals"]
     if not isinstance(approvals, dict) or not all(_valid_entry(e) for e in approvals.values()):

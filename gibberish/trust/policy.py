@@ -36,6 +36,15 @@ UNTRUSTED_BANNER = (
 )
 
 
+def project_banner(project: str) -> str:
+    """The warning for a skill that came with a project folder the person has not trusted."""
+    return (
+        f"This skill came with the project folder {project}, which you have not trusted, and "
+        "has not been reviewed. It runs real commands on your computer: only allow it if you "
+        f"trust that project. To load its skills as your own: gibberish project trust {project}"
+    )
+
+
 @dataclass(frozen=True)
 class ToolPolicy:
     """What the decision table needs to know about one tool of one skill."""
@@ -50,6 +59,8 @@ class ToolPolicy:
     """The skill's folder (shown in dialogs; approvals are keyed by name + fingerprint)."""
     read_only_enforced: bool = True
     """False when runs are not sandboxed: ``read_only`` is then only the author's word."""
+    project: str | None = None
+    """The untrusted project folder the skill came with (``.gibberish/skills``), if any."""
 
     @classmethod
     def for_tool(cls, skill: SkillDefinition, tool: ToolDefinition) -> ToolPolicy:
@@ -81,11 +92,7 @@ def decide(policy: ToolPolicy, approval: ApprovalState) -> Decision:
     skill, tool = policy.skill, policy.name
 
     if policy.trust is Trust.UNTRUSTED:
-        return Decision.ask(
-            f"“{skill}” was imported from outside, so gibberish asks before every run of {tool}.",
-            changed_files=approval.changed_files or None,
-            banner=UNTRUSTED_BANNER,
-        )
+        return _untrusted(policy, approval)
 
     if policy.trust is Trust.USER and not approval.approved:
         changed = approval.changed_files
@@ -126,4 +133,22 @@ def decide(policy: ToolPolicy, approval: ApprovalState) -> Decision:
     return Decision.ask(
         f"Running {tool} from “{skill}” can change things on your computer, "
         "so gibberish asks before each run."
+    )
+
+
+def _untrusted(policy: ToolPolicy, approval: ApprovalState) -> Decision:
+    """Every run of an untrusted skill asks, with the banner that says where it came from:
+    the project folder it came with (and how to trust it), or from outside."""
+    skill, tool = policy.skill, policy.name
+    if policy.project:
+        return Decision.ask(
+            f"“{skill}” came with the project folder {policy.project}, which you have not "
+            f"trusted, so gibberish asks before every run of {tool}.",
+            changed_files=approval.changed_files or None,
+            banner=project_banner(policy.project),
+        )
+    return Decision.ask(
+        f"“{skill}” was imported from outside, so gibberish asks before every run of {tool}.",
+        changed_files=approval.changed_files or None,
+        banner=UNTRUSTED_BANNER,
     )

@@ -8,12 +8,16 @@ was kept (docs/trust.md, "Project folders"). This follows Gemini CLI's trusted f
 
 The list lives in ``$XDG_DATA_HOME/gibberish/trusted-projects.json`` (mode 0600), keyed
 by the folder's real path, so a link to a project is the same project and a moved or
-re-cloned folder must be trusted again.
+re-cloned folder must be trusted again. It is signed exactly as the approvals file is,
+with the same key (:mod:`gibberish.trust.signing`, :class:`~gibberish.trust.keys.KeyProvider`):
+another program that can write the data folder cannot add its own folder. A file that
+fails the check — edited, written by hand, cut short, signed with another key — counts
+as no trusted project, is set aside as ``trusted-projects.json.bad-<UTC time>``, and
+``notices()`` says so once. Nothing here raises for a store problem.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,8 +28,45 @@ from gibberish import paths
 from gibberish.fileio import atomic_write_bytes
 from gibberish.skills.library import SkillSource
 from gibberish.skills.model import Trust
+from gibberish.trust._notices import Notices
+from gibberish.trust.keys import KeyProvider, KeyUnavailableError
+from gibberish.trust.signing import InvalidSignedFile, dump_signed, load_signed, set_aside
 
 FILE_NAME = "trusted-projects.json"
+FORMAT = 2
+"""``format: 1`` files were unsigned; they fail the check like any unsigned file."""
+MAX_BYTES = 4 << 20
+_NOTICES = Notices()
+
+
+_PROVIDERS: dict[Path, KeyProvider] = {}
+
+
+def key_provider() -> KeyProvider:
+    """The approvals' key (the same keyring entry, or the same fallback file); one
+    provider per data folder, so the keyring is asked once, not on every focus change."""
+    folder = paths.data_dir()
+    if folder not in _PROVIDERS:
+        _PROVIDERS[folder] = KeyProvider()
+    return _PROVIDERS[folder]
+
+
+def notices() -> list[str]:
+    """One-time messages about the list (a file that failed its check), drained."""
+    return _NOTICES.drain()
+
+
+class StoreError(Exception):
+    """The list cannot be signed: the key cannot be read or created (the message says why)."""
+
+
+def _signing_key() -> bytes:
+    try:
+        return key_provider().key()
+    except KeyUnavailableError as exc:
+        raise StoreError(str(exc)) from None
+    except Exception as exc:  # a keyring backend must not crash the caller
+        raise StoreError(f"the signing key failed: {type(exc).__name__}") from None
 
 
 def store_path() -> Path:
@@ -37,19 +78,47 @@ def _key(folder: Path) -> str:
 
 
 def _read() -> dict[str, str]:
+    """The verified list (real path → when), {} with a notice when it cannot be used."""
     try:
-        data = json.loads(store_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        key = _signing_key()
+        with open(store_path(), "rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
+    except FileNotFoundError:
         return {}
-    trusted = data.get("trusted") if isinstance(data, dict) else None
-    if not isinstance(trusted, dict):
+    except (OSError, StoreError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+        _NOTICES.add(
+            f"The list of trusted project folders could not be read ({reason}), so every "
+            "project's skills load as untrusted for now."
+        )
         return {}
-    return {str(k): str(v) for k, v in trusted.items()}
+    try:
+        return _verify(raw, key)
+    except InvalidSignedFile as exc:
+        kept = set_aside(store_path())
+        _NOTICES.add(
+            f"The list of trusted project folders failed its signature check ({exc}), so "
+            f"no project folder is trusted until you trust it again "
+            f"(`gibberish project trust DIR`); {kept}."
+        )
+        return {}
+
+
+def _verify(raw: bytes, key: bytes) -> dict[str, str]:
+    payload = load_signed(raw, key, max_bytes=MAX_BYTES)
+    if payload.get("format") != FORMAT or set(payload) != {"format", "trusted"}:
+        raise InvalidSignedFile("it is in a format this version does not know")
+    trusted = payload["trusted"]
+    if not isinstance(trusted, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in trusted.items()
+    ):
+        raise InvalidSignedFile("its entries are malformed")
+    return dict(trusted)
 
 
 def _write(trusted: dict[str, str]) -> None:
-    text = json.dumps({"format": 1, "trusted": dict(sorted(trusted.items()))}, indent=2)
-    atomic_write_bytes(store_path(), (text + "\n").encode("utf-8"), mode=0o600)
+    payload = {"format": FORMAT, "trusted": dict(sorted(trusted.items()))}
+    atomic_write_bytes(store_path(), dump_signed(payload, _signing_key()), mode=0o600)
 
 
 def _locked() -> FileLock:
@@ -110,3 +179,15 @@ def waiting(project_skills: Path | None) -> tuple[Path, list[str]] | None:
     except OSError:
         return None
     return (project, names) if names else None
+
+
+def untrusted_project_of(skill_dir: Path) -> Path | None:
+    """The project folder a skill at ``skill_dir`` came with (``PROJECT/.gibberish/skills/X``
+    beside a ``gibberish.toml``) when that project is not trusted; else None."""
+    skills = skill_dir.parent
+    project = skills.parent.parent
+    if skills.name != "skills" or skills.parent.name != ".gibberish":
+        return None
+    if not (project / "gibberish.toml").is_file() or is_trusted(project):
+        return None
+    return project

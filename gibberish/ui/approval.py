@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 
 from gibberish.paths import home_short
 from gibberish.session import Answer
-from gibberish.skills.model import Trust
+from gibberish.skills.model import SkillDefinition, Trust
 from gibberish.trust import approved_copies
 from gibberish.ui import accessibility, icons
 from gibberish.ui.formatting import command_text, human_title
@@ -165,7 +165,7 @@ class ApprovalDialog(QDialog):
         """What runs: the skill and its trust, the tool, the argv, folder, timeout, network."""
         skill, tool = prepared.skill, prepared.tool
         version = f" {skill.version}" if skill.version else ""
-        trust = TRUST_TEXT.get(skill.trust, skill.trust.value)
+        trust = _trust_text(skill)
         rows.add("Skill", value_label(f"{skill.name}{version}  ·  {trust}", wrap=False), "skill")
         tool_text = f"**{human}** `{prepared.ref}`"
         if tool.description:
@@ -379,3 +379,14 @@ def access_rows(prepared: PreparedRun) -> list[tuple[str, str, str]]:
         paths = "\n".join(prepared.decision.reads_outside)
         rows.append(("Reads outside", paths, "reads-outside"))
     return rows
+
+
+def _trust_text(skill: SkillDefinition) -> str:
+    """Where the skill comes from, in a few words; an untrusted project's skill names it."""
+    from gibberish.trust.projects import untrusted_project_of
+
+    if skill.trust is Trust.UNTRUSTED:
+        project = untrusted_project_of(skill.directory)
+        if project is not None:
+            return f"untrusted — came with the project folder {home_short(project)}"
+    return TRUST_TEXT.get(skill.trust, skill.trust.value)

@@ -209,10 +209,14 @@ def test_a_name_that_resolves_public_first_then_private_is_stopped_at_connect(
     """DNS rebinding: the name check passes, the connection lands on loopback."""
     monkeypatch.setattr(fetch_module, "require_public", lambda url: None)
     monkeypatch.setattr(download_module, "require_public", lambda url: None)
+    hits: list[str] = []
     with loopback() as server:
         url = server.file("/art.zip", art_zip(), "application/zip")
+        route = server.routes["/art.zip"]
+        server.routes["/art.zip"] = lambda handler: (hits.append("x"), route(handler))
         response = person.post("/api/v1/preview", data={"skill_url": url})
-    assert response.status_code == 400 and "private address" in response.json()["error"]
+    assert response.status_code == 400 and "private" in response.json()["error"]
+    assert hits == []  # the connection itself is refused (tests/interop/test_dns_rebinding.py)
 
 
 @pytest.mark.parametrize(

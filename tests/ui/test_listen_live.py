@@ -87,12 +87,14 @@ def pulse(tmp_path_factory) -> Iterator[dict[str, str]]:
     )  # fmt: skip
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)  # PortAudio's ALSA pulse plugin reads them when a stream opens
-    _restart_portaudio()
     try:
         _wait_for(lambda: subprocess.run(["pactl", "info"], capture_output=True).returncode == 0
                   or server.poll() is not None, 15, "PulseAudio to start")  # fmt: skip
         if server.poll() is not None:
             pytest.skip("PulseAudio could not start here")
+        # Only now: PortAudio lists the ``pulse`` device only if the server answers when
+        # it starts, and a loaded machine may take a while to start PulseAudio.
+        _restart_portaudio()
         yield env
     finally:
         os.killpg(server.pid, signal.SIGTERM)
