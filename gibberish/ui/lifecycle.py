@@ -102,6 +102,7 @@ class Lifecycle(QObject):
         self.hold_gc(False)
         if c.shut_down:
             return
+        forget_module_sources()  # before the menu is made: it reuses what they held
         c.menus.forget()
         if c.surface.tray is not None:
             c.update_menu()
