@@ -69,8 +69,9 @@ def test_installed_skill_is_untrusted_asks_with_its_source_and_runs(
     assert f"Source: {zipped}" in (prepared.decision.banner or "")
     result = engine.run(prepared, confirmed=True)
     assert result.envelope.success and "installed-and-ran" in result.envelope.output
-    listing = gib("skills", "list", "--no-bundled" if False else "--json")
-    assert '"trust": "untrusted"' in listing.output
+    listing = gib("skills", "list", "--json")
+    trust = {entry["name"]: entry["trust"] for entry in json.loads(listing.output)}
+    assert trust["alpha"] == "untrusted"
 
 
 @needs_git
