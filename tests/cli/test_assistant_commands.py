@@ -33,7 +33,7 @@ def test_prompt_functiongemma_is_a_whole_turn_structure(write_skill, invoke) -> 
     write_skill("echoer")
     result = invoke("prompt", "--request", "say hello")
     assert result.exit_code == 0
-    text = result.output
+    text = result.stdout  # the prompt alone: a notice (no sandbox, say) goes to stderr
     assert text.startswith(
         "<start_of_turn>developer\nYou are a model that can do function calling with the "
         "following functions"

@@ -61,7 +61,9 @@ class HeadlessSway:
 
     def _env(self) -> dict[str, str]:
         env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            # The system folders last: as nobody, a PATH folder only root may read (CI's
+            # PATH with bwrap hidden) is skipped and the programs are found there.
+            "PATH": f"{os.environ.get('PATH', '')}:/usr/bin:/bin".lstrip(":"),
             "HOME": str(self.home),
             "XDG_RUNTIME_DIR": str(self.runtime),
             "WLR_BACKENDS": "headless",
@@ -74,6 +76,7 @@ class HeadlessSway:
         return env
 
     def _spawn(self, argv: list[str], *, cwd: Path | None = None) -> subprocess.Popen:
+        argv = [shutil.which(argv[0]) or argv[0], *argv[1:]]  # found as the test's own user
         if os.geteuid() == 0:
             argv = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *argv]
         proc = subprocess.Popen(

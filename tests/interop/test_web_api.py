@@ -165,7 +165,7 @@ def test_gibberish_web_serves_on_loopback(tmp_path: Path) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "gibberish", "web", "--port", str(port), "--no-browser"],
         stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        stderr=(tmp_path / "web-stderr.txt").open("w"),  # notes there; the link on stdout
         text=True,
     )
     try:

@@ -271,7 +271,7 @@ def test_another_local_user_cannot_read_the_skills(tmp_path: Path) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "gibberish", "web", "--port", str(port), "--no-browser"],
         stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        stderr=(tmp_path / "web-stderr.txt").open("w"),  # notes there; the link on stdout
         text=True,
     )
     try:
