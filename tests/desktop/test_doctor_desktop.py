@@ -64,6 +64,7 @@ def test_on_x11_it_names_the_x11_backend(xvfb, monkeypatch) -> None:
     assert "session bus" in checks  # no bus here: said, with what to do
 
 
+@pytest.mark.skipif(shutil.which("xprop") is None, reason="needs xprop (package x11-utils)")
 def test_a_dead_x_display_is_a_sentence(monkeypatch) -> None:
     monkeypatch.setenv("DISPLAY", ":97")
     checks = doctor()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import threading
@@ -60,6 +61,8 @@ RECORDED_ACTIVE_WINDOW = """{
 
 @pytest.fixture
 def shell_in_repo(tmp_path) -> Iterator[tuple[subprocess.Popen, Path]]:
+    if shutil.which("git") is None:
+        pytest.skip("needs the git program (Debian: apt-get install git)")
     repo = tmp_path / "repo"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)

@@ -26,6 +26,7 @@ from gibberish.interop.pinned import git_resolve_option
 from gibberish.interop.web.app import create_app
 from gibberish.skills.parser import parse_skill_file
 from tests.conftest import BUNDLED_SKILLS
+from tests.interop.builders import needs_git
 
 NAME = "rebinding.test"
 PUBLIC = "93.184.216.34"
@@ -209,6 +210,7 @@ def test_git_fetch_passes_the_checked_address_to_git(
         assert pins == [f"http.curloptResolve={NAME}:443:{PUBLIC}"], argv
 
 
+@needs_git
 def test_installed_git_understands_curlopt_resolve() -> None:
     assert gitfetch.git_supports_resolve(), "git 2.37 or later is needed to pin addresses"
 
@@ -243,6 +245,7 @@ def dumb_git_server(folder: Path) -> Iterator[tuple[int, list[str]]]:
         thread.join(timeout=5)
 
 
+@needs_git
 def test_git_really_connects_to_the_checked_address(monkeypatch, tmp_path: Path) -> None:
     """The pin is obeyed by the installed git: the name has no DNS entry outside this
     test's resolver, so git reaches the server only through the address that was checked
