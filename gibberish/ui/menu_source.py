@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gibberish.ui import menu_cache
@@ -166,12 +167,15 @@ class _CacheWriter:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._request: tuple[Engine, ModeContext, float] | None = None
+        # The cache file is named when the save is asked for, not when it is written: a
+        # save that lands a second later still goes where the asking session keeps it.
+        self._request: tuple[Engine, ModeContext, float, Path] | None = None
         self._thread: threading.Thread | None = None
 
     def request(self, engine: Engine, context: ModeContext) -> None:
         with self._lock:
-            self._request = (engine, context, time.monotonic() + SAVE_DELAY_S)
+            deadline = time.monotonic() + SAVE_DELAY_S
+            self._request = (engine, context, deadline, menu_cache.cache_path())
             if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._run, name="gibberish-menu-cache", daemon=True
@@ -191,6 +195,6 @@ class _CacheWriter:
                     continue  # a newer request came meanwhile: wait for it instead
                 self._request = None
             try:
-                menu_cache.save(request[0], request[1])
+                menu_cache.save(request[0], request[1], request[3])
             except Exception as exc:  # the cache is an optimization: never worth a crash
                 log.warning("could not save the menu cache: %s", exc)

@@ -97,3 +97,18 @@ def test_engine_host_reports_a_failing_factory(qtbot) -> None:
     with qtbot.waitSignal(host.failed, timeout=5000) as failed:
         host.start()
     assert "no skills for you" in str(failed.args[0])
+
+
+def test_a_delayed_menu_cache_save_goes_where_it_was_asked_for(
+    qtbot, skills_dir, engine, tmp_path, monkeypatch
+) -> None:
+    """The writer waits before saving; the cache folder in force when the save was asked
+    for is the one written, even if the environment changed meanwhile."""
+    from gibberish.ui import menu_source
+
+    asked_in = menu_cache.cache_path()
+    writer = menu_source._CacheWriter()
+    writer.request(engine, engine.mode_context())
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "elsewhere"))
+    qtbot.waitUntil(asked_in.is_file, timeout=10_000)
+    assert not menu_cache.cache_path().exists()
