@@ -10,16 +10,12 @@ directly spawns nothing per question and needs no ``hyprctl`` on ``PATH``.
 from __future__ import annotations
 
 import json
-import logging
-import os
 import socket
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gibberish.trust.context import FocusInfo, describe_process
-
-log = logging.getLogger("gibberish.desktop.hyprland")
+from gibberish.desktop.ipc_focus import IpcFocusProvider, valid_pid
 
 ACTIVE_WINDOW = b"j/activewindow"
 MAX_REPLY = 1024 * 1024
@@ -62,39 +58,22 @@ def request(path: Path, command: bytes, *, timeout: float = 1.0) -> Any:
 
 
 def active_pid(answer: Any) -> int | None:
-    pid = answer.get("pid") if isinstance(answer, dict) else None
-    return pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
+    return valid_pid(answer.get("pid")) if isinstance(answer, dict) else None
 
 
-class HyprlandFocusProvider:
+class HyprlandFocusProvider(IpcFocusProvider):
     """The focused Hyprland window's process."""
 
     name = "hyprland"
+    error = HyprlandError
+    not_set = "HYPRLAND_INSTANCE_SIGNATURE is not set: start gibberish inside Hyprland."
+    gone = "Is Hyprland still running? Restart gibberish from inside it."
 
-    def __init__(self, *, env: Mapping[str, str] | None = None, timeout: float = 1.0) -> None:
-        self._env = env
-        self._timeout = timeout
+    def socket_path(self, env: Mapping[str, str]) -> Path | None:
+        return socket_path(env)
 
-    def _path(self) -> Path | None:
-        return socket_path(self._env if self._env is not None else os.environ)
+    def focused_pid(self, path: str | Path, timeout: float) -> int | None:
+        return active_pid(request(Path(path), ACTIVE_WINDOW, timeout=timeout))
 
-    def focused(self) -> FocusInfo | None:
-        path = self._path()
-        if path is None:
-            return None
-        try:
-            pid = active_pid(request(path, ACTIVE_WINDOW, timeout=self._timeout))
-        except HyprlandError as exc:
-            log.debug("no focused window: %s", exc)
-            return None
-        return describe_process(pid) if pid is not None else None
-
-    def problem(self) -> str | None:
-        path = self._path()
-        if path is None:
-            return "HYPRLAND_INSTANCE_SIGNATURE is not set: start gibberish inside Hyprland."
-        try:
-            request(path, ACTIVE_WINDOW, timeout=self._timeout)
-        except HyprlandError as exc:
-            return f"{exc} Is Hyprland still running? Restart gibberish from inside it."
-        return None
+    def probe(self, path: str | Path, timeout: float) -> None:
+        request(Path(path), ACTIVE_WINDOW, timeout=timeout)

@@ -11,16 +11,13 @@ is spawned per question (``swaymsg`` would be one process each time).
 from __future__ import annotations
 
 import json
-import logging
-import os
 import socket
 import struct
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
-from gibberish.trust.context import FocusInfo, describe_process
-
-log = logging.getLogger("gibberish.desktop.sway")
+from gibberish.desktop.ipc_focus import IpcFocusProvider, valid_pid
 
 MAGIC = b"i3-ipc"
 GET_TREE = 4
@@ -84,41 +81,23 @@ def focused_pid(tree: Any) -> int | None:
     """The pid of the focused window in a ``GET_TREE`` answer (None: a workspace is focused)."""
     for node in _nodes(tree):
         if node.get("focused") is True:
-            pid = node.get("pid")
-            return pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
+            return valid_pid(node.get("pid"))
     return None
 
 
-class SwayFocusProvider:
+class SwayFocusProvider(IpcFocusProvider):
     """The focused Sway/i3 window's process, over the IPC socket."""
 
     name = "sway"
+    error = IpcError
+    not_set = "SWAYSOCK is not set: start gibberish from inside the Sway session."
+    gone = "Is Sway still running? Restart gibberish from inside it."
 
-    def __init__(self, *, env: Mapping[str, str] | None = None, timeout: float = 1.0) -> None:
-        self._env = env
-        self._timeout = timeout
+    def socket_path(self, env: Mapping[str, str]) -> str | None:
+        return socket_path(env)
 
-    def _path(self) -> str | None:
-        return socket_path(self._env if self._env is not None else os.environ)
+    def focused_pid(self, path: str | Path, timeout: float) -> int | None:
+        return focused_pid(ask(str(path), GET_TREE, timeout=timeout))
 
-    def focused(self) -> FocusInfo | None:
-        path = self._path()
-        if path is None:
-            log.debug("no focused window: neither SWAYSOCK nor I3SOCK is set")
-            return None
-        try:
-            pid = focused_pid(ask(path, GET_TREE, timeout=self._timeout))
-        except IpcError as exc:
-            log.debug("no focused window: %s", exc)
-            return None
-        return describe_process(pid) if pid is not None else None
-
-    def problem(self) -> str | None:
-        path = self._path()
-        if path is None:
-            return "SWAYSOCK is not set: start gibberish from inside the Sway session."
-        try:
-            ask(path, GET_VERSION, timeout=self._timeout)
-        except IpcError as exc:
-            return f"{exc} Is Sway still running? Restart gibberish from inside it."
-        return None
+    def probe(self, path: str | Path, timeout: float) -> None:
+        ask(str(path), GET_VERSION, timeout=timeout)
