@@ -10,6 +10,7 @@ import shutil
 import socket
 import stat
 import subprocess
+import sys
 import tarfile
 import threading
 import zipfile
@@ -182,3 +183,21 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def gibberish_web(tmp_path: Path, port: int) -> Iterator[subprocess.Popen]:
+    """``gibberish web`` on ``port`` as a person starts it; its link comes on stdout, its
+    notes (no sandbox here, say) go to a file, so the first line read is the link."""
+    with (tmp_path / "web-stderr.txt").open("w") as notes:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gibberish", "web", "--port", str(port), "--no-browser"],
+            stdout=subprocess.PIPE,
+            stderr=notes,
+            text=True,
+        )
+        try:
+            yield process
+        finally:
+            process.terminate()
+            process.wait(10)

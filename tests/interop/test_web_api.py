@@ -154,21 +154,12 @@ def test_openapi_documents_the_compile_endpoint(client: TestClient) -> None:
 
 
 def test_gibberish_web_serves_on_loopback(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
     import httpx
 
-    from tests.interop.builders import free_port
+    from tests.interop.builders import free_port, gibberish_web
 
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gibberish", "web", "--port", str(port), "--no-browser"],
-        stdout=subprocess.PIPE,
-        stderr=(tmp_path / "web-stderr.txt").open("w"),  # notes there; the link on stdout
-        text=True,
-    )
-    try:
+    with gibberish_web(tmp_path, port) as process:
         assert process.stdout is not None
         line = process.stdout.readline()  # printed once the port is bound
         assert f"http://127.0.0.1:{port}/?token=" in line, line
@@ -181,9 +172,6 @@ def test_gibberish_web_serves_on_loopback(tmp_path: Path) -> None:
             assert "notes" in [s["name"] for s in skills]
         bare = httpx.get(f"http://127.0.0.1:{port}/api/v1/skills", timeout=5)
         assert bare.status_code == 403 and "notes" not in bare.text
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 def _until_served(get, process):  # type: ignore[no-untyped-def]

@@ -28,7 +28,7 @@ from gibberish.interop.web.app import create_app
 from gibberish.interop.web.guard import cookie_name
 from gibberish.skills.parser import parse_skill_file
 from tests.conftest import BUNDLED_SKILLS
-from tests.interop.builders import free_port, loopback
+from tests.interop.builders import free_port, gibberish_web, loopback
 from tests.interop.conftest import INSTRUCTION_SKILL
 
 BASE = "http://127.0.0.1:8765"
@@ -268,13 +268,7 @@ def test_another_local_user_cannot_read_the_skills(tmp_path: Path) -> None:
     if setpriv is None:
         pytest.skip("setpriv (util-linux) is not installed")
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gibberish", "web", "--port", str(port), "--no-browser"],
-        stdout=subprocess.PIPE,
-        stderr=(tmp_path / "web-stderr.txt").open("w"),  # notes there; the link on stdout
-        text=True,
-    )
-    try:
+    with gibberish_web(tmp_path, port) as process:
         assert process.stdout is not None
         url = process.stdout.readline().split()[2]
         probe = (
@@ -307,6 +301,3 @@ def test_another_local_user_cannot_read_the_skills(tmp_path: Path) -> None:
         assert other.stdout.strip() == "403", other.stdout + other.stderr
         with httpx.Client(timeout=5) as mine:
             assert mine.get(url, follow_redirects=True).status_code == 200
-    finally:
-        process.terminate()
-        process.wait(10)
