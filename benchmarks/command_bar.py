@@ -199,7 +199,7 @@ def measure(corpus: Path, repeat: int, query: str) -> None:
     controller.start()
     while not controller.host.is_ready:
         app.processEvents()
-    tools = len(controller.engine.tools())
+    tools = len(controller.engine.library.tools())
     deadline = time.monotonic() + 30
     bar_ahead = lambda: controller.text.command_bar  # noqa: E731
     while time.monotonic() < deadline and not (bar_ahead() and bar_ahead().index_made_ahead):

@@ -255,8 +255,10 @@ def run(args: argparse.Namespace, skills: Path, edit: Callable[[Path, int], None
     spin(100)
     filling = Sample(0.0, beat)
     engine = controller.engine
-    tools = sum(len(s.tools) for s in engine.skills())
-    print(f"corpus: {len(engine.skills())} skills, {tools} tools; ready after {_ms(loaded)}")
+    tools = sum(len(s.tools) for s in engine.library.skills())
+    print(
+        f"corpus: {len(engine.library.skills())} skills, {tools} tools; ready after {_ms(loaded)}"
+    )
     pauses.phase = "open"
     made = controller.menu_view.created
     opens = time_opens(controller.menu, beat, args.opens + 1)
@@ -267,14 +269,14 @@ def run(args: argparse.Namespace, skills: Path, edit: Callable[[Path, int], None
     pauses.phase = "reload"
     before_reload = controller.menu_view.created
     reloads = []
-    names = [s.name for s in engine.skills()]
+    names = [s.name for s in engine.library.skills()]
     for round_no in range(args.edits):
         name = names[(round_no * 97) % len(names)]
-        old = engine.find_skill(name)
+        old = engine.library.get(name)
         spin(50)
         beat.reset()
         edit(skills / name / "SKILL.md", round_no)
-        wait_until(lambda n=name, o=old: engine.find_skill(n) is not o)
+        wait_until(lambda n=name, o=old: engine.library.get(n) is not o)
         spin(1200 + 200)  # and the menu cache written a second later, off the GUI thread
         reloads.append(Sample(0.0, beat))
 

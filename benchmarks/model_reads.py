@@ -1,4 +1,4 @@
-"""What the limits of a model-started run cost: ``Engine.prepare`` for a model vs a person.
+"""What the limits of a model-started run cost: ``engine.runs.prepare`` for a model vs a person.
 
 Not a test: it prints the figure next to its floor, as a ratio, in the same run.
 
@@ -44,7 +44,7 @@ def main() -> None:
 
         def once(origin: RunOrigin) -> float:
             begin = time.perf_counter()
-            engine.prepare(
+            engine.runs.prepare(
                 "files.read_file", args, context_dir=ROOT, mode=Mode.GLOBAL, origin=origin
             )
             return time.perf_counter() - begin

@@ -5,7 +5,7 @@ nouns, adjectives — followed by 6,000 made-up ones, with Zipf-Mandelbrot frequ
 the commonest word is in about one skill in six and most words in very few; a quarter are
 function words; ``--zipf-offset 0`` puts the first few words in nearly every skill;
 tool names repeat across skills, so many exposed names are qualified) into a temporary folder, loads it through a real ``Engine``, then times
-``Engine.route`` — the mode's tool index, scoring, the budgeted selection, the context
+``engine.feed.route`` — the mode's tool index, scoring, the budgeted selection, the context
 feed and the prompt the client would send — with a client that renders its real request
 body (``OllamaGenerateClient.body``) and answers at once instead of over HTTP. The
 model's own time is not counted: this is gibberish's cost per request.
@@ -14,7 +14,7 @@ Three situations, each timed 5 times (min and median printed):
 
 * ``cold`` — the first request after start: no index yet (the library is loaded).
 * ``after edit`` — one skill's SKILL.md rewritten with a new word in a tool's description,
-  ``Engine.reload()``, then a request naming that word (checked: the edited tool is
+  ``engine.library.reload()``, then a request naming that word (checked: the edited tool is
   offered, with its new description).
 * ``steady`` — the next requests, each with different words, nothing changed.
 
@@ -374,13 +374,13 @@ def bench(count: int, repeat: int) -> dict[str, list[float]]:
     engine = Engine(
         EngineOptions(extra_skills_dirs=(root,), include_user=False, include_bundled=False)
     )
-    load, _ = timed(engine.ensure_loaded)
+    load, _ = timed(engine.library.ensure_loaded)
     client = InstantClient(ModelSettings(api=Api.OLLAMA_GENERATE, budget=2048))
     asks = requests(repeat * 3)
     out: dict[str, list[float]] = {"cold": [], "after edit": [], "steady": [], "floor": []}
 
     def route(text: str):
-        return engine.route(text, mode=Mode.DEV, client=client)
+        return engine.feed.route(text, mode=Mode.DEV, client=client)
 
     for i in range(repeat):
         engine.feed._tool_indexes = None  # the first request after start: no index yet
@@ -389,15 +389,15 @@ def bench(count: int, repeat: int) -> dict[str, list[float]]:
     for i in range(repeat):
         word = f"zq{i}x{count}"
         edit(files[(i * 7919) % len(files)], word)
-        engine.reload()
+        engine.library.reload()
         seconds, result = timed(lambda word=word: route(f"handle the {word} request"))
-        first = engine.catalog(Mode.DEV).resolve(result.offered[0])
+        first = engine.feed.catalog(Mode.DEV).resolve(result.offered[0])
         assert first is not None and word in first.description, "the edit was not seen"
         out["after edit"].append(seconds)
     for i in range(repeat):
         seconds, result = timed(lambda i=i: route(asks[repeat + i]))
         out["steady"].append(seconds)
-        offered = engine.catalog(Mode.DEV).subset(result.offered)
+        offered = engine.feed.catalog(Mode.DEV).subset(result.offered)
         out["floor"].append(min(floor_of(offered) for _ in range(3)))
     print(f"  {count:>5} skills, {count * TOOLS_PER_SKILL:>6} tools (loaded in {load:.1f} s)")
     return out

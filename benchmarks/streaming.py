@@ -123,7 +123,7 @@ def shown_run(controller, engine, beat: Heartbeat) -> tuple[float, float, int, s
     and the window's text."""
     from PySide6.QtWidgets import QApplication
 
-    prepared = engine.prepare("flood.flood")
+    prepared = engine.runs.prepare("flood.flood")
     started = time.perf_counter()
     session = controller.runs.start(prepared, confirmed=True, show=True)
     QApplication.processEvents()
@@ -137,9 +137,9 @@ def shown_run(controller, engine, beat: Heartbeat) -> tuple[float, float, int, s
 
 
 def floor_run(engine, beat: Heartbeat) -> float:
-    prepared = engine.prepare("flood.flood")
+    prepared = engine.runs.prepare("flood.flood")
     beat.start()
-    handle = engine.start(prepared, confirmed=True, on_output=lambda chunk: None)
+    handle = engine.runs.start(prepared, confirmed=True, on_output=lambda chunk: None)
     wait_until(handle.done)
     return beat.stop()
 

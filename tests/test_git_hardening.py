@@ -91,9 +91,9 @@ def test_the_bundled_git_tools_run_none_of_it(hostile_repo, no_sandbox) -> None:
         ("staged", "git_diff", {"staged": True}),
         ("branches", "git_branches", {}),
     ):
-        prepared = engine.prepare(f"git.{tool}", args, cwd=repo)
+        prepared = engine.runs.prepare(f"git.{tool}", args, cwd=repo)
         assert prepared.decision.runs, prepared.decision.reason
-        outputs[name] = engine.run(prepared).envelope
+        outputs[name] = engine.runs.run(prepared).envelope
     assert sorted(p.name for p in markers.iterdir()) == []
     assert "a.txt" in outputs["status"].output, outputs["status"]
     assert "first" in outputs["log"].output, outputs["log"]

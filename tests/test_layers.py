@@ -65,23 +65,12 @@ LAYERS: tuple[Layer, ...] = (
     Layer("gibberish.instance_socket", 6, "the one-instance socket"),
     Layer("gibberish.fileio", 5, "atomic writes"),
     Layer("gibberish.paths", 5, "where files live"),
+    Layer("gibberish.lazy", 5, "a package's public names loaded on first use"),
     Layer("gibberish.schema", 5, "typed keys of config.toml, checked one way"),
     Layer("gibberish.pathsafety", 5, "names from files are one path component, writes stay in"),
     Layer("gibberish.redaction", 5, "credentials removed from source strings, messages, logs"),
     Layer("gibberish", 0, "the package itself: its version"),
 )
-
-TRANSITIONAL: dict[tuple[str, str], str] = {
-    ("gibberish.app", "gibberish.install.installer"): (
-        "Engine.installer, a delegating shim to gibberish.install.installer.installer_for "
-        "kept while other branches still call it (issue 27, item 1)"
-    ),
-    ("gibberish.app", "gibberish.voice.spoken"): (
-        "Engine.listen/may_listen/voice_*, delegating shims to gibberish.voice.spoken kept "
-        "while other branches still call them (issue 27, item 1)"
-    ),
-}
-"""(importing module, imported module) -> why the upward import stays for now."""
 
 
 def _module_name(path: Path) -> str:
@@ -203,7 +192,6 @@ def test_imports_point_down() -> None:
             for module in MODULES
             for imp in imports_of(module)
             if (rule := broken_rule(imp)) is not None
-            and (imp.importer, imp.target) not in TRANSITIONAL
         }
     )
     assert offenders == [], (
@@ -212,17 +200,11 @@ def test_imports_point_down() -> None:
     )
 
 
-def test_transitional_imports_still_exist() -> None:
-    """An entry whose import is gone must go too (the shims are meant to be removed)."""
-    present = {(i.importer, i.target) for m in MODULES for i in imports_of(m)}
-    assert [key for key in TRANSITIONAL if key not in present] == []
-
-
 def _graph() -> dict[str, set[str]]:
     """Module -> the gibberish modules it imports when it runs. Left out: an import of
     one's own parent package (Python has always loaded the parent first, so it closes no
-    loop), imports under ``TYPE_CHECKING`` (never run; they count for the layers), and the
-    TRANSITIONAL shims (function-level, listed to be removed)."""
+    loop), and imports under ``TYPE_CHECKING`` (never run; they count for the
+    layers)."""
     graph: dict[str, set[str]] = {}
     for module in MODULES:
         graph[module] = {
@@ -232,7 +214,6 @@ def _graph() -> dict[str, set[str]]:
             and imp.target != module
             and not _is_ancestor(imp.target, module)
             and not imp.typing_only
-            and (module, imp.target) not in TRANSITIONAL  # listed, and leaving
         }
     return graph
 

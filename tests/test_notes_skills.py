@@ -19,7 +19,7 @@ from gibberish.trust.decision import DecisionKind
 def engine() -> Engine:
     engine = Engine(EngineOptions(include_user=False))
     yield engine
-    engine.cancel_all()
+    engine.runs.cancel_all()
 
 
 def notes_file() -> Path:
@@ -28,25 +28,27 @@ def notes_file() -> Path:
 
 def test_reading_notes_never_asks(engine: Engine) -> None:
     for tool, args in (("notes.read_notes", {}), ("notes.search_notes", {"text": "milk"})):
-        prepared = engine.prepare(tool, args)
+        prepared = engine.runs.prepare(tool, args)
         assert prepared.decision.kind is DecisionKind.RUN, prepared.decision.reason
 
 
 def test_writing_a_note_asks_to_confirm(engine: Engine) -> None:
-    prepared = engine.prepare("take-note.add_note", {"text": "buy milk"})
+    prepared = engine.runs.prepare("take-note.add_note", {"text": "buy milk"})
     assert prepared.decision.kind is not DecisionKind.RUN
 
 
 def test_a_note_lands_under_xdg_data_home_and_reads_back(engine: Engine) -> None:
-    added = engine.run(engine.prepare("take-note.add_note", {"text": "Buy MILK"}), confirmed=True)
+    added = engine.runs.run(
+        engine.runs.prepare("take-note.add_note", {"text": "Buy MILK"}), confirmed=True
+    )
     assert added.envelope.success, added.envelope.output
     assert notes_file().read_text().rstrip().endswith("Buy MILK")
     assert not (Path.home() / ".local" / "share" / "gibberish" / "notes.md").exists()
 
-    read = engine.run(engine.prepare("notes.read_notes", {"count": 5}))
+    read = engine.runs.run(engine.runs.prepare("notes.read_notes", {"count": 5}))
     assert read.envelope.success and "Buy MILK" in read.envelope.output
 
-    found = engine.run(engine.prepare("notes.search_notes", {"text": "milk"}))
+    found = engine.runs.run(engine.runs.prepare("notes.search_notes", {"text": "milk"}))
     assert "Buy MILK" in found.envelope.output
-    missing = engine.run(engine.prepare("notes.search_notes", {"text": "bread"}))
+    missing = engine.runs.run(engine.runs.prepare("notes.search_notes", {"text": "bread"}))
     assert "No note contains 'bread'" in missing.envelope.output

@@ -88,7 +88,7 @@ def test_what_runs_is_what_was_approved_while_a_script_is_swapped(
     engine: Engine, root: Path
 ) -> None:
     folder = make_skill(root)
-    engine.approve(engine.prepare("swap.hello"))
+    engine.trust.approve_prepared(engine.runs.prepare("swap.hello"))
     stop = threading.Event()
     swapper = threading.Thread(target=_swap_forever, args=(folder / "scripts/hello.sh", stop))
     swapper.start()
@@ -97,8 +97,8 @@ def test_what_runs_is_what_was_approved_while_a_script_is_swapped(
     try:
         for _ in range(150):
             try:
-                prepared = engine.prepare("swap.hello")
-                outputs.append(engine.run(prepared).envelope.output.strip())
+                prepared = engine.runs.prepare("swap.hello")
+                outputs.append(engine.runs.run(prepared).envelope.output.strip())
             except EngineError:
                 refused += 1
     finally:
@@ -112,8 +112,8 @@ def test_what_runs_is_what_was_approved_while_a_script_is_swapped(
 def test_even_a_write_skill_cannot_change_its_own_folder(engine: Engine, root: Path) -> None:
     """It runs from a read-only snapshot, which is deleted after the run."""
     folder = make_skill(root, read_only=False, script='#!/bin/sh\necho changed >> "$0"\n')
-    prepared = engine.prepare("swap.hello")
-    result = engine.run(prepared, confirmed=True)
+    prepared = engine.runs.prepare("swap.hello")
+    result = engine.runs.run(prepared, confirmed=True)
     assert "Read-only file system" in result.envelope.output
     assert (folder / "scripts/hello.sh").read_text() == '#!/bin/sh\necho changed >> "$0"\n'
     assert not list((paths.cache_dir() / "snapshots").iterdir())
@@ -141,15 +141,15 @@ def test_the_web_skill_still_reaches_the_session_bus(
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
     engine = Engine(EngineOptions(include_user=False))
     try:
-        prepared = engine.prepare("web.open_url", {"url": "https://example.org/"})
-        result = engine.run(prepared, confirmed=True)
+        prepared = engine.runs.prepare("web.open_url", {"url": "https://example.org/"})
+        result = engine.runs.run(prepared, confirmed=True)
         bus.settimeout(5)
         connection, _ = bus.accept()
         connection.close()
     finally:
         bus.close()
     assert result.envelope.output.strip() == "Opened https://example.org/"
-    web = engine.skill("web")
+    web = engine.library.require("web")
     assert Sandbox(read_only=web.read_only, network=web.network).desktop
 
 
@@ -166,16 +166,16 @@ def test_without_bwrap_a_user_read_only_skill_asks_every_time(
     engine: Engine, root: Path, no_sandbox
 ) -> None:
     make_skill(root)
-    engine.approve(engine.prepare("swap.hello"))
-    prepared = engine.prepare("swap.hello")
+    engine.trust.approve_prepared(engine.runs.prepare("swap.hello"))
+    prepared = engine.runs.prepare("swap.hello")
     assert prepared.decision.asks and not prepared.decision.first_run
     assert "sandbox" in prepared.decision.reason
-    assert engine.run(prepared, confirmed=True).envelope.output == "approved\n"
+    assert engine.runs.run(prepared, confirmed=True).envelope.output == "approved\n"
 
 
 def test_without_bwrap_bundled_read_only_tools_still_run(no_sandbox) -> None:
     engine = Engine(EngineOptions(include_user=False))
-    assert engine.prepare("system.uptime").decision.runs
+    assert engine.runs.prepare("system.uptime").decision.runs
 
 
 @requires_bwrap
@@ -183,8 +183,8 @@ def test_with_bwrap_an_approved_read_only_skill_runs_without_asking(
     engine: Engine, root: Path
 ) -> None:
     make_skill(root)
-    engine.approve(engine.prepare("swap.hello"))
-    assert engine.prepare("swap.hello").decision.runs
+    engine.trust.approve_prepared(engine.runs.prepare("swap.hello"))
+    assert engine.runs.prepare("swap.hello").decision.runs
 
 
 def test_a_bwrap_that_cannot_create_namespaces_means_no_sandbox(
@@ -205,7 +205,7 @@ def test_a_bwrap_that_cannot_create_namespaces_means_no_sandbox(
         make_skill(root, read_only=False)
         status = engine.sandbox_status()
         assert not status.active and "No permissions" in status.detail
-        result = engine.run(engine.prepare("swap.hello"), confirmed=True)
+        result = engine.runs.run(engine.runs.prepare("swap.hello"), confirmed=True)
         assert result.envelope.output == "approved\n"
         notices = engine.notices()
         assert any("bubblewrap" in n and "No permissions" in n for n in notices)
@@ -218,9 +218,9 @@ import json, os, sys
 from gibberish.app import Engine, EngineOptions
 engine = Engine(EngineOptions(include_user=False))
 path = f"/proc/{os.getpid()}/environ"
-prepared = engine.prepare("files.read_file", {"path": path, "lines": 5})
+prepared = engine.runs.prepare("files.read_file", {"path": path, "lines": 5})
 assert prepared.decision.runs, prepared.decision.reason
-print(json.dumps(engine.run(prepared).envelope.output))
+print(json.dumps(engine.runs.run(prepared).envelope.output))
 """
 
 

@@ -17,8 +17,8 @@ from tests.skills.fixtures.skillkit import make_skill
 def test_a_gui_skill_gets_the_display_in_its_sandbox(root: Path, gui: bool) -> None:
     make_skill(root, "viewer", extra=f"read_only: true\ngui: {str(gui).lower()}")
     engine = Engine(EngineOptions(extra_skills_dirs=(root,), include_bundled=False))
-    engine.approve_skill("viewer")
-    spec = engine.run_spec(engine.prepare("viewer.hello"))
+    engine.trust.approve_skill_by_name("viewer")
+    spec = engine.runs.run_spec(engine.runs.prepare("viewer.hello"))
     try:
         assert spec.sandbox is not None and spec.sandbox.gui is gui
         assert spec.sandbox.blocks_unix_sockets is not gui  # offline: the filter, unless gui
@@ -30,14 +30,14 @@ def test_only_a_model_started_run_has_credential_places_hidden(root: Path, tmp_p
     planted = plant(tmp_path)
     make_skill(root, "reader", extra="read_only: true\ncredentials: [~/.kube]")
     engine = Engine(EngineOptions(extra_skills_dirs=(root,), include_bundled=False))
-    engine.approve_skill("reader")
-    person = engine.prepare("reader.hello", context_dir=planted.project)
-    model = engine.prepare("reader.hello", context_dir=planted.project, origin=RunOrigin.MODEL)
+    engine.trust.approve_skill_by_name("reader")
+    person = engine.runs.prepare("reader.hello", context_dir=planted.project)
+    model = engine.runs.prepare("reader.hello", context_dir=planted.project, origin=RunOrigin.MODEL)
     assert person.hidden == ()
     hidden = set(model.hidden)
     assert str(planted.files["ssh"].parent) in hidden and str(planted.files["dotenv"]) in hidden
     assert str(planted.files["kube"].parent) not in hidden  # declared and approved
-    spec = engine.run_spec(model)
+    spec = engine.runs.run_spec(model)
     try:
         assert spec.sandbox is not None and set(spec.sandbox.hidden) == hidden
     finally:

@@ -61,7 +61,7 @@ def test_launch_asks_the_form_then_the_approval_then_is_ready(engine: Engine) ->
     assert prompts.forms == ["echoer.say"] and prompts.approvals == ["echoer.say"]
     assert launched.prepared is not None and launched.confirmed and not launched.failure
     assert launched.prepared.argv == ("echo", "x")
-    assert engine.run(launched.prepared, confirmed=True).envelope.output == "x\n"
+    assert engine.runs.run(launched.prepared, confirmed=True).envelope.output == "x\n"
 
 
 @requires_sandbox
@@ -83,7 +83,7 @@ def test_without_a_sandbox_always_is_remembered_and_a_read_only_tool_still_asks(
     prompts = Prompts(answer=Answer.ALWAYS)
     flow = session(engine, prompts, [])
     assert flow.launch("echoer.hi", context=engine.mode_context()).prepared is not None
-    assert [a.skill for a in engine.approvals.list()] == ["echoer"]
+    assert [a.skill for a in engine.trust.approvals.list()] == ["echoer"]
     prompts.answer = Answer.ONCE
     again = flow.launch("echoer.hi", context=engine.mode_context())
     assert prompts.approvals == ["echoer.hi", "echoer.hi"]
@@ -108,9 +108,9 @@ def test_unknown_tools_and_bad_values_are_failures_not_exceptions(engine: Engine
 
 
 def test_a_refused_decision_is_shown_and_never_ready(engine: Engine, monkeypatch) -> None:
-    original = engine.prepare
+    original = engine.runs.prepare
     monkeypatch.setattr(
-        engine,
+        engine.runs,
         "prepare",
         lambda *a, **k: replace(original(*a, **k), decision=Decision.refuse("Blocked.")),
     )
@@ -122,7 +122,7 @@ def test_a_refused_decision_is_shown_and_never_ready(engine: Engine, monkeypatch
 def test_reload_announces_a_skill_that_broke_and_recovered(engine: Engine, root: Path) -> None:
     notices: list[Notice] = []
     flow = session(engine, Prompts(), notices)
-    engine.skills()
+    engine.library.skills()
     skill_md = root / "echoer" / "SKILL.md"
     good = skill_md.read_text()
     skill_md.write_text("---\nname: echoer\n---\n")
@@ -134,7 +134,7 @@ def test_reload_announces_a_skill_that_broke_and_recovered(engine: Engine, root:
 
 
 def test_yes_covers_a_confirmation_but_not_what_a_model_chose_unapproved(engine: Engine) -> None:
-    prepared = engine.prepare("echoer.hi")
+    prepared = engine.runs.prepare("echoer.hi")
     assert never_approved(prepared)
     asked: list[str] = []
 

@@ -317,35 +317,35 @@ def _pictures(out_dir: Path) -> list[Path]:
     save(controller.menu, "tray-menu")
 
     # Parameter form.
-    target = engine.find_tool("photos.resize_images")
+    target = engine.library.find_tool("photos.resize_images")
     form = ParameterForm(
         target.skill,
         target.tool,
-        lambda args: engine.render(target, args),
+        lambda args: engine.runs.render(target, args),
         prefilled={"folder": "~/Pictures/Lisbon 2025", "formats": ["jpg", "heic"]},
     )
     save(form, "parameter-form")
 
     # Approvals: a confirm for a bundled tool that changes things, a changed user
     # skill, an untrusted import.
-    confirm = engine.prepare("take-note.add_note", {"text": "Call the plumber on Monday"})
+    confirm = engine.runs.prepare("take-note.add_note", {"text": "Call the plumber on Monday"})
     save(ApprovalDialog(confirm), "approval-confirm")
-    first = engine.prepare("photos.list_large")
-    engine.approve(first)
+    first = engine.runs.prepare("photos.list_large")
+    engine.trust.approve_prepared(first)
     # What "Trust this version" in the dialog does too: keep a copy to diff against.
     from gibberish.trust import approved_copies
 
     approved_copies.keep(first.skill.directory, first.fingerprint.files)
     (user_skills / "photos" / "large.sh").write_text("#!/bin/sh\nfind . -size +5M\n")
     (user_skills / "photos" / "upload.sh").write_text("#!/bin/sh\necho upload\n")
-    changed = engine.prepare("photos.list_large")
+    changed = engine.runs.prepare("photos.list_large")
     save(ApprovalDialog(changed), "approval-changed")
-    untrusted = engine.prepare("weather.forecast", {"city": "Lisbon"})
+    untrusted = engine.runs.prepare("weather.forecast", {"city": "Lisbon"})
     save(ApprovalDialog(untrusted), "approval-untrusted")
 
     # Result windows from real runs.
     def run(ref: str, name: str, after: Callable[[object], None] | None = None) -> None:
-        prepared = engine.prepare(ref, context_dir=project_dir)
+        prepared = engine.runs.prepare(ref, context_dir=project_dir)
         session = controller.runs.start(prepared, confirmed=True, show=True)
         deadline = time.monotonic() + 60
         while session.result is None and time.monotonic() < deadline:
@@ -361,7 +361,7 @@ def _pictures(out_dir: Path) -> list[Path]:
 
     def typing_bar() -> CommandBar:
         bar = CommandBar()
-        bar.set_tools(engine.tools())
+        bar.set_tools(engine.library.tools())
         bar.popup()
         bar.input.setText("photo")
         pump(30)
@@ -373,12 +373,12 @@ def _pictures(out_dir: Path) -> list[Path]:
 
     # The same windows in a dark palette (new widgets: they take the palette when built).
     app.setPalette(dark_palette())
-    save(ApprovalDialog(engine.prepare("photos.list_large")), "approval-changed-dark")
+    save(ApprovalDialog(engine.runs.prepare("photos.list_large")), "approval-changed-dark")
     save(
         ParameterForm(
             target.skill,
             target.tool,
-            lambda args: engine.render(target, args),
+            lambda args: engine.runs.render(target, args),
             prefilled={"folder": "~/Pictures/Lisbon 2025", "formats": ["jpg", "heic"]},
         ),
         "parameter-form-dark",
@@ -395,7 +395,7 @@ def _pictures(out_dir: Path) -> list[Path]:
     pump(400)  # a few spinner frames, so the ring is caught mid-turn
     save(bar, "command-bar-asking")
 
-    # …and when the model server is not running: a real ``Engine.route`` against a port
+    # …and when the model server is not running: a real ``engine.feed.route`` against a port
     # nothing listens on, shown as the controller shows it (the message, then the closest
     # tools by fuzzy match).
     import dataclasses
@@ -411,7 +411,7 @@ def _pictures(out_dir: Path) -> list[Path]:
     )
     engine.update_settings(dataclasses.replace(engine.settings, model=model))
     request = "show me the last 5 commits"
-    outcome = outcome_of(engine.route(request), model.model)
+    outcome = outcome_of(engine.feed.route(request), model.model)
     assert isinstance(outcome, Choices) and outcome.failed, outcome
     bar.popup(request)
     bar.show_choices(

@@ -11,8 +11,9 @@ model).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from gibberish.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from gibberish.assistant.budget import (
@@ -189,14 +190,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_MODULES})
+__getattr__, __dir__ = lazy_exports(__name__, _MODULES)

@@ -1,6 +1,6 @@
 """``gibberish prompt``, ``gibberish parse-call`` and ``gibberish ask``: the model feed.
 
-A model's call is a proposal: ``ask`` puts every call through ``Engine.prepare`` and the
+A model's call is a proposal: ``ask`` puts every call through ``engine.runs.prepare`` and the
 same approve-and-run path as ``gibberish run`` (in the caller's working folder, as ``run``
 does), so a model can never skip an approval. When the model proposes several calls, each
 is shown and run in turn; a call that cannot run (missing arguments, an unusually large

@@ -28,6 +28,10 @@ def stdin_is_tty() -> bool:
     return sys.stdin is not None and sys.stdin.isatty()
 
 
+REACH_LABELS = {"gui": "display", "credentials": "reads", "reads-outside": "outside"}
+"""The prompt's short label for each of ``PreparedRun.reaches``."""
+
+
 def describe(prepared: PreparedRun) -> str:
     """The facts a person needs before approving, in the same order as the tray dialog."""
     decision = prepared.decision
@@ -46,13 +50,9 @@ def describe(prepared: PreparedRun) -> str:
     lines.append(f"  folder    {printable(str(prepared.cwd))}")
     lines.append(f"  timeout   {prepared.timeout:g} s")
     lines.append(f"  network   {'yes' if prepared.network else 'no'}")
-    if skill.gui:
-        lines.append("  display   yes (gui: it may open windows; the session bus stays hidden)")
-    if skill.credentials:
-        shown = ", ".join(skill.credentials)
-        lines.append(f"  reads     {printable(shown)} (credentials it declares, even for a model)")
-    for path in decision.reads_outside:
-        lines.append(f"  outside   {printable(path)} (the model chose it; outside the project)")
+    for reach in prepared.reaches:
+        shown = printable(", ".join(reach.what))
+        lines.append(f"  {REACH_LABELS[reach.key]:<9} {shown} ({reach.why})")
     if prepared.secrets:
         lines.append(f"  secrets   {printable(', '.join(prepared.secrets))} (given to this run)")
     lines.extend(f"  also runs {printable(line)}" for line in prepared.also_runs)
@@ -109,7 +109,7 @@ def _emit(envelope: Envelope, compact: bool) -> None:
 def refuse(message: str, *, compact: bool) -> NoReturn:
     """Nothing ran: say why on stderr and print the ``exit_code: null`` envelope."""
     click.secho(f"gibberish: {printable(message)}", err=True, fg="red")
-    _emit(Engine.failure(message), compact)
+    _emit(Envelope.before_start(message), compact)
     raise SystemExit(1)
 
 

@@ -1,7 +1,7 @@
 """``gibberish listen`` and ``gibberish voice …``: speech → a proposed call, on a terminal.
 
 What was heard is a proposal like a model's call: ``listen`` puts it through
-``Engine.prepare`` and the same approve-and-run path as ``gibberish run`` and ``ask``.
+``engine.runs.prepare`` and the same approve-and-run path as ``gibberish run`` and ``ask``.
 """
 
 from __future__ import annotations

@@ -75,6 +75,12 @@ class PreparedRun:
         return explain.asks_again(self.skill, self.decision)
 
     @cached_property
+    def reaches(self) -> tuple[explain.Reach, ...]:
+        """What the run may reach beyond its folder (display, credentials, reads outside
+        the project), worded once for the dialog and the command line."""
+        return explain.reaches(self.skill, self.decision)
+
+    @cached_property
     def also_runs(self) -> tuple[str, ...]:
         """The programs outside the skill folder this tool starts, one line each."""
         return explain.also_runs(self.programs, self.tool.name)

@@ -21,7 +21,6 @@ from gibberish.engine.library import LibraryFacade
 from gibberish.engine.model import EngineError, PreparedRun, RecentRun, ToolRef
 from gibberish.engine.trust import TrustFacade
 from gibberish.runner import (
-    Envelope,
     RunHandle,
     RunResult,
     RunSpec,
@@ -303,8 +302,3 @@ class RunsFacade:
             handle.cancel()
         for handle in handles:
             handle.wait(wait)
-
-    @staticmethod
-    def failure(message: str) -> Envelope:
-        """The envelope for a request that never started (bad argument, refused approval)."""
-        return Envelope.before_start(message)

@@ -222,11 +222,12 @@ class GibberishMCP(MCPServer):
         self, exposed: ExposedTool, arguments: dict[str, Any], client: str = UNNAMED_CLIENT
     ) -> CallToolResult:
         """Prepare, decide, ask (through the tray) or refuse, run; the envelope is the result."""
-        from gibberish.app import Engine, EngineError, ToolRef
+        from gibberish.app import EngineError, ToolRef
+        from gibberish.runner import Envelope
         from gibberish.skills.render import RenderError
 
         def refuse(message: str) -> CallToolResult:
-            return _envelope_result(Engine.failure(message).to_dict(), error=True)
+            return _envelope_result(Envelope.before_start(message).to_dict(), error=True)
 
         try:
             prepared = self.engine.runs.prepare(

@@ -1,13 +1,16 @@
 """What the approval says in words, computed once on the prepared run for every front end.
 
-When the skill will ask again (the rules of docs/trust.md) and which programs outside its
-folder the tool starts — the tray's dialog and the command line's prompt show these same
-sentences, so the two never explain the trust policy differently.
+When the skill will ask again (the rules of docs/trust.md), which programs outside its
+folder the tool starts, and what the run may reach beyond its folder (the display,
+declared credentials, a model's reads outside the project) — the tray's dialog and the
+command line's prompt show these same sentences, so the two never explain the trust
+policy differently.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from gibberish.paths import home_short
@@ -47,3 +50,30 @@ def also_runs(programs: Iterable[OutsideProgram], tool: str) -> tuple[str, ...]:
         else:
             lines.append(f"{program.path} — a program of the system")
     return tuple(lines)
+
+
+@dataclass(frozen=True)
+class Reach:
+    """One thing a run may reach beyond its folder: ``what`` (names or paths, shown escaped
+    by the front end) and ``why`` it matters, one clause both front ends show verbatim."""
+
+    key: str
+    """A stable name: ``gui``, ``credentials`` or ``reads-outside``."""
+    title: str
+    what: tuple[str, ...]
+    why: str
+
+
+def reaches(skill: SkillDefinition, decision: Decision) -> tuple[Reach, ...]:
+    """What this run may reach beyond its folder, in the order the approval lists it."""
+    found = []
+    if skill.gui:
+        why = "it may open windows; the session bus stays hidden"
+        found.append(Reach("gui", "Display", ("yes",), why))
+    if skill.credentials:
+        why = "credentials it declares: it may read these, even when a model runs it"
+        found.append(Reach("credentials", "Credentials", tuple(skill.credentials), why))
+    if decision.reads_outside:
+        why = "the model chose it; outside the project"
+        found.append(Reach("reads-outside", "Reads outside", tuple(decision.reads_outside), why))
+    return tuple(found)

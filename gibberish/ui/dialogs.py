@@ -137,7 +137,7 @@ class Dialogs(QObject):
     def open_approvals(self, engine: Engine) -> None:
         from gibberish.ui.approval.approvals_dialog import ApprovalsDialog
 
-        dialog = ApprovalsDialog(engine)
+        dialog = ApprovalsDialog(engine.trust)
         self.keep("approvals", dialog)
         dialog.finished.connect(self._approvals_finished)
         dialog.open()

@@ -81,7 +81,7 @@ class BackgroundReload(QObject):
             if follow is not None:
                 engine.library.follow_project(follow)
             result.before = {s.name for s in engine.library.problems()}
-            result.changes = engine.reload()
+            result.changes = engine.library.reload()
             result.watch = watch_paths(*engine.library.watched_folders())
         except Exception as exc:  # shown by the GUI, which says what went wrong
             result.error = exc

@@ -8,7 +8,7 @@ the watched set is recomputed after every reload (``watch`` re-adds what is miss
 
 Events are debounced: a save is several events (create, modify, rename, chmod), a
 ``git checkout`` hundreds; ``changed`` fires once, ``DEBOUNCE_MS`` after the last one.
-The reload itself is ``Engine.reload()``, which re-reads only what changed; the tray runs
+The reload itself is ``engine.library.reload()``, which re-reads only what changed; the tray runs
 it and ``watch_paths`` on a worker thread (``reloader``) and only ``apply`` on its own.
 """
 

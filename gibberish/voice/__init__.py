@@ -8,8 +8,9 @@ call: the Engine puts it through the same checks, form and approval as a click.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from gibberish.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from gibberish.voice.audio import MicrophoneSource, WavSource, input_devices, read_wav
@@ -54,10 +55,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _HOME.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _HOME)

@@ -39,13 +39,13 @@ def test_context_menu_loads_unloads_and_pins(qtbot, tmp_path: Path) -> None:
         entries = context_entries(controller)
         guide = entries["context:guide"]
         assert guide.checkable and not guide.checked
-        assert f"~{engine.context_blocks()[0].tokens} tokens" in guide.text
+        assert f"~{engine.feed.context_blocks()[0].tokens} tokens" in guide.text
         assert "context:echoer" not in entries  # a skill with tools is not a context block
 
         guide.trigger()
-        assert engine.session_context == {"guide"}
+        assert engine.feed.session_context == {"guide"}
         assert context_entries(controller)["context:guide"].checked
-        assert '<context name="guide">' in engine.context_feed("release notes").text
+        assert '<context name="guide">' in engine.feed.context_feed("release notes").text
 
         menu = QMenu()
         populate_qmenu(menu, controller.menus.items(), lazy=False)
@@ -56,12 +56,12 @@ def test_context_menu_loads_unloads_and_pins(qtbot, tmp_path: Path) -> None:
             context.grab().save(os.environ["GIBBERISH_SHOT"])
 
         context_entries(controller)["context:guide"].trigger()  # unload
-        assert engine.session_context == set()
-        assert engine.context_feed("release notes").text == ""
+        assert engine.feed.session_context == set()
+        assert engine.feed.context_feed("release notes").text == ""
 
         context_entries(controller)["context:guide"].trigger()
         context_entries(controller)["context:pin-loaded"].trigger()
-        assert engine.session_context == set()
+        assert engine.feed.session_context == set()
         assert "pinned" in context_entries(controller)["context:guide"].text
     finally:
         controller.shutdown()

@@ -162,7 +162,7 @@ def test_ranks_like_the_plain_ranker_from_a_fresh_index(prepared: bool) -> None:
 
 
 def test_ranks_the_bundled_tools_like_the_plain_ranker() -> None:
-    tools = Engine(EngineOptions(include_user=False)).tools()
+    tools = Engine(EngineOptions(include_user=False)).library.tools()
     raw = [
         (t, t.tool.name, t.tool.description, f"{t.skill.name} {t.skill.description}") for t in tools
     ]

@@ -199,34 +199,34 @@ def library(tmp_path: Path):
     engine = Engine(
         EngineOptions(extra_skills_dirs=(root,), include_user=False, include_bundled=False)
     )
-    engine.ensure_loaded()
+    engine.library.ensure_loaded()
     return engine, root
 
 
 def test_the_index_is_reused_while_the_library_is_unchanged(library):
     engine, _ = library
-    first = engine.tool_index(Mode.DEV)
-    engine.reload()  # nothing changed on disk
-    assert engine.tool_index(Mode.DEV) is first
-    assert engine.catalog(Mode.DEV) is first.catalog
+    first = engine.feed.tool_index(Mode.DEV)
+    engine.library.reload()  # nothing changed on disk
+    assert engine.feed.tool_index(Mode.DEV) is first
+    assert engine.feed.catalog(Mode.DEV) is first.catalog
     client = Recorder()
     for _ in range(3):
-        engine.route("weather forecast", mode=Mode.DEV, client=client)
-    assert engine.tool_index(Mode.DEV) is first
-    assert engine.tool_index(Mode.WRITER) is not first  # another mode, another index
+        engine.feed.route("weather forecast", mode=Mode.DEV, client=client)
+    assert engine.feed.tool_index(Mode.DEV) is first
+    assert engine.feed.tool_index(Mode.WRITER) is not first  # another mode, another index
 
 
 def test_an_edited_skill_is_seen_by_the_next_request(library):
     engine, root = library
     client = Recorder()
-    engine.route("weather forecast", mode=Mode.DEV, client=client)
-    old = engine.tool_index(Mode.DEV)
+    engine.feed.route("weather forecast", mode=Mode.DEV, client=client)
+    old = engine.feed.tool_index(Mode.DEV)
     (root / "weather" / "SKILL.md").write_text(
         skill_md("weather", {"forecast": "Tell whether it will rain tomorrow, with umbrellas."})
     )
-    engine.reload()
-    result = engine.route("umbrellas", mode=Mode.DEV, client=client)
-    index = engine.tool_index(Mode.DEV)
+    engine.library.reload()
+    result = engine.feed.route("umbrellas", mode=Mode.DEV, client=client)
+    index = engine.feed.tool_index(Mode.DEV)
     assert index is not old
     assert result.offered[0] == "forecast"
     assert "umbrellas" in client.offered[-1][0]
@@ -238,46 +238,46 @@ def test_an_edited_skill_is_seen_by_the_next_request(library):
 
 def test_a_renamed_tool_is_offered_under_its_new_name_only(library):
     engine, root = library
-    engine.route("weather forecast", mode=Mode.DEV, client=Recorder())
+    engine.feed.route("weather forecast", mode=Mode.DEV, client=Recorder())
     (root / "weather" / "SKILL.md").write_text(
         skill_md("weather", {"outlook": "Show the weather forecast for a city."})
     )
-    engine.reload()
-    catalog = engine.catalog(Mode.DEV)
+    engine.library.reload()
+    catalog = engine.feed.catalog(Mode.DEV)
     assert "outlook" in catalog and "forecast" not in catalog
-    result = engine.route("weather forecast", mode=Mode.DEV, client=Recorder())
+    result = engine.feed.route("weather forecast", mode=Mode.DEV, client=Recorder())
     assert result.offered[0] == "outlook" and "forecast" not in result.offered
 
 
 def test_a_removed_skill_is_never_offered(library):
     engine, root = library
-    engine.route("weather forecast", mode=Mode.DEV, client=Recorder())
+    engine.feed.route("weather forecast", mode=Mode.DEV, client=Recorder())
     shutil.rmtree(root / "weather")
-    engine.reload()
+    engine.library.reload()
     client = Recorder()
     for request in ("weather forecast", "show the weather forecast for a city", "forecast"):
-        result = engine.route(request, mode=Mode.DEV, client=client)
+        result = engine.feed.route(request, mode=Mode.DEV, client=client)
         assert "forecast" not in result.offered
-    assert "forecast" not in engine.catalog(Mode.DEV)
+    assert "forecast" not in engine.feed.catalog(Mode.DEV)
     assert all("weather" not in d for offered in client.offered for d in offered)
 
 
 def test_an_added_skill_is_offered_at_once(library):
     engine, root = library
-    engine.route("anything", mode=Mode.DEV, client=Recorder())
+    engine.feed.route("anything", mode=Mode.DEV, client=Recorder())
     (root / "tides").mkdir()
     (root / "tides" / "SKILL.md").write_text(
         skill_md("tides", {"high_tide": "When is high tide at the harbour."})
     )
-    engine.reload()
-    result = engine.route("high tide harbour", mode=Mode.DEV, client=Recorder())
+    engine.library.reload()
+    result = engine.feed.route("high tide harbour", mode=Mode.DEV, client=Recorder())
     assert result.offered[0] == "high_tide"
 
 
 def test_the_mode_decides_what_is_offered(library):
     engine, _ = library
-    writer = engine.route("check the spelling", mode=Mode.WRITER, client=Recorder())
-    dev = engine.route("check the spelling", mode=Mode.DEV, client=Recorder())
+    writer = engine.feed.route("check the spelling", mode=Mode.WRITER, client=Recorder())
+    dev = engine.feed.route("check the spelling", mode=Mode.DEV, client=Recorder())
     assert writer.offered[0] == "spellcheck"
     assert "spellcheck" not in dev.offered
 
@@ -285,7 +285,7 @@ def test_the_mode_decides_what_is_offered(library):
 def test_requests_from_many_threads_during_reloads_never_see_a_removed_skill(library):
     engine, root = library
     shutil.rmtree(root / "weather")
-    engine.reload()
+    engine.library.reload()
     seen: list[tuple[str, ...]] = []
     errors: list[BaseException] = []
 
@@ -293,7 +293,7 @@ def test_requests_from_many_threads_during_reloads_never_see_a_removed_skill(lib
         try:
             for _ in range(20):
                 seen.append(
-                    engine.route("weather forecast", mode=Mode.DEV, client=Recorder()).offered
+                    engine.feed.route("weather forecast", mode=Mode.DEV, client=Recorder()).offered
                 )
         except BaseException as exc:
             errors.append(exc)
@@ -305,7 +305,7 @@ def test_requests_from_many_threads_during_reloads_never_see_a_removed_skill(lib
         (root / f"pack-{i}" / "SKILL.md").write_text(
             skill_md(f"pack-{i}", {f"list_{i}": f"List the things of pack {i}, again {i}."})
         )
-        engine.reload()
+        engine.library.reload()
     for t in threads:
         t.join()
     assert not errors
@@ -326,15 +326,15 @@ def test_the_fuzzy_router_follows_edits_and_removals(library):
 
     engine, root = library
     router = FuzzyRouter()
-    assert router.propose("weather forecast", engine.tools()).ref == "weather.forecast"
+    assert router.propose("weather forecast", engine.library.tools()).ref == "weather.forecast"
     (root / "weather" / "SKILL.md").write_text(
         skill_md("weather", {"forecast": "Tell whether umbrellas are needed tomorrow."})
     )
-    engine.reload()
-    assert router.propose("umbrellas", engine.tools()).ref == "weather.forecast"
+    engine.library.reload()
+    assert router.propose("umbrellas", engine.library.tools()).ref == "weather.forecast"
     shutil.rmtree(root / "weather")
-    engine.reload()
-    proposal = router.propose("umbrellas forecast", engine.tools())
+    engine.library.reload()
+    proposal = router.propose("umbrellas forecast", engine.library.tools())
     assert proposal is None or not proposal.ref.startswith("weather.")
 
 

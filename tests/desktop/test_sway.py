@@ -55,14 +55,14 @@ def test_the_mode_follows_the_focused_window_and_git_status_runs_in_its_repo(
     context = engine.mode_context()
     assert context.mode is Mode.DEV and context.focus.app == "foot"
     assert context.focus.cwd == second  # the shell inside the focused foot
-    run = engine.run(engine.prepare("git.git_status", context_dir=context.focus.cwd))
+    run = engine.runs.run(engine.runs.prepare("git.git_status", context_dir=context.focus.cwd))
     assert run.cwd == second and "beta-only.txt" in run.envelope.output
     assert "alpha-only.txt" not in run.envelope.output
 
     sway_session.focus(alpha.pid)
     context = engine.mode_context()
     assert context.focus.cwd == first and context.mode is Mode.DEV
-    run = engine.run(engine.prepare("git.git_status", context_dir=context.focus.cwd))
+    run = engine.runs.run(engine.runs.prepare("git.git_status", context_dir=context.focus.cwd))
     assert run.cwd == first and "alpha-only.txt" in run.envelope.output
 
 

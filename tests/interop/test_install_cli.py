@@ -62,12 +62,12 @@ def test_installed_skill_is_untrusted_asks_with_its_source_and_runs(
     )
     assert gib("install", str(zipped), "--yes").exit_code == 0
     engine = Engine(EngineOptions(include_bundled=False))
-    skill = engine.skill("alpha")
+    skill = engine.library.require("alpha")
     assert skill.trust is Trust.UNTRUSTED
-    prepared = engine.prepare("alpha.hello")
+    prepared = engine.runs.prepare("alpha.hello")
     assert prepared.decision.kind is DecisionKind.ASK
     assert f"Source: {zipped}" in (prepared.decision.banner or "")
-    result = engine.run(prepared, confirmed=True)
+    result = engine.runs.run(prepared, confirmed=True)
     assert result.envelope.success and "installed-and-ran" in result.envelope.output
     listing = gib("skills", "list", "--json")
     trust = {entry["name"]: entry["trust"] for entry in json.loads(listing.output)}

@@ -26,8 +26,8 @@ def test_update_shows_changes_and_needs_approval_again(tmp_path, gib, user_skill
     repo = git_repo(tmp_path / "repo", {"pdf/SKILL.md": skill_text("pdf", command="echo v1")})
     assert gib("install", f"file://{repo}#main:pdf", "--yes").exit_code == 0
     engine = Engine(EngineOptions(include_bundled=False))
-    prepared = engine.prepare("pdf.hello")
-    engine.approve(prepared)
+    prepared = engine.runs.prepare("pdf.hello")
+    engine.trust.approve_prepared(prepared)
     assert "up to date" in gib("update", "pdf", "--yes").output
     assert "no" in gib("installed", "--check").output.splitlines()[1]
     commit_files(
@@ -45,7 +45,7 @@ def test_update_shows_changes_and_needs_approval_again(tmp_path, gib, user_skill
     assert "updated; its next run asks for approval again" in result.output
     assert "echo v2" in (user_skills / "pdf" / "SKILL.md").read_text()
     engine = Engine(EngineOptions(include_bundled=False))
-    decision = engine.prepare("pdf.hello").decision
+    decision = engine.runs.prepare("pdf.hello").decision
     assert decision.changed_files and "SKILL.md" in decision.changed_files.modified
     record = json.loads((user_skills / "pdf" / ".gibberish-source.json").read_text())
     assert record["resolved"] == git(repo, "rev-parse", "HEAD")
@@ -129,13 +129,13 @@ def test_project_skills_load_when_the_context_folder_is_inside_the_project(tmp_p
         gib("install", f"file://{repo}#main:a", "--project", str(project), "--yes").exit_code == 0
     )
     engine = Engine(EngineOptions(include_bundled=False))
-    assert "projonly" not in {s.name for s in engine.skills()}
-    assert engine.use_project_of(project / "src" / "deep") is True
-    skill = engine.skill("projonly")
+    assert "projonly" not in {s.name for s in engine.library.skills()}
+    assert engine.library.follow_project(project / "src" / "deep") is True
+    skill = engine.library.require("projonly")
     assert skill.trust.value == "untrusted"
-    assert engine.use_project_of(project / "src") is False  # same project: nothing reloads
-    assert engine.use_project_of(tmp_path) is True
-    assert "projonly" not in {s.name for s in engine.skills()}
+    assert engine.library.follow_project(project / "src") is False  # same project: nothing reloads
+    assert engine.library.follow_project(tmp_path) is True
+    assert "projonly" not in {s.name for s in engine.library.skills()}
 
 
 def test_the_focused_apps_folder_brings_in_the_project_skills(tmp_path, gib) -> None:
@@ -163,7 +163,7 @@ def test_the_focused_apps_folder_brings_in_the_project_skills(tmp_path, gib) -> 
     detector = ModeDetector(focus=focus, microphone=Quiet(), process_names=set)
     engine = Engine(EngineOptions(include_bundled=False), detector=detector)
     engine.follow_focus(engine.mode_context())  # an explicit call: the query changes nothing
-    assert "projonly" in {s.name for s in engine.skills()}
+    assert "projonly" in {s.name for s in engine.library.skills()}
     focus.cwd = tmp_path
     engine.follow_focus(engine.mode_context())
-    assert "projonly" not in {s.name for s in engine.skills()}
+    assert "projonly" not in {s.name for s in engine.library.skills()}

@@ -12,6 +12,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 
 from gibberish import paths
 from gibberish.app import Engine, EngineOptions
+from gibberish.install.installer import installer_for
 from gibberish.ui.install.dialog import InstallDialog
 from gibberish.ui.menu.launcher import LauncherWindow, dropped_source
 from tests.interop.builders import skill_text, write_skill, zip_with
@@ -25,7 +26,7 @@ def engine() -> Engine:
 
 
 def _open(qtbot, engine: Engine, source: str) -> InstallDialog:
-    dialog = InstallDialog(engine.installer, source)
+    dialog = InstallDialog(lambda project=None: installer_for(engine, project), source)
     qtbot.addWidget(dialog)
     dialog.show()
     qtbot.waitUntil(

@@ -61,8 +61,8 @@ def test_a_skills_folder_lists_them_as_instructions_never_as_problems(
     write_all(user_skills)
     write_skill(user_skills, "tooled")
     engine = Engine(EngineOptions(include_bundled=False))
-    assert engine.problems() == []
-    assert {s.name: s.kind for s in engine.skills()} == {
+    assert engine.library.problems() == []
+    assert {s.name: s.kind for s in engine.library.skills()} == {
         **dict.fromkeys(SHAPES, "instructions"),
         "tooled": "tools",
     }

@@ -115,7 +115,7 @@ def test_the_tray_refuses_a_request_that_differs_from_what_it_would_run(
         EngineOptions(extra_skills_dirs=(skills_dir,), include_user=False, include_bundled=False)
     )
     approvals = McpApprovals(lambda: engine, NeverAsked())
-    prepared = engine.prepare("writer.mark", {"folder": str(tmp_path)})
+    prepared = engine.runs.prepare("writer.mark", {"folder": str(tmp_path)})
     replies: list[bytes] = []
     for argv, digest in (
         (("touch", "/etc/other"), prepared.fingerprint.digest),

@@ -39,8 +39,8 @@ def project_with(root: Path, name: str = "helper") -> Path:
 
 def prepared_in(folder: Path, ref: str = "helper.hello"):  # type: ignore[no-untyped-def]
     engine = Engine(EngineOptions())
-    engine.use_project_of(folder)
-    return engine.prepare(ref)
+    engine.library.follow_project(folder)
+    return engine.runs.prepare(ref)
 
 
 @pytest.mark.parametrize("where", [".", "src/deep"])

@@ -37,16 +37,16 @@ def project_with(root: Path, *names: str) -> Path:
 
 def engine_in(folder: Path) -> Engine:
     engine = Engine(EngineOptions())
-    engine.use_project_of(folder)
+    engine.library.follow_project(folder)
     return engine
 
 
 def test_an_untrusted_project_skill_loads_untrusted_and_asks_with_a_warning(tmp_path) -> None:
     project = project_with(tmp_path / "clone", "helper")
     engine = engine_in(project / "src" if (project / "src").mkdir() is None else project)
-    skill = engine.skill("helper")
+    skill = engine.library.require("helper")
     assert skill.trust is Trust.UNTRUSTED
-    decision = engine.prepare("helper.hello").decision
+    decision = engine.runs.prepare("helper.hello").decision
     assert decision.banner and not decision.can_always_allow
 
 
@@ -61,10 +61,10 @@ def test_an_untrusted_project_never_replaces_your_skill_and_says_so(
         (mine / "SKILL.md").write_text(skill_text("mine", command="echo mine"), "utf-8")
     project = project_with(tmp_path / "clone", name)
     engine = engine_in(project)
-    kept = engine.skill(name)
+    kept = engine.library.require(name)
     assert kept.trust is (Trust.BUNDLED if shadowed == "bundled" else Trust.USER)
     assert not str(kept.directory).startswith(str(project))
-    warning = engine.overrides()[name].message
+    warning = engine.library.overrides()[name].message
     assert str(project) in warning and "untrusted" in warning
 
 
@@ -74,12 +74,12 @@ def test_trusting_the_folder_makes_its_skills_the_persons_own(tmp_path: Path) ->
     result = runner.invoke(cli, ["project", "trust", str(project / ".gibberish")])
     assert result.exit_code == 0 and "helper" in result.output
     engine = engine_in(project)
-    assert engine.skill("helper").trust is Trust.USER
-    assert str(engine.skill("git").directory).startswith(str(project))  # first, as chosen
-    assert "overrides the bundled" in engine.overrides()["git"].message
+    assert engine.library.require("helper").trust is Trust.USER
+    assert str(engine.library.require("git").directory).startswith(str(project))  # first, as chosen
+    assert "overrides the bundled" in engine.library.overrides()["git"].message
     assert str(project) in runner.invoke(cli, ["project", "list"]).output
     assert runner.invoke(cli, ["project", "untrust", str(project)]).exit_code == 0
-    assert engine_in(project).skill("helper").trust is Trust.UNTRUSTED
+    assert engine_in(project).library.require("helper").trust is Trust.UNTRUSTED
 
 
 def test_trust_follows_the_real_folder_not_the_path(tmp_path: Path) -> None:
@@ -87,19 +87,19 @@ def test_trust_follows_the_real_folder_not_the_path(tmp_path: Path) -> None:
     projects.trust(project)
     link = tmp_path / "link"
     os.symlink(project, link)
-    assert engine_in(link).skill("helper").trust is Trust.USER
+    assert engine_in(link).library.require("helper").trust is Trust.USER
     copy = tmp_path / "copy"
     shutil.copytree(project, copy)
-    assert engine_in(copy).skill("helper").trust is Trust.UNTRUSTED
+    assert engine_in(copy).library.require("helper").trust is Trust.UNTRUSTED
 
 
 def test_the_engine_switches_when_the_person_trusts_the_folder_mid_session(tmp_path) -> None:
     project = project_with(tmp_path / "clone", "helper")
     engine = engine_in(project)
-    assert engine.skill("helper").trust is Trust.UNTRUSTED
+    assert engine.library.require("helper").trust is Trust.UNTRUSTED
     projects.trust(project)
-    assert engine.use_project_of(project) is True
-    assert engine.skill("helper").trust is Trust.USER
+    assert engine.library.follow_project(project) is True
+    assert engine.library.require("helper").trust is Trust.USER
 
 
 def test_the_cli_in_an_untrusted_project_lists_its_skills_as_untrusted(

@@ -158,7 +158,7 @@ def test_the_web_page_does_not_serve_a_skill_that_failed_to_load(planted: Path) 
     engine = Engine(
         EngineOptions(extra_skills_dirs=(planted,), include_bundled=False, include_user=False)
     )
-    app = create_app(engine.skills)
+    app = create_app(engine.library.skills)
     client = TestClient(
         app, base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {app.state.token}"}
     )

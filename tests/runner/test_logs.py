@@ -68,6 +68,6 @@ def test_the_engine_prunes_its_run_logs() -> None:
     folder.mkdir(parents=True)
     stale = [make_log(folder, age=30 * 24 * 3600, size=1024) for _ in range(5)]
     engine = Engine(EngineOptions(include_user=False))
-    result = engine.run(engine.prepare("system.uptime"))
+    result = engine.runs.run(engine.runs.prepare("system.uptime"))
     assert result.log_path is not None and result.log_path.parent == folder
     assert not any(path.exists() for path in stale)

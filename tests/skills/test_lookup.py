@@ -74,9 +74,9 @@ def test_the_engine_runs_a_tool_after_reading_its_skill_alone(tmp_path, counter)
             extra_skills_dirs=(tmp_path / "many",), include_user=False, include_bundled=False
         )
     )
-    ref = engine.find_tool("s7.say")
+    ref = engine.library.find_tool("s7.say")
     assert counter.parses == ["s7"] and ref.tool.command.source.endswith("7")
-    prepared = engine.prepare("s7.say")
+    prepared = engine.runs.prepare("s7.say")
     assert prepared.argv == ("echo", "7")
     with pytest.raises(EngineError, match="Known skills: s0, s1"):
-        engine.find_tool("nothere.say")
+        engine.library.find_tool("nothere.say")

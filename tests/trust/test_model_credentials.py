@@ -66,7 +66,7 @@ NAMES += ["git-credentials", "dotenv", "gibberish-log"]
 def test_a_model_cannot_name_a_credential_place(planted, sandboxing, name) -> None:
     engine = bundled()
     for spelled in spellings(planted, name):
-        prepared = engine.prepare(
+        prepared = engine.runs.prepare(
             "files.read_file", {"path": spelled}, context_dir=planted.project, origin=MODEL
         )
         assert prepared.decision.refused, (spelled, prepared.decision)
@@ -82,7 +82,7 @@ def test_a_link_in_the_project_to_a_key_is_refused_too(planted, sandboxing) -> N
     (planted.project / "keys").symlink_to(planted.files["ssh"].parent)
     engine = bundled()
     for spelled in ("innocent.txt", "keys/id_ed25519", str(planted.project / "keys")):
-        prepared = engine.prepare(
+        prepared = engine.runs.prepare(
             "files.read_file", {"path": spelled}, context_dir=planted.project, origin=MODEL
         )
         assert prepared.decision.refused, spelled
@@ -103,7 +103,7 @@ def test_a_credential_by_its_name_anywhere_is_refused(planted, sandboxing, tmp_p
     target = tmp_path / where
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("secret\n")
-    prepared = bundled().prepare(
+    prepared = bundled().runs.prepare(
         "files.read_file", {"path": str(target)}, context_dir=planted.project, origin=MODEL
     )
     assert prepared.decision.refused, where
@@ -111,21 +111,21 @@ def test_a_credential_by_its_name_anywhere_is_refused(planted, sandboxing, tmp_p
 
 def test_an_env_template_in_the_project_is_read(planted, sandboxing) -> None:
     (planted.project / ".env.example").write_text("API_TOKEN=\n")
-    prepared = bundled().prepare(
+    prepared = bundled().runs.prepare(
         "files.read_file", {"path": ".env.example"}, context_dir=planted.project, origin=MODEL
     )
     assert prepared.decision.runs
-    assert bundled().run(prepared).envelope.output == "API_TOKEN=\n"
+    assert bundled().runs.run(prepared).envelope.output == "API_TOKEN=\n"
 
 
 def test_a_person_reads_what_they_chose(planted, sandboxing) -> None:
     """The control: by hand, the same call reads the key."""
     engine = bundled()
-    prepared = engine.prepare(
+    prepared = engine.runs.prepare(
         "files.read_file", {"path": str(planted.files["ssh"])}, context_dir=planted.project
     )
     assert prepared.decision.runs
-    assert planted.leaked(engine.run(prepared).envelope.output) == ["ssh"]
+    assert planted.leaked(engine.runs.run(prepared).envelope.output) == ["ssh"]
 
 
 def test_a_model_read_outside_the_project_asks_and_names_it(planted, sandboxing) -> None:
@@ -134,13 +134,13 @@ def test_a_model_read_outside_the_project_asks_and_names_it(planted, sandboxing)
     outside.write_text("plans\n")
     engine = bundled()
     for spelled in (str(outside), "../home/Documents/plan.txt", "/etc/hostname", "~"):
-        prepared = engine.prepare(
+        prepared = engine.runs.prepare(
             "files.read_file", {"path": spelled}, context_dir=planted.project, origin=MODEL
         )
         decision = prepared.decision
         assert decision.asks and decision.person_must_answer, spelled
         assert decision.reads_outside and "outside" in decision.reason
-    inside = engine.prepare(
+    inside = engine.runs.prepare(
         "files.read_file", {"path": "README.md"}, context_dir=planted.project, origin=MODEL
     )
     assert inside.decision.runs  # inside the project a read-only tool still runs unasked
@@ -161,16 +161,16 @@ def test_the_sandbox_hides_every_undeclared_place_from_a_model_run(
 ) -> None:
     grep_skill(root, credentials=declared)
     engine = Engine(EngineOptions(extra_skills_dirs=(root,), include_bundled=False))
-    engine.approve_skill("searcher")
+    engine.trust.approve_skill_by_name("searcher")
     for folder in (str(planted.home), str(planted.project)):
-        person = engine.prepare(
+        person = engine.runs.prepare(
             "searcher.grep_all", {"folder": folder}, context_dir=planted.project
         )
-        model = engine.prepare(
+        model = engine.runs.prepare(
             "searcher.grep_all", {"folder": folder}, context_dir=planted.project, origin=MODEL
         )
-        seen = planted.leaked(engine.run(person, confirmed=True).envelope.output)
-        leaked = planted.leaked(engine.run(model, confirmed=True).envelope.output)
+        seen = planted.leaked(engine.runs.run(person, confirmed=True).envelope.output)
+        leaked = planted.leaked(engine.runs.run(model, confirmed=True).envelope.output)
         assert seen, "the person's own run reads the canaries"
         assert leaked == (["aws"] if declared and "aws" in seen else []), leaked
 
@@ -178,12 +178,12 @@ def test_the_sandbox_hides_every_undeclared_place_from_a_model_run(
 def test_a_declared_place_is_shown_before_approval(root: Path) -> None:
     grep_skill(root, credentials="~/.aws")
     engine = Engine(EngineOptions(extra_skills_dirs=(root,), include_bundled=False))
-    skill = engine.skill("searcher")
+    skill = engine.library.require("searcher")
     assert skill.credentials == ("~/.aws",)
     from gibberish.cli.run import describe
 
-    prepared = engine.prepare("searcher.grep_all", {"folder": "."})
-    assert "~/.aws (credentials it declares" in describe(prepared)
+    prepared = engine.runs.prepare("searcher.grep_all", {"folder": "."})
+    assert "~/.aws (credentials it declares:" in describe(prepared)
 
 
 @pytest.mark.parametrize("declared", [False, True])
@@ -196,23 +196,23 @@ def test_a_command_that_names_a_credential_needs_it_declared(
     extra = "read_only: true" + ("\ncredentials: [~/.aws]" if declared else "")
     make_skill(root, "keys", tools=[block], extra=extra)
     engine = Engine(EngineOptions(extra_skills_dirs=(root,), include_bundled=False))
-    engine.approve_skill("keys")
-    prepared = engine.prepare("keys.show_keys", context_dir=planted.project, origin=MODEL)
+    engine.trust.approve_skill_by_name("keys")
+    prepared = engine.runs.prepare("keys.show_keys", context_dir=planted.project, origin=MODEL)
     if not declared:
         assert prepared.decision.refused and str(aws) in prepared.decision.reason
         return
     if sandboxing == "no-sandbox":  # an approved user skill's read-only claim is unenforced
         assert prepared.decision.asks
-    output = engine.run(prepared, confirmed=True).envelope.output
+    output = engine.runs.run(prepared, confirmed=True).envelope.output
     assert planted.leaked(output) == ["aws"]
 
 
 def test_no_bundled_tool_is_refused_for_a_model_by_its_own_command(planted) -> None:
     engine = bundled()
-    for ref in engine.tools():
+    for ref in engine.library.tools():
         if ref.tool.parameters and any(p.required for p in ref.tool.parameters):
             continue
-        prepared = engine.prepare(ref, {}, context_dir=planted.project, origin=MODEL)
+        prepared = engine.runs.prepare(ref, {}, context_dir=planted.project, origin=MODEL)
         assert not prepared.decision.refused, (ref.ref, prepared.decision.reason)
 
 
@@ -229,7 +229,7 @@ def test_without_a_git_root_the_project_is_the_folder_the_request_came_from(
     engine = bundled()
 
     def decided(path: str):
-        return engine.prepare(
+        return engine.runs.prepare(
             "files.read_file", {"path": path}, context_dir=agent, origin=MODEL
         ).decision
 

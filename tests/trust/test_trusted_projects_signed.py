@@ -98,8 +98,8 @@ def test_the_engine_loads_a_forged_projects_skills_untrusted(tmp_path: Path, for
     projects.trust(mine)
     forge(projects.store_path(), intruder)
     engine = Engine(EngineOptions())
-    engine.use_project_of(intruder)
-    assert engine.skill("helper").trust is Trust.UNTRUSTED
+    engine.library.follow_project(intruder)
+    assert engine.library.require("helper").trust is Trust.UNTRUSTED
     assert any("signature check" in n for n in engine.notices())
 
 

@@ -59,23 +59,23 @@ def spoken_name(widget: QWidget) -> str:
 
 
 def windows(qtbot, engine: Engine) -> Iterator[tuple[str, QWidget]]:
-    target = engine.find_tool("kinds.all_types")
-    yield "approval", ApprovalDialog(engine.prepare("hello.say_hello"))
-    yield "form", ParameterForm(target.skill, target.tool, lambda a: engine.render(target, a))
+    target = engine.library.find_tool("kinds.all_types")
+    yield "approval", ApprovalDialog(engine.runs.prepare("hello.say_hello"))
+    yield "form", ParameterForm(target.skill, target.tool, lambda a: engine.runs.render(target, a))
     bar = CommandBar()
-    bar.set_tools(engine.tools())
+    bar.set_tools(engine.library.tools())
     bar.popup("hello")
     yield "command bar", bar
     settings = SettingsDialog(engine.settings)
     for tab in range(settings.tabs.count()):  # a hidden tab's widgets are not listed
         settings.tabs.setCurrentIndex(tab)
         yield f"settings ({settings.tabs.tabText(tab).replace('&', '')})", settings
-    engine.approve(engine.prepare("hello.say_hello"))
-    yield "approvals", ApprovalsDialog(engine)
+    engine.trust.approve_prepared(engine.runs.prepare("hello.say_hello"))
+    yield "approvals", ApprovalsDialog(engine.trust)
     controller = make_controller(engine, tray=False)
     controller.start()
     yield "launcher", controller.surface.launcher
-    session = controller.runs.start(engine.prepare("hello.say_hello"), confirmed=True)
+    session = controller.runs.start(engine.runs.prepare("hello.say_hello"), confirmed=True)
     wait_for_result(qtbot, session)
     yield "result", session.window
     controller.shutdown()
@@ -110,7 +110,7 @@ def test_a_new_selection_in_the_results_is_announced(qtbot, engine: Engine) -> N
     try:
         bar = CommandBar()
         qtbot.addWidget(bar)
-        bar.set_tools(engine.tools())
+        bar.set_tools(engine.library.tools())
         bar.popup("")
         heard.clear()
         qtbot.keyClick(bar.input, Qt.Key.Key_Down)

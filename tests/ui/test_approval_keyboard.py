@@ -26,7 +26,7 @@ def shown(qtbot, prepared) -> ApprovalDialog:
 
 
 def test_enter_presses_the_focused_button_not_the_default(qtbot, engine: Engine) -> None:
-    dialog = shown(qtbot, engine.prepare("hello.say_hello"))
+    dialog = shown(qtbot, engine.runs.prepare("hello.say_hello"))
     assert dialog.cancel_button.isDefault()
     dialog.once_button.setFocus()
     qtbot.waitUntil(lambda: dialog.focusWidget() is dialog.once_button)
@@ -35,21 +35,21 @@ def test_enter_presses_the_focused_button_not_the_default(qtbot, engine: Engine)
 
 
 def test_tab_then_enter_on_trust_trusts(qtbot, engine: Engine) -> None:
-    dialog = shown(qtbot, engine.prepare("hello.say_hello"))
+    dialog = shown(qtbot, engine.runs.prepare("hello.say_hello"))
     dialog.always_button.setFocus()
     qtbot.keyClick(dialog.always_button, Qt.Key.Key_Enter)
     assert dialog.answer is Answer.ALWAYS
 
 
 def test_plain_enter_on_the_default_cancels(qtbot, engine: Engine) -> None:
-    dialog = shown(qtbot, engine.prepare("hello.say_hello"))
+    dialog = shown(qtbot, engine.runs.prepare("hello.say_hello"))
     qtbot.keyClick(dialog.cancel_button, Qt.Key.Key_Return)
     assert dialog.answer is Answer.CANCEL and not dialog.isVisible()
 
 
 @pytest.mark.parametrize("key", [Qt.Key.Key_Return, Qt.Key.Key_Enter])
 def test_ctrl_enter_runs_once(qtbot, engine: Engine, key: Qt.Key) -> None:
-    dialog = shown(qtbot, engine.prepare("hello.say_hello"))
+    dialog = shown(qtbot, engine.runs.prepare("hello.say_hello"))
     qtbot.keyClick(dialog.cancel_button, key, Qt.KeyboardModifier.ControlModifier)
     assert dialog.answer is Answer.ONCE
 
@@ -63,14 +63,14 @@ def test_ctrl_enter_runs_once(qtbot, engine: Engine, key: Qt.Key) -> None:
     ],
 )
 def test_mnemonics(qtbot, engine: Engine, key: Qt.Key, answer: Answer) -> None:
-    dialog = shown(qtbot, engine.prepare("hello.say_hello"))
+    dialog = shown(qtbot, engine.runs.prepare("hello.say_hello"))
     dialog.answer = None  # type: ignore[assignment]  # so Cancel must set it
     qtbot.keyClick(dialog, key, Qt.KeyboardModifier.AltModifier)
     qtbot.waitUntil(lambda: dialog.answer is answer)  # a mnemonic animates the click
 
 
 def test_escape_cancels_from_any_button(qtbot, engine: Engine) -> None:
-    dialog = shown(qtbot, engine.prepare("hello.say_hello"))
+    dialog = shown(qtbot, engine.runs.prepare("hello.say_hello"))
     dialog.once_button.setFocus()
     qtbot.keyClick(dialog.once_button, Qt.Key.Key_Escape)
     assert dialog.answer is Answer.CANCEL and not dialog.isVisible()
@@ -95,7 +95,7 @@ def _ring_pixels(button: QPushButton) -> int:
 
 
 def test_focus_ring_differs_from_the_default_outline(qtbot, engine: Engine) -> None:
-    dialog = shown(qtbot, engine.prepare("hello.say_hello"))
+    dialog = shown(qtbot, engine.runs.prepare("hello.say_hello"))
     # Cancel is the default; focus is elsewhere: the default outline has no ring colour.
     dialog.once_button.setFocus()
     qtbot.waitUntil(lambda: dialog.focusWidget() is dialog.once_button)
@@ -107,7 +107,7 @@ def test_focus_ring_differs_from_the_default_outline(qtbot, engine: Engine) -> N
 
 
 def test_every_button_has_a_mnemonic(qtbot, engine: Engine) -> None:
-    dialog = shown(qtbot, engine.prepare("hello.say_hello"))
+    dialog = shown(qtbot, engine.runs.prepare("hello.say_hello"))
     for button in dialog.findChildren(QPushButton):
         assert "&" in button.text(), button.text()
 
@@ -121,7 +121,7 @@ def _again(dialog: ApprovalDialog) -> str:
 def test_buttons_name_their_effect_and_the_dialog_says_when_it_asks_again(
     qtbot, engine: Engine
 ) -> None:
-    dialog = shown(qtbot, engine.prepare("hello.say_hello"))  # read-only user skill
+    dialog = shown(qtbot, engine.runs.prepare("hello.say_hello"))  # read-only user skill
     assert dialog.always_button.text().replace("&", "") == "Trust this version"
     assert dialog.once_button.text().replace("&", "") == "Run once"
     assert "runs without asking until any of its files changes" in _again(dialog)
@@ -129,7 +129,7 @@ def test_buttons_name_their_effect_and_the_dialog_says_when_it_asks_again(
 
 
 def test_a_skill_that_changes_things_says_it_keeps_asking(qtbot, engine: Engine) -> None:
-    dialog = shown(qtbot, engine.prepare("slow.fail"))  # not read_only
+    dialog = shown(qtbot, engine.runs.prepare("slow.fail"))  # not read_only
     assert "asks before every run, even once trusted" in _again(dialog)
     assert "without asking" not in _again(dialog)
 
@@ -145,10 +145,10 @@ def test_always_ask_and_untrusted_say_so(qtbot, engine: Engine, skills_dir: Path
         skills_dir, "imported", [tool_block("go", "Go.", "echo go")], extra="read_only: true"
     )
     (skills_dir / "imported" / ".gibberish-source.json").write_text('{"url": "https://x"}')
-    engine.reload()
+    engine.library.reload()
     assert "asks before every run, as it requests" in _again(
-        shown(qtbot, engine.prepare("careful.go"))
+        shown(qtbot, engine.runs.prepare("careful.go"))
     )
     assert "Imported skills ask before every run" in _again(
-        shown(qtbot, engine.prepare("imported.go"))
+        shown(qtbot, engine.runs.prepare("imported.go"))
     )

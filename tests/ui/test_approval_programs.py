@@ -27,13 +27,13 @@ def test_a_home_helper_and_a_system_program_are_listed(qtbot, tmp_path: Path) ->
         ],
     )
     engine = Engine(EngineOptions(extra_skills_dirs=(skills,), include_user=False))
-    dialog = ApprovalDialog(engine.prepare("helping.help_out"))
+    dialog = ApprovalDialog(engine.runs.prepare("helping.help_out"))
     qtbot.addWidget(dialog)
     shown = dialog.findChild(QLabel, "approval-programs")
     assert shown is not None
     assert shown.text() == "~/bin/helper — in your home folder; an edit to it asks again"
 
-    system = ApprovalDialog(engine.prepare("helping.list_it"))
+    system = ApprovalDialog(engine.runs.prepare("helping.list_it"))
     qtbot.addWidget(system)
     listed = system.findChild(QLabel, "approval-programs").text()
     assert listed.endswith("/ls — a program of the system") and "helper" not in listed

@@ -21,8 +21,8 @@ def shown_refs(bar: CommandBar) -> list[str]:
 def test_typing_filters_and_ranks_tools(qtbot, engine) -> None:
     bar = CommandBar()
     qtbot.addWidget(bar)
-    bar.set_tools(engine.tools())
-    assert len(shown_refs(bar)) == len(engine.tools())  # empty text lists everything
+    bar.set_tools(engine.library.tools())
+    assert len(shown_refs(bar)) == len(engine.library.tools())  # empty text lists everything
     qtbot.keyClicks(bar.input, "echo")
     assert shown_refs(bar)[0] == "hello.echo_text"
     bar.input.setText("greeting")  # matched by description
@@ -35,7 +35,7 @@ def test_typing_filters_and_ranks_tools(qtbot, engine) -> None:
 def test_keyboard_navigation_and_enter_choose_a_tool(qtbot, engine) -> None:
     bar = CommandBar()
     qtbot.addWidget(bar)
-    bar.set_tools(engine.tools())
+    bar.set_tools(engine.library.tools())
     bar.popup()
     qtbot.keyClicks(bar.input, "a")
     first, second = shown_refs(bar)[:2]
@@ -51,7 +51,7 @@ def test_keyboard_navigation_and_enter_choose_a_tool(qtbot, engine) -> None:
 def test_escape_closes(qtbot, engine) -> None:
     bar = CommandBar()
     qtbot.addWidget(bar)
-    bar.set_tools(engine.tools())
+    bar.set_tools(engine.library.tools())
     bar.popup()
     assert bar.isVisible()
     qtbot.keyClick(bar.input, Qt.Key.Key_Escape)
@@ -61,7 +61,7 @@ def test_escape_closes(qtbot, engine) -> None:
 def test_unmatched_text_goes_to_the_router_seam(qtbot, engine) -> None:
     bar = CommandBar()
     qtbot.addWidget(bar)
-    bar.set_tools(engine.tools())
+    bar.set_tools(engine.library.tools())
     bar.popup()
     qtbot.keyClicks(bar.input, "please tell me something nice")
     assert shown_refs(bar) == []
@@ -113,9 +113,9 @@ def test_free_text_without_any_match_says_so(controller, notifications) -> None:
 
 
 def test_fuzzy_router_proposes_the_best_match(engine) -> None:
-    proposal = FuzzyRouter().propose("could you say hello please", engine.tools())
+    proposal = FuzzyRouter().propose("could you say hello please", engine.library.tools())
     assert proposal is not None and proposal.ref == "hello.say_hello"
-    assert FuzzyRouter().propose("qqqq", engine.tools()) is None
+    assert FuzzyRouter().propose("qqqq", engine.library.tools()) is None
 
 
 def test_second_instance_message_opens_the_command_bar(controller) -> None:

@@ -31,7 +31,7 @@ def test_exception_in_a_guarded_slot_is_logged_and_shown_once(
     def broken(*_args, **_kwargs):
         raise RuntimeError("boom in the menu")
 
-    monkeypatch.setattr(controller.engine, "recent_runs", broken)
+    monkeypatch.setattr(controller.engine.runs, "recent", broken)
     controller.menu.aboutToShow.emit()  # rebuild_menu calls recent_runs: fails
     controller.menu.aboutToShow.emit()  # the same failure again: logged, not shown again
     assert reporter.reported == 2

@@ -51,7 +51,7 @@ def test_the_loaded_skills_are_frozen_after_the_load(qtbot, skills_dir) -> None:
     seen: list[bool] = []
 
     def right_after_the_load() -> None:  # runs after the controller's slot, before idle turns
-        tools = ctl.engine.skills()[0].tools
+        tools = ctl.engine.library.skills()[0].tools
         assert gc.is_tracked(tools)
         seen.append(any(o is tools for o in gc.get_objects()))  # frozen: out of sight
 

@@ -46,15 +46,15 @@ def test_a_hostile_description_is_shown_literally(qtbot, engine: Engine, skills_
         ],
         extra="read_only: true",
     )
-    engine.reload()
-    target = engine.find_tool("hostile.git_log")
-    form = ParameterForm(target.skill, target.tool, lambda a: engine.render(target, a))
+    engine.library.reload()
+    target = engine.library.find_tool("hostile.git_log")
+    form = ParameterForm(target.skill, target.tool, lambda a: engine.runs.render(target, a))
     qtbot.addWidget(form)
     assert form.windowTitle() == "Git log — gibberish"
     about = form.findChild(QLabel, "form-description")
     shown = about.text()
     assert "<code>git log</code>" in shown and "&lt;a href=" in shown
-    dialog = ApprovalDialog(engine.prepare("hostile.git_log", {"text": "x"}))
+    dialog = ApprovalDialog(engine.runs.prepare("hostile.git_log", {"text": "x"}))
     qtbot.addWidget(dialog)
     assert dialog.windowTitle() == "Run Git log? — gibberish"
     tool = dialog.findChild(QLabel, "approval-tool").text()

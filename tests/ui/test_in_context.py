@@ -34,8 +34,8 @@ def test_a_notice_without_a_tray_goes_to_the_status_line(qtbot, engine, monkeypa
 
 def test_problem_details_show_file_line_message_and_hint(qtbot, engine, skills_dir) -> None:
     path = broken(skills_dir)
-    engine.reload()
-    skill = engine.find_skill("hello")
+    engine.library.reload()
+    skill = engine.library.get("hello")
     opened: list[tuple[Path, int | None]] = []
     dialog = ProblemDialog(skill, lambda p, line: opened.append((p, line)))
     qtbot.addWidget(dialog)

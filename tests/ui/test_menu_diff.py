@@ -94,9 +94,9 @@ def test_an_edit_the_menu_does_not_show_keeps_the_submenu(
     before = entries(menu)
     skill_md = skills_dir / "hello" / "SKILL.md"
     skill_md.write_text(skill_md.read_text() + "\nMore prose after the tools.\n")
-    old = controller.engine.find_skill("hello")
+    old = controller.engine.library.get("hello")
     controller.reload()
-    assert controller.engine.find_skill("hello") is not old  # the library did change
+    assert controller.engine.library.get("hello") is not old  # the library did change
     assert same_objects(before, entries(open_menu(controller))) == set(before)
 
 
@@ -174,7 +174,7 @@ def test_reload_runs_off_the_gui_thread_and_applies_on_it(
     gui = threading.get_ident()
     seen: dict[str, int] = {}
     engine = controller.engine
-    reload = engine.reload
+    reload = engine.library.reload
 
     def recording_reload():
         seen["reload"] = threading.get_ident()
@@ -186,7 +186,7 @@ def test_reload_runs_off_the_gui_thread_and_applies_on_it(
         seen["apply"] = threading.get_ident()
         return apply(paths)
 
-    monkeypatch.setattr(engine, "reload", recording_reload)
+    monkeypatch.setattr(engine.library, "reload", recording_reload)
     monkeypatch.setattr(controller.watcher, "apply", recording_apply)
     write_skill(skills_dir, "fresh", [tool_block("ping", "Say pong.", "echo pong")])
     with qtbot.waitSignal(controller.reloader.done, timeout=5000) as done:
@@ -202,7 +202,7 @@ def test_reload_requests_during_a_reload_become_one_more(
     qtbot, controller: Controller, monkeypatch
 ) -> None:
     engine = controller.engine
-    reload = engine.reload
+    reload = engine.library.reload
     gate = threading.Event()
     calls: list[int] = []
 
@@ -211,7 +211,7 @@ def test_reload_requests_during_a_reload_become_one_more(
         gate.wait(5)
         return reload()
 
-    monkeypatch.setattr(engine, "reload", slow_reload)
+    monkeypatch.setattr(engine.library, "reload", slow_reload)
     controller.reload_in_background()
     qtbot.waitUntil(lambda: len(calls) == 1)
     for _ in range(3):
@@ -231,16 +231,16 @@ def test_a_failing_background_reload_is_reported_and_the_next_one_works(
         "gibberish.ui.errors.report_exception", lambda exc, where="": reported.append(exc)
     )
     engine = controller.engine
-    reload = engine.reload
+    reload = engine.library.reload
 
     def broken():
         raise OSError("disk on fire")
 
-    monkeypatch.setattr(engine, "reload", broken)
+    monkeypatch.setattr(engine.library, "reload", broken)
     with qtbot.waitSignal(controller.reloader.done, timeout=5000):
         controller.reload_in_background()
     assert [str(e) for e in reported] == ["disk on fire"]
-    monkeypatch.setattr(engine, "reload", reload)
+    monkeypatch.setattr(engine.library, "reload", reload)
     write_skill(skills_dir, "fresh", [tool_block("ping", "Say pong.", "echo pong")])
     with qtbot.waitSignal(controller.reloader.done, timeout=5000):
         controller.reload_in_background()

@@ -429,7 +429,7 @@ def test_the_model_feed_index_is_made_ahead_when_a_model_is_set_up(qtbot, engine
     made.join(timeout=30)
     builds = engine.feed._tool_indexes.builds
     assert builds == 1
-    engine.tool_index(Mode.GLOBAL)
+    engine.feed.tool_index(Mode.GLOBAL)
     assert engine.feed._tool_indexes.builds == builds  # the request found it made
     engine.update_settings(replace(engine.settings, model=ModelSettings(enabled=False)))
     assert text._model_index_ahead() is None

@@ -10,9 +10,12 @@ from gibberish.ui.runs.param_form import FormPrompter, ParameterForm
 
 
 def make_form(qtbot, engine: Engine, ref: str, prefilled=None) -> ParameterForm:
-    target = engine.find_tool(ref)
+    target = engine.library.find_tool(ref)
     form = ParameterForm(
-        target.skill, target.tool, lambda args: engine.render(target, args), prefilled=prefilled
+        target.skill,
+        target.tool,
+        lambda args: engine.runs.render(target, args),
+        prefilled=prefilled,
     )
     qtbot.addWidget(form)
     return form
@@ -101,7 +104,7 @@ def test_optional_integer_without_default_is_left_out_until_ticked(qtbot, engine
             )
         ],
     )
-    engine.reload()
+    engine.library.reload()
     form = make_form(qtbot, engine, "limits.head")
     assert form.values() == {}
     assert form.argv == ["echo"]
@@ -111,7 +114,7 @@ def test_optional_integer_without_default_is_left_out_until_ticked(qtbot, engine
 
 
 def test_form_prompter_returns_values_on_run_and_none_on_cancel(qtbot, engine: Engine) -> None:
-    target = engine.find_tool("hello.echo_text")
+    target = engine.library.find_tool("hello.echo_text")
     prompter = FormPrompter()
 
     def fill_and_accept() -> None:
@@ -120,7 +123,7 @@ def test_form_prompter_returns_values_on_run_and_none_on_cancel(qtbot, engine: E
         form.ok_button.click()
 
     QTimer.singleShot(50, fill_and_accept)
-    values = prompter.ask(target.skill, target.tool, lambda a: engine.render(target, a))
+    values = prompter.ask(target.skill, target.tool, lambda a: engine.runs.render(target, a))
     assert values == {"text": "hi"}
 
     def cancel() -> None:
@@ -128,7 +131,7 @@ def test_form_prompter_returns_values_on_run_and_none_on_cancel(qtbot, engine: E
         form.reject()
 
     QTimer.singleShot(50, cancel)
-    assert prompter.ask(target.skill, target.tool, lambda a: engine.render(target, a)) is None
+    assert prompter.ask(target.skill, target.tool, lambda a: engine.runs.render(target, a)) is None
 
 
 def _top_level():

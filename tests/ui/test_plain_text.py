@@ -83,7 +83,7 @@ def test_the_approval_dialog_shows_folder_names_and_descriptions_as_text(
 ) -> None:
     from gibberish.ui.approval.dialog import ApprovalDialog
 
-    prepared = hostile_engine.prepare("spoof.take", {"value": HOSTILE}, cwd=hostile_folder)
+    prepared = hostile_engine.runs.prepare("spoof.take", {"value": HOSTILE}, cwd=hostile_folder)
     dialog = ApprovalDialog(prepared)
     qtbot.addWidget(dialog)
     dialog.show()
@@ -106,9 +106,9 @@ def test_the_result_window_shows_descriptions_and_errors_as_text(qtbot) -> None:
 def test_the_parameter_form_shows_hints_as_text(qtbot, hostile_engine: Engine) -> None:
     from gibberish.ui.runs.param_form import ParameterForm
 
-    ref = hostile_engine.find_tool("spoof.take")
+    ref = hostile_engine.library.find_tool("spoof.take")
     form = ParameterForm(
-        ref.skill, ref.tool, lambda args: hostile_engine.render(ref, args), prefilled={}
+        ref.skill, ref.tool, lambda args: hostile_engine.runs.render(ref, args), prefilled={}
     )
     qtbot.addWidget(form)
     form.fields["value"].set(HOSTILE)
@@ -124,7 +124,7 @@ def test_the_command_bar_shows_model_messages_as_text(qtbot, hostile_engine: Eng
 
     bar = CommandBar()
     qtbot.addWidget(bar)
-    bar.set_tools(hostile_engine.tools())
+    bar.set_tools(hostile_engine.library.tools())
     bar.popup("take")
     bar.show_choices(f"The model said: {HOSTILE}", ("spoof.take",), failed=True)
     bar.ask_hint = HOSTILE
@@ -151,8 +151,8 @@ def test_the_approvals_list_and_the_launcher_show_text(
     from gibberish.ui.approval.approvals_dialog import ApprovalsDialog
     from gibberish.ui.menu.launcher import LauncherWindow
 
-    hostile_engine.approve_skill("spoof")
-    dialog = ApprovalsDialog(hostile_engine)
+    hostile_engine.trust.approve_skill_by_name("spoof")
+    dialog = ApprovalsDialog(hostile_engine.trust)
     qtbot.addWidget(dialog)
     (item,) = [dialog.table.topLevelItem(i) for i in range(dialog.table.topLevelItemCount())]
     assert item.toolTip(3) == plain_tooltip(item.text(3))

@@ -98,10 +98,10 @@ def test_holding_the_listen_shortcut_records_while_held_and_the_release_proposes
         qtbot.waitUntil(ctl.text.command_bar.isVisible, timeout=10_000)
         assert not mics[0].stopped.is_set() and len(mics) == 1
         portal.release("listen-hold")
-        qtbot.waitUntil(lambda: bool(engine.recent_runs()), timeout=60_000)
+        qtbot.waitUntil(lambda: bool(engine.runs.recent()), timeout=60_000)
         assert mics[0].stopped.is_set() and mics[0].frames_after_stop == 0
         assert [(p.status.value, p.heard.text) for p in heard] == [("ok", "show git status")]
-        assert engine.recent_runs()[0].ref == "git.git_status"  # proposed, decided, run
+        assert engine.runs.recent()[0].ref == "git.git_status"  # proposed, decided, run
     finally:
         for mic in mics:
             mic.stop()
@@ -123,10 +123,10 @@ def test_a_pinned_tools_shortcut_runs_it_through_the_normal_approval(qtbot, bus,
         for hostile in ("tool:hello.echo_text", "tool:../../bin/sh", "tool:", "nonsense"):
             portal.press(hostile)  # not pinned (or not ours): ignored, whatever the bus says
         portal.press("tool:hello.say_hello")
-        qtbot.waitUntil(lambda: bool(engine.recent_runs()), timeout=15_000)
+        qtbot.waitUntil(lambda: bool(engine.runs.recent()), timeout=15_000)
         assert [p.ref for p in approvals.seen] == ["hello.say_hello"]  # asked first
         assert forms.calls == []  # no form opened for a tool that is not pinned
-        run = engine.recent_runs()[0]
+        run = engine.runs.recent()[0]
         assert run.ref == "hello.say_hello" and run.result.success
         assert "hello from gibberish" in run.result.envelope.output
     finally:

@@ -41,7 +41,7 @@ def started() -> Iterator[list]:
 
 def _controller(started: list, project: Path):  # type: ignore[no-untyped-def]
     engine = Engine(EngineOptions(include_bundled=False, include_user=False))
-    engine.use_project_of(project)
+    engine.library.follow_project(project)
     controller = make_controller(engine)
     controller.start()
     started.append(controller)
@@ -61,14 +61,14 @@ def _ask(qtbot, controller) -> QMessageBox:  # type: ignore[no-untyped-def]
 def test_the_tray_asks_and_no_keeps_the_project_untrusted(qtbot, started, tmp_path: Path) -> None:
     project = _project(tmp_path / "clone")
     controller, engine = _controller(started, project)
-    assert engine.skill("helper").trust is Trust.UNTRUSTED
+    assert engine.library.require("helper").trust is Trust.UNTRUSTED
     box = _ask(qtbot, controller)
     assert str(project) in box.text() and "helper" in box.informativeText()
     shots = Path(os.environ.get("GIBBERISH_SCREENSHOTS_DIR") or tmp_path)
     box.grab().save(str(shots / "trust-project.png"))
     box.button(QMessageBox.StandardButton.No).click()
     assert not projects.is_trusted(project)
-    assert engine.skill("helper").trust is Trust.UNTRUSTED
+    assert engine.library.require("helper").trust is Trust.UNTRUSTED
 
 
 def test_trusting_in_the_tray_makes_its_skills_the_persons_own(
@@ -79,6 +79,6 @@ def test_trusting_in_the_tray_makes_its_skills_the_persons_own(
     box = _ask(qtbot, controller)
     box.button(QMessageBox.StandardButton.Yes).click()
     assert projects.is_trusted(project)
-    assert engine.skill("helper").trust is Trust.USER
+    assert engine.library.require("helper").trust is Trust.USER
     names = [a.objectName() for a in open_menu(controller).actions()]
     assert "trust-project" not in names

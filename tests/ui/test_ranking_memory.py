@@ -21,14 +21,14 @@ def bundled() -> Engine:
 
 
 def test_the_last_commits_rank_git_log_first() -> None:
-    index = FuzzyIndex.for_tools(bundled().tools())
+    index = FuzzyIndex.for_tools(bundled().library.tools())
     ranked = [m.name for m in index.rank("show me the last 5 commits", 5, require_all=False)]
     assert ranked[0] == "git_log"
     assert ranked.index("git_log") < ranked.index("git_diff")
 
 
 def test_synonyms_find_a_tool_by_another_word() -> None:
-    index = FuzzyIndex.for_tools(bundled().tools())
+    index = FuzzyIndex.for_tools(bundled().library.tools())
     assert index.rank("commit history", 1)[0].name == "git_log"  # history → log
 
 
@@ -36,7 +36,7 @@ def test_recent_and_frequent_tools_come_first_on_an_empty_query(qtbot, engine: E
     bar = CommandBar()
     qtbot.addWidget(bar)
     bar.history = ["slow.fail", "hello.say_hello", "hello.say_hello", "kinds.all_types"]
-    bar.set_tools(engine.tools())
+    bar.set_tools(engine.library.tools())
     assert bar.refs()[:3] == ["hello.say_hello", "slow.fail", "kinds.all_types"]
 
 
@@ -66,9 +66,9 @@ def test_the_form_remembers_the_last_values_but_never_secrets(
             )
         ],
     )
-    engine.reload()
-    target = engine.find_tool("login.sign_in")
-    render = lambda args: engine.render(target, args)  # noqa: E731
+    engine.library.reload()
+    target = engine.library.find_tool("login.sign_in")
+    render = lambda args: engine.runs.render(target, args)  # noqa: E731
     QTimer.singleShot(0, lambda: accept_form_with({"user": "ada", "password": "hunter2"}))
     assert FormPrompter().ask(target.skill, target.tool, render) == {
         "user": "ada",

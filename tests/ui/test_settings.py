@@ -94,7 +94,7 @@ def test_model_settings_are_saved_to_the_model_table(qtbot, controller: Controll
         budget=4096,
     )
     assert "[model]" in paths.config_file().read_text()
-    routed = controller.engine.model_settings()
+    routed = controller.engine.feed.model_settings()
     assert (routed.endpoint, routed.model, routed.api.value) == (
         "http://127.0.0.1:8080/v1",
         "qwen-tools",

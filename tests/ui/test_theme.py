@@ -89,9 +89,9 @@ def test_status_pills_are_readable_in_both_themes(qtbot, dark) -> None:
 
 @pytest.mark.parametrize("style", QStyleFactory.keys())
 def test_enter_on_a_check_box_runs_instead_of_ticking(qtbot, engine: Engine, style: str) -> None:
-    target = engine.find_tool("kinds.all_types")
+    target = engine.library.find_tool("kinds.all_types")
     form = ParameterForm(
-        target.skill, target.tool, lambda a: engine.render(target, a), prefilled={"name": "x"}
+        target.skill, target.tool, lambda a: engine.runs.render(target, a), prefilled={"name": "x"}
     )
     qtbot.addWidget(form)
     form.setStyle(QStyleFactory.create(style))
@@ -104,8 +104,8 @@ def test_enter_on_a_check_box_runs_instead_of_ticking(qtbot, engine: Engine, sty
 
 
 def test_required_is_not_red_before_the_person_typed(qtbot, engine: Engine) -> None:
-    target = engine.find_tool("kinds.all_types")
-    form = ParameterForm(target.skill, target.tool, lambda a: engine.render(target, a))
+    target = engine.library.find_tool("kinds.all_types")
+    form = ParameterForm(target.skill, target.tool, lambda a: engine.runs.render(target, a))
     qtbot.addWidget(form)
     assert form.error_label.text() == "Required: name."
     assert form.error_label.property("tone") == "muted"
@@ -114,8 +114,8 @@ def test_required_is_not_red_before_the_person_typed(qtbot, engine: Engine) -> N
 
 
 def test_enter_with_a_missing_field_turns_the_reminder_red(qtbot, engine: Engine) -> None:
-    target = engine.find_tool("kinds.all_types")
-    form = ParameterForm(target.skill, target.tool, lambda a: engine.render(target, a))
+    target = engine.library.find_tool("kinds.all_types")
+    form = ParameterForm(target.skill, target.tool, lambda a: engine.runs.render(target, a))
     qtbot.addWidget(form)
     form.show()
     qtbot.keyClick(form.fields["name"].editor, Qt.Key.Key_Return)

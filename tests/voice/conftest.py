@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gibberish.app import Engine, EngineOptions
-from gibberish.voice import VoiceConfig
+from gibberish.voice import VoiceConfig, spoken
 
 
 @pytest.fixture(scope="module")
@@ -15,11 +15,11 @@ def engine() -> Engine:
 
 @pytest.fixture(scope="module")
 def catalog(engine: Engine):
-    return engine.catalog(None)
+    return engine.feed.catalog(None)
 
 
 @pytest.fixture(scope="module")
 def service(engine: Engine, catalog):
-    svc = engine.voice_service()
+    svc = spoken.voice_service(engine)
     svc.recognizer(svc.grammar(catalog), VoiceConfig())
     return svc

@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 
 from gibberish.app import Engine, EngineOptions
+from gibberish.voice import spoken
 from gibberish.voice.audio import SAMPLE_RATE, SAMPLE_WIDTH, read_wav
 from gibberish.voice.spoken import HELD_CUT_OFF
 from tests.voice.corpus import IN_GRAMMAR, fixture
@@ -39,7 +40,7 @@ def test_a_held_key_whose_release_never_comes_ends_after_the_cut_off() -> None:
     mic = OpenMicrophone(fixture(IN_GRAMMAR[0], "slt"))
     engine = Engine(EngineOptions(include_user=False))
     began = time.monotonic()
-    proposal = engine.listen(mic, held=True)
+    proposal = spoken.listen(engine, mic, held=True)
     assert proposal.call is not None and proposal.call.name == "git_status"
     assert not mic.stopped.is_set()  # nobody released: the silence ended it
     seconds = mic.silence_read / (SAMPLE_RATE * SAMPLE_WIDTH)
@@ -50,6 +51,6 @@ def test_a_held_key_whose_release_never_comes_ends_after_the_cut_off() -> None:
 def test_without_holding_the_end_of_speech_ends_it_at_once() -> None:
     mic = OpenMicrophone(fixture(IN_GRAMMAR[0], "slt"))
     engine = Engine(EngineOptions(include_user=False))
-    proposal = engine.listen(mic)
+    proposal = spoken.listen(engine, mic)
     assert proposal.call is not None and proposal.call.name == "git_status"
     assert mic.silence_read / (SAMPLE_RATE * SAMPLE_WIDTH) < 0.5

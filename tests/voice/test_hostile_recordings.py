@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gibberish.app import EngineError
-from gibberish.voice import VoiceError, WavSource
+from gibberish.voice import VoiceError, WavSource, spoken
 from gibberish.voice.listen import capture
 from tests.voice.test_audio_lengths import SPEECH, BytesSource, Recorder
 
@@ -156,7 +156,7 @@ def test_hostile_recordings_through_the_engine(
     path.write_bytes(data)
     try:
         source = WavSource(path)
-        proposal = engine.listen(source, backend="pocketsphinx")
+        proposal = spoken.listen(engine, source, backend="pocketsphinx")
     except (VoiceError, EngineError):
         return
     assert proposal.status.value in {"ok", "needs_arguments", "no_match"}, what

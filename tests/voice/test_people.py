@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from gibberish.app import Engine, EngineOptions
-from gibberish.voice import ProposalStatus, VoiceConfig, WavSource
+from gibberish.voice import ProposalStatus, VoiceConfig, WavSource, spoken
 from gibberish.voice.interpret import Proposal
 from tests.voice.people.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR, SKILLS, Recording
 from tests.voice.test_whisper import _model_folder, needs_model
@@ -22,7 +22,7 @@ def people_engine() -> Engine:
 
 
 def _listen(engine: Engine, recording: Recording, config: VoiceConfig | None = None) -> Proposal:
-    service, catalog = engine.voice_service(), engine.catalog(None)
+    service, catalog = spoken.voice_service(engine), engine.feed.catalog(None)
     return service.listen(WavSource(recording.path), catalog, config or VoiceConfig())
 
 

@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from gibberish.assistant import validate_call
-from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError, VoiceService, WavSource
+from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError, VoiceService, WavSource, spoken
 from gibberish.voice.heard import Heard
 from gibberish.voice.interpret import Proposal
 from gibberish.voice.second_opinion import decide, worth_asking
@@ -130,11 +130,14 @@ def test_the_setting_reaches_the_engine(engine, catalog) -> None:
     voice = dataclasses.replace(settings.voice, model_folder=str(_model_folder()))
     engine.update_settings(dataclasses.replace(settings, voice=voice))
     try:
-        proposal = engine.listen(WavSource(fixture(DIFF, "espeak")))
+        proposal = spoken.listen(engine, WavSource(fixture(DIFF, "espeak")))
         assert proposal.call is not None and proposal.call.name == "git_diff"
         off = dataclasses.replace(voice, second_opinion=False)
         engine.update_settings(dataclasses.replace(settings, voice=off))
-        assert engine.listen(WavSource(fixture(DIFF, "espeak"))).status is ProposalStatus.NO_MATCH
+        assert (
+            spoken.listen(engine, WavSource(fixture(DIFF, "espeak"))).status
+            is ProposalStatus.NO_MATCH
+        )
     finally:
         engine.update_settings(settings)
 

@@ -10,7 +10,7 @@ import pytest
 
 from gibberish.settings import _from_dict
 from gibberish.skills.parser import parse_skill_text
-from gibberish.voice import VoiceError, WavSource, grammar_for_tools
+from gibberish.voice import VoiceError, WavSource, grammar_for_tools, spoken
 from gibberish.voice.audio import _sounddevice
 from gibberish.voice.grammar import VoiceTool
 from gibberish.voice.lexicon import pronounce
@@ -188,12 +188,12 @@ def test_the_grammar_follows_the_library(tmp_path) -> None:
     engine = Engine(
         EngineOptions(extra_skills_dirs=(folder.parent,), include_user=False, include_bundled=False)
     )
-    before = engine.voice_grammar()
+    before = spoken.voice_grammar(engine)
     assert "spin the nproc wheel" in before.text
-    assert engine.voice_grammar() is before  # unchanged library: the cached grammar
+    assert spoken.voice_grammar(engine) is before  # unchanged library: the cached grammar
     (folder / "SKILL.md").write_text(SKILL.replace("spin the nproc wheel", "whirl the gadget"))
-    engine.reload()
-    after = engine.voice_grammar()
+    engine.library.reload()
+    after = spoken.voice_grammar(engine)
     assert "whirl the gadget" in after.text and "spin the nproc wheel" not in after.text
     assert after.signature != before.signature
 
@@ -208,11 +208,13 @@ def test_meeting_mode_listens_only_when_asked_and_never_over_a_call(tmp_path) ->
     engine = Engine(EngineOptions(include_user=False, include_bundled=False))
     call = MicrophoneProbe(run=lambda argv: "42\t1\t3\tprotocol-native.c\ts16le 1ch 48000Hz\n")
     quiet = MicrophoneProbe(run=lambda argv: "")
-    assert engine.may_listen(Mode.GLOBAL, microphone=True, probe=call) is None
-    assert "Meeting mode" in engine.may_listen(Mode.MEETING)
-    assert engine.may_listen(Mode.MEETING, asked=True, microphone=True, probe=quiet) is None
-    assert "a call" in engine.may_listen(Mode.MEETING, asked=True, microphone=True, probe=call)
+    assert spoken.may_listen(engine, Mode.GLOBAL, microphone=True, probe=call) is None
+    assert "Meeting mode" in spoken.may_listen(engine, Mode.MEETING)
+    assert spoken.may_listen(engine, Mode.MEETING, asked=True, microphone=True, probe=quiet) is None
+    assert "a call" in spoken.may_listen(
+        engine, Mode.MEETING, asked=True, microphone=True, probe=call
+    )
     engine.update_settings(
         replace(engine.settings, voice=replace(engine.settings.voice, listen_in_meeting=True))
     )
-    assert engine.may_listen(Mode.MEETING, microphone=True, probe=quiet) is None
+    assert spoken.may_listen(engine, Mode.MEETING, microphone=True, probe=quiet) is None

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from gibberish.cli import cli
-from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError, WavSource
+from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError, WavSource, spoken
 from gibberish.voice.whisper import (
     ENCODED_PADDING,
     FULL_WINDOW,
@@ -74,7 +74,7 @@ def recognizer() -> WhisperRecognizer:
 
 @needs_model
 def test_whisper_transcribes_and_the_transcript_is_matched(engine, catalog) -> None:
-    service = engine.voice_service()
+    service = spoken.voice_service(engine)
     config = VoiceConfig("whisper", str(_model_folder()))
     proposal = service.listen(WavSource(fixture(IN_GRAMMAR[2], "slt")), catalog, config)
     assert proposal.heard.backend == "whisper"
@@ -145,7 +145,7 @@ def test_transcripts_taken_by_sound_are_the_right_calls(engine, catalog) -> None
     """Whisper writes "Show Jett status" for "show git status": compared by sound, such
     transcripts become their call, and never another call; speech no tool covers stays
     no match."""
-    service = engine.voice_service()
+    service = spoken.voice_service(engine)
     config = VoiceConfig("whisper", str(_model_folder()))
     taken, wrong = [], []
     for voice in ("slt", "espeak"):

@@ -37,10 +37,10 @@ NAME_ROLE = Qt.ItemDataRole.UserRole
 
 
 class ApprovalSource(Protocol):
-    """What the dialog needs of the Engine."""
+    """What the dialog needs of the Engine's trust facade."""
 
     def approval_list(self) -> list[ApprovalStatus]: ...
-    def revoke_approval(self, name: str) -> bool: ...
+    def revoke(self, name: str) -> bool: ...
 
 
 class ApprovalsDialog(QDialog):
@@ -123,7 +123,7 @@ class ApprovalsDialog(QDialog):
         for item in self.table.selectedItems():
             name = item.data(0, NAME_ROLE)
             if name:
-                self.store.revoke_approval(str(name))
+                self.store.revoke(str(name))
         self.refresh()
 
     def _selection_changed(self) -> None:

@@ -366,18 +366,19 @@ def programs_outside(prepared: PreparedRun) -> str:
 
 
 def access_rows(prepared: PreparedRun) -> list[tuple[str, str, str]]:
-    """Rows for what the run may reach beyond its folder: the display (``gui``), the
-    credentials its skill declares, and paths outside the project a model chose (each
-    row's value is named ``approval-<name>``)."""
+    """Rows for what the run may reach beyond its folder (``PreparedRun.reaches``: the
+    display, declared credentials, paths outside the project a model chose); each row's
+    value is named ``approval-<key>``."""
     rows = []
-    if prepared.skill.gui:
-        rows.append(("Display", "Yes — it may open windows (the session bus stays hidden)", "gui"))
-    if prepared.skill.credentials:
-        declared = ", ".join(prepared.skill.credentials)
-        rows.append(("Credentials", f"{declared} — it may read these", "credentials"))
-    if prepared.decision.reads_outside:
-        paths = "\n".join(prepared.decision.reads_outside)
-        rows.append(("Reads outside", paths, "reads-outside"))
+    for reach in prepared.reaches:
+        what = "\n".join(reach.what) if reach.key == "reads-outside" else ", ".join(reach.what)
+        rows.append(
+            (
+                reach.title,
+                f"{what.capitalize() if reach.key == 'gui' else what} — {reach.why}",
+                reach.key,
+            )
+        )
     return rows
 
 

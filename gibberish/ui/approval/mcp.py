@@ -77,7 +77,7 @@ class McpApprovals(QObject):
         engine = self._engine()
         try:
             cwd = Path(request.cwd) if request.cwd else None
-            prepared = engine.prepare(
+            prepared = engine.runs.prepare(
                 request.ref, request.arguments, cwd=cwd, origin=RunOrigin.MODEL
             )
         except (EngineError, RenderError, OSError) as exc:

@@ -15,7 +15,7 @@ one of:
 
 Two routers exist. ``FuzzyRouter`` (no model configured) is instant: the best fuzzy match
 of the whole sentence. ``ModelRouter`` (``[model] enabled = true``) asks the local
-function-calling model through ``Engine.route``; it sets ``instant = False``, so the
+function-calling model through ``engine.feed.route``; it sets ``instant = False``, so the
 controller calls it on a worker thread with a cancel event and comes back to the GUI
 thread with a queued signal (``asking.py``) — the tray never freezes while a model thinks.
 """
@@ -136,7 +136,7 @@ class FuzzyRouter:
 
 
 class ModelRouter:
-    """Asks the configured local model (``Engine.route``) and turns its answer into an outcome.
+    """Asks the configured local model (``engine.feed.route``) and turns its answer into an outcome.
 
     Built by the controller from ``settings.model`` while ``enabled`` is true; a new one is
     made when those settings change. ``propose`` runs on a worker thread: it touches the

@@ -127,14 +127,17 @@ class TextRequests(QObject):
         if not engine.settings.model.enabled:
             return None
         thread = threading.Thread(
-            target=engine.tool_index, args=(self._mode(),), name="model-feed-index", daemon=True
+            target=engine.feed.tool_index,
+            args=(self._mode(),),
+            name="model-feed-index",
+            daemon=True,
         )
         thread.start()
         return thread
 
     def open_bar(self) -> None:
         bar = self.bar()
-        bar.history = [run.ref for run in self._engine().recent_runs()]
+        bar.history = [run.ref for run in self._engine().runs.recent()]
         bar.input.clear()  # the last words typed are not ranked again over the new tools
         bar.set_tools(self._tools())
         bar.popup()

@@ -77,7 +77,7 @@ class CachedSkill:
 
 
 class CachedLibrary:
-    """Stands in for the Engine in ``menu.build_menu``: skills, no problems, no recent runs."""
+    """Stands in for the Engine's library in ``menu.build_menu``: skills, no problems."""
 
     def __init__(self, skills: list[CachedSkill] | None = None) -> None:
         self.skill_list = skills or []
@@ -91,13 +91,10 @@ class CachedLibrary:
     def overrides(self) -> dict[str, Any]:
         return {}  # like the problems: from the Engine once it has loaded
 
-    def recent_runs(self) -> list[Any]:
-        return []
-
 
 def snapshot(engine: Engine, context: Any) -> dict[str, Any]:
     skills = []
-    for skill in engine.skills():
+    for skill in engine.library.skills():
         if not skill.ok or not skill.tools:
             continue
         skills.append(
@@ -113,7 +110,7 @@ def snapshot(engine: Engine, context: Any) -> dict[str, Any]:
         "format": FORMAT,
         "mode": str(context.mode),
         "automatic": bool(context.automatic),
-        "problems": len(engine.problems()),
+        "problems": len(engine.library.problems()),
         "skills": skills,
     }
 

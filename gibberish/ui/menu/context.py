@@ -5,7 +5,7 @@ block loads it for this session (``engine.feed.session_context``); clicking a ch
 unloads it — or unpins it, when it is pinned (pinned blocks are on in every session).
 *Pin loaded blocks* keeps the session's blocks for the next sessions too. What is loaded
 goes in front of every request the command bar sends to the model
-(``Engine.context_feed``).
+(``engine.feed.context_feed``).
 """
 
 from __future__ import annotations

@@ -37,8 +37,8 @@ from gibberish.ui.formatting import human_duration, human_title, plain_tooltip
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from gibberish.app import Engine, RecentRun
-    from gibberish.skills.model import Mode, SkillDefinition
+    from gibberish.app import RecentRun
+    from gibberish.skills.model import Diagnostic, Mode, SkillDefinition
     from gibberish.trust.modes import ModeContext
 
 MODES: tuple[str, ...] = ("Global", "Dev", "Meeting", "Writer")
@@ -131,6 +131,16 @@ def signature(item: MenuItem) -> tuple:
 
 def separator(name: str) -> MenuItem:
     return MenuItem(name, kind=Kind.SEPARATOR)
+
+
+class MenuLibrary(Protocol):
+    """What the menu reads of the skills: the Engine's library, or the cached stand-in."""
+
+    def skills(self) -> Sequence[SkillDefinition]: ...
+
+    def problems(self) -> Sequence[SkillDefinition]: ...
+
+    def overrides(self) -> dict[str, Diagnostic]: ...
 
 
 class MenuActions(Protocol):
@@ -234,19 +244,24 @@ def _recent_text(run: RecentRun) -> tuple[str, str]:
 
 
 def build_menu(
-    engine: Engine, actions: MenuActions, context: ModeContext, *, loading: bool = False
+    library: MenuLibrary,
+    recent: Sequence[RecentRun],
+    actions: MenuActions,
+    context: ModeContext,
+    *,
+    loading: bool = False,
 ) -> list[MenuItem]:
-    """The whole menu for the current state of ``engine`` in ``context``'s mode.
+    """The whole menu for ``library`` and the ``recent`` runs in ``context``'s mode.
 
-    ``loading``: ``engine`` is the cached stand-in shown while the real Engine loads.
+    ``loading``: ``library`` is the cached stand-in shown while the real Engine loads.
     Made of the sections below, which ``menu_source`` also uses one by one (it keeps the
     skill section until the skills or the mode change).
     """
     return [
         *head_items(context, actions),
-        *skill_section(engine.skills(), context, actions, loading=loading),
+        *skill_section(library.skills(), context, actions, loading=loading),
         separator("lists-separator"),
-        *list_items(engine, actions),
+        *list_items(library, recent, actions),
         *tail_items(actions),
     ]
 
@@ -317,10 +332,10 @@ def skill_section(
     return items
 
 
-def problem_items(engine: Engine, actions: MenuActions) -> list[MenuItem]:
+def problem_items(library: MenuLibrary, actions: MenuActions) -> list[MenuItem]:
     """Skills that failed to load, then skills that hide another of the same name."""
     items = []
-    for skill in engine.problems():
+    for skill in library.problems():
         first = skill.errors[0] if skill.errors else None
         message = first.message if first is not None else "failed to load"
         items.append(
@@ -331,7 +346,7 @@ def problem_items(engine: Engine, actions: MenuActions) -> list[MenuItem]:
                 trigger=lambda n=skill.name: actions.show_problem(n),
             )
         )
-    for name, warning in engine.overrides().items():
+    for name, warning in library.overrides().items():
         items.append(
             MenuItem(
                 f"override:{name}",
@@ -354,9 +369,9 @@ def problems_menu(entries: list[MenuItem]) -> MenuItem:
     )
 
 
-def recent_menu(engine: Engine, actions: MenuActions) -> MenuItem:
+def recent_menu(recent: Sequence[RecentRun], actions: MenuActions) -> MenuItem:
     entries = []
-    for index, run in enumerate(engine.recent_runs()):
+    for index, run in enumerate(recent):
         text, tip = _recent_text(run)
         entries.append(
             MenuItem(
@@ -371,9 +386,11 @@ def recent_menu(engine: Engine, actions: MenuActions) -> MenuItem:
     )
 
 
-def list_items(engine: Engine, actions: MenuActions) -> list[MenuItem]:
+def list_items(
+    library: MenuLibrary, recent: Sequence[RecentRun], actions: MenuActions
+) -> list[MenuItem]:
     """*Problems* and *Recent runs*."""
-    return [problems_menu(problem_items(engine, actions)), recent_menu(engine, actions)]
+    return [problems_menu(problem_items(library, actions)), recent_menu(recent, actions)]
 
 
 def tail_items(actions: MenuActions) -> list[MenuItem]:

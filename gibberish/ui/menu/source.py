@@ -101,13 +101,13 @@ class MenuSource:
                 separator("lists-separator"),
                 self.context_menu.item(),
                 problems_menu(self._problems),
-                recent_menu(engine, self.actions),
+                recent_menu(engine.runs.recent(), self.actions),
                 *tail_items(self.actions),
             ]
         cached = menu_cache.load()
         library, context = cached if cached is not None else (menu_cache.CachedLibrary(), None)
         self._context = context or menu_cache.CachedContext()
-        return build_menu(library, self.actions, self._context, loading=True)  # type: ignore[arg-type]
+        return build_menu(library, [], self.actions, self._context, loading=True)  # type: ignore[arg-type]
 
     def _skill_section(self, engine: Engine, context: ModeContext) -> list[MenuItem]:
         """The skills' entries (and the problems), made again only when the skills or the
@@ -117,7 +117,7 @@ class MenuSource:
         if key == self._section_key:
             return self._section
         self._section = self._skill_entries(skills, context)
-        self._problems = problem_items(engine, self.actions)
+        self._problems = problem_items(engine.library, self.actions)
         self._section_key = key
         self._save(engine, context)
         return self._section

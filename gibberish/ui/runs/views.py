@@ -1,6 +1,6 @@
 """The result windows of runs: one per run the tray follows, plus finished and failed ones.
 
-A run is started here (``Engine.start`` with a ``RunBridge`` for its callbacks) and shown
+A run is started here (``engine.runs.start`` with a ``RunBridge`` for its callbacks) and shown
 in a ``ResultWindow`` that streams its output. Its output and its end come back from the
 runner's thread as queued ``RunEvents`` signals (``runs.py``); the views never block the
 GUI thread. What the rest of the tray needs to know leaves as signals: ``changed`` when
@@ -122,7 +122,7 @@ class RunViews(QObject):
         """The window of the Engine's ``index``-th recent run (the menu's *Recent runs*)."""
         from gibberish.ui.runs.result_window import ResultWindow
 
-        runs = self._engine().recent_runs()
+        runs = self._engine().runs.recent()
         if not 0 <= index < len(runs):
             return
         run = runs[index]
