@@ -79,7 +79,7 @@ def test_an_imported_skill_with_the_same_name_gets_nothing(mine_and_imported) ->
     assert impostor.skill.trust.value == "untrusted"
     assert impostor.secrets == ()
     with pytest.raises(EngineError, match="GITHUB_TOKEN") as refused:
-        other.run(impostor, confirmed=True)
+        other.runs.run(impostor, confirmed=True)
     assert TOKEN not in str(refused.value)
     assert str(imported) in str(refused.value)
 
@@ -91,9 +91,9 @@ def test_a_secret_stored_by_name_only_never_reaches_an_untrusted_skill(
     SecretStore().set("gh", "GITHUB_TOKEN", TOKEN)  # as stored before binding existed
     assert engine_for(mine.parent).runs.prepare("gh.go").secrets == ("GITHUB_TOKEN",)
     other = engine_for(imported.parent)
-    assert other.prepare("gh.go").secrets == ()
+    assert other.runs.prepare("gh.go").secrets == ()
     with pytest.raises(MissingSecretError):
-        other.secrets.resolve(other.skill("gh"))
+        other.trust.secrets.resolve(other.library.require("gh"))
 
 
 def test_the_cli_binds_what_it_stores_and_shows_what_a_run_receives(
