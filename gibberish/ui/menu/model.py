@@ -33,6 +33,7 @@ from PySide6.QtWidgets import QMenu
 
 from gibberish.ui import icons
 from gibberish.ui.formatting import human_duration, human_title, plain_tooltip
+from gibberish.ui.menu.dispatch import carry_trigger, dispatch_triggers
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -437,6 +438,8 @@ class _LazyFill:
             return  # taken out of its menu (replaced): it is about to be deleted
         self.filled = True
         fill_all(populate_qmenu(menu, self.item.items()))
+        if not self.volatile:  # filled for good: what it was made from may go
+            self.item = None
 
     def fill_once(self) -> None:
         """Fill unless filled already (a volatile menu fills on each show anyway)."""
@@ -498,8 +501,7 @@ def make_entry(
             group.setExclusive(True)
         group.addAction(action)
     if item.trigger is not None:
-        # The lambda holds only the trigger (it calls the controller), never the action.
-        action.triggered.connect(lambda _checked=False, fn=item.trigger: fn())
+        carry_trigger(action, item.trigger)  # run by the menu's one connection (dispatch.py)
     return action
 
 
@@ -520,6 +522,7 @@ def populate_qmenu(menu: QMenu, items: Sequence[MenuItem], *, lazy: bool = True)
     """Fill ``menu`` with ``items`` (replacing what was there); returns lazy submenus not filled yet."""
     _clear(menu)
     menu.setToolTipsVisible(True)
+    dispatch_triggers(menu)
     groups: dict[str, QActionGroup] = {}
     pending: Pending = []
     for item in items:
