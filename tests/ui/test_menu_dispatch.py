@@ -134,3 +134,34 @@ def test_a_filled_submenu_lets_go_of_what_it_was_made_from() -> None:
     gc.collect()
     assert gone() is None
     assert [a.objectName() for a in menu.findChild(QMenu, "skill:x").actions()] == ["tool:x.y"]
+
+
+def test_the_menu_cache_is_rewritten_only_when_it_changes(tmp_path) -> None:
+    """What the process keeps to compare is a digest; equal snapshots are not rewritten,
+    a changed one is, and a file deleted meanwhile is written again."""
+    from types import SimpleNamespace
+
+    from gibberish.ui.menu import cache as menu_cache
+
+    def engine(description: str) -> SimpleNamespace:
+        skill = SimpleNamespace(
+            name="one",
+            description=description,
+            trust="user",
+            modes=["Global"],
+            ok=True,
+            tools=[SimpleNamespace(name="go", description="Go.")],
+        )
+        return SimpleNamespace(skills=lambda: [skill], problems=lambda: [])
+
+    context = SimpleNamespace(mode="Global", automatic=True)
+    path = tmp_path / "menu.cache"
+    assert menu_cache.save(engine("first"), context, path)
+    assert not menu_cache.save(engine("first"), context, path)
+    assert len(menu_cache._last_written[path]) == 16  # a digest, not the snapshot
+    assert menu_cache.save(engine("second"), context, path)
+    library, _context = menu_cache.load(path)
+    assert [s.description for s in library.skills()] == ["second"]
+    assert not menu_cache.save(engine("second"), context, path)  # load remembered it
+    path.unlink()
+    assert menu_cache.save(engine("second"), context, path)

@@ -12,6 +12,7 @@ Engine like any click, which says so when the skill is gone. Qt-free.
 
 from __future__ import annotations
 
+import hashlib
 import marshal
 import sys
 from pathlib import Path
@@ -119,7 +120,12 @@ def snapshot(engine: Engine, context: Any) -> dict[str, Any]:
 
 
 _last_written: dict[Path, bytes] = {}
-"""What this process last wrote to (or read from) each cache file."""
+"""The digest of what this process last wrote to (or read from) each cache file (not the
+snapshot itself: at 1,000 skills that is 0.6 MiB the tray would keep for a comparison)."""
+
+
+def _digest(blob: bytes) -> bytes:
+    return hashlib.blake2b(blob, digest_size=16).digest()
 
 
 def _encode(data: dict[str, Any]) -> bytes:
@@ -130,13 +136,13 @@ def save(engine: Engine, context: Any, path: Path | None = None) -> bool:
     """Write the snapshot when it differs from the last one; True when written."""
     path = path or cache_path()
     blob = _encode(snapshot(engine, context))
-    if _last_written.get(path) == blob and path.is_file():
+    if _last_written.get(path) == _digest(blob) and path.is_file():
         return False
     try:
         atomic_write_bytes(path, blob)
     except OSError:
         return False
-    _last_written[path] = blob
+    _last_written[path] = _digest(blob)
     return True
 
 
@@ -152,7 +158,7 @@ def load(path: Path | None = None) -> tuple[CachedLibrary, CachedContext] | None
         context = CachedContext(str(data["mode"]), bool(data["automatic"]))
     except (OSError, EOFError, ValueError, KeyError, TypeError):
         return None
-    _last_written[path] = blob
+    _last_written[path] = _digest(blob)
     return CachedLibrary(skills), context
 
 
