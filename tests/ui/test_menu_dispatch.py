@@ -165,3 +165,30 @@ def test_the_menu_cache_is_rewritten_only_when_it_changes(tmp_path) -> None:
     assert not menu_cache.save(engine("second"), context, path)  # load remembered it
     path.unlink()
     assert menu_cache.save(engine("second"), context, path)
+
+
+def test_a_kept_entry_holds_the_texts_of_the_new_item_not_the_old(qtbot) -> None:
+    """An entry kept because the new item shows the same keeps the new item's signature:
+    the old one's strings (the menu cache's stand-in skills) are let go."""
+    import gc
+    import weakref
+
+    class Text(str):
+        """A string a weak reference can follow."""
+
+    old_text = Text("A tool that does something")
+    gone = weakref.ref(old_text)
+
+    def item(text: str) -> MenuItem:
+        return MenuItem("skill:x", "X", kind=Kind.MENU, children=lambda: [], key=("x", text))
+
+    menu = QMenu()
+    view = MenuView(menu)
+    view.update([item(old_text)])
+    kept = view.action("skill:x")
+    view.update([item("".join(["A tool that does ", "something"]))])
+    assert view.action("skill:x") is kept
+    qtbot.waitUntil(lambda: not view.filling)  # the idle fill, which lets its item go
+    del old_text
+    gc.collect()
+    assert gone() is None

@@ -111,9 +111,12 @@ class MenuView(QObject):
         """``entry`` shows ``item`` already (the same object, or an equal signature)."""
         if entry.item is item:
             return True
-        if entry.signature != signature(item):
+        sig = signature(item)
+        if entry.signature != sig:
             return False
-        entry.item = item
+        # Keep the new item's signature too: the old one's texts may be the only thing
+        # still holding the menu cache's stand-in skills (equal strings, other objects).
+        entry.item, entry.signature = item, sig
         return True
 
     def _create(self, item: MenuItem, pending: Pending) -> _Entry:
