@@ -36,12 +36,13 @@ import sys
 import tempfile
 import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from gibberish import __version__, paths
 from gibberish.skills.entry import CachedEntry, is_racy
-from gibberish.skills.model import CommandTemplate
+from gibberish.skills.model import CommandTemplate, ToolDefinition
+from gibberish.skills.stored_tool import as_stored
 from gibberish.skills.text_template import as_text
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("gibberish.skills.cache")
 
-FORMAT = 3
+FORMAT = 4
 """Bumped whenever what is stored changes shape."""
 
 _MODEL_CLASSES = frozenset(
@@ -59,17 +60,15 @@ _MODEL_CLASSES = frozenset(
         ("gibberish.skills.model", name)
         for name in (
             "SkillDefinition",
-            "ToolDefinition",
-            "ParameterDefinition",
             "Diagnostic",
             "Trust",
             "Mode",
             "Profile",
-            "ParameterType",
             "Severity",
         )
     ]
     + [("gibberish.skills.text_template", "from_text")]
+    + [("gibberish.skills.stored_tool", "stored_tool")]
     + [("gibberish.skills.cache", "_read_only")]
 )
 """What a saved entry is made of, by name: no other global of gibberish is reachable
@@ -104,6 +103,10 @@ class _ModelPickler(pickle.Pickler):
     def reducer_override(self, obj: Any) -> Any:
         if isinstance(obj, CommandTemplate):
             return as_text(obj)
+        if isinstance(obj, ToolDefinition):
+            return as_stored(obj)
+        if isinstance(obj, PurePath):  # one string, split once (not a part at a time)
+            return type(obj), (str(obj),)
         if type(obj) is types.MappingProxyType:
             return _read_only, (dict(obj),)
         return NotImplemented
