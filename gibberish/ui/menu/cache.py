@@ -12,7 +12,6 @@ Engine like any click, which says so when the skill is gone. Qt-free.
 
 from __future__ import annotations
 
-import hashlib
 import marshal
 import sys
 from pathlib import Path
@@ -119,13 +118,15 @@ def snapshot(engine: Engine, context: Any) -> dict[str, Any]:
     }
 
 
-_last_written: dict[Path, bytes] = {}
-"""The digest of what this process last wrote to (or read from) each cache file (not the
-snapshot itself: at 1,000 skills that is 0.6 MiB the tray would keep for a comparison)."""
+_last_written: dict[Path, tuple[int, int]] = {}
+"""What this process last wrote to (or read from) each cache file, as its length and
+``hash`` (not the snapshot itself: at 1,000 skills that is 0.6 MiB the tray would keep
+for one comparison). Only compared within this process, so the salted built-in hash of
+64 bits serves, and it needs no hashing library on the way to the first menu."""
 
 
-def _digest(blob: bytes) -> bytes:
-    return hashlib.blake2b(blob, digest_size=16).digest()
+def _digest(blob: bytes) -> tuple[int, int]:
+    return (len(blob), hash(blob))
 
 
 def _encode(data: dict[str, Any]) -> bytes:
