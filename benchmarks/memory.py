@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from startup import BUNDLED_SKILLS, FLOOR_CHILD, REPO, tray_env
+from startup import BUNDLED_SKILLS, FLOOR_CHILD, REPO, TOOLS_PER_SKILL, tray_env
 
 REPORTER = r'''
 import collections, json, os, sys, threading, time
@@ -238,6 +238,17 @@ def main() -> int:
         print(
             f"  for information: the floor with {options.skills + BUNDLED_SKILLS} empty "
             f"submenus (Qt's own cost of the menu's shape): {_mib(shaped['status']['VmRSS'])}"
+        )
+        filled = measure(
+            floor_script,
+            [*icon, str(options.skills + BUNDLED_SKILLS), str(TOOLS_PER_SKILL)],
+            env,
+            options.settle,
+            False,
+        )
+        print(
+            f"  for information: the same submenus with {TOOLS_PER_SKILL} actions each, as "
+            f"the tray fills them (Qt and PySide alone): {_mib(filled['status']['VmRSS'])}"
         )
         median_app = sorted(apps, key=lambda r: r["status"]["VmRSS"])[len(apps) // 2]
         median_floor = sorted(floors, key=lambda r: r["status"]["VmRSS"])[len(floors) // 2]
