@@ -152,7 +152,8 @@ def test_the_menu_cache_is_rewritten_only_when_it_changes(tmp_path) -> None:
             ok=True,
             tools=[SimpleNamespace(name="go", description="Go.")],
         )
-        return SimpleNamespace(skills=lambda: [skill], problems=lambda: [])
+        library = SimpleNamespace(skills=lambda: [skill], problems=lambda: [])
+        return SimpleNamespace(library=library, skills=library.skills, problems=library.problems)
 
     context = SimpleNamespace(mode="Global", automatic=True)
     path = tmp_path / "menu.cache"
