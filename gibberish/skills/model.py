@@ -258,6 +258,10 @@ class ToolDefinition:
                 return p
         return None
 
+    def parameter_dicts(self) -> list[dict[str, Any]]:
+        """Each parameter's ``to_dict()`` (the JSON listing's shape)."""
+        return [p.to_dict() for p in self.parameters]
+
 
 DEFAULT_TIMEOUT_SECS = 30
 """A skill's timeout when its frontmatter sets none (the one definition of it)."""

@@ -50,6 +50,16 @@ class StoredTool(ToolDefinition):
         _SLOT.__set__(self, value)
         object.__setattr__(self, "_raw", None)
 
+    def parameter_dicts(self) -> list[dict[str, Any]]:
+        """``ParameterDefinition.to_dict()`` of each parameter, made from the tuples when
+        the definitions were never asked for: ``skills list --json`` lists every tool's
+        parameters and would otherwise make 11,000 definitions at 1,000 skills only to
+        turn them into these (a test holds both to the same output)."""
+        raw = getattr(self, "_raw", None)
+        if raw is None:
+            return super().parameter_dicts()
+        return [_as_dict(r) for r in raw]
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ToolDefinition):
             return NotImplemented
@@ -63,6 +73,22 @@ def _parameter(raw: Raw) -> ParameterDefinition:
     return ParameterDefinition(
         name, _TYPES[kind], required, description, default, line, minimum, maximum
     )
+
+
+def _as_dict(raw: Raw) -> dict[str, Any]:
+    name, kind, required, description, default, _line, minimum, maximum = raw
+    shape = {
+        "name": name,
+        "type": kind,
+        "required": required,
+        "default": default,
+        "description": description,
+    }
+    if minimum is not None:
+        shape["minimum"] = minimum
+    if maximum is not None:
+        shape["maximum"] = maximum
+    return shape
 
 
 def _raw(param: ParameterDefinition) -> Raw:

@@ -119,3 +119,23 @@ def test_a_cache_with_damaged_parameters_is_rebuilt(root, caplog) -> None:
     assert second.skills() == first.skills()
     with pytest.raises(TypeError):
         _ModelUnpickler(io.BytesIO(data)).load()
+
+
+@pytest.mark.parametrize("which", ["typed", "bundled"])
+def test_the_json_shape_of_stored_parameters_is_the_parsed_one(which, root) -> None:
+    """``parameter_dicts`` from the tuples (never made into definitions) gives the bytes
+    the definitions' ``to_dict`` gives, key order included."""
+    import json
+
+    from gibberish.skills.serialize import skill_to_dict
+
+    folder = root if which == "typed" else BUNDLED_SKILLS
+    fresh = _library(folder).skills()
+    restored = _library(folder).skills()
+    for parsed, back in zip(fresh, restored, strict=True):
+        before = json.dumps(skill_to_dict(parsed))
+        assert all(t._raw is not None for t in back.tools)
+        assert json.dumps(skill_to_dict(back)) == before
+        assert all(t._raw is not None for t in back.tools)  # still tuples
+        for tool in back.tools:
+            assert tool.parameter_dicts() == [p.to_dict() for p in tool.parameters]
