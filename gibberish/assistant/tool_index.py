@@ -33,7 +33,7 @@ from __future__ import annotations
 import threading
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, chain, compress
 from operator import is_, is_not
@@ -70,9 +70,11 @@ class SkillPart:
 
     skill: SkillDefinition
     tools: tuple[ExposedTool, ...]
-    name_words: tuple[frozenset[str], ...]
-    """Per tool: the words of its name, the skill's name and its exposed name."""
-    text_words: tuple[frozenset[str], ...]
+    name_words: tuple[Collection[str], ...]
+    """Per tool: the words of its name, the skill's name and its exposed name (frozensets
+    when analysed here, tuples when read from the saved analysis: only membership is
+    asked, of a few words each)."""
+    text_words: tuple[Collection[str], ...]
     """Per tool: the words of the descriptions and parameters that are not name words."""
     vocabulary: frozenset[str]
     """Every word of every tool."""

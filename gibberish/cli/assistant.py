@@ -18,6 +18,7 @@ import click
 
 from gibberish.app import Engine, EngineError, ToolRef
 from gibberish.cli.common import CliState, fail, pass_state, print_json, printable
+from gibberish.cli.quick_exit import finish
 from gibberish.cli.run import execute, stdin_is_tty
 from gibberish.settings import MODEL_APIS
 from gibberish.skills.model import Mode, tool_ref
@@ -86,6 +87,7 @@ def prompt_command(
         if feed.text:
             click.echo(f"\n{feed.text}")
     _report_broken_skills(engine, offered=len(chosen))
+    finish(0)
 
 
 def _report_broken_skills(engine: Engine, *, offered: int) -> None:
@@ -195,7 +197,7 @@ def ask_command(
         report = dict(results[0]) if len(results) == 1 else {"calls": results}
         report["confidence"] = route.confidence
         print_json(report)
-        raise SystemExit(0 if all("skipped" not in r for r in results) else 1)
+        finish(0 if all("skipped" not in r for r in results) else 1)
     raise SystemExit(0 if all(r.get("exit") == 0 for r in results) else 1)
 
 

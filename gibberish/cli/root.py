@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from gibberish import __version__
-from gibberish.cli import COMMAND_HINTS, COMMAND_MODULES, logfile
+from gibberish.cli import COMMAND_HINTS, COMMAND_MODULES, logfile, quick_exit
 from gibberish.cli.common import CliState, FullHelpGroup, fail
 
 
@@ -115,6 +115,7 @@ def cli(
 def run_main() -> None:
     """Run the group; the last guard: a bug is logged, and named in one line."""
     logfile.configure()
+    quick_exit.enable()
     try:
         cli.main(standalone_mode=True)
     except KeyboardInterrupt:

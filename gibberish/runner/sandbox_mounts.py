@@ -175,6 +175,11 @@ def _empty_file() -> str:
         return _empty
 
 
+def leaves_files() -> bool:
+    """Whether this process made a file it removes when it exits (its empty file)."""
+    return _empty is not None
+
+
 def _remove(path: str) -> None:
     with contextlib.suppress(OSError):
         os.unlink(path)

@@ -36,11 +36,14 @@ import sys
 import tempfile
 import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from gibberish import __version__, paths
 from gibberish.skills.entry import CachedEntry, is_racy
+from gibberish.skills.model import CommandTemplate, ToolDefinition
+from gibberish.skills.stored_tool import as_stored
+from gibberish.skills.text_template import as_text
 
 if TYPE_CHECKING:
     from gibberish.skills.entry import SkillSource
@@ -48,10 +51,28 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("gibberish.skills.cache")
 
-FORMAT = 2
+FORMAT = 4
 """Bumped whenever what is stored changes shape."""
 
-_ALLOWED_MODULES = ("gibberish.skills.",)
+_MODEL_CLASSES = frozenset(
+    [("gibberish.skills.entry", name) for name in ("CachedEntry", "Tree")]
+    + [
+        ("gibberish.skills.model", name)
+        for name in (
+            "SkillDefinition",
+            "Diagnostic",
+            "Trust",
+            "Mode",
+            "Profile",
+            "Severity",
+        )
+    ]
+    + [("gibberish.skills.text_template", "from_text")]
+    + [("gibberish.skills.stored_tool", "stored_tool")]
+    + [("gibberish.skills.cache", "_read_only")]
+)
+"""What a saved entry is made of, by name: no other global of gibberish is reachable
+(a command template is stored as its text, so its word and fragment classes are not)."""
 _ALLOWED_GLOBALS = {
     ("pathlib", "PosixPath"),
     ("pathlib", "WindowsPath"),
@@ -76,9 +97,16 @@ def _read_only(mapping: dict[str, Any]) -> Mapping[str, Any]:
 
 
 class _ModelPickler(pickle.Pickler):
-    """Pickles read-only mappings (a skill's extra fields) as what they wrap."""
+    """Pickles read-only mappings (a skill's extra fields) as what they wrap, and command
+    templates as their text (``text_template.py``)."""
 
     def reducer_override(self, obj: Any) -> Any:
+        if isinstance(obj, CommandTemplate):
+            return as_text(obj)
+        if isinstance(obj, ToolDefinition):
+            return as_stored(obj)
+        if isinstance(obj, PurePath):  # one string, split once (not a part at a time)
+            return type(obj), (str(obj),)
         if type(obj) is types.MappingProxyType:
             return _read_only, (dict(obj),)
         return NotImplemented
@@ -131,7 +159,7 @@ class _ModelUnpickler(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) == ("builtins", "getattr"):
             return _enum_member
-        if module.startswith(_ALLOWED_MODULES):
+        if (module, name) in _MODEL_CLASSES:
             return _with_quick_setstate(super().find_class(module, name))
         if (module, name) in _ALLOWED_GLOBALS:
             return super().find_class(module, name)
@@ -140,18 +168,31 @@ class _ModelUnpickler(pickle.Unpickler):
 
 @contextlib.contextmanager
 def without_collection() -> Iterator[None]:
-    """Automatic garbage collection paused while a cache file is unpickled.
+    """Automatic garbage collection paused while lasting objects are made in bulk.
 
     Unpickling tens of thousands of objects, none of them garbage, sets off the collector
     again and again, and each older-generation pass walks the whole growing heap: a third
     of a warm load of 1,000 skills. Collection resumes afterwards only if it was on (the
-    tray turns it off and collects on its GUI thread itself)."""
+    tray turns it off and collects on its GUI thread itself).
+
+    Resuming alone would only defer the walk: the first allocation after it collects the
+    youngest generation, which now holds every object made (6 ms for a warm load of
+    1,000 skills), then the middle one walks them again. So what was made is first moved
+    to the oldest generation unwalked: ``gc.freeze`` moves every tracked object to the
+    permanent generation and ``gc.unfreeze`` puts them all back into the oldest one, as
+    documented. Nothing stays frozen; cycles among the objects alive then are found by
+    the next full collection instead of a young one. Skipped when something already keeps
+    objects frozen on purpose, which ``gc.unfreeze`` would undo.
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
 
 

@@ -9,7 +9,7 @@ the model feed turns ``ToolDefinition``s into declarations, and the UI builds fo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError, dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -174,13 +174,59 @@ class TemplateWord:
         return tuple(f for f in self.fragments if isinstance(f, Placeholder))
 
 
-@dataclass(frozen=True, slots=True)
 class CommandTemplate:
-    """A parsed ``#### Command`` block: exactly one simple command made of words."""
+    """A parsed ``#### Command`` block: exactly one simple command made of words.
+
+    Immutable and compared by value, like the dataclasses around it. The words are a pure
+    function of the source (what the parser makes of it), which lets
+    :class:`gibberish.skills.text_template.TextTemplate` keep only the text and parse it
+    when its words are first asked for: how the parse cache stores templates.
+    """
+
+    __slots__ = ("_words", "line", "source")
 
     source: str
-    words: tuple[TemplateWord, ...]
-    line: int | None = None
+    line: int | None
+    _words: tuple[TemplateWord, ...] | None
+
+    def __init__(
+        self, source: str, words: tuple[TemplateWord, ...] | None, line: int | None = None
+    ) -> None:
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "_words", words)
+        object.__setattr__(self, "line", line)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (self.source, self.words, self.line)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        source, words, line = state
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "_words", words)
+        object.__setattr__(self, "line", line)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CommandTemplate):
+            return NotImplemented
+        return (self.source, self.line) == (other.source, other.line) and (
+            self.words == other.words
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.source, self.line))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(source={self.source!r}, line={self.line!r})"
+
+    @property
+    def words(self) -> tuple[TemplateWord, ...]:
+        return self._words or ()
 
     @property
     def program(self) -> str:
@@ -211,6 +257,10 @@ class ToolDefinition:
             if p.name == name:
                 return p
         return None
+
+    def parameter_dicts(self) -> list[dict[str, Any]]:
+        """Each parameter's ``to_dict()`` (the JSON listing's shape)."""
+        return [p.to_dict() for p in self.parameters]
 
 
 DEFAULT_TIMEOUT_SECS = 30

@@ -37,6 +37,7 @@ from gibberish.skills.model import (
     ToolDefinition,
     Trust,
 )
+from gibberish.skills.text_template import TextTemplate
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
@@ -382,7 +383,8 @@ def _defang_tool(tool: ToolDefinition) -> ToolDefinition:
 
     command = tool.command
     if command is not None:
-        command = dataclasses.replace(command, source=F.escape_unsafe(command.source))
+        # Its words come from the shown text, fresh or from the parse cache alike.
+        command = TextTemplate(F.escape_unsafe(command.source), command.line)
     return dataclasses.replace(
         tool,
         description=F.escape_unsafe(tool.description),

@@ -53,7 +53,7 @@ def tool_to_dict(tool: ToolDefinition) -> dict[str, Any]:
     return {
         "name": tool.name,
         "description": tool.description,
-        "parameters": [p.to_dict() for p in tool.parameters],
+        "parameters": tool.parameter_dicts(),
         "command": tool.command.source if tool.command else None,
         "line": tool.line,
     }

@@ -69,7 +69,7 @@ from gibberish.skills.quoting import SCRIPT_HINT, ShellScan, remove_quotes, show
 from gibberish.skills.quoting import Issue as _Problem
 from gibberish.skills.render import url_parts
 
-__all__ = ["CODES", "PLACEHOLDER_RE", "parse_template"]
+__all__ = ["CODES", "PLACEHOLDER_RE", "parse_template", "template_words"]
 
 CODES: dict[str, str] = {
     "E-TEMPLATE-SYNTAX": "the command cannot be parsed (unbalanced quote, stray token ...)",
@@ -770,3 +770,13 @@ def parse_template(
     words, problems = _analyse_cached(source)
     template = None if words is None else CommandTemplate(source, words, line)
     return template, _diagnostics(problems, file, line) if problems else []
+
+
+def template_words(source: str) -> tuple[TemplateWord, ...]:
+    """The words of a template's (already normalized) source, as ``parse_template`` made
+    them: how a template restored from the parse cache gets its words back
+    (``text_template.py``). A source
+    with errors, which no stored template holds, has none: rendering it then says the
+    tool has no command rather than running anything."""
+    words, _problems = _analyse_cached(source)
+    return words or ()

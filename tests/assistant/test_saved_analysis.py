@@ -75,8 +75,8 @@ def assert_same_as_fresh(index: ToolIndex, engine: Engine, mode: Mode) -> None:
     fresh = ToolIndex.build(engine.feed._library.skills(), mode)
     assert [t.name for t in index.tools] == [t.name for t in fresh.tools]
     for ours, theirs in zip(index.parts, fresh.parts, strict=True):
-        assert ours.name_words == theirs.name_words
-        assert ours.text_words == theirs.text_words
+        assert [set(w) for w in ours.name_words] == [set(w) for w in theirs.name_words]
+        assert [set(w) for w in ours.text_words] == [set(w) for w in theirs.text_words]
         assert ours.vocabulary == theirs.vocabulary
         assert ours.cost(functiongemma_cost) == theirs.cost(functiongemma_cost)
         assert ours.cost(json_cost) == theirs.cost(json_cost)
@@ -168,6 +168,24 @@ def test_a_damaged_value_of_the_right_stamp_is_refused(root, monkeypatch):
     stamp, saved = pickle.loads(path.read_bytes())
     key = next(iter(saved))
     saved[key] = (("not", "frozensets"), (), {})
+    path.write_bytes(pickle.dumps((stamp, saved)))
+    seen = analysed_afresh(monkeypatch)
+    engine = new_process(root)
+    assert_same_as_fresh(engine.feed.tool_index(Mode.DEV), engine, Mode.DEV)
+    assert len(seen) == 14
+
+
+@pytest.mark.parametrize("shape", [" ".join, frozenset, list])
+def test_words_of_another_shape_are_refused(root, monkeypatch, shape):
+    """Each tool's words are a tuple: a string of the same words (where ``in`` would find
+    parts of words), the frozensets of the first format or a list are refused whole."""
+    engine = new_process(root)
+    engine.feed.tool_index(Mode.DEV)
+    path = saved_file(engine)
+    stamp, saved = pickle.loads(path.read_bytes())
+    key = next(iter(saved))
+    names, texts, costs = saved[key]
+    saved[key] = (tuple(shape(w) for w in names), texts, costs)
     path.write_bytes(pickle.dumps((stamp, saved)))
     seen = analysed_afresh(monkeypatch)
     engine = new_process(root)

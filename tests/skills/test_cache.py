@@ -290,14 +290,14 @@ def test_a_saved_object_with_a_field_missing_rebuilds_the_cache(
     path = ParseCache.for_sources(first.sources, first.profile).path
     stored = ParseCache(path)._read()
     assert stored
-    tool_class = type(first.skills()[0].tools[0])
-    whole = tool_class.__getstate__
+    skill_class = type(first.skills()[0])  # (tools are stored by stored_tool.py)
+    whole = skill_class.__getstate__
     try:
-        tool_class.__getstate__ = lambda self: whole(self)[:-1]
+        skill_class.__getstate__ = lambda self: whole(self)[:-1]
         path.unlink()
         assert ParseCache(path).save(stored)
     finally:
-        tool_class.__getstate__ = whole
+        skill_class.__getstate__ = whole
     counter.reset()
     with caplog.at_level(logging.WARNING, logger="gibberish.skills.cache"):
         second = new_library(root)

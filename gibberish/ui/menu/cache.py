@@ -115,8 +115,15 @@ def snapshot(engine: Engine, context: Any) -> dict[str, Any]:
     }
 
 
-_last_written: dict[Path, bytes] = {}
-"""What this process last wrote to (or read from) each cache file."""
+_last_written: dict[Path, tuple[int, int]] = {}
+"""What this process last wrote to (or read from) each cache file, as its length and
+``hash`` (not the snapshot itself: at 1,000 skills that is 0.6 MiB the tray would keep
+for one comparison). Only compared within this process, so the salted built-in hash of
+64 bits serves, and it needs no hashing library on the way to the first menu."""
+
+
+def _digest(blob: bytes) -> tuple[int, int]:
+    return (len(blob), hash(blob))
 
 
 def _encode(data: dict[str, Any]) -> bytes:
@@ -127,13 +134,13 @@ def save(engine: Engine, context: Any, path: Path | None = None) -> bool:
     """Write the snapshot when it differs from the last one; True when written."""
     path = path or cache_path()
     blob = _encode(snapshot(engine, context))
-    if _last_written.get(path) == blob and path.is_file():
+    if _last_written.get(path) == _digest(blob) and path.is_file():
         return False
     try:
         atomic_write_bytes(path, blob)
     except OSError:
         return False
-    _last_written[path] = blob
+    _last_written[path] = _digest(blob)
     return True
 
 
@@ -149,7 +156,7 @@ def load(path: Path | None = None) -> tuple[CachedLibrary, CachedContext] | None
         context = CachedContext(str(data["mode"]), bool(data["automatic"]))
     except (OSError, EOFError, ValueError, KeyError, TypeError):
         return None
-    _last_written[path] = blob
+    _last_written[path] = _digest(blob)
     return CachedLibrary(skills), context
 
 

@@ -26,6 +26,7 @@ The tray keeps its ``QMenu`` and changes only the entries whose ``signature`` ch
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtGui import QAction, QActionGroup, QIcon
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import QMenu
 
 from gibberish.ui import icons
 from gibberish.ui.formatting import human_duration, human_title, plain_tooltip
+from gibberish.ui.menu.dispatch import carry_trigger, dispatch_triggers
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -228,7 +230,7 @@ def skill_items(skill: SkillDefinition, actions: MenuActions) -> list[MenuItem]:
             f"tool:{ref}",
             human_title(tool.name),
             tooltip=f"{tool.description}\n{ref}".strip(),
-            trigger=lambda ref=ref: actions.launch(ref),
+            trigger=partial(actions.launch, ref),  # kept by its action: half a closure's size
         )
         for tool, ref in refs
     ]
@@ -454,6 +456,8 @@ class _LazyFill:
             return  # taken out of its menu (replaced): it is about to be deleted
         self.filled = True
         fill_all(populate_qmenu(menu, self.item.items()))
+        if not self.volatile:  # filled for good: what it was made from may go
+            self.item = None
 
     def fill_once(self) -> None:
         """Fill unless filled already (a volatile menu fills on each show anyway)."""
@@ -515,8 +519,7 @@ def make_entry(
             group.setExclusive(True)
         group.addAction(action)
     if item.trigger is not None:
-        # The lambda holds only the trigger (it calls the controller), never the action.
-        action.triggered.connect(lambda _checked=False, fn=item.trigger: fn())
+        carry_trigger(action, item.trigger)  # run by the menu's one connection (dispatch.py)
     return action
 
 
@@ -537,6 +540,7 @@ def populate_qmenu(menu: QMenu, items: Sequence[MenuItem], *, lazy: bool = True)
     """Fill ``menu`` with ``items`` (replacing what was there); returns lazy submenus not filled yet."""
     _clear(menu)
     menu.setToolTipsVisible(True)
+    dispatch_triggers(menu)
     groups: dict[str, QActionGroup] = {}
     pending: Pending = []
     for item in items:

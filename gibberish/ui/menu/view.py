@@ -25,6 +25,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu
 
+from gibberish.ui.menu.dispatch import dispatch_triggers
 from gibberish.ui.menu.model import MenuItem, Pending, discard_entry, make_entry, signature
 
 EAGER_ENTRIES = 64
@@ -55,6 +56,7 @@ class MenuView(QObject):
         super().__init__(parent)
         self.menu = menu
         menu.setToolTipsVisible(True)
+        dispatch_triggers(menu)
         self._entries: dict[str, _Entry] = {}
         self._order: list[QAction] | None = []  # the menu's actions as last arranged
         self._groups: dict[str, QActionGroup] = {}
@@ -109,9 +111,12 @@ class MenuView(QObject):
         """``entry`` shows ``item`` already (the same object, or an equal signature)."""
         if entry.item is item:
             return True
-        if entry.signature != signature(item):
+        sig = signature(item)
+        if entry.signature != sig:
             return False
-        entry.item = item
+        # Keep the new item's signature too: the old one's texts may be the only thing
+        # still holding the menu cache's stand-in skills (equal strings, other objects).
+        entry.item, entry.signature = item, sig
         return True
 
     def _create(self, item: MenuItem, pending: Pending) -> _Entry:
