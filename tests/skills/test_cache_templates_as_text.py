@@ -225,6 +225,7 @@ class _Made:
 
 
 def test_what_is_made_unwalked_lands_in_the_oldest_generation() -> None:
+    gc.unfreeze()  # an earlier test in this process (the tray's gui_gc) may have frozen its objects
     was = gc.isenabled()
     gc.enable()
     try:
