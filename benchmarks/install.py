@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gibberish.interop.install import Installer, InstallTarget
+from gibberish.install.transaction import Installer, InstallTarget
 
 TOOL = """
 ### {name}

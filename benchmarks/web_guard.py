@@ -25,7 +25,7 @@ from fastapi import FastAPI, Form
 from fastapi.responses import JSONResponse
 from fastapi.testclient import TestClient
 
-from gibberish.interop.web.app import create_app
+from gibberish.export.web.app import create_app
 
 
 def bare_app() -> FastAPI:

@@ -170,7 +170,7 @@ class Engine:
         return self.library.follow_project(folder)
 
     def installer(self, project: Path | None = None) -> Any:
-        from gibberish.interop.installer import installer_for
+        from gibberish.install.installer import installer_for
 
         return installer_for(self, project)
 

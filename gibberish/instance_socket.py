@@ -29,7 +29,7 @@ from pathlib import Path
 
 SOCKET_NAME = "gibberish.sock"
 APPROVAL_PREFIX = "mcp-approve "
-"""Starts a request line that asks the tray to approve an MCP call (``interop.mcp_approval``)."""
+"""Starts a request line that asks the tray to approve an MCP call (``mcp.approval``)."""
 CONNECT_TIMEOUT = 0.5
 """Seconds to wait for the running instance to accept (as the Qt client waits)."""
 REPLY_TIMEOUT = 2.0

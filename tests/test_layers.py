@@ -37,7 +37,9 @@ LAYERS: tuple[Layer, ...] = (
         "gibberish.cli", 90, "front end: parses flags, calls the Engine, prints; starts the tray"
     ),
     Layer("gibberish.ui", 80, "front end: the tray, the only place Qt lives"),
-    Layer("gibberish.interop", 70, "features over the Engine: install, export, MCP, compile page"),
+    Layer("gibberish.mcp", 74, "front end for agents: the skills as an MCP server"),
+    Layer("gibberish.export", 72, "skills out: sync to agents, compile, stubs, the compile page"),
+    Layer("gibberish.install", 70, "skills in: sources, fetch, install, the lock, update"),
     Layer("gibberish.voice", 70, "feature over the Engine: listening"),
     Layer("gibberish.session", 60, "the tray's session: the Engine plus the focused window"),
     Layer("gibberish.app", 50, "the Engine, composing its facades"),
@@ -70,8 +72,8 @@ LAYERS: tuple[Layer, ...] = (
 )
 
 TRANSITIONAL: dict[tuple[str, str], str] = {
-    ("gibberish.app", "gibberish.interop.installer"): (
-        "Engine.installer, a delegating shim to gibberish.interop.installer.installer_for "
+    ("gibberish.app", "gibberish.install.installer"): (
+        "Engine.installer, a delegating shim to gibberish.install.installer.installer_for "
         "kept while other branches still call it (issue 27, item 1)"
     ),
     ("gibberish.app", "gibberish.voice.spoken"): (
@@ -302,12 +304,16 @@ def test_no_import_cycles() -> None:
 @pytest.mark.parametrize(
     ("importer", "target", "breaks"),
     [
-        ("gibberish.app", "gibberish.ui.menu", True),
+        ("gibberish.app", "gibberish.ui.menu.model", True),
         ("gibberish.skills.library", "subprocess", True),
         ("gibberish.trust.policy", "gibberish.runner", True),
         ("gibberish.runner.handle", "gibberish.skills.model", True),
-        ("gibberish.interop.sync", "gibberish.voice", True),
-        ("gibberish.ui.menu", "gibberish.app", False),
+        ("gibberish.install.fetch", "gibberish.voice", True),
+        ("gibberish.install.fetch", "gibberish.export.sync", True),
+        ("gibberish.export.web.service", "gibberish.mcp.server", True),
+        ("gibberish.mcp.server", "gibberish.export.agents", False),
+        ("gibberish.export.sync_offer", "gibberish.install.transaction", False),
+        ("gibberish.ui.menu.model", "gibberish.app", False),
         ("gibberish.skills.cache", "gibberish.skills", False),
     ],
 )

@@ -261,10 +261,10 @@ def _pictures(out_dir: Path) -> list[Path]:
     from PySide6.QtWidgets import QApplication, QWidget
 
     from gibberish.app import Engine, EngineOptions
-    from gibberish.ui.approval import ApprovalDialog
-    from gibberish.ui.command_bar import CommandBar
+    from gibberish.ui.approval.dialog import ApprovalDialog
+    from gibberish.ui.command_bar.bar import CommandBar
     from gibberish.ui.controller import Controller
-    from gibberish.ui.param_form import ParameterForm
+    from gibberish.ui.runs.param_form import ParameterForm
     from tests import fonts
 
     app = QApplication.instance() or QApplication(["gibberish"])
@@ -333,7 +333,7 @@ def _pictures(out_dir: Path) -> list[Path]:
     first = engine.prepare("photos.list_large")
     engine.approve(first)
     # What "Trust this version" in the dialog does too: keep a copy to diff against.
-    from gibberish.ui import approved_copies
+    from gibberish.trust import approved_copies
 
     approved_copies.keep(first.skill.directory, first.fingerprint.files)
     (user_skills / "photos" / "large.sh").write_text("#!/bin/sh\nfind . -size +5M\n")
@@ -401,7 +401,7 @@ def _pictures(out_dir: Path) -> list[Path]:
     import dataclasses
     import socket
 
-    from gibberish.ui.routing import Choices, outcome_of
+    from gibberish.ui.command_bar.routing import Choices, outcome_of
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -165,7 +165,7 @@ def context_import(source: str) -> None:
     a raw .md URL, a GitHub folder URL, or any source `install` takes. Importing a name
     again replaces that block."""
     from gibberish.assistant.context_folders import ImportError_
-    from gibberish.interop.context_import import import_context
+    from gibberish.install.context_import import import_context
 
     try:
         results = import_context(source)

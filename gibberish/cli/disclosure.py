@@ -1,7 +1,7 @@
 """``gibberish outline|show|open|sources|search`` and ``gibberish stub``.
 
 The command-line fallback of the gateway a stub names: the same functions as the MCP
-server's ``skills_*`` tools (gibberish/interop/disclosure.py). Errors print as
+server's ``skills_*`` tools (gibberish/skills/disclosure.py). Errors print as
 ``error[EXXX]: message`` and exit with status 1, as skillc's RFC-0001 asks.
 """
 
@@ -13,9 +13,9 @@ import click
 
 from gibberish.app import Engine, EngineError
 from gibberish.cli.common import CliState, fail, pass_state, print_json, printable, table
-from gibberish.interop import disclosure
-from gibberish.interop.disclosure import DisclosureError
-from gibberish.interop.stub import StubWriteError
+from gibberish.export.stub import StubWriteError
+from gibberish.skills import disclosure
+from gibberish.skills.disclosure import DisclosureError
 
 
 def skill_folder(engine: Engine, name_or_path: str) -> Path:
@@ -176,7 +176,7 @@ def stub_command(
     copied with --copy) into each agent's skills folder, user level or --project's.
     """
     from gibberish.cli.stub_deploy import chosen_agents, deploy_and_report, runtime_out
-    from gibberish.interop.stub import build_stub
+    from gibberish.export.stub import build_stub
 
     agents = chosen_agents(targets)
     if out_dir is None:

@@ -14,18 +14,18 @@ import click
 from gibberish.app import EngineError
 from gibberish.cli.common import CliState, fail, pass_state, table
 from gibberish.cli.sync_offer import mcp_consent, report_unapproved
-from gibberish.interop import agents
-from gibberish.interop.compile import (
+from gibberish.export import agents
+from gibberish.export.compile import (
     MAX_PROMPT_BYTES,
     CompileError,
     compile_skill,
     write_outputs,
 )
-from gibberish.interop.compile_sources import SourceUnusable, fetched_source, skills_in
-from gibberish.interop.disclosure import describe_error
-from gibberish.interop.instruction_files import FORMAT_NAMES, instruction_format, plan_format
-from gibberish.interop.sync import exportable
-from gibberish.interop.sync_all import SyncPlan, apply_sync, counts, plan_sync
+from gibberish.export.compile_sources import SourceUnusable, fetched_source, skills_in
+from gibberish.export.instruction_files import FORMAT_NAMES, instruction_format, plan_format
+from gibberish.export.sync import exportable
+from gibberish.export.sync_all import SyncPlan, apply_sync, counts, plan_sync
+from gibberish.skills.disclosure import describe_error
 from gibberish.skills.model import SkillDefinition, Trust
 from gibberish.skills.parser import parse_skill_file
 
@@ -198,7 +198,7 @@ def _skill_md_in(folder: Path) -> Path:
 
 def _refiner(state: CliState):
     from gibberish.assistant import client_for
-    from gibberish.interop.refine import refine_with
+    from gibberish.export.refine import refine_with
 
     client = client_for(state.engine().feed.model_settings())
     return lambda text: refine_with(client, text)
@@ -360,8 +360,8 @@ def web_command(
 
     import uvicorn
 
-    from gibberish.interop.web.app import create_app
-    from gibberish.interop.web.guard import new_token
+    from gibberish.export.web.app import create_app
+    from gibberish.export.web.guard import new_token
 
     engine = state.engine()
 

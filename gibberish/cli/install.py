@@ -1,6 +1,6 @@
 """``gibberish install``, ``uninstall``, ``update`` and ``installed``.
 
-Thin: the Engine hands out the installer (gibberish.interop); this module shows what
+Thin: ``gibberish.install.installer`` sets up the installer; this module shows what
 will be added (skills, tools, the exact commands, MCP servers) and asks before anything
 is moved into place. ``--yes`` answers the install question; replacing a skill that is
 already there is asked separately (``--replace`` answers it).
@@ -15,10 +15,10 @@ import click
 
 from gibberish.cli.common import CliState, fail, pass_state, printable, table
 from gibberish.cli.sync_offer import offer_sync, remove_synced
-from gibberish.interop.discover import Found, InstallError, show_warnings
-from gibberish.interop.install import Installer, Plan
-from gibberish.interop.installer import installer_for
-from gibberish.interop.project import (
+from gibberish.export.sync_offer import load_skills, unneeded_servers
+from gibberish.install.discover import Found, InstallError, show_warnings
+from gibberish.install.installer import installer_for
+from gibberish.install.project import (
     Wanted,
     install_locked,
     pending,
@@ -26,9 +26,9 @@ from gibberish.interop.project import (
     record_in_manifest,
     write_lock,
 )
-from gibberish.interop.sources import Source, parse_source
-from gibberish.interop.sync_offer import load_skills, unneeded_servers
-from gibberish.interop.update import stage_update, update_available
+from gibberish.install.sources import Source, parse_source
+from gibberish.install.transaction import Installer, Plan
+from gibberish.install.update import stage_update, update_available
 from gibberish.skills.model import SkillDefinition
 from gibberish.skills.projectdir import find_project
 

@@ -14,7 +14,7 @@ from gibberish.cli.common import CliState, fail, pass_state
 def mcp_command(state: CliState, mode: str | None) -> None:
     """Run an MCP server on stdin/stdout: skill tools, skills_* disclosure tools, resources."""
     try:
-        from gibberish.interop.mcp_server import serve
+        from gibberish.mcp.server import serve
     except ModuleNotFoundError as exc:
         fail(f"the MCP server needs the 'mcp' package ({exc}); pip install 'mcp>=2.3,<3'.", 1)
     engine = state.engine()

@@ -8,8 +8,8 @@ from pathlib import Path
 import click
 
 from gibberish.cli.common import fail, printable, table
-from gibberish.interop import agents
-from gibberish.interop.stub_deploy import deploy, runtime_dir
+from gibberish.export import agents
+from gibberish.export.stub_deploy import deploy, runtime_dir
 
 
 def _home() -> Path:

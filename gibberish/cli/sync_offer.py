@@ -19,12 +19,12 @@ from pathlib import Path
 import click
 
 from gibberish.cli.common import CliState, printable, table
-from gibberish.interop import agents
-from gibberish.interop.mcp_sync import Consent, McpServer
-from gibberish.interop.sync_all import SyncPlan, apply_sync, counts
-from gibberish.interop.sync_offer import SyncOffer
-from gibberish.interop.sync_offer import sync_targets as offer_targets
-from gibberish.interop.unsync import plan_unsync
+from gibberish.export import agents
+from gibberish.export.mcp_config import Consent, McpServer
+from gibberish.export.sync_all import SyncPlan, apply_sync, counts
+from gibberish.export.sync_offer import SyncOffer
+from gibberish.export.sync_offer import sync_targets as offer_targets
+from gibberish.export.unsync import plan_unsync
 
 
 def home() -> Path:

@@ -162,7 +162,7 @@ def secrets_delete(state: CliState, skill_name: str, name: str) -> None:
 def secrets_source(host: str, delete: bool) -> None:
     """Keep a token for downloads from a private HOST (sent as a Bearer header over https),
     so no source needs `?token=` or `user:token@` in it. Git uses its credential helper."""
-    from gibberish.interop import source_auth
+    from gibberish.install import source_auth
 
     if delete:
         done = source_auth.forget(host)

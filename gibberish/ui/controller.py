@@ -20,24 +20,24 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu
 
 from gibberish.ui import gui_gc
+from gibberish.ui.approval.mcp import McpApprovals
+from gibberish.ui.command_bar.text_requests import TextRequests
 from gibberish.ui.desktop_check import DesktopCheck
 from gibberish.ui.dialogs import Dialogs
 from gibberish.ui.engine_host import EngineHost, EngineSource
 from gibberish.ui.errors import ErrorReporter, guard
-from gibberish.ui.installing import Installing
+from gibberish.ui.install.flow import Installing
 from gibberish.ui.lifecycle import Lifecycle
-from gibberish.ui.mcp_approvals import McpApprovals
-from gibberish.ui.menu_source import MenuSource
-from gibberish.ui.menu_view import UPDATE_BUDGET_S, MenuView
+from gibberish.ui.listen.requests import VoiceRequests
+from gibberish.ui.menu.source import MenuSource
+from gibberish.ui.menu.view import UPDATE_BUDGET_S, MenuView
 from gibberish.ui.reloader import BackgroundReload
 from gibberish.ui.reloading import Reloading
-from gibberish.ui.run_views import RunSession, RunViews
+from gibberish.ui.runs.views import RunSession, RunViews
 from gibberish.ui.seams import Lazy, Seams
 from gibberish.ui.shortcuts import TrayShortcuts
 from gibberish.ui.single_instance import dispatch
 from gibberish.ui.surface import Surface
-from gibberish.ui.text_requests import TextRequests
-from gibberish.ui.voice_requests import VoiceRequests
 from gibberish.ui.watcher import SkillsWatcher
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ class Controller(QObject):
 
             self._session = Session(
                 lambda: self.engine,
-                arguments=self.seams.forms or Lazy("gibberish.ui.param_form", "FormPrompter"),
+                arguments=self.seams.forms or Lazy("gibberish.ui.runs.param_form", "FormPrompter"),
                 approval=self.seams.approval_prompter(),
                 notify=self.notify,
                 reloaded=self.reloading.reloaded,

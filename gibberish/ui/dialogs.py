@@ -19,11 +19,11 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QMessageBox, QWidget
 
     from gibberish.app import Engine
-    from gibberish.interop.install import Installer
-    from gibberish.interop.sync_offer import SyncOffer
+    from gibberish.export.sync_offer import SyncOffer
+    from gibberish.install.transaction import Installer
     from gibberish.skills.model import SkillDefinition
-    from gibberish.ui.install_dialog import InstallDialog
-    from gibberish.ui.sync_offer_dialog import SyncOfferDialog
+    from gibberish.ui.install.dialog import InstallDialog
+    from gibberish.ui.install.sync_offer_dialog import SyncOfferDialog
 
 
 class Dialogs(QObject):
@@ -119,7 +119,7 @@ class Dialogs(QObject):
         return box
 
     def open_install(self, installer: Callable[[], Installer], source: str = "") -> InstallDialog:
-        from gibberish.ui.install_dialog import InstallDialog
+        from gibberish.ui.install.dialog import InstallDialog
 
         dialog = InstallDialog(installer, source)
         self.keep("install", dialog)
@@ -127,7 +127,7 @@ class Dialogs(QObject):
         return dialog
 
     def open_sync_offer(self, offer: SyncOffer) -> SyncOfferDialog:
-        from gibberish.ui.sync_offer_dialog import SyncOfferDialog
+        from gibberish.ui.install.sync_offer_dialog import SyncOfferDialog
 
         dialog = SyncOfferDialog(offer)
         self.keep("sync-offer", dialog)
@@ -135,7 +135,7 @@ class Dialogs(QObject):
         return dialog
 
     def open_approvals(self, engine: Engine) -> None:
-        from gibberish.ui.approvals_dialog import ApprovalsDialog
+        from gibberish.ui.approval.approvals_dialog import ApprovalsDialog
 
         dialog = ApprovalsDialog(engine)
         self.keep("approvals", dialog)
@@ -146,7 +146,7 @@ class Dialogs(QObject):
         self.approvals_closed.emit()
 
     def open_settings(self, engine: Engine) -> None:
-        from gibberish.ui.settings_dialog import SettingsDialog
+        from gibberish.ui.settings.dialog import SettingsDialog
 
         shortcuts = getattr(self.parent(), "shortcuts", None)
         dialog = SettingsDialog(

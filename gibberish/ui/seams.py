@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from PySide6.QtCore import QUrl
 
     from gibberish.session import ApprovalPrompt, ArgumentsPrompt
-    from gibberish.ui.routing import TextRouter
+    from gibberish.ui.command_bar.routing import TextRouter
 
 
 class Lazy:
@@ -66,4 +66,4 @@ class Seams:
 
     def approval_prompter(self) -> ApprovalPrompt:
         """The approval dialog (made when first asked), or the test's answers."""
-        return self.approvals or Lazy("gibberish.ui.approval", "ApprovalPrompter")
+        return self.approvals or Lazy("gibberish.ui.approval.dialog", "ApprovalPrompter")

@@ -21,7 +21,7 @@ from gibberish.desktop import shortcuts as wanted_shortcuts
 from gibberish.desktop.autostart import launch_command
 
 if TYPE_CHECKING:
-    from gibberish.ui.shortcut_settings import ShortcutStatus
+    from gibberish.ui.settings.shortcuts_tab import ShortcutStatus
 
 log = logging.getLogger("gibberish.ui")
 
@@ -189,7 +189,7 @@ class TrayShortcuts(QObject):
         """For the settings dialog: bound through the portal, or how to bind by hand here."""
         from gibberish.desktop.detect import identify
         from gibberish.desktop.shortcuts import manual_setup
-        from gibberish.ui.shortcut_settings import ShortcutStatus
+        from gibberish.ui.settings.shortcuts_tab import ShortcutStatus
 
         bound = self.portal.bound
         if bound is not None:

@@ -25,7 +25,7 @@ that moment waits on the lock and then finds the server.
 Protocol: one UTF-8 line per request (``open-command-bar``, ``show``, ``listen``,
 ``ask <text>``), answered by ``ok``. ``gibberish listen`` sends ``listen``, so a desktop
 shortcut bound to it is push-to-talk. An ``mcp-approve {json}`` line (from ``gibberish
-mcp``, see ``gibberish.interop.mcp_approval``) is not answered at once:
+mcp``, see ``gibberish.mcp.approval``) is not answered at once:
 ``approval_requested`` carries it with a ``Reply`` that sends the person's answer when the
 dialog closes.
 """

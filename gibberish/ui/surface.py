@@ -17,8 +17,8 @@ from gibberish.desktop.tray import no_tray_message
 from gibberish.ui.icons import TrayState
 
 if TYPE_CHECKING:
-    from gibberish.ui.launcher import LauncherWindow
-    from gibberish.ui.run_views import RunSession
+    from gibberish.ui.menu.launcher import LauncherWindow
+    from gibberish.ui.runs.views import RunSession
 
 FORCED_REASON = "Started with --no-tray: gibberish shows its menu in this window."
 
@@ -42,7 +42,7 @@ class Surface(QObject):
         if tray_available is None:
             tray_available = QSystemTrayIcon.isSystemTrayAvailable()
         if no_tray or not tray_available:
-            from gibberish.ui.launcher import LauncherWindow
+            from gibberish.ui.menu.launcher import LauncherWindow
 
             self.launcher = LauncherWindow(FORCED_REASON if no_tray else no_tray_message())
             self.launcher.closed.connect(self.closed)

@@ -50,7 +50,7 @@ class Tray(QObject):
         """While listening: the icon's level bars and the tooltip say how loud it is."""
         if self.state != TrayState.LISTENING:
             return
-        from gibberish.ui.level_meter import describe, listening_icon
+        from gibberish.ui.listen.level_meter import describe, listening_icon
 
         self.icon.setIcon(listening_icon(bars))
         self.icon.setToolTip(f"gibberish — listening… ({describe(bars)})")

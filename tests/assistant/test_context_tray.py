@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMenu
 
 from gibberish.app import Engine, EngineOptions
 from gibberish.cli import cli
-from gibberish.ui.menu import populate_qmenu
+from gibberish.ui.menu.model import populate_qmenu
 from tests.interop.conftest import ECHOER, GUIDE
 from tests.ui.conftest import make_controller
 

@@ -322,7 +322,7 @@ def test_the_router_accepts_the_index_and_a_plain_catalog_alike():
 
 
 def test_the_fuzzy_router_follows_edits_and_removals(library):
-    from gibberish.ui.routing import FuzzyRouter
+    from gibberish.ui.command_bar.routing import FuzzyRouter
 
     engine, root = library
     router = FuzzyRouter()

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from gibberish.cli import cli
-from gibberish.interop.compile import JOINER, CompileError, compile_skill, neutralize
+from gibberish.export.compile import JOINER, CompileError, compile_skill, neutralize
 from gibberish.skills.parser import parse_skill_file
 from tests.conftest import BUNDLED_SKILLS
 from tests.interop.conftest import ART_FILES, INSTRUCTION_SKILL, GeminiCli, write_skill
@@ -109,7 +109,7 @@ def test_bad_names_and_broken_skills_are_clear_errors(art: Path, tmp_path: Path)
 
 def test_refine_rewords_only_the_instructions(art: Path, model_server) -> None:
     from gibberish.assistant import ModelSettings, client_for
-    from gibberish.interop.refine import refine_with
+    from gibberish.export.refine import refine_with
     from tests.assistant.fakeserver import Text
 
     model_server.queue(Text("You make generative art. Use !{this}."))

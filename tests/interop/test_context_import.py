@@ -14,7 +14,7 @@ import pytest
 
 from gibberish import paths
 from gibberish.assistant.context_folders import context_dir
-from gibberish.interop import context_import
+from gibberish.install import context_import
 from tests.interop.builders import loopback, zip_with
 from tests.interop.instruction_skills import instruction_text
 

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from gibberish.cli import cli
-from gibberish.interop import disclosure
-from gibberish.interop.disclosure import DisclosureError
+from gibberish.skills import disclosure
+from gibberish.skills.disclosure import DisclosureError
 
 SKILL = """---
 name: docs

@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from gibberish.interop import gitfetch
-from gibberish.interop.download import download
-from gibberish.interop.fetch import fetch
-from gibberish.interop.limits import FetchError, Limits
-from gibberish.interop.pinned import git_resolve_option
-from gibberish.interop.web.app import create_app
+from gibberish.export.web.app import create_app
+from gibberish.install import gitfetch
+from gibberish.install.download import download
+from gibberish.install.fetch import fetch
+from gibberish.install.limits import FetchError, Limits
+from gibberish.install.pinned import git_resolve_option
 from gibberish.skills.parser import parse_skill_file
 from tests.conftest import BUNDLED_SKILLS
 from tests.interop.builders import needs_git
@@ -252,7 +252,7 @@ def test_git_really_connects_to_the_checked_address(monkeypatch, tmp_path: Path)
     (127.0.0.1, counted as public here to stand in for a checked public address)."""
     import subprocess
 
-    from gibberish.interop import netcheck
+    from gibberish.install import netcheck
     from tests.interop.builders import git, git_repo, skill_text
 
     work = git_repo(tmp_path / "work", {"art/SKILL.md": skill_text("art")})
@@ -281,8 +281,8 @@ def test_tls_still_names_the_host_and_checks_its_certificate(
     import ssl
     import subprocess
 
-    from gibberish.interop import download as download_module
-    from gibberish.interop import netcheck, pinned
+    from gibberish.install import download as download_module
+    from gibberish.install import netcheck, pinned
 
     if shutil.which("openssl") is None:
         pytest.skip("needs the openssl program to make a test certificate")

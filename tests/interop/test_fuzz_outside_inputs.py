@@ -28,14 +28,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gibberish.app import Engine, EngineOptions
-from gibberish.interop.compile import CompileError, compile_skill, write_outputs
-from gibberish.interop.fetch import FetchError, fetch
-from gibberish.interop.mcp_server import GibberishMCP
-from gibberish.interop.stub import StubTargetError, build_stub
-from gibberish.interop.sync import apply_folder, plan_folder
-from gibberish.interop.web.app import create_app
-from gibberish.interop.web.guard import split_host
-from gibberish.interop.web.service import ServiceError, build
+from gibberish.export.compile import CompileError, compile_skill, write_outputs
+from gibberish.export.stub import StubTargetError, build_stub
+from gibberish.export.sync import apply_folder, plan_folder
+from gibberish.export.web.app import create_app
+from gibberish.export.web.guard import split_host
+from gibberish.export.web.service import ServiceError, build
+from gibberish.install.fetch import FetchError, fetch
+from gibberish.mcp.server import GibberishMCP
 from gibberish.pathsafety import UnsafeNameError
 from gibberish.skills.model import Trust
 from gibberish.skills.parser import parse_skill_file

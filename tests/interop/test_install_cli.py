@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gibberish.app import Engine, EngineOptions
-from gibberish.interop import install as install_module
+from gibberish.install import transaction as install_module
 from gibberish.skills.model import Trust
 from gibberish.trust.decision import DecisionKind
 from tests.interop.builders import (

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gibberish.interop.fetch import FetchError, Limits, SourceError, fetch, parse_source
+from gibberish.install.fetch import FetchError, Limits, SourceError, fetch, parse_source
 from tests.interop.builders import (
     commit_files,
     files_under,
@@ -433,8 +433,8 @@ def test_a_repository_with_a_git_folder_inside_its_tree_is_not_copied(tmp_path: 
 
 
 def test_the_bomb_cap_holds_while_writing_not_after(tmp_path: Path) -> None:
-    from gibberish.interop.archive import extract_archive
-    from gibberish.interop.tree import CHUNK, StagingTree
+    from gibberish.install.archive import extract_archive
+    from gibberish.install.tree import CHUNK, StagingTree
 
     zipped = zip_with(tmp_path / "big.zip", [("zeros", b"\0" * (64 << 20), 0)])
     root = tmp_path / "root"

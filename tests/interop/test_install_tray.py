@@ -12,8 +12,8 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent
 
 from gibberish import paths
 from gibberish.app import Engine, EngineOptions
-from gibberish.ui.install_dialog import InstallDialog
-from gibberish.ui.launcher import LauncherWindow, dropped_source
+from gibberish.ui.install.dialog import InstallDialog
+from gibberish.ui.menu.launcher import LauncherWindow, dropped_source
 from tests.interop.builders import skill_text, write_skill, zip_with
 
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"

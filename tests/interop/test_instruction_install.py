@@ -13,8 +13,8 @@ import pytest
 
 from gibberish import paths
 from gibberish.app import Engine, EngineOptions
-from gibberish.interop import agents
-from gibberish.interop.sync_all import apply_sync, plan_sync
+from gibberish.export import agents
+from gibberish.export.sync_all import apply_sync, plan_sync
 from gibberish.skills.library import SkillLibrary
 from tests.interop.builders import (
     commit_files,

@@ -6,13 +6,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from gibberish.interop.mcp_approval import (
+from gibberish.mcp.approval import (
     MAX_CLIENT_NAME,
     UNNAMED_CLIENT,
     ApprovalRequest,
     client_label,
 )
-from gibberish.interop.mcp_server import client_of
+from gibberish.mcp.server import client_of
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from pathlib import Path
 import anyio
 
 from gibberish.app import Engine, EngineOptions
-from gibberish.interop.mcp_server import GibberishMCP
+from gibberish.mcp.server import GibberishMCP
 from gibberish.skills.model import Mode
 from tests.interop.conftest import ECHOER
 

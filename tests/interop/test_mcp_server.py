@@ -16,7 +16,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from gibberish.instance_socket import socket_path
-from gibberish.interop.mcp_approval import ApprovalRequest, answer_line
+from gibberish.mcp.approval import ApprovalRequest, answer_line
 from tests.helpers.sandbox import requires_sandbox
 from tests.interop.conftest import child_env, gibberish_argv
 

@@ -12,8 +12,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from gibberish.app import Engine, EngineOptions
-from gibberish.ui.approval import ApprovalDialog, ApprovalPrompter
-from gibberish.ui.mcp_approvals import McpApprovals
+from gibberish.ui.approval.dialog import ApprovalDialog, ApprovalPrompter
+from gibberish.ui.approval.mcp import McpApprovals
 from gibberish.ui.single_instance import SingleInstance
 from tests.interop.test_mcp_server import connect
 
@@ -105,7 +105,7 @@ def test_the_tray_refuses_a_request_that_differs_from_what_it_would_run(
 ) -> None:
     import json
 
-    from gibberish.interop.mcp_approval import ApprovalRequest
+    from gibberish.mcp.approval import ApprovalRequest
 
     class NeverAsked:
         def ask(self, prepared: Any, parent: Any = None) -> Any:

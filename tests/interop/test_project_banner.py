@@ -21,7 +21,7 @@ from gibberish.app import Engine, EngineOptions
 from gibberish.cli import cli
 from gibberish.cli import run as run_module
 from gibberish.trust import projects
-from gibberish.ui.approval import ApprovalDialog
+from gibberish.ui.approval.dialog import ApprovalDialog
 from tests.interop.builders import skill_text
 
 TRUST_HINT = "gibberish project trust"

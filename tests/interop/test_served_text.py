@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from gibberish.app import Engine, EngineOptions
 from gibberish.cli import cli
-from gibberish.interop import disclosure
-from gibberish.interop.mcp_server import GibberishMCP
+from gibberish.mcp.server import GibberishMCP
+from gibberish.skills import disclosure
 
 SECRET = "API_KEY=sk-very-secret-value"
 GOOD = "---\nname: good\ndescription: A good skill.\nversion: 1.0.0\n---\n\n# Good\n\nHello.\n"
@@ -153,7 +153,7 @@ def test_a_link_to_a_file_inside_the_folder_is_still_served(tmp_path: Path) -> N
 def test_the_web_page_does_not_serve_a_skill_that_failed_to_load(planted: Path) -> None:
     from fastapi.testclient import TestClient
 
-    from gibberish.interop.web.app import create_app
+    from gibberish.export.web.app import create_app
 
     engine = Engine(
         EngineOptions(extra_skills_dirs=(planted,), include_bundled=False, include_user=False)

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from gibberish.cli.logfile import log_path
-from gibberish.interop.fetch import FetchError, fetch
-from gibberish.interop.sources import SourceError, parse_source
+from gibberish.install.fetch import FetchError, fetch
+from gibberish.install.sources import SourceError, parse_source
 from gibberish.redaction import has_credentials, scrub, without_credentials
 from tests.interop.builders import free_port, loopback, needs_git, skill_text, tar_with
 
@@ -150,7 +150,7 @@ def test_a_token_from_the_keyring_authenticates_a_private_download(
     "url", ["http://example.org/x.zip", "ftp://example.org/x", "https:///x", "http://10.0.0.1/x"]
 )
 def test_a_kept_token_never_travels_in_clear_text(url: str) -> None:
-    from gibberish.interop import source_auth
+    from gibberish.install import source_auth
 
     source_auth.store("example.org", SECRET)
     source_auth.store("10.0.0.1", SECRET)

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from gibberish.cli import cli
-from gibberish.interop.stub import build_stub, render_stub, source_hash
+from gibberish.export.stub import build_stub, render_stub, source_hash
 
 SKILL = """---
 name: writing

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from gibberish import paths
 from gibberish.cli import cli
-from gibberish.interop import agents
-from gibberish.interop.sync import Action
-from gibberish.interop.sync_all import apply_sync, plan_sync
+from gibberish.export import agents
+from gibberish.export.sync import Action
+from gibberish.export.sync_all import apply_sync, plan_sync
 from gibberish.skills.parser import parse_skill_file
 from tests.interop.conftest import ART_FILES, INSTRUCTION_SKILL, write_skill
 

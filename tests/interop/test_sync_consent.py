@@ -20,8 +20,8 @@ from click.testing import CliRunner
 from gibberish import paths
 from gibberish.cli import cli
 from gibberish.cli import export as export_cli
-from gibberish.interop import agents
-from gibberish.interop.sync_all import apply_sync, plan_sync
+from gibberish.export import agents
+from gibberish.export.sync_all import apply_sync, plan_sync
 from gibberish.skills.model import Trust
 from gibberish.skills.parser import parse_skill_file
 from gibberish.trust.fingerprint import fingerprint

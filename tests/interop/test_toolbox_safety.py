@@ -15,14 +15,14 @@ import pytest
 
 from gibberish.assistant.context_folders import ImportError_, context_dir, install_block
 from gibberish.cli import sync_offer
-from gibberish.interop import context_import
-from gibberish.interop.compile import CompiledCommand, write_outputs
-from gibberish.interop.fetch import FetchError
-from gibberish.interop.instruction_files import apply_format, instruction_format, plan_format
-from gibberish.interop.relative_deps import same_repository
-from gibberish.interop.sources import Source
-from gibberish.interop.stub_deploy import deploy
-from gibberish.interop.sync import Action
+from gibberish.export.compile import CompiledCommand, write_outputs
+from gibberish.export.instruction_files import apply_format, instruction_format, plan_format
+from gibberish.export.stub_deploy import deploy
+from gibberish.export.sync import Action
+from gibberish.install import context_import
+from gibberish.install.fetch import FetchError
+from gibberish.install.relative_deps import same_repository
+from gibberish.install.sources import Source
 from gibberish.pathsafety import UnsafeNameError
 from gibberish.skills.model import Profile, Trust
 from gibberish.skills.parser import parse_skill_file
@@ -77,7 +77,7 @@ def test_stub_target_refuses_a_hostile_name_and_writes_nothing(tmp_path, home, g
 
 @pytest.mark.parametrize("built", ["..", "a/..", "/"])
 def test_deploy_refuses_a_runtime_folder_that_names_no_component(tmp_path, home, built) -> None:
-    from gibberish.interop import agents
+    from gibberish.export import agents
 
     done = deploy(
         Path(tmp_path, built), [agents.target("claude-code")], home=home, project=None, copy=True
@@ -97,7 +97,7 @@ def _build_runtime(tmp_path: Path, gib) -> Path:
 def test_stub_copy_never_replaces_a_planted_stub_lookalike(tmp_path, home, gib) -> None:
     """A folder with a foreign SKILL.md and a manifest naming the skill is not a stub
     gibberish wrote (the manifest's digest does not match): left alone."""
-    from gibberish.interop import agents
+    from gibberish.export import agents
 
     built = _build_runtime(tmp_path, gib)
     planted = home / ".claude" / "skills" / "guide"
@@ -115,7 +115,7 @@ def test_stub_copy_never_replaces_a_planted_stub_lookalike(tmp_path, home, gib) 
 
 
 def test_stub_copy_never_writes_through_a_planted_link(tmp_path, home, gib) -> None:
-    from gibberish.interop import agents
+    from gibberish.export import agents
 
     built = _build_runtime(tmp_path, gib)
     outside = tmp_path / "outside"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from gibberish.interop.web.app import create_app
+from gibberish.export.web.app import create_app
 from gibberish.skills.parser import parse_skill_file
 from tests.conftest import BUNDLED_SKILLS
 from tests.interop.builders import loopback, zip_with

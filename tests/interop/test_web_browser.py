@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from gibberish.interop.web.app import create_app
+from gibberish.export.web.app import create_app
 from gibberish.skills.parser import parse_skill_file
 from tests.conftest import BUNDLED_SKILLS
 from tests.interop.conftest import ART_FILES, INSTRUCTION_SKILL, GeminiCli, write_skill

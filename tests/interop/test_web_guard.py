@@ -20,12 +20,12 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from gibberish.interop import download as download_module
-from gibberish.interop import fetch as fetch_module
-from gibberish.interop.limits import FetchError
-from gibberish.interop.netcheck import is_public_address, require_public
-from gibberish.interop.web.app import create_app
-from gibberish.interop.web.guard import cookie_name
+from gibberish.export.web.app import create_app
+from gibberish.export.web.guard import cookie_name
+from gibberish.install import download as download_module
+from gibberish.install import fetch as fetch_module
+from gibberish.install.limits import FetchError
+from gibberish.install.netcheck import is_public_address, require_public
 from gibberish.skills.parser import parse_skill_file
 from tests.conftest import BUNDLED_SKILLS
 from tests.interop.builders import free_port, gibberish_web, loopback

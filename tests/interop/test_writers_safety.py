@@ -16,12 +16,12 @@ import pytest
 from click.testing import CliRunner
 
 from gibberish.cli import cli
-from gibberish.interop.compile import compile_skill, write_outputs
-from gibberish.interop.discover import InstallError
-from gibberish.interop.project import read_lock
-from gibberish.interop.stub import StubTargetError, build_stub
-from gibberish.interop.sync import Action, apply_folder, plan_folder
-from gibberish.interop.web.service import ServiceError, build
+from gibberish.export.compile import compile_skill, write_outputs
+from gibberish.export.stub import StubTargetError, build_stub
+from gibberish.export.sync import Action, apply_folder, plan_folder
+from gibberish.export.web.service import ServiceError, build
+from gibberish.install.discover import InstallError
+from gibberish.install.project import read_lock
 from gibberish.pathsafety import (
     OutsideTargetError,
     PathComponent,

@@ -23,11 +23,11 @@ from PySide6.QtWidgets import (
 
 from gibberish.app import Engine
 from gibberish.ui import accessibility
-from gibberish.ui.approval import ApprovalDialog
-from gibberish.ui.approvals_dialog import ApprovalsDialog
-from gibberish.ui.command_bar import CommandBar
-from gibberish.ui.param_form import ParameterForm
-from gibberish.ui.settings_dialog import SettingsDialog
+from gibberish.ui.approval.approvals_dialog import ApprovalsDialog
+from gibberish.ui.approval.dialog import ApprovalDialog
+from gibberish.ui.command_bar.bar import CommandBar
+from gibberish.ui.runs.param_form import ParameterForm
+from gibberish.ui.settings.dialog import SettingsDialog
 from tests.ui.conftest import make_controller, wait_for_result
 
 INTERACTIVE = (

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 from gibberish.ui.application import run_application
 from gibberish.ui.errors import log_path
 from gibberish.ui.gui_gc import GuiGarbageCollector
-from gibberish.ui.launcher import LauncherWindow
+from gibberish.ui.menu.launcher import LauncherWindow
 
 
 def _launcher() -> LauncherWindow | None:

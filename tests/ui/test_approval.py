@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit
 from gibberish.app import Engine
 from gibberish.session import Answer
 from gibberish.trust.decision import Decision
-from gibberish.ui.approval import ApprovalDialog, ApprovalPrompter
+from gibberish.ui.approval.dialog import ApprovalDialog, ApprovalPrompter
 from tests.helpers.sandbox import requires_sandbox
 from tests.ui.conftest import tool_block, wait_for_result, write_skill
 
@@ -174,7 +174,7 @@ def test_controller_refused_decision_shows_reason_and_never_runs(
 
 
 def test_approvals_dialog_lists_and_revokes(qtbot, controller) -> None:
-    from gibberish.ui.approvals_dialog import ApprovalsDialog
+    from gibberish.ui.approval.approvals_dialog import ApprovalsDialog
 
     controller.engine.approve(controller.engine.prepare("hello.say_hello"))
     dialog = ApprovalsDialog(controller.engine)

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit
 from gibberish.app import Engine
 from gibberish.session import Answer
 from gibberish.trust import approved_copies
-from gibberish.ui.approval import ApprovalDialog, ApprovalPrompter
+from gibberish.ui.approval.dialog import ApprovalDialog, ApprovalPrompter
 
 
 def text(dialog: ApprovalDialog, name: str) -> str:

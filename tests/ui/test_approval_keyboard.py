@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLabel, QPushButton
 
 from gibberish.app import Engine
 from gibberish.session import Answer
-from gibberish.ui.approval import ApprovalDialog
+from gibberish.ui.approval.dialog import ApprovalDialog
 from tests.ui.conftest import tool_block, write_skill
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QLabel
 
 from gibberish.app import Engine, EngineOptions
-from gibberish.ui.approval import ApprovalDialog
+from gibberish.ui.approval.dialog import ApprovalDialog
 from tests.skills.fixtures.skillkit import make_skill, tool_block
 
 

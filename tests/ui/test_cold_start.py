@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from gibberish.cli.tray_start import TrayRequest, tray_request
-from gibberish.ui import menu_cache
+from gibberish.ui.menu import cache as menu_cache
 from tests.conftest import REPO_ROOT
 
 NOT_BEFORE_THE_MENU = (

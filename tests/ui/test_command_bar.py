@@ -8,8 +8,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gibberish.assistant.fuzzy import FuzzyIndex
-from gibberish.ui.command_bar import CommandBar
-from gibberish.ui.routing import FuzzyRouter, Proposal
+from gibberish.ui.command_bar.bar import CommandBar
+from gibberish.ui.command_bar.routing import FuzzyRouter, Proposal
 from tests.ui.conftest import FakeApprovals, FakeForms, make_controller, tool_block, write_skill
 
 

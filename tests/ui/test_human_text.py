@@ -9,9 +9,9 @@ from PySide6.QtWidgets import QLabel
 
 from gibberish.app import Engine
 from gibberish.runner.envelope import RunStatus
-from gibberish.ui.approval import ApprovalDialog
+from gibberish.ui.approval.dialog import ApprovalDialog
 from gibberish.ui.formatting import NBSP, command_text, human_title, inline_markdown
-from gibberish.ui.param_form import ParameterForm
+from gibberish.ui.runs.param_form import ParameterForm
 from gibberish.ui.widgets import CodeBox
 from tests.ui.conftest import param_table, tool_block, wait_for_result, write_skill
 

@@ -12,9 +12,9 @@ import pytest
 from PySide6.QtWidgets import QCheckBox, QLabel
 
 from gibberish.app import Engine, EngineOptions
-from gibberish.interop import agents
-from gibberish.interop.sync_offer import SyncOffer, offer_for
-from gibberish.ui.sync_offer_dialog import SyncOfferDialog
+from gibberish.export import agents
+from gibberish.export.sync_offer import SyncOffer, offer_for
+from gibberish.ui.install.sync_offer_dialog import SyncOfferDialog
 
 NEEDS_MCP = (
     "---\nname: needs-files\ndescription: Needs an MCP server.\ndependencies:\n  mcp:\n"

@@ -12,7 +12,7 @@ from PySide6.QtGui import QImage
 
 from gibberish.app import Engine, EngineOptions
 from gibberish.ui.icons import TrayState
-from gibberish.ui.level_meter import (
+from gibberish.ui.listen.level_meter import (
     BARS,
     ICON_SIZE,
     LOUD_DB,

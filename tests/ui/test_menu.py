@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QMenu
 
 from gibberish.skills.model import Mode
 from gibberish.ui.controller import Controller
-from gibberish.ui.menu_view import MenuView
+from gibberish.ui.menu.view import MenuView
 from tests.ui.conftest import (
     FakeApprovals,
     FakeForms,

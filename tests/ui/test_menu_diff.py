@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QMenu
 
 from gibberish.skills.model import Mode
 from gibberish.ui.controller import Controller
-from gibberish.ui.menu import Kind, MenuItem, separator
-from gibberish.ui.menu_view import EAGER_ENTRIES, MenuView
+from gibberish.ui.menu.model import Kind, MenuItem, separator
+from gibberish.ui.menu.view import EAGER_ENTRIES, MenuView
 from tests.ui.conftest import tool_block, wait_for_result, write_skill
 
 
@@ -267,7 +267,7 @@ def test_a_long_watch_list_is_added_a_batch_per_turn(qtbot, tmp_path: Path) -> N
 def test_the_menu_cache_follows_a_reload_off_the_gui_thread_and_its_writer_ends(
     qtbot, controller: Controller, skills_dir: Path
 ) -> None:
-    from gibberish.ui import menu_cache
+    from gibberish.ui.menu import cache as menu_cache
 
     def cached_names() -> list[str]:
         loaded = menu_cache.load()

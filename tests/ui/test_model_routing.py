@@ -22,9 +22,9 @@ from PySide6.QtWidgets import QApplication
 from gibberish.app import Engine, EngineOptions
 from gibberish.settings import ModelSettings
 from gibberish.skills.model import Mode
+from gibberish.ui.command_bar.routing import FuzzyRouter, ModelRouter, Proposal
 from gibberish.ui.controller import Controller
-from gibberish.ui.param_form import FormPrompter, ParameterForm
-from gibberish.ui.routing import FuzzyRouter, ModelRouter, Proposal
+from gibberish.ui.runs.param_form import FormPrompter, ParameterForm
 from tests.assistant.fakeserver import Calls, FakeModelServer, Stall, Text
 from tests.ui.conftest import FakeApprovals, FakeForms, make_controller, tool_block, write_skill
 
@@ -420,7 +420,7 @@ def test_switching_the_model_on_and_off_in_settings(
 
 def test_the_model_feed_index_is_made_ahead_when_a_model_is_set_up(qtbot, engine) -> None:
     """The first request to a model does not wait for the index of the tools offered."""
-    from gibberish.ui.text_requests import TextRequests
+    from gibberish.ui.command_bar.text_requests import TextRequests
 
     use_model(engine, "http://127.0.0.1:9")
     text = TextRequests(lambda: engine, lambda: Mode.GLOBAL)

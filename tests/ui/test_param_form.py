@@ -6,7 +6,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QLineEdit, QPlainTextEdit, QSpinBox
 
 from gibberish.app import Engine
-from gibberish.ui.param_form import FormPrompter, ParameterForm
+from gibberish.ui.runs.param_form import FormPrompter, ParameterForm
 
 
 def make_form(qtbot, engine: Engine, ref: str, prefilled=None) -> ParameterForm:

@@ -81,7 +81,7 @@ def hostile_folder(tmp_path: Path) -> Path:
 def test_the_approval_dialog_shows_folder_names_and_descriptions_as_text(
     qtbot, hostile_engine: Engine, hostile_folder: Path
 ) -> None:
-    from gibberish.ui.approval import ApprovalDialog
+    from gibberish.ui.approval.dialog import ApprovalDialog
 
     prepared = hostile_engine.prepare("spoof.take", {"value": HOSTILE}, cwd=hostile_folder)
     dialog = ApprovalDialog(prepared)
@@ -93,7 +93,7 @@ def test_the_approval_dialog_shows_folder_names_and_descriptions_as_text(
 
 
 def test_the_result_window_shows_descriptions_and_errors_as_text(qtbot) -> None:
-    from gibberish.ui.result_window import ResultWindow
+    from gibberish.ui.runs.result_window import ResultWindow
 
     window = ResultWindow("spoof.take", ("echo", HOSTILE), description=HOSTILE)
     qtbot.addWidget(window)
@@ -104,7 +104,7 @@ def test_the_result_window_shows_descriptions_and_errors_as_text(qtbot) -> None:
 
 
 def test_the_parameter_form_shows_hints_as_text(qtbot, hostile_engine: Engine) -> None:
-    from gibberish.ui.param_form import ParameterForm
+    from gibberish.ui.runs.param_form import ParameterForm
 
     ref = hostile_engine.find_tool("spoof.take")
     form = ParameterForm(
@@ -120,7 +120,7 @@ def test_the_parameter_form_shows_hints_as_text(qtbot, hostile_engine: Engine) -
 
 
 def test_the_command_bar_shows_model_messages_as_text(qtbot, hostile_engine: Engine) -> None:
-    from gibberish.ui.command_bar import CommandBar
+    from gibberish.ui.command_bar.bar import CommandBar
 
     bar = CommandBar()
     qtbot.addWidget(bar)
@@ -148,8 +148,8 @@ def test_problems_and_notices_are_text(qtbot) -> None:
 def test_the_approvals_list_and_the_launcher_show_text(
     qtbot, hostile_engine: Engine, tmp_path: Path
 ) -> None:
-    from gibberish.ui.approvals_dialog import ApprovalsDialog
-    from gibberish.ui.launcher import LauncherWindow
+    from gibberish.ui.approval.approvals_dialog import ApprovalsDialog
+    from gibberish.ui.menu.launcher import LauncherWindow
 
     hostile_engine.approve_skill("spoof")
     dialog = ApprovalsDialog(hostile_engine)

@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QApplication
 from gibberish import paths
 from gibberish.app import Engine, EngineOptions
 from gibberish.assistant.fuzzy import FuzzyIndex
-from gibberish.ui import form_memory
-from gibberish.ui.command_bar import CommandBar
-from gibberish.ui.param_form import FormPrompter, ParameterForm
+from gibberish.ui.command_bar.bar import CommandBar
+from gibberish.ui.runs import form_memory
+from gibberish.ui.runs.param_form import FormPrompter, ParameterForm
 from tests.ui.conftest import param_table, tool_block, write_skill
 
 

@@ -7,8 +7,8 @@ import threading
 from pathlib import Path
 
 from gibberish.runner.envelope import Envelope, RunResult, RunStatus
-from gibberish.ui.result_window import VIEW_LIMIT, ResultWindow, summary_line
-from gibberish.ui.runs import OutputTail, RunBridge, RunEvents, TextDecoder
+from gibberish.ui.runs.bridge import OutputTail, RunBridge, RunEvents, TextDecoder
+from gibberish.ui.runs.result_window import VIEW_LIMIT, ResultWindow, summary_line
 from tests.ui.conftest import live_processes, read_pids, tool_block, wait_for_result, write_skill
 
 

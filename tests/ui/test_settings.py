@@ -9,7 +9,7 @@ from gibberish import desktop, paths
 from gibberish.app import Engine, EngineOptions
 from gibberish.settings import ModelSettings, VoiceSettings, load_settings
 from gibberish.ui.controller import Controller
-from gibberish.ui.settings_dialog import SettingsDialog
+from gibberish.ui.settings.dialog import SettingsDialog
 from tests.conftest import REPO_ROOT
 from tests.ui.conftest import tool_block, write_skill
 

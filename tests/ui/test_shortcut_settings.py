@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from gibberish.settings import Settings
-from gibberish.ui.settings_dialog import SettingsDialog
-from gibberish.ui.shortcut_settings import ShortcutStatus
+from gibberish.ui.settings.dialog import SettingsDialog
+from gibberish.ui.settings.shortcuts_tab import ShortcutStatus
 from tests.desktop.portal_double import PortalDouble
 from tests.desktop.sessionbus import have_dbus_daemon, session_bus
 from tests.ui.conftest import make_controller

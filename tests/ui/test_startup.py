@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 
 from gibberish.app import Engine, EngineOptions
-from gibberish.ui import menu_cache
 from gibberish.ui.controller import Controller
 from gibberish.ui.engine_host import EngineHost
+from gibberish.ui.menu import cache as menu_cache
 from gibberish.ui.seams import Seams
 
 
@@ -104,7 +104,7 @@ def test_a_delayed_menu_cache_save_goes_where_it_was_asked_for(
 ) -> None:
     """The writer waits before saving; the cache folder in force when the save was asked
     for is the one written, even if the environment changed meanwhile."""
-    from gibberish.ui import menu_source
+    from gibberish.ui.menu import source as menu_source
 
     asked_in = menu_cache.cache_path()
     writer = menu_source._CacheWriter()

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QStyleFactory
 
 from gibberish.app import Engine
 from gibberish.ui import theme
-from gibberish.ui.param_form import ParameterForm
+from gibberish.ui.runs.param_form import ParameterForm
 from gibberish.ui.widgets import banner, status_pill
 from tests.conftest import REPO_ROOT
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
 
-from gibberish.ui.launcher import LauncherWindow
+from gibberish.ui.menu.launcher import LauncherWindow
 from gibberish.ui.placement import FILL, place
 from tests.ui.conftest import make_controller, wait_for_result
 

@@ -1,0 +1,1 @@
+"""Approving in the tray: the approval dialog, the approvals list, MCP requests."""

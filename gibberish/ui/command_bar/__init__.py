@@ -1,0 +1,1 @@
+"""The command bar and asking in your own words."""

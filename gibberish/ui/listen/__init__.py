@@ -1,0 +1,1 @@
+"""Listening from the tray: one utterance on a worker, and what was heard launched."""

@@ -1,0 +1,134 @@
+"""Spoken requests in the tray: listen, show what was heard, launch it as for a click.
+
+The controller's voice side: *Listen* in the menu (or ``gibberish listen`` handed over by
+a second process) records one utterance on a worker (``listening``); what was heard is
+shown in the command bar with the proposed tool, then the parameter form opens with the
+heard values and the run goes through the same decision as a click. Runs started by
+voice are followed so that, when the settings ask for it, their end is spoken.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, QTimer
+
+from gibberish.ui.errors import guard
+from gibberish.ui.listen.level_meter import LevelMeter
+from gibberish.ui.listen.listening import LISTENING, Listening
+
+if TYPE_CHECKING:
+    from gibberish.ui.controller import Controller
+    from gibberish.ui.runs.views import RunSession
+
+
+class VoiceRequests(QObject):
+    def __init__(self, controller: Controller) -> None:
+        super().__init__(controller)
+        self._c = controller
+        self.listening = Listening(self)
+        self.listening.state.connect(self._voice_state)
+        self.listening.heard.connect(self._heard)
+        self.listening.failed.connect(self._listen_failed)
+        self.meter = LevelMeter(self)
+        self.meter.changed.connect(controller.surface.show_level)
+        self._voice_runs: list[RunSession] = []
+        controller.runs.changed.connect(self._speak_finished)
+
+    @guard
+    def listen(self, *, asked: bool = True, held: bool = False) -> None:
+        """Listen for one request; a second press while listening ends the recording.
+        ``asked``: chosen in the menu, which also allows listening in Meeting mode.
+        ``held``: a portal shortcut held down; its release ends the recording."""
+        from gibberish.voice.spoken import may_listen
+
+        if self.listening.busy:
+            self.listening.stop()
+            return
+        c = self._c
+        c.menus.capture()
+        engine = c.engine
+        mode = c.menus.context.mode
+        reason = may_listen(engine, mode, asked=asked, microphone=c.seams.audio is None)
+        if reason:
+            self._say_notice("Not listening", reason)
+            return
+        if c.seams.audio is not None:
+            source = c.seams.audio()
+        else:
+            from gibberish.voice import MicrophoneSource
+
+            device = engine.settings.voice.microphone
+            source = MicrophoneSource(int(device) if device.isdigit() else device or None)
+        self.listening.start(engine, mode, source, held=held)
+
+    def _voice_state(self, state: str) -> None:
+        """The tray's icon for ``state``; while listening, with the level meter in it."""
+        self.meter.stop()
+        shown = self._c.surface.show_voice(state)
+        if state == LISTENING:
+            self._c.surface.show_level(0)
+            self.meter.follow(lambda: self.listening.level)
+        if not shown:
+            self._c.runs_changed()
+
+    @guard
+    def _heard(self, proposal: Any) -> None:
+        """What was heard: the command bar shows the transcript and the proposed tool, then
+        the parameter form opens with the heard values, as for a click."""
+        from gibberish.skills.model import tool_ref
+        from gibberish.voice import ProposalStatus
+
+        text = proposal.heard.text
+        call = proposal.call
+        if proposal.status is ProposalStatus.NO_MATCH or call is None:
+            refs = [tool_ref(m.item.skill.name, m.item.tool.name) for m in proposal.candidates]
+            if not text and not refs:
+                self._say_notice("Nothing recognized", proposal.message, failed=True)
+                return
+            self._c.text.show_heard(text, proposal.message, refs, failed=True)
+            return
+        ref = tool_ref(call.skill, call.tool)
+        self._c.text.show_heard(text, f"Heard {proposal.heard.quoted()}", [ref], failed=False)
+        QTimer.singleShot(0, lambda: self._launch_heard(ref, proposal))
+
+    def _launch_heard(self, ref: str, proposal: Any) -> None:
+        from gibberish.trust.model_reads import RunOrigin
+
+        bar = self._c.text.command_bar
+        if bar is not None:
+            bar.hide()
+        call = proposal.call
+        session = self._c.launch(
+            ref,
+            dict(call.arguments) or None,
+            note=f"Heard {proposal.heard.quoted()}"
+            + (f". Check {'; '.join(call.unusual)}" if call.unusual else ""),
+            missing=tuple(call.missing),
+            origin=RunOrigin.MODEL,  # what was heard is a proposal, as a model's call is
+        )
+        if session is not None:
+            self._voice_runs.append(session)
+
+    def _listen_failed(self, message: str) -> None:
+        self._say_notice("Not listening", message, failed=True)
+
+    def _say_notice(self, title: str, body: str, *, failed: bool = False) -> None:
+        from gibberish.session import Notice
+
+        self._c.notify(Notice(title, body, failed=failed))
+
+    def _speak_finished(self) -> None:
+        """Spoken feedback for runs started by voice, when the settings ask for it."""
+        done = [s for s in self._voice_runs if s.result is not None]
+        if not done:
+            return
+        self._voice_runs = [s for s in self._voice_runs if s.result is None]
+        if not self._c.engine.settings.voice.spoken_feedback:
+            return
+        from gibberish.voice.feedback import speak
+
+        say = self._c.seams.speak or speak
+        for session in done:
+            ok = session.result is not None and session.result.success
+            say(f"{session.prepared.tool.name.replace('_', ' ')} {'done' if ok else 'failed'}")

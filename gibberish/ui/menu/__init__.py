@@ -1,0 +1,1 @@
+"""The tray's menu: its model, the cached first menu, the ``QMenu`` kept in step, the launcher."""

@@ -1,0 +1,1 @@
+"""Runs in the tray: the parameter form, the result windows, output onto the GUI thread."""

@@ -1,0 +1,520 @@
+"""The window that shows one run: status, exit code, duration, and the output as it arrives.
+
+Streaming is throttled so a tool that prints 100 MB cannot freeze the tray: output waits
+in the run's ``OutputTail`` (bounded, filled from the runner's thread) and this window
+drains it at most every ``FLUSH_MS`` milliseconds, appending at most ``TICK_LIMIT``
+characters per drain and keeping at most ``VIEW_LIMIT`` characters in the view (the
+oldest lines are cut away, a few at a time, as new ones arrive). Each drain costs a few
+milliseconds whatever the tool prints, so the GUI never stalls for long (see
+``benchmarks/streaming.py``). The full output stays in the run's log file, one click
+away ("Show full output").
+
+When the run ends, the view shows the authoritative result: pretty-printed JSON when the
+tool printed a JSON document, the exact output when it was not truncated, and otherwise
+the streamed tail with a notice saying how much there was.
+
+Keyboard: Enter (or Space) presses the focused button; Ctrl+. and Ctrl+C (when no text
+is selected) cancel a running tool; Esc closes the window. When a run ends while "Cancel
+run" has the focus, the focus moves to the output, not to "Close": a Space meant for
+Cancel must not close the window.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QElapsedTimer, QEvent, QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDesktopServices,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QShortcut,
+    QShowEvent,
+    QTextCursor,
+)
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gibberish.ui import accessibility, icons
+from gibberish.ui.formatting import command_text as formatted_command
+from gibberish.ui.formatting import (
+    first_line,
+    home_short,
+    human_bytes,
+    human_duration,
+    summary_line,
+    title_of_ref,
+)
+from gibberish.ui.placement import place
+from gibberish.ui.runs.bridge import VIEW_LIMIT, OutputTail, TextDecoder
+from gibberish.ui.widgets import (
+    MARGIN,
+    SPACING,
+    banner,
+    command_label,
+    heading_label,
+    help_label,
+    keyboard_buttons,
+    markdown_label,
+    mono_font,
+    set_status_pill,
+    status_pill,
+)
+
+if TYPE_CHECKING:
+    from gibberish.runner.envelope import RunResult
+
+__all__ = ["ResultWindow", "first_line", "summary_line"]
+
+FLUSH_MS = 30
+"""How often streamed output is moved into the view."""
+TICK_LIMIT = 8 * 1024
+"""At most this many characters are appended per flush (about 100 lines, more than anyone
+reads in ``FLUSH_MS``); older pending text is skipped. Laying out the appended text is
+the cost of a flush, so this bounds it."""
+LONG_LINE = 4096
+"""Lines longer than this are broken for display (one huge line is slow to lay out)."""
+KEEP = VIEW_LIMIT - TICK_LIMIT
+"""Characters kept when the view overflows (room for one more flush)."""
+_BREAKS = ("\r\n", "\r", "\u2029", "\ufdd0", "\ufdd1")
+"""What Qt makes a new block of, besides a line feed: shown the same as a line feed, so
+that the view's blocks are the text's lines and the oldest ones can be cut by count."""
+
+
+def _display_text(text: str) -> str:
+    """``text`` with every line break a line feed and no line longer than ``LONG_LINE``."""
+    for other in _BREAKS:
+        if other in text:
+            text = text.replace(other, "\n")
+    lines = text.split("\n")
+    if max(map(len, lines)) <= LONG_LINE:
+        return text
+    out = []
+    for line in lines:
+        while len(line) > LONG_LINE:
+            out.append(line[:LONG_LINE])
+            line = line[LONG_LINE:]
+        out.append(line)
+    return "\n".join(out)
+
+
+def _utf16_length(text: str) -> int:
+    """Positions in a Qt document count UTF-16 units: two for a character past U+FFFF."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _button(text: str, name: str, tip: str, clicked: Callable[[], object]) -> QPushButton:
+    button = QPushButton(text)
+    button.setObjectName(name)
+    if tip:
+        button.setToolTip(tip)
+    button.clicked.connect(clicked)
+    return button
+
+
+class ResultWindow(QWidget):
+    """One run's window. Closing it while the tool runs only hides it."""
+
+    closed = Signal()
+
+    def __init__(
+        self,
+        title: str,
+        argv: Sequence[str],
+        *,
+        cwd: Path | None = None,
+        description: str = "",
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent, Qt.WindowType.Window)
+        self.setObjectName("result-window")
+        self.human = title_of_ref(title)
+        self.setWindowTitle(f"{self.human} — result — gibberish")
+        self.setWindowIcon(icons.app_icon())
+        self.title = title
+        self.argv = tuple(argv)
+        self.status = "pending"
+        self.result: RunResult | None = None
+        self.open_path: Callable[[Path], None] = lambda p: QDesktopServices.openUrl(
+            QUrl.fromLocalFile(str(p))
+        )
+        self._cancel: Callable[[], None] | None = None
+        self._tail: OutputTail | None = None
+        self._decoder = TextDecoder()
+        self._view_chars = 0
+        self._shown = ""
+        self._skipped = 0
+        self._trimmed = 0
+        self._log_path: Path | None = None
+        self._placed = False
+        self._clock = QElapsedTimer()
+        self._started_wall = time.monotonic()
+        self._cwd = cwd
+        self._start_timers()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
+        layout.setSpacing(SPACING)
+        self._add_heading(layout, title, description)
+        self._add_banners(layout)
+        self._add_output(layout)
+        layout.addLayout(self._buttons())
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Cancel), self, activated=self.close)
+        QShortcut(QKeySequence("Ctrl+."), self, activated=self.request_cancel)
+        self.view.installEventFilter(self)
+        keyboard_buttons(self)
+        self.resize(720, 460)
+
+    def _start_timers(self) -> None:
+        """The output is flushed to the view in batches; the elapsed time ticks."""
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(FLUSH_MS)
+        self._flush_timer.timeout.connect(self.flush)
+        self._clock_timer = QTimer(self)
+        self._clock_timer.setInterval(250)
+        self._clock_timer.timeout.connect(self._tick)
+
+    def _add_heading(self, layout: QVBoxLayout, title: str, description: str) -> None:
+        """The tool's title with the status pill, its description, the command, the facts."""
+        top = QHBoxLayout()
+        top.setSpacing(SPACING)
+        self._heading = heading_label(self.human)
+        self._heading.setTextFormat(Qt.TextFormat.PlainText)
+        self._heading.setToolTip(title)
+        self._heading.setObjectName("result-title")
+        top.addWidget(self._heading)
+        top.addStretch(1)
+        self._pill = status_pill(self.status)
+        top.addWidget(self._pill, 0, Qt.AlignmentFlag.AlignVCenter)
+        layout.addLayout(top)
+        about = markdown_label(f"{description}  `{title}`" if description else f"`{title}`")
+        about.setObjectName("result-description")
+        layout.addWidget(about)
+        command_text = formatted_command(self.argv) if self.argv else ""
+        self._command = command_label(command_text)
+        self._command.setObjectName("result-command")
+        self._command.setToolTip(
+            "The exact arguments of the run (shell-quoted here only for reading; "
+            "gibberish never runs a shell)."
+        )
+        self._command.setVisible(bool(command_text))
+        layout.addWidget(self._command)
+        self._facts = help_label("")
+        self._facts.setObjectName("result-facts")
+        layout.addWidget(self._facts)
+        self._update_facts()
+
+    def _add_banners(self, layout: QVBoxLayout) -> None:
+        """The error banner and the "output was cut" notice, hidden until needed."""
+        self._error = banner("", kind="error")
+        self._error.setObjectName("result-error")
+        self._error.hide()
+        layout.addWidget(self._error)
+        notice_row = QWidget()
+        notice_layout = QHBoxLayout(notice_row)
+        notice_layout.setContentsMargins(0, 0, 0, 0)
+        self._notice = banner("", kind="info")
+        self._notice.setObjectName("result-truncated")
+        notice_layout.addWidget(self._notice, 1)
+        self._notice_row = notice_row
+        notice_row.hide()
+        layout.addWidget(notice_row)
+
+    def _add_output(self, layout: QVBoxLayout) -> None:
+        """The output view, following the end until the person scrolls up."""
+        self.view = QPlainTextEdit()
+        self.view.setObjectName("result-output")
+        accessibility.name(self.view, "Output")
+        self.view.setReadOnly(True)
+        self.view.setFont(mono_font())
+        self.view.setUndoRedoEnabled(False)
+        self.view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.view.setPlaceholderText("No output yet.")
+        self.view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self._follow = True
+        self.view.verticalScrollBar().rangeChanged.connect(self._range_changed)
+        self.view.verticalScrollBar().valueChanged.connect(self._scrolled)
+        layout.addWidget(self.view, 1)
+
+    def _buttons(self) -> QHBoxLayout:
+        """Copy, Show full output (once there is a log), Cancel run (while running), Close."""
+        buttons = QHBoxLayout()
+        buttons.setSpacing(SPACING)
+        self.copy_button = _button(
+            "Cop&y", "result-copy", "Copy the output shown above to the clipboard", self.copy_output
+        )
+        buttons.addWidget(self.copy_button)
+        self.full_button = _button(
+            "Show &full output",
+            "result-full-output",
+            "Open the run's complete log file",
+            self.show_full_output,
+        )
+        self.full_button.hide()
+        buttons.addWidget(self.full_button)
+        buttons.addStretch(1)
+        self.cancel_button = _button(
+            "Cancel &run",
+            "result-cancel",
+            "Stop the tool and every process it started (Ctrl+. or Ctrl+C)",
+            self.request_cancel,
+        )
+        self.cancel_button.hide()
+        buttons.addWidget(self.cancel_button)
+        self.close_button = _button("&Close", "result-close", "", self.close)
+        buttons.addWidget(self.close_button)
+        return buttons
+
+    # ------------------------------------------------------------------ running
+    def set_running(self, tail: OutputTail, cancel: Callable[[], None] | None) -> None:
+        """Start showing a live run whose output arrives in ``tail``."""
+        self._tail = tail
+        self._cancel = cancel
+        self._set_status("running")
+        self.cancel_button.setVisible(cancel is not None)
+        self.cancel_button.setEnabled(True)
+        self._clock.start()
+        self._clock_timer.start()
+        self._update_facts()
+        if tail.total:
+            self.output_arrived()
+
+    def output_arrived(self) -> None:
+        """New output is waiting; drain it within ``FLUSH_MS`` (coalesces bursts)."""
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    def flush(self) -> None:
+        """Move pending output into the view: a bounded tail, then trim the view to its limit."""
+        if self._tail is None:
+            return
+        data, dropped = self._tail.take()
+        if not data and not dropped:
+            return
+        gap = dropped > 0
+        if len(data) > TICK_LIMIT:
+            dropped += len(data) - TICK_LIMIT
+            data = data[-TICK_LIMIT:]
+            gap = True
+        self._skipped += dropped
+        text = self._decoder.decode(data, after_gap=gap)
+        if gap:
+            lead = "\n" if self._view_chars else ""
+            text = f"{lead}… [{human_bytes(dropped)} of output skipped to keep up] …\n" + text
+        self._append(_display_text(text))
+
+    def _append(self, text: str) -> None:
+        """Append to the view, keeping it under ``VIEW_LIMIT`` characters.
+
+        The view's text is mirrored in ``_shown``: new text is inserted at the end, and
+        when the view would overflow, whole lines are cut from the top (counted in the
+        mirror: one block per line) down to ``KEEP`` characters. Both are one edit, and
+        each costs in proportion to the text added or cut (at most a flush's worth or
+        so), never to the whole view: replacing the whole text stalled the GUI ~30 ms.
+        """
+        if not text:
+            return
+        follow = self._follow
+        document = self.view.document()
+        cursor = QTextCursor(document)
+        cursor.beginEditBlock()
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        cursor.insertText(text)
+        self._shown += text
+        if len(self._shown) > VIEW_LIMIT:
+            cut = self._shown.find("\n", len(self._shown) - KEEP) + 1
+            if cut <= 0:  # no line end to cut at (the last line is still being printed)
+                cut = len(self._shown) - KEEP
+            cursor.movePosition(QTextCursor.MoveOperation.Start)
+            lines = self._shown.count("\n", 0, cut)
+            cursor.movePosition(
+                QTextCursor.MoveOperation.NextBlock, QTextCursor.MoveMode.KeepAnchor, lines
+            )
+            if cut > 0 and self._shown[cut - 1] != "\n":
+                cursor.movePosition(
+                    QTextCursor.MoveOperation.Right,
+                    QTextCursor.MoveMode.KeepAnchor,
+                    _utf16_length(self._shown[self._shown.rfind("\n", 0, cut) + 1 : cut]),
+                )
+            cursor.removeSelectedText()
+            self._trimmed += cut
+            self._shown = self._shown[cut:]
+        cursor.endEditBlock()
+        self._view_chars = len(self._shown)
+        self._follow = follow  # our own edits move the scroll bar; they are not the user's
+        if follow:
+            self._scroll_to_end()
+
+    def _scroll_to_end(self) -> None:
+        bar = self.view.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+    # "Follow the tail", as terminals do: while the view is scrolled to the end it stays
+    # there as text arrives or the window is resized; scrolling up stops following,
+    # scrolling back to the end resumes.
+    def _range_changed(self, _minimum: int, maximum: int) -> None:
+        if self._follow:
+            self.view.verticalScrollBar().setValue(maximum)
+
+    def _scrolled(self, value: int) -> None:
+        self._follow = value >= self.view.verticalScrollBar().maximum() - 4
+
+    def request_cancel(self) -> None:
+        if self._cancel is not None and self.status == "running":
+            self._focus_off_cancel()  # a disabled button passes its focus on: to Close
+            self.cancel_button.setEnabled(False)
+            self.cancel_button.setText("Cancelling…")
+            self._cancel()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Ctrl+C in the output copies a selection; with nothing selected it cancels."""
+        if (
+            watched is self.view
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+            and event.matches(QKeySequence.StandardKey.Copy)
+            and not self.view.textCursor().hasSelection()
+            and self.status == "running"
+        ):
+            self.request_cancel()
+            return True
+        return super().eventFilter(watched, event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter on a focused button presses it (a window is not a dialog: Qt would not)."""
+        focused = self.focusWidget()
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and isinstance(
+            focused, QPushButton
+        ):
+            if focused.isEnabled() and focused.isVisible():
+                focused.click()
+            return
+        if event.matches(QKeySequence.StandardKey.Copy) and self.status == "running":
+            self.request_cancel()
+            return
+        super().keyPressEvent(event)
+
+    def _focus_off_cancel(self) -> None:
+        """If "Cancel run" has the focus, give it to the output, never to Close."""
+        if self.cancel_button.hasFocus():
+            self.view.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _leave_cancel(self) -> None:
+        self._focus_off_cancel()
+        self.cancel_button.hide()
+
+    def _tick(self) -> None:
+        self._update_facts()
+
+    # ------------------------------------------------------------------ finished
+    def finish(self, result: RunResult) -> None:
+        """Show the final envelope (called on the GUI thread, after the last output)."""
+        self.flush()
+        self.result = result
+        self._clock_timer.stop()
+        self._flush_timer.stop()
+        envelope = result.envelope
+        self._log_path = result.log_path
+        self._set_status(result.status.value)
+        self._leave_cancel()
+        self.view.setPlaceholderText("No output")
+        if not envelope.success and envelope.error:
+            self._error.setText(envelope.error)
+            self._error.show()
+        streamed = self._tail.total if self._tail is not None else 0
+        if envelope.has_parsed:
+            self._set_text(json.dumps(envelope.parsed, indent=2, ensure_ascii=False))
+        elif not envelope.truncated or streamed == 0 or self._view_chars == 0:
+            self._set_text(envelope.output)
+        # The view misses part of the output when the envelope's head+tail is shown, or
+        # when streaming skipped or trimmed text to stay responsive.
+        incomplete = envelope.truncated and (
+            streamed == 0 or self._skipped > 0 or self._trimmed > 0 or self._view_chars == 0
+        )
+        if incomplete:
+            if streamed > self._view_chars:
+                notice = (
+                    f"Output truncated: the tool printed {human_bytes(streamed)}; "
+                    f"this window keeps the last {human_bytes(VIEW_LIMIT)}."
+                )
+            else:
+                notice = "Output truncated: the middle part is left out here."
+            if self._has_log():
+                notice += " The complete output is in the run's log."
+            self._notice.setText(notice)
+            self._notice_row.show()
+        self.full_button.setVisible(self._has_log() and incomplete)
+        self._update_facts()
+
+    def fail_before_start(self, message: str) -> None:
+        """The run never got a process (it could not start, or the Engine refused it)."""
+        self._clock_timer.stop()
+        self._set_status("failed")
+        self._leave_cancel()
+        self.view.setPlaceholderText("No output")
+        self._error.setText(message)
+        self._error.show()
+        self._update_facts()
+
+    def _has_log(self) -> bool:
+        return self._log_path is not None and self._log_path.is_file()
+
+    def _set_text(self, text: str) -> None:
+        """Show a finished result from its start (JSON, or the exact output)."""
+        self.view.setPlainText(text)
+        self._shown = text
+        self._view_chars = len(text)
+        self._follow = False
+        self.view.verticalScrollBar().setValue(0)
+
+    def _set_status(self, status: str) -> None:
+        self.status = status
+        set_status_pill(self._pill, status)
+        self.setWindowTitle(f"{self.human} — {self._pill.text()} — gibberish")
+
+    def _update_facts(self) -> None:
+        parts = []
+        if self.result is not None:
+            envelope = self.result.envelope
+            code = "none" if envelope.exit_code is None else str(envelope.exit_code)
+            parts.append(f"Exit code {code}")
+            parts.append(human_duration(envelope.duration_ms))
+        elif self.status == "running" and self._clock.isValid():
+            parts.append(f"Running for {human_duration(int(self._clock.elapsed()))}")
+        if self._cwd is not None:
+            parts.append(f"in {home_short(self._cwd)}")
+        self._facts.setText("  ·  ".join(parts))
+        self._facts.setVisible(bool(parts))
+
+    # ------------------------------------------------------------------ actions
+    def output_text(self) -> str:
+        return self.view.toPlainText()
+
+    def copy_output(self) -> None:
+        QGuiApplication.clipboard().setText(self.output_text())
+
+    def show_full_output(self) -> None:
+        if self._log_path is not None:
+            self.open_path(self._log_path)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        if not self._placed:
+            self._placed = True
+            place(self)
+        super().showEvent(event)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        event.accept()
+        self.closed.emit()

@@ -1,0 +1,1 @@
+"""The settings dialog and its tabs."""
