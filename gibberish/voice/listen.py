@@ -17,16 +17,10 @@ from typing import Any, Protocol
 from gibberish.voice.audio import SAMPLE_RATE, SAMPLE_WIDTH, AudioSource
 from gibberish.voice.errors import VoiceError
 from gibberish.voice.heard import Heard
+from gibberish.voice.lead_in import LeadIn
 
 ENDPOINT_WINDOW = 0.3
 """Seconds of non-speech that end an utterance (and of speech that starts one)."""
-PRE_ROLL = 1.0
-"""Seconds of audio before the endpointer's start of speech that the recognizer is fed
-too. The endpointer declares speech once nine tenths of its window are speech, so short
-syllables split by stops lie before the start it reports: espeak-ng's "list this folder"
-said from the key press was released from 0.63 s on, without "list this", and sounded
-like no phrase. The silence this also feeds before most speech costs a little decoding,
-and the recognizer has a model for it."""
 
 
 class StreamingRecognizer(Protocol):
@@ -77,38 +71,6 @@ def _speech(endpointer: Any, frame: bytes, last: bool) -> bytes:
     return speech
 
 
-class _History:
-    """The last few frames read, so the speech can be given what came just before it."""
-
-    def __init__(self, keep: int) -> None:
-        self.keep = keep
-        self.data = bytearray()
-        self.start = 0
-        """Offset in the stream (bytes) of ``data[0]``."""
-        self.fed = 0
-        """Offset up to which the recognizer has had the stream (nothing is fed twice)."""
-
-    def add(self, frame: bytes) -> None:
-        self.data += frame
-        extra = len(self.data) - self.keep
-        if extra > 0:
-            del self.data[:extra]
-            self.start += extra
-
-    def pre_roll(self, speech_start: float, speech: bytes) -> bytes:
-        """``speech`` (released from ``speech_start`` seconds on) with up to ``PRE_ROLL``
-        seconds of the audio before it."""
-        begin = round(speech_start * SAMPLE_RATE) * SAMPLE_WIDTH
-        low = max(begin - int(PRE_ROLL * SAMPLE_RATE) * SAMPLE_WIDTH, self.fed, self.start)
-        before = bytes(self.data[low - self.start : max(low, begin) - self.start])
-        self.fed = begin + len(speech)
-        return before + speech
-
-    def released(self, speech: bytes) -> bytes:
-        self.fed += len(speech)
-        return speech
-
-
 def capture(
     source: AudioSource,
     recognizer: StreamingRecognizer,
@@ -125,23 +87,21 @@ def capture(
     raises ``IndexError`` on both an empty final frame and an empty feed). ``cut_off``
     (seconds of non-speech) ends a held key's recording whose release never comes."""
     endpointer = _endpointer(window)
-    history = _History(
-        int((window + PRE_ROLL) * SAMPLE_RATE) * SAMPLE_WIDTH + 4 * endpointer.frame_bytes
-    )
+    lead_in = LeadIn(endpointer.frame_bytes, window)
     total = 0
     quiet = 0  # bytes of non-speech since the last speech
     limit = None if cut_off is None else int(cut_off * SAMPLE_RATE * SAMPLE_WIDTH)
     speaking = False
     for frame, last in _frames(source.frames(endpointer.frame_bytes), endpointer.frame_bytes):
         total += len(frame)
-        history.add(frame)
+        lead_in.add(frame)
         was_speech = endpointer.in_speech
         speech = _speech(endpointer, frame, last)
         if speech:
             if was_speech:
-                speech = history.released(speech)
+                speech = lead_in.released(speech)
             else:  # a region of speech begins: give the recognizer what led up to it
-                speech = history.pre_roll(endpointer.speech_start, speech)
+                speech = lead_in.start(endpointer.speech_start, speech)
             if not speaking:
                 recognizer.start()
                 speaking = True
