@@ -128,7 +128,7 @@ def _fed(data: bytes) -> bytes:
 def test_speech_from_the_first_sample_reaches_the_recognizer_whole(path) -> None:
     """The endpointer declares speech once nine tenths of its window are speech: "list",
     a short syllable and the closure of its "t", lies before the start it reports, and
-    the pre-roll feeds it too."""
+    the lead-in feeds it too."""
     data = WavSource(path)._data
     fed = _fed(data)
     assert fed == data[: len(fed)]  # from the first sample, in order, nothing twice
@@ -142,6 +142,17 @@ def test_speech_from_the_first_sample_is_recognized(path, service, catalog) -> N
     proposal = service.listen(WavSource(path), catalog, VoiceConfig())
     assert proposal.call is not None, proposal.message
     assert proposal.call.name == tool[path.stem.split("-", 2)[2]]
+
+
+def test_the_silence_before_speech_is_not_fed() -> None:
+    """Only voiced audio is given back: the fixture's 0.25 s of (dithered) silence before
+    its speech stays out, as it did before the lead-in (feeding it changed how the
+    suite's espeak-ng recordings decode)."""
+    for voice in ("slt", "espeak"):
+        data = WavSource(FIXTURES / f"{voice}-show_the_last_five_commits.wav")._data
+        fed = _fed(data)
+        assert fed in data
+        assert data.index(fed) >= int(0.2 * 16000) * 2, voice
 
 
 def test_two_regions_of_speech_are_each_fed_once() -> None:
