@@ -127,9 +127,6 @@ def _sided_with(
 def decide(grammar: Proposal, whisper: Proposal, alternatives: Sequence[Proposal] = ()) -> Proposal:
     """The proposal to show: Whisper's when it settles what the grammar could not, or the
     grammar's ``alternatives`` (its other readings) when Whisper sides with one."""
-    sided = _sided_with(grammar, whisper, alternatives)
-    if sided is not None:
-        return sided
     asked_about_a_call = grammar.status is not ProposalStatus.NO_MATCH
     same_tool = (
         whisper.call is not None
@@ -137,6 +134,11 @@ def decide(grammar: Proposal, whisper: Proposal, alternatives: Sequence[Proposal
         and grammar.call is not None
         and grammar.call.name == whisper.call.name
     )
+    # Whisper naming the grammar's tool settles the arguments itself (its digits); only
+    # a transcript that is no call of that tool is used to choose between the readings.
+    sided = None if same_tool else _sided_with(grammar, whisper, alternatives)
+    if sided is not None:
+        return sided
     if asked_about_a_call and doubtful(grammar.heard) and not same_tool:
         if sound_distance(whisper.heard.text, grammar.heard.text) > VETO_DISTANCE:
             return _vetoed(grammar, whisper)

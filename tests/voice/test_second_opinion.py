@@ -109,6 +109,25 @@ def test_whisper_sides_with_the_phrase_the_other_pass_heard(catalog) -> None:
     assert decide(torn, whisper, [nothing]) is not nothing
 
 
+def test_whisper_naming_the_same_tool_settles_the_number_not_a_reading(catalog) -> None:
+    """espeak-ng's "fifteen": the grammar torn between 83 and 50, Whisper "15" for the same
+    tool. "15" sounds like the reading "fifty", but Whisper's own value is taken."""
+    torn = _doubtful(
+        catalog, "show the top eighty three processes", ("top_processes", {"count": 83})
+    )
+    torn = dataclasses.replace(
+        torn, heard=dataclasses.replace(torn.heard, alternatives=("show the top fifty processes",))
+    )
+    fifty = _proposal(
+        catalog,
+        "show the top fifty processes",
+        ("top_processes", {"count": 50}),
+        backend="pocketsphinx",
+    )
+    whisper = _proposal(catalog, "Show the top 15 processing", ("top_processes", {"count": 15}))
+    assert decide(torn, whisper, [fifty]) is whisper
+
+
 def test_a_doubtful_call_whisper_only_spells_differently_stands(catalog) -> None:
     """Whisper's transcript matches no tool but sounds like the grammar's phrase: the two
     recognizers agree on the sounds, so the grammar's call is kept."""
