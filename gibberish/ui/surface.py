@@ -111,6 +111,11 @@ class Surface(QObject):
             return False
         return True
 
+    def show_level(self, bars: int) -> None:
+        """The microphone's level while listening (``level_meter``), on the tray icon."""
+        if self.tray is not None:
+            self.tray.set_level(bars)
+
     def hide(self) -> None:
         if self.tray is not None:
             self.tray.hide()

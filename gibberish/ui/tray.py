@@ -46,6 +46,15 @@ class Tray(QObject):
             self.icon.setIcon(icons.tray_icon(state))
         self.icon.setToolTip(tooltip or "gibberish")
 
+    def set_level(self, bars: int) -> None:
+        """While listening: the icon's level bars and the tooltip say how loud it is."""
+        if self.state != TrayState.LISTENING:
+            return
+        from gibberish.ui.listen.level_meter import describe, listening_icon
+
+        self.icon.setIcon(listening_icon(bars))
+        self.icon.setToolTip(f"gibberish — listening… ({describe(bars)})")
+
     def notify(self, title: str, body: str, *, failed: bool = False) -> None:
         kind = (
             QSystemTrayIcon.MessageIcon.Warning

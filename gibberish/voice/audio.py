@@ -107,7 +107,7 @@ def input_devices() -> list[InputDevice]:
     ]
 
 
-def _loudness(block: bytes) -> float:
+def loudness(block: bytes) -> float:
     """RMS of 16-bit samples as a fraction of full scale."""
     import numpy
 
@@ -142,7 +142,7 @@ class MicrophoneSource:
 
         def callback(indata: Any, _frames: int, _time: Any, _status: Any) -> None:
             block = bytes(indata)
-            self.level = _loudness(block)
+            self.level = loudness(block)
             self.peak_level = max(self.peak_level, self.level)
             blocks.put(block)
 

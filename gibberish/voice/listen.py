@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from gibberish.voice.audio import SAMPLE_RATE, SAMPLE_WIDTH, AudioSource
 from gibberish.voice.errors import VoiceError
 from gibberish.voice.heard import Heard
+from gibberish.voice.lead_in import LeadIn
 
 ENDPOINT_WINDOW = 0.3
 """Seconds of non-speech that end an utterance (and of speech that starts one)."""
@@ -86,14 +87,21 @@ def capture(
     raises ``IndexError`` on both an empty final frame and an empty feed). ``cut_off``
     (seconds of non-speech) ends a held key's recording whose release never comes."""
     endpointer = _endpointer(window)
+    lead_in = LeadIn(endpointer.frame_bytes, window)
     total = 0
     quiet = 0  # bytes of non-speech since the last speech
     limit = None if cut_off is None else int(cut_off * SAMPLE_RATE * SAMPLE_WIDTH)
     speaking = False
     for frame, last in _frames(source.frames(endpointer.frame_bytes), endpointer.frame_bytes):
         total += len(frame)
+        lead_in.add(frame)
+        was_speech = endpointer.in_speech
         speech = _speech(endpointer, frame, last)
         if speech:
+            if was_speech:
+                speech = lead_in.released(speech)
+            else:  # a region of speech begins: give the recognizer what led up to it
+                speech = lead_in.start(endpointer.speech_start, speech)
             if not speaking:
                 recognizer.start()
                 speaking = True

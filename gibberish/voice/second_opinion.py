@@ -16,8 +16,9 @@ does (``acoustic_fit`` below ``DOUBT_FIT``; docs/adr/0036-voice-held-to-real-spe
 speech of real people that no tool covers ("five five" forced onto "find files") lands
 there, and so does some in-grammar speech of harsh synthetic voices. For it Whisper has a
 veto: when its transcript names no tool or another one *and* sounds unlike the grammar's
-phrase (more than ``MAX_DISTANCE`` of its phones apart: "5-5." against "find files" is
-0.5), nothing is proposed. A transcript that only spells the phrase differently ("Show
+phrase (more than ``VETO_DISTANCE`` of its phones apart: "5-5." against "find files" is
+0.5), nothing is proposed. When the grammar was torn between two phrases and Whisper's
+transcript sounds like the other one, that one is taken. A transcript that only spells the phrase differently ("Show
 the stage changes", 0.07) is no disagreement, and the grammar's call stands.
 
 Otherwise the grammar's answer stands. Speech no tool covers faces Whisper's matching,
@@ -26,6 +27,8 @@ the grammar takes without doubt never wait for Whisper.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from gibberish.voice.heard import Heard
 from gibberish.voice.interpret import Proposal, ProposalStatus
@@ -61,6 +64,13 @@ synthetic speech no tool covers −6 and below (measured on the suite's fixtures
 recordings of real people, never on the held-out voices)."""
 
 
+VETO_DISTANCE = 0.45
+"""How far (phone edits per phone) Whisper's transcript must sound from a doubtful phrase
+to veto it. Whisper tiny.en spells synthetic speech it heard right up to 0.39 away ("just
+low count 3" for "git log count three", "Show this, use it." for "show disk usage");
+speech forced onto a phrase sounds 0.5 and more away ("5-5." for "find files")."""
+
+
 def doubtful(heard: Heard) -> bool:
     """Whether the grammar's phrase fits the audio too poorly to be taken on its word."""
     fit = heard.details.get("acoustic_fit")
@@ -93,8 +103,30 @@ def _vetoed(grammar: Proposal, whisper: Proposal) -> Proposal:
     )
 
 
-def decide(grammar: Proposal, whisper: Proposal) -> Proposal:
-    """The proposal to show: Whisper's when it settles what the grammar could not."""
+def _sided_with(
+    grammar: Proposal, whisper: Proposal, alternatives: Sequence[Proposal]
+) -> Proposal | None:
+    """The grammar's alternative phrase (the one the other pass heard, ``Heard.alternatives``)
+    when Whisper's transcript sounds like it and closer than the phrase chosen: Whisper
+    settles which of the two the grammar was torn between ("show the rest well notes":
+    "twelve", not "two")."""
+    said = whisper.heard.text
+    if not said:
+        return None
+    chosen = sound_distance(said, grammar.heard.text) if grammar.heard.text else 1.0
+    for alternative in alternatives:
+        if alternative.call is None or alternative.status is ProposalStatus.NO_MATCH:
+            continue
+        distance = sound_distance(said, alternative.heard.text)
+        if distance <= MAX_DISTANCE and distance < chosen:
+            alternative.heard.details["second_opinion"] = f"Whisper heard {said!r}"
+            return alternative
+    return None
+
+
+def decide(grammar: Proposal, whisper: Proposal, alternatives: Sequence[Proposal] = ()) -> Proposal:
+    """The proposal to show: Whisper's when it settles what the grammar could not, or the
+    grammar's ``alternatives`` (its other readings) when Whisper sides with one."""
     asked_about_a_call = grammar.status is not ProposalStatus.NO_MATCH
     same_tool = (
         whisper.call is not None
@@ -102,8 +134,13 @@ def decide(grammar: Proposal, whisper: Proposal) -> Proposal:
         and grammar.call is not None
         and grammar.call.name == whisper.call.name
     )
+    # Whisper naming the grammar's tool settles the arguments itself (its digits); only
+    # a transcript that is no call of that tool is used to choose between the readings.
+    sided = None if same_tool else _sided_with(grammar, whisper, alternatives)
+    if sided is not None:
+        return sided
     if asked_about_a_call and doubtful(grammar.heard) and not same_tool:
-        if sound_distance(whisper.heard.text, grammar.heard.text) > MAX_DISTANCE:
+        if sound_distance(whisper.heard.text, grammar.heard.text) > VETO_DISTANCE:
             return _vetoed(grammar, whisper)
         return grammar  # Whisper wrote the same sounds differently: no disagreement
     if whisper.call is None or whisper.status is ProposalStatus.NO_MATCH:

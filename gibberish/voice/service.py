@@ -206,4 +206,19 @@ class VoiceService:
         heard = whisper.finish()
         heard.timings["finish"] += proposal.heard.timings.get("finish", 0.0)
         heard.timings["decode"] += proposal.heard.timings.get("decode", 0.0)
-        return decide(proposal, self._interpret(heard, grammar, catalog, "whisper"))
+        alternatives = [
+            self._interpret(_other_reading(proposal.heard, text), grammar, catalog, "pocketsphinx")
+            for text in proposal.heard.alternatives
+        ]
+        whispered = self._interpret(heard, grammar, catalog, "whisper")
+        return decide(proposal, whispered, alternatives)
+
+
+def _other_reading(heard: Heard, text: str) -> Heard:
+    """``heard`` as its alternative ``text`` (the other pass's phrase), without the chosen
+    phrase's per-word scores, which do not describe it."""
+    details = {k: v for k, v in heard.details.items() if k != "words"}
+    details["alternative_of"] = heard.text
+    return replace(
+        heard, text=text, alternatives=(heard.text,), details=details, timings=dict(heard.timings)
+    )

@@ -136,16 +136,21 @@ def test_listen_on_a_live_device_opens_the_form_with_the_heard_values(qtbot, pul
     ctl.start()
     states: list[str] = []
     ctl.voice.listening.state.connect(states.append)
+    drawn: list[int] = []  # the level bars the tray icon showed
+    ctl.voice.meter.changed.connect(drawn.append)
     try:
         ctl.listen()  # the key pressed: the tray shows it listens
         assert ctl.surface.tray.state == TrayState.LISTENING
+        assert ctl.voice.meter.following
         player = _play_when_open(sources[0], FIVE_COMMITS, pulse)
         # No key release: the endpointer hears the end of speech by itself.
         qtbot.waitUntil(lambda: bool(forms.calls), timeout=60_000)
         player.join(30)
         assert forms.calls == [("git.git_log", {"count": 5})]
         assert forms.extras[0]["note"] == "Heard “show the last five commits”"
-        assert sources[0].peak_level > 0.01  # what a level meter shows: speech arrived
+        assert sources[0].peak_level > 0.01  # speech arrived through the device
+        assert max(drawn) >= 2  # and the tray's level meter showed it
+        assert not ctl.voice.meter.following and ctl.voice.meter.bars == 0
         qtbot.waitUntil(lambda: states[-1:] == ["idle"], timeout=10_000)
         assert states == ["listening", "thinking", "idle"]
     finally:
@@ -171,9 +176,16 @@ def test_a_second_press_ends_the_recording_on_a_live_device(qtbot, pulse) -> Non
     engine.update_settings(replace(settings, voice=replace(settings.voice, activation="toggle")))
     ctl = make_controller(engine, forms=forms, audio=microphone)
     ctl.start()
+    meter = ctl.voice.meter
     try:
         ctl.listen()
-        _play_when_open(sources[0], FIVE_COMMITS, pulse).join(30)
+        player = _play_when_open(sources[0], FIVE_COMMITS, pulse)
+        qtbot.waitUntil(lambda: meter.bars >= 2, timeout=30_000)  # the meter moves with speech
+        player.join(30)
+        # The recording is over, the tray still listens: silence brings the meter to quiet.
+        qtbot.waitUntil(lambda: meter.bars == 0, timeout=10_000)
+        assert ctl.surface.tray.state == TrayState.LISTENING
+        assert "(quiet)" in ctl.surface.tray.icon.toolTip()
         assert not forms.calls  # still listening: the person has not pressed again
         ctl.listen()  # second press
         qtbot.waitUntil(lambda: bool(forms.calls), timeout=60_000)

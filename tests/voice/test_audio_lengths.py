@@ -110,3 +110,60 @@ def test_an_utterance_abandoned_half_way_does_not_block_the_next(service, catalo
     recognizer.feed(bytes(FRAME))
     heard = recognizer.decode(WavSource(SPEECH)._data)
     assert heard.text == "show the last five commits"
+
+
+ONSETS = sorted(FIXTURES.glob("onset-*.wav"))
+"""espeak-ng's suite voice, untrimmed, speech from the first sample (a person who starts
+talking as the key goes down): ``espeak-ng -v en-us -s 150 -w raw.wav "list the branches"``,
+then ``sox raw.wav -r 16000 -c 1 -b 16 onset-espeak-list_the_branches.wav``."""
+
+
+def _fed(data: bytes) -> bytes:
+    recorder = Recorder()
+    capture(BytesSource(data), recorder, until_stopped=True)
+    return b"".join(recorder.fed)
+
+
+@pytest.mark.parametrize("path", ONSETS, ids=lambda p: p.stem)
+def test_speech_from_the_first_sample_reaches_the_recognizer_whole(path) -> None:
+    """The endpointer declares speech once nine tenths of its window are speech: "list",
+    a short syllable and the closure of its "t", lies before the start it reports, and
+    the lead-in feeds it too."""
+    data = WavSource(path)._data
+    fed = _fed(data)
+    assert fed == data[: len(fed)]  # from the first sample, in order, nothing twice
+
+
+@pytest.mark.parametrize("path", ONSETS, ids=lambda p: p.stem)
+def test_speech_from_the_first_sample_is_recognized(path, service, catalog) -> None:
+    from gibberish.voice import VoiceConfig
+
+    tool = {"list_the_branches": "git_branches", "list_this_folder": "list_folder"}
+    proposal = service.listen(WavSource(path), catalog, VoiceConfig())
+    assert proposal.call is not None, proposal.message
+    assert proposal.call.name == tool[path.stem.split("-", 2)[2]]
+
+
+def test_the_silence_before_speech_is_not_fed() -> None:
+    """Only voiced audio is given back: the fixture's 0.25 s of (dithered) silence before
+    its speech stays out, as it did before the lead-in (feeding it changed how the
+    suite's espeak-ng recordings decode)."""
+    for voice in ("slt", "espeak"):
+        data = WavSource(FIXTURES / f"{voice}-show_the_last_five_commits.wav")._data
+        fed = _fed(data)
+        assert fed in data
+        assert data.index(fed) >= int(0.2 * 16000) * 2, voice
+
+
+def test_two_regions_of_speech_are_each_fed_once() -> None:
+    """Toggle mode: the lead-in given to a second region of speech never repeats audio
+    the recognizer already had, and a long pause is not fed whole."""
+    onset = WavSource(ONSETS[0])._data
+    data = _silence(0.5) + onset + _silence(2.5) + onset
+    fed = _fed(data + _silence(0.6))
+    assert fed.count(onset[:9600]) == 2
+    assert len(fed) < len(data) - 16000
+
+
+def _silence(seconds: float) -> bytes:
+    return bytes(int(seconds * 16000) * 2)

@@ -74,6 +74,60 @@ def test_a_doubtful_call_is_asked_about_and_vetoed_when_whisper_hears_no_tool(ca
     assert other.status is ProposalStatus.NO_MATCH
 
 
+@pytest.mark.parametrize(
+    ("text", "call", "whispered"),
+    [
+        ("git log count three", ("git_log", {"count": 3}), "just low count 3"),
+        ("show disk usage", ("disk_usage", {}), "Show this, use it."),
+    ],
+)
+def test_a_doubtful_call_whisper_misspells_is_not_vetoed(catalog, text, call, whispered) -> None:
+    """Whisper tiny.en's spelling of synthetic speech it heard right: a third of the
+    phones off, but not the half that speech forced onto a phrase is ("5-5.")."""
+    grammar = _doubtful(catalog, text, call)
+    assert decide(grammar, _proposal(catalog, whispered, None)) is grammar
+
+
+def test_whisper_sides_with_the_phrase_the_other_pass_heard(catalog) -> None:
+    """The grammar's two passes were torn between "two" and "twelve"; Whisper's "rest well
+    notes" sounds like the second: it is taken, with its own number."""
+    torn = _doubtful(catalog, "show the last two notes", ("read_notes", {"count": 2}), fit=-3.2)
+    torn = dataclasses.replace(
+        torn, heard=dataclasses.replace(torn.heard, alternatives=("show the last twelve notes",))
+    )
+    other = _proposal(
+        catalog, "show the last twelve notes", ("read_notes", {"count": 12}), backend="pocketsphinx"
+    )
+    whisper = _proposal(catalog, "Show the rest well notes.", None)
+    chosen = decide(torn, whisper, [other])
+    assert chosen is other and chosen.call.arguments == {"count": 12}
+    assert "rest well" in chosen.heard.details["second_opinion"]
+    # Whisper sounding like neither: the grammar's own answer (here vetoed as doubtful).
+    assert decide(torn, _proposal(catalog, "So, now, let's go!", None), [other]) is not other
+    # An alternative no tool takes is never chosen.
+    nothing = _proposal(catalog, "show the last twelve notes", None, backend="pocketsphinx")
+    assert decide(torn, whisper, [nothing]) is not nothing
+
+
+def test_whisper_naming_the_same_tool_settles_the_number_not_a_reading(catalog) -> None:
+    """espeak-ng's "fifteen": the grammar torn between 83 and 50, Whisper "15" for the same
+    tool. "15" sounds like the reading "fifty", but Whisper's own value is taken."""
+    torn = _doubtful(
+        catalog, "show the top eighty three processes", ("top_processes", {"count": 83})
+    )
+    torn = dataclasses.replace(
+        torn, heard=dataclasses.replace(torn.heard, alternatives=("show the top fifty processes",))
+    )
+    fifty = _proposal(
+        catalog,
+        "show the top fifty processes",
+        ("top_processes", {"count": 50}),
+        backend="pocketsphinx",
+    )
+    whisper = _proposal(catalog, "Show the top 15 processing", ("top_processes", {"count": 15}))
+    assert decide(torn, whisper, [fifty]) is whisper
+
+
 def test_a_doubtful_call_whisper_only_spells_differently_stands(catalog) -> None:
     """Whisper's transcript matches no tool but sounds like the grammar's phrase: the two
     recognizers agree on the sounds, so the grammar's call is kept."""

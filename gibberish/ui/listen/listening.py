@@ -28,17 +28,31 @@ IDLE = "idle"
 
 
 class _Watched:
-    """An audio source that reports when its frames stop being read (end of speech)."""
+    """An audio source that reports when its frames stop being read (end of speech), and
+    how loud they are (for the level meter)."""
 
     def __init__(self, source: Any, done: Callable[[], None]) -> None:
         self.source = source
         self.description = source.description
         self._done = done
+        self._level = 0.0
+
+    @property
+    def level(self) -> float:
+        """The source's own level (a microphone's, live), else that of the last frames
+        read (a file), 0..1 of full scale."""
+        own = getattr(self.source, "level", None)
+        return float(own) if isinstance(own, int | float) else self._level
 
     def frames(self, size: int) -> Iterator[bytes]:
+        from gibberish.voice.audio import loudness
+
         try:
-            yield from self.source.frames(size)
+            for frame in self.source.frames(size):
+                self._level = loudness(frame)
+                yield frame
         finally:
+            self._level = 0.0
             self._done()
 
     def stop(self) -> None:
@@ -56,6 +70,11 @@ class Listening(QObject):
         super().__init__(parent)
         self._thread: threading.Thread | None = None
         self._source: _Watched | None = None
+
+    @property
+    def level(self) -> float:
+        """How loud the audio being listened to is now, 0..1 (0 when not listening)."""
+        return self._source.level if self._source is not None and self.busy else 0.0
 
     @property
     def busy(self) -> bool:

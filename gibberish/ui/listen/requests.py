@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer
 
 from gibberish.ui.errors import guard
-from gibberish.ui.listen.listening import Listening
+from gibberish.ui.listen.level_meter import LevelMeter
+from gibberish.ui.listen.listening import LISTENING, Listening
 
 if TYPE_CHECKING:
     from gibberish.ui.controller import Controller
@@ -29,6 +30,8 @@ class VoiceRequests(QObject):
         self.listening.state.connect(self._voice_state)
         self.listening.heard.connect(self._heard)
         self.listening.failed.connect(self._listen_failed)
+        self.meter = LevelMeter(self)
+        self.meter.changed.connect(controller.surface.show_level)
         self._voice_runs: list[RunSession] = []
         controller.runs.changed.connect(self._speak_finished)
 
@@ -60,7 +63,13 @@ class VoiceRequests(QObject):
         self.listening.start(engine, mode, source, held=held)
 
     def _voice_state(self, state: str) -> None:
-        if not self._c.surface.show_voice(state):
+        """The tray's icon for ``state``; while listening, with the level meter in it."""
+        self.meter.stop()
+        shown = self._c.surface.show_voice(state)
+        if state == LISTENING:
+            self._c.surface.show_level(0)
+            self.meter.follow(lambda: self.listening.level)
+        if not shown:
             self._c.runs_changed()
 
     @guard
