@@ -30,6 +30,7 @@ hostile files without a part flag; the held-out voices only when asked for).
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -250,6 +251,8 @@ def main() -> None:
         "never about a doubtful phrase, so it has no veto (ADR 0036)",
     )
     args = parser.parse_args()
+    cache = tempfile.TemporaryDirectory(prefix="gibberish-voice-unseen-")
+    os.environ["XDG_CACHE_HOME"] = cache.name  # accuracy only: never the person's own caches
     if args.no_doubt:
         from gibberish.voice import second_opinion
 

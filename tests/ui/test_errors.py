@@ -32,7 +32,7 @@ def test_exception_in_a_guarded_slot_is_logged_and_shown_once(
         raise RuntimeError("boom in the menu")
 
     monkeypatch.setattr(controller.engine.runs, "recent", broken)
-    controller.menu.aboutToShow.emit()  # rebuild_menu calls recent_runs: fails
+    controller.menu.aboutToShow.emit()  # rebuild_menu reads the recent runs: fails
     controller.menu.aboutToShow.emit()  # the same failure again: logged, not shown again
     assert reporter.reported == 2
     assert len(reporter.shown) == 1
