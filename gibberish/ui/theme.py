@@ -22,6 +22,12 @@ HUES: dict[str, QColor] = {
 }
 """The meaning of a colour. Only ever used mixed with palette colours (``tone``)."""
 
+ICON_INK = QColor(0xFF, 0xFF, 0xFF)
+"""What is drawn on an icon's own fixed colours (the listening bubble's lit level bars):
+the icons' colours are the icons', not the palette's, so their ink is fixed too."""
+ICON_INK_DIM = QColor(0xFF, 0xFF, 0xFF, 80)
+"""The same ink, unlit (a level bar with no sound behind it)."""
+
 
 def mix(a: QColor, b: QColor, amount: float) -> QColor:
     """``a`` moved ``amount`` (0…1) of the way towards ``b``."""

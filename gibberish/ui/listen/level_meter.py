@@ -18,9 +18,9 @@ from collections.abc import Callable
 from functools import cache
 
 from PySide6.QtCore import QObject, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
+from PySide6.QtGui import QIcon, QPainter, QPixmap
 
-from gibberish.ui import icons
+from gibberish.ui import icons, theme
 
 BARS = 4
 QUIET_DB = -50.0
@@ -106,10 +106,6 @@ class LevelMeter(QObject):
             self.changed.emit(bars)
 
 
-_LIT = QColor("#ffffff")
-_DARK = QColor(255, 255, 255, 80)
-
-
 @cache
 def listening_icon(bars: int) -> QIcon:
     """The tray's listening icon with ``bars`` of ``BARS`` lit in its speech bubble."""
@@ -126,7 +122,7 @@ def listening_icon(bars: int) -> QIcon:
         # their feet on one line inside the bubble, clear of the microphone badge.
         height = 3.0 * (i + 1)
         rect = QRectF(6 + 3.5 * i, 19.5 - height, 2.6, height)
-        painter.setBrush(_LIT if i < bars else _DARK)
+        painter.setBrush(theme.ICON_INK if i < bars else theme.ICON_INK_DIM)
         painter.drawRoundedRect(
             QRectF(rect.x() * scale, rect.y() * scale, rect.width() * scale, rect.height() * scale),
             0.6 * scale,
