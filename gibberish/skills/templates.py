@@ -775,8 +775,7 @@ def parse_template(
 def template_words(source: str) -> tuple[TemplateWord, ...]:
     """The words of a template's (already normalized) source, as ``parse_template`` made
     them: how a template restored from the parse cache gets its words back
-    (``text_template.py``). A source
-    with errors, which no stored template holds, has none: rendering it then says the
-    tool has no command rather than running anything."""
+    (``text_template.py``). A source with errors, which no stored template holds, has
+    none: rendering it then says the tool has no command rather than running anything."""
     words, _problems = _analyse_cached(source)
     return words or ()

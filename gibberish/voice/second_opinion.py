@@ -8,8 +8,8 @@ audio is then transcribed by Whisper and matched to the forms as a free-form tra
 
 * the grammar found no call at all, and Whisper's transcript is one; or
 * the grammar was torn between two phrases, *doubtful* of its phrase, or heard one of
-  its numbers weakly, and Whisper names the same tool (its arguments win: Whisper writes numbers as digits, where the
-  grammar's phones blur).
+  its numbers weakly, and Whisper names the same tool (its arguments win: Whisper writes
+  numbers as digits, where the grammar's phones blur).
 
 A doubtful phrase is one whose path fits the audio much worse than a free phone loop
 does (``acoustic_fit`` below ``DOUBT_FIT``; docs/adr/0036-voice-held-to-real-speech.md):
@@ -18,12 +18,12 @@ there, and so does some in-grammar speech of harsh synthetic voices. For it Whis
 veto: when its transcript names no tool or another one *and* sounds unlike the grammar's
 phrase (more than ``VETO_DISTANCE`` of its phones apart: "5-5." against "find files" is
 0.5), nothing is proposed. When the grammar was torn between two phrases and Whisper's
-transcript sounds like the other one, that one is taken. A transcript that only spells the phrase differently ("Show
-the stage changes", 0.07) is no disagreement, and the grammar's call stands.
-
-Otherwise the grammar's answer stands. Speech no tool covers faces Whisper's matching,
-which rejects it on its own (docs/adr/0024-free-form-transcripts-by-sound.md); requests
-the grammar takes without doubt never wait for Whisper.
+transcript sounds like the other one, that one is taken. A transcript that only spells
+the phrase differently ("Show the stage changes", 0.07) is no disagreement, and the
+grammar's call stands. Otherwise the grammar's answer stands. Speech no tool covers
+faces Whisper's matching, which rejects it on its own
+(docs/adr/0024-free-form-transcripts-by-sound.md); requests the grammar takes without
+doubt never wait for Whisper.
 """
 
 from __future__ import annotations

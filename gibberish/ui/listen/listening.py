@@ -47,9 +47,11 @@ class _Watched:
     def frames(self, size: int) -> Iterator[bytes]:
         from gibberish.voice.audio import loudness
 
-        try:
+        measure = not isinstance(getattr(self.source, "level", None), int | float)
+        try:  # a microphone measures its own level in its callback: not again here
             for frame in self.source.frames(size):
-                self._level = loudness(frame)
+                if measure:
+                    self._level = loudness(frame)
                 yield frame
         finally:
             self._level = 0.0
