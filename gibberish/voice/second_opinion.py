@@ -29,11 +29,14 @@ doubt never wait for Whisper.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from gibberish.voice.heard import Heard
 from gibberish.voice.interpret import Proposal, ProposalStatus
 from gibberish.voice.listen import StreamingRecognizer
+from gibberish.voice.readings import holds_a_number
 from gibberish.voice.sounds_like import MAX_DISTANCE, sound_distance
+from gibberish.voice.whisper import Weight
 
 
 class KeptAudio:
@@ -78,14 +81,55 @@ def doubtful(heard: Heard) -> bool:
 
 
 def worth_asking(proposal: Proposal) -> bool:
-    """No call from the grammar, a call it was torn on or is doubtful of, or a number it
-    heard weakly (listed as unusual on the call, ``interpret.UNSURE_NUMBER``)."""
+    """No call from the grammar, a call it was torn on or is doubtful of, or one holding
+    a number (where its acoustic model errs most: "fifty" for "fifteen")."""
     return (
         proposal.status is ProposalStatus.NO_MATCH
         or bool(proposal.heard.alternatives)
         or doubtful(proposal.heard)
         or (proposal.call is not None and bool(proposal.call.unusual))
+        or (proposal.call is not None and holds_a_number(proposal.heard.text))
     )
+
+
+SIDE_NATS = 2.0
+"""How much likelier (natural log, over the whole phrase) Whisper must find another
+reading of the grammar than its phrase to take it: espeak-ng's "five", "twelve",
+"fifteen" are 5 to 15 likelier than the "nine", "two", "fifty" the grammar heard
+(development voices, ADR 0056)."""
+VETO_NATS = 3.5
+"""How much likelier per token Whisper must find its own transcript than every reading
+of a doubtful phrase to refuse it. Its misspellings of what it heard right ("Jet Log Count
+Free" for "git log count three", "children status") come within 2.1 per token; speech of
+real people forced onto a phrase ("five five" as "five of diamonds") lies 7.8 and more
+beyond (development voices and the recordings of real people, ADR 0056)."""
+
+
+@dataclass(frozen=True)
+class Weighed:
+    """Whisper's weight of each of the grammar's readings (its phrase first, then the
+    other pass's and the other numbers'), and of Whisper's own transcript."""
+
+    readings: Sequence[tuple[Proposal, Weight]]
+    own: Weight
+
+
+def _weighed_choice(grammar: Proposal, weighed: Weighed) -> Proposal | None:
+    """The proposal Whisper's weights settle on, or None when they veto the phrase: a
+    reading much likelier than the phrase is taken; a doubtful phrase whose every reading
+    is far less likely than what Whisper heard is refused."""
+    phrase = weighed.readings[0][1]
+    callable_ = [(p, w) for p, w in weighed.readings if p.call is not None]
+    best, weight = max(callable_, key=lambda pw: pw[1].total, default=(grammar, phrase))
+    likeliest = max(weight.per_token, phrase.per_token)
+    if doubtful(grammar.heard) and weighed.own.per_token - likeliest > VETO_NATS:
+        return None
+    if best is not grammar and weight.total - phrase.total >= SIDE_NATS:
+        best.heard.details["second_opinion"] = (
+            f"Whisper found “{best.heard.text}” likelier than “{grammar.heard.text}”"
+        )
+        return best
+    return grammar
 
 
 def _vetoed(grammar: Proposal, whisper: Proposal) -> Proposal:
@@ -124,9 +168,16 @@ def _sided_with(
     return None
 
 
-def decide(grammar: Proposal, whisper: Proposal, alternatives: Sequence[Proposal] = ()) -> Proposal:
+def decide(
+    grammar: Proposal,
+    whisper: Proposal,
+    alternatives: Sequence[Proposal] = (),
+    weighed: Weighed | None = None,
+) -> Proposal:
     """The proposal to show: Whisper's when it settles what the grammar could not, or the
-    grammar's ``alternatives`` (its other readings) when Whisper sides with one."""
+    grammar's ``alternatives`` (its other readings) when Whisper sides with one. With
+    ``weighed`` (Whisper's likelihood of each reading), the readings and the veto are
+    judged by those weights instead of by how Whisper's transcript sounds."""
     asked_about_a_call = grammar.status is not ProposalStatus.NO_MATCH
     same_tool = (
         whisper.call is not None
@@ -134,6 +185,9 @@ def decide(grammar: Proposal, whisper: Proposal, alternatives: Sequence[Proposal
         and grammar.call is not None
         and grammar.call.name == whisper.call.name
     )
+    if weighed is not None and asked_about_a_call and not same_tool:
+        chosen = _weighed_choice(grammar, weighed)
+        return _vetoed(grammar, whisper) if chosen is None else chosen
     # Whisper naming the grammar's tool settles the arguments itself (its digits); only
     # a transcript that is no call of that tool is used to choose between the readings.
     sided = None if same_tool else _sided_with(grammar, whisper, alternatives)

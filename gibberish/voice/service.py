@@ -20,9 +20,11 @@ from gibberish.voice.heard import Heard
 from gibberish.voice.interpret import Proposal, interpret
 from gibberish.voice.listen import StreamingRecognizer, capture
 from gibberish.voice.matcher import PhraseMatcher
-from gibberish.voice.second_opinion import KeptAudio, decide, worth_asking
+from gibberish.voice.readings import number_readings
+from gibberish.voice.second_opinion import KeptAudio, Weighed, decide, worth_asking
 from gibberish.voice.settings import VOICE_BACKENDS
 from gibberish.voice.sounds_like import SoundsLike
+from gibberish.voice.whisper import Weight
 
 BACKENDS = VOICE_BACKENDS  # the values of voice.settings.VoiceBackend
 
@@ -211,7 +213,39 @@ class VoiceService:
             for text in proposal.heard.alternatives
         ]
         whispered = self._interpret(heard, grammar, catalog, "whisper")
-        return decide(proposal, whispered, alternatives)
+        weighed = self._weighed(whisper, proposal, alternatives, whispered, grammar, catalog)
+        return decide(proposal, whispered, alternatives, weighed)
+
+    def _weighed(
+        self,
+        whisper: StreamingRecognizer,
+        proposal: Proposal,
+        alternatives: list[Proposal],
+        whispered: Proposal,
+        grammar: Grammar,
+        catalog: ToolCatalog,
+    ) -> Weighed | None:
+        """Whisper's weights of the grammar's readings of the audio it just transcribed:
+        its phrase, the other pass's, and the phrase with its numbers replaced by their
+        sound-alikes (``readings.number_readings``). None when the grammar heard no call
+        or the recognizer cannot weigh (audio longer than one Whisper window)."""
+        weigh = getattr(whisper, "weigh", None)
+        if proposal.call is None or weigh is None:
+            return None
+        said = {proposal.heard.text, *proposal.heard.alternatives}
+        others = [
+            self._interpret(_other_reading(proposal.heard, text), grammar, catalog, "pocketsphinx")
+            for text in dict.fromkeys(number_readings(proposal.heard.text))
+            if text not in said
+        ]
+        readings = [proposal, *alternatives, *others]
+        heard = whispered.heard
+        weights = weigh([r.heard.text for r in readings + ([whispered] if heard.text else [])])
+        if not weights:
+            return None
+        # Whisper heard nothing (silence, by its own no-speech check): that counts as sure.
+        own = weights.pop() if heard.text else Weight(0.0, 1)
+        return Weighed(list(zip(readings, weights, strict=True)), own)
 
 
 def _other_reading(heard: Heard, text: str) -> Heard:

@@ -19,13 +19,16 @@ import array
 import math
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from gibberish.voice.audio import SAMPLE_RATE
 from gibberish.voice.errors import VoiceError
 from gibberish.voice.heard import Heard
+from gibberish.voice.numbers import parse_number
+from gibberish.voice.readings import number_run
 
 MODEL_HINT = (
     "Set [voice] model_folder in the settings to a CTranslate2 Whisper model folder "
@@ -73,6 +76,41 @@ def numpy_zeros(n: int) -> Any:
     import numpy
 
     return numpy.zeros(n, dtype=numpy.float32)
+
+
+class Weight(NamedTuple):
+    """Whisper's log-probability of a text (natural log, summed over its tokens)."""
+
+    total: float
+    tokens: int
+
+    @property
+    def per_token(self) -> float:
+        return self.total / max(self.tokens, 1)
+
+
+def spelled(text: str) -> str:
+    """``text`` in the one spelling texts are weighed in, Whisper's own: lower case, no
+    punctuation but apostrophes, numbers in digits ("Show the last five commits!" →
+    "show the last 5 commits"): Whisper finds "count three" far less likely than the
+    "count 3" it writes, which is no disagreement about what was said."""
+    words = ["".join(c for c in w if c.isalnum() or c == "'") for w in text.lower().split()]
+    words = [w for w in words if w]
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        run = number_run(words, i)
+        if run:
+            out.append(str(parse_number(words[i : i + run])))
+            i += run
+        else:
+            out.append(words[i])
+            i += 1
+    return " ".join(out)
+
+
+def frames_in(window: float) -> int:
+    return int(window * FRAMES_PER_SECOND)
 
 
 def window_seconds(speech_seconds: float, padding: float = WINDOW_PADDING) -> float:
@@ -151,6 +189,7 @@ class WhisperRecognizer:
         self._prompt = [*self._tokenizer.sot_sequence, self._tokenizer.no_timestamps]
         self._suppress = list(get_suppressed_tokens(self._tokenizer, [-1]))
         self._silence = None
+        self._heard: tuple[Any, int] | None = None
 
     def _encode(self, samples: Any, window: float) -> Any:
         """Encoder states (numpy, 1 x states x width) of ``samples`` padded with silence
@@ -180,8 +219,12 @@ class WhisperRecognizer:
         if states.shape[1] < wanted:
             tail = self._silence[:, states.shape[1] : wanted]
             states = numpy.concatenate([states, tail], axis=1)
-        view = ctranslate2.StorageView.from_array(numpy.ascontiguousarray(states))
-        return view, encoded_window
+        states = numpy.ascontiguousarray(states)
+        self._heard = (
+            states,
+            min(len(samples) // (SAMPLE_RATE // FRAMES_PER_SECOND), frames_in(window)),
+        )
+        return ctranslate2.StorageView.from_array(states), encoded_window
 
     def start(self) -> None:
         self._pcm = bytearray()
@@ -245,7 +288,38 @@ class WhisperRecognizer:
         spent = (encoded_at - began, ended - encoded_at)
         return Transcript(text, avg_logprob, result.no_speech_prob, seen, encoded_window, *spent)
 
+    def weigh(self, texts: Sequence[str]) -> list[Weight] | None:
+        """How likely Whisper finds each of ``texts`` as the transcript of the utterance it
+        last transcribed: its tokens' log-probabilities, the decoder forced
+        through the text (CTranslate2's ``align``) over the same encoder states.
+
+        Whisper's own greedy transcript only says what it heard first; weighing lets it
+        judge the readings the grammar allows ("five" against "nine", "show git status"
+        against its "children status"), which it tells apart far better than the grammar's
+        acoustic model does for voices that model hears badly. Texts are compared in one
+        spelling (lower case, no punctuation), so only the words count. None for audio
+        longer than one window (transcribed piecewise, no single set of states) or when
+        nothing was transcribed yet."""
+        if self._heard is None or not texts:
+            return None
+        import ctranslate2
+        import numpy
+
+        states, frames = self._heard
+        tokens = [
+            self._tokenizer.encode(" " + spelled(text)) or [self._tokenizer.eot] for text in texts
+        ]
+        batch = numpy.ascontiguousarray(numpy.repeat(states, len(tokens), axis=0))
+        results = self._model.model.align(
+            ctranslate2.StorageView.from_array(batch), self._prompt, tokens, max(frames, 1)
+        )
+        return [
+            Weight(sum(math.log(max(p, 1e-12)) for p in r.text_token_probs), len(t))
+            for r, t in zip(results, tokens, strict=True)
+        ]
+
     def _transcribe_long(self, samples: Any) -> Transcript:
+        self._heard = None
         began = time.perf_counter()
         segments, _info = self._model.transcribe(
             samples,
