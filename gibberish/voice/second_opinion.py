@@ -105,6 +105,16 @@ real people forced onto a phrase ("five five" as "five of diamonds") lies 7.8 an
 beyond (development voices and the recordings of real people, ADR 0056)."""
 
 
+ACCEPT_NATS = 2.5
+"""For speech the grammar refused: how close per token Whisper must find a sentence of the
+grammar to its own transcript to take it ("Shotless stage changes" → "show the staged
+changes" 1.2, "short message changes" 2.1), and ``RIVAL_NATS`` further from every
+sentence of another call. Speech no tool covers lies 3.2 and more from its nearest
+sentence ("what is the weather" → "what is in this folder"; synthetic voices and real
+people, ADR 0056)."""
+RIVAL_NATS = 2.0
+
+
 @dataclass(frozen=True)
 class Weighed:
     """Whisper's weight of each of the grammar's readings (its phrase first, then the
@@ -168,6 +178,26 @@ def _sided_with(
     return None
 
 
+def _rescued(weighed: Weighed, whisper: Proposal) -> Proposal | None:
+    """The sentence Whisper weighs nearly as likely as what it heard, when the grammar
+    refused the speech and Whisper's transcript matched no form by sound; None when no
+    sentence is close, or one of another call is about as close."""
+    callable_ = sorted(
+        ((w.per_token, p) for p, w in weighed.readings if p.call is not None),
+        key=lambda wp: -wp[0],
+    )
+    if not callable_ or weighed.own.per_token - callable_[0][0] > ACCEPT_NATS:
+        return None
+    best = callable_[0][1]
+    for weight, other in callable_[1:]:
+        if other.call.name != best.call.name and callable_[0][0] - weight < RIVAL_NATS:  # type: ignore[union-attr]
+            return None
+    best.heard.details["second_opinion"] = (
+        f"Whisper heard “{whisper.heard.text}”, nearly as likely as “{best.heard.text}”"
+    )
+    return best
+
+
 def decide(
     grammar: Proposal,
     whisper: Proposal,
@@ -198,7 +228,8 @@ def decide(
             return _vetoed(grammar, whisper)
         return grammar  # Whisper wrote the same sounds differently: no disagreement
     if whisper.call is None or whisper.status is ProposalStatus.NO_MATCH:
-        return grammar
+        rescued = None if weighed is None or asked_about_a_call else _rescued(weighed, whisper)
+        return rescued or grammar
     if asked_about_a_call and not same_tool:
         return grammar
     whisper.heard.details["second_opinion_of"] = grammar.heard.text or grammar.heard.rejected

@@ -225,21 +225,34 @@ class VoiceService:
         grammar: Grammar,
         catalog: ToolCatalog,
     ) -> Weighed | None:
-        """Whisper's weights of the grammar's readings of the audio it just transcribed:
-        its phrase, the other pass's, and the phrase with its numbers replaced by their
-        sound-alikes (``readings.number_readings``). None when the grammar heard no call
-        or the recognizer cannot weigh (audio longer than one Whisper window)."""
+        """Whisper's weights of the readings of the audio it just transcribed. For a
+        grammar call: its phrase, the other pass's, and the phrase with its numbers
+        replaced by their sound-alikes (``readings.number_readings``); for speech the
+        grammar refused and Whisper's transcript matched no form: the sentences sounding
+        nearest to that transcript. None when Whisper's own call settles it, or the
+        recognizer cannot weigh (audio longer than one Whisper window)."""
         weigh = getattr(whisper, "weigh", None)
-        if proposal.call is None or weigh is None:
-            return None
-        said = {proposal.heard.text, *proposal.heard.alternatives}
-        others = [
-            self._interpret(_other_reading(proposal.heard, text), grammar, catalog, "pocketsphinx")
-            for text in dict.fromkeys(number_readings(proposal.heard.text))
-            if text not in said
-        ]
-        readings = [proposal, *alternatives, *others]
         heard = whispered.heard
+        if weigh is None:
+            return None
+        if proposal.call is not None:
+            said = {proposal.heard.text, *proposal.heard.alternatives}
+            texts = [
+                t for t in dict.fromkeys(number_readings(proposal.heard.text)) if t not in said
+            ]
+            others = [
+                self._interpret(_other_reading(proposal.heard, t), grammar, catalog, "pocketsphinx")
+                for t in texts
+            ]
+            readings = [proposal, *alternatives, *others]
+        else:
+            sounds_like = self.sounds_like(grammar)
+            if whispered.call is not None or not heard.text or sounds_like is None:
+                return None
+            readings = [
+                self._interpret(replace(heard, text=t, details={}), grammar, catalog, "whisper")
+                for t in sounds_like.nearest(heard.text)
+            ]
         weights = weigh([r.heard.text for r in readings + ([whispered] if heard.text else [])])
         if not weights:
             return None

@@ -38,6 +38,8 @@ MAX_DISTANCE = 0.34
 is one phone in three; "this" for "disk" two in four is too far)."""
 MARGIN = 0.08
 """How much closer the best form must be than the best form proposing another call."""
+NEAREST = 5
+"""Sentences ``nearest`` offers: Whisper weighs five in about 40 ms."""
 MAX_EXPANSIONS = 64
 """Candidates one form may spell out (the product of its listed values)."""
 NUMBER_MARK = "#"
@@ -83,6 +85,14 @@ def _expansions(form: SpokenForm) -> list[_Candidate]:
     return out
 
 
+def _said(candidate: _Candidate, values: list[int]) -> str:
+    """The candidate's sentence with its number marks replaced by ``values``."""
+    sentence = candidate.sentence
+    for value in values if candidate.numbers else ():
+        sentence = sentence.replace(NUMBER_MARK, str(value), 1)
+    return sentence
+
+
 @lru_cache(maxsize=4096)
 def _heard_phones(word: str) -> str:
     return pronounce(word, cmu_dictionary())[0]
@@ -126,9 +136,9 @@ class SoundsLike:
             NUMBER_MARK if w == NUMBER_MARK else _spell(phones_of(w) or "") for w in words
         )
 
-    def match(self, text: str) -> tuple[PhraseMatch, str] | None:
-        """The call ``text`` sounds like, and the form's sentence it was taken as; None
-        when no form is close enough, or two calls are about as close."""
+    def _ranked(self, text: str) -> tuple[list[tuple[float, int]], list[int]]:
+        """Every candidate's distance from ``text`` (nearest first), and the numbers
+        ``text`` holds."""
         from rapidfuzz.distance import Levenshtein
 
         words = words_of(text)
@@ -136,14 +146,20 @@ class SoundsLike:
         sound = lambda w: self._phones.get(w) or _heard_phones(w)  # noqa: E731
         plain = self._spell_sentence(words, sound)
         heard = self._spell_sentence(marked, sound) if values else plain
-        if not plain or not self._candidates:
-            return None
+        if not plain:
+            return [], values
         distance = Levenshtein.distance
         ranked = sorted(
             (distance(heard if c.numbers else plain, spelled) / max(len(spelled), 1), i)
             for i, (c, spelled) in enumerate(zip(self._candidates, self._spelled, strict=True))
             if not c.numbers or len(c.numbers) == len(values)
         )
+        return ranked, values
+
+    def match(self, text: str) -> tuple[PhraseMatch, str] | None:
+        """The call ``text`` sounds like, and the form's sentence it was taken as; None
+        when no form is close enough, or two calls are about as close."""
+        ranked, values = self._ranked(text)
         if not ranked or ranked[0][0] > MAX_DISTANCE:
             return None
         best = self._candidates[ranked[0][1]]
@@ -154,10 +170,14 @@ class SoundsLike:
             if self._call(self._candidates[i], values) != call:
                 return None  # two different calls sound about as close: ask, do not guess
         tool, arguments = call
-        sentence = best.sentence
-        for value in values if best.numbers else ():
-            sentence = sentence.replace(NUMBER_MARK, str(value), 1)
-        return PhraseMatch(tool, dict(arguments), best.form), sentence
+        return PhraseMatch(tool, dict(arguments), best.form), _said(best, values)
+
+    def nearest(self, text: str, limit: int = NEAREST) -> list[str]:
+        """The ``limit`` sentences of the grammar that sound nearest to ``text``, however
+        far (numbers filled in from ``text``): what a recognizer that can weigh sentences
+        is asked to choose among when ``match`` found none close enough."""
+        ranked, values = self._ranked(text)
+        return [_said(self._candidates[i], values) for _distance, i in ranked[:limit]]
 
     @staticmethod
     def _call(candidate: _Candidate, values: list[int]) -> tuple[str, tuple[tuple[str, Any], ...]]:
