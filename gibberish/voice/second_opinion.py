@@ -92,11 +92,11 @@ def worth_asking(proposal: Proposal) -> bool:
     )
 
 
-SIDE_NATS = 2.0
-"""How much likelier (natural log, over the whole phrase) Whisper must find another
-reading of the grammar than its phrase to take it: espeak-ng's "five", "twelve",
-"fifteen" are 5 to 15 likelier than the "nine", "two", "fifty" the grammar heard
-(development voices, ADR 0056)."""
+SIDE_NATS = 0.4
+"""How much likelier per token (natural log) Whisper must find another reading than the
+grammar's phrase to take it: espeak-ng's "five", "twelve", "fifteen" are 0.6 to 1.7 per
+token likelier than the "nine", "two", "fifty" the grammar heard; where the grammar was
+right, no reading came within 0 of it (development voices, ADR 0056)."""
 VETO_NATS = 3.5
 """How much likelier per token Whisper must find its own transcript than every reading
 of a doubtful phrase to refuse it. Its misspellings of what it heard right ("Jet Log Count
@@ -126,18 +126,21 @@ class Weighed:
 
 def _weighed_choice(grammar: Proposal, weighed: Weighed) -> Proposal | None:
     """The proposal Whisper's weights settle on, or None when they veto the phrase: a
-    reading much likelier than the phrase is taken; a doubtful phrase whose every reading
-    is far less likely than what Whisper heard is refused."""
+    reading much likelier than the phrase is taken (another number, the other pass's
+    phrase, or Whisper's own call); a doubtful phrase whose every reading is far less
+    likely than what Whisper heard is refused."""
     phrase = weighed.readings[0][1]
     callable_ = [(p, w) for p, w in weighed.readings if p.call is not None]
-    best, weight = max(callable_, key=lambda pw: pw[1].total, default=(grammar, phrase))
+    best, weight = max(callable_, key=lambda pw: pw[1].per_token, default=(grammar, phrase))
     likeliest = max(weight.per_token, phrase.per_token)
     if doubtful(grammar.heard) and weighed.own.per_token - likeliest > VETO_NATS:
         return None
-    if best is not grammar and weight.total - phrase.total >= SIDE_NATS:
-        best.heard.details["second_opinion"] = (
-            f"Whisper found “{best.heard.text}” likelier than “{grammar.heard.text}”"
-        )
+    if best is not grammar and weight.per_token - phrase.per_token >= SIDE_NATS:
+        said = best.heard.details.get("taken_as", best.heard.text)
+        note = f"Whisper found “{said}” likelier than “{grammar.heard.text}”"
+        best.heard.details["second_opinion"] = note
+        if best.heard.backend == "whisper":
+            best.heard.details["second_opinion_of"] = grammar.heard.text
         return best
     return grammar
 
@@ -215,7 +218,7 @@ def decide(
         and grammar.call is not None
         and grammar.call.name == whisper.call.name
     )
-    if weighed is not None and asked_about_a_call and not same_tool:
+    if weighed is not None and asked_about_a_call:
         chosen = _weighed_choice(grammar, weighed)
         return _vetoed(grammar, whisper) if chosen is None else chosen
     # Whisper naming the grammar's tool settles the arguments itself (its digits); only

@@ -17,7 +17,7 @@ from gibberish.voice.audio import AudioSource
 from gibberish.voice.errors import VoiceError
 from gibberish.voice.grammar import Grammar, VoiceTool, grammar_for_tools
 from gibberish.voice.heard import Heard
-from gibberish.voice.interpret import Proposal, interpret
+from gibberish.voice.interpret import Proposal, ProposalStatus, interpret
 from gibberish.voice.listen import StreamingRecognizer, capture
 from gibberish.voice.matcher import PhraseMatcher
 from gibberish.voice.readings import number_readings
@@ -245,6 +245,8 @@ class VoiceService:
                 for t in texts
             ]
             readings = [proposal, *alternatives, *others]
+            if whispered.call is not None and whispered.status is not ProposalStatus.NO_MATCH:
+                readings.append(whispered)  # weighed as the grammar's sentence it was taken as
         else:
             sounds_like = self.sounds_like(grammar)
             if whispered.call is not None or not heard.text or sounds_like is None:
@@ -253,7 +255,8 @@ class VoiceService:
                 self._interpret(replace(heard, text=t, details={}), grammar, catalog, "whisper")
                 for t in sounds_like.nearest(heard.text)
             ]
-        weights = weigh([r.heard.text for r in readings + ([whispered] if heard.text else [])])
+        texts = [r.heard.details.get("taken_as", r.heard.text) for r in readings]
+        weights = weigh(texts + ([heard.text] if heard.text else []))
         if not weights:
             return None
         # Whisper heard nothing (silence, by its own no-speech check): that counts as sure.
