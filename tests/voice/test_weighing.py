@@ -16,6 +16,8 @@ from gibberish.voice.interpret import Proposal
 from gibberish.voice.numbers import spoken_number
 from gibberish.voice.readings import holds_a_number, nearest_values, number_readings
 from gibberish.voice.second_opinion import (
+    ACCEPT_NATS,
+    RIVAL_NATS,
     SIDE_NATS,
     VETO_NATS,
     Weighed,
@@ -30,7 +32,8 @@ WEIGHED = Path(__file__).parent / "fixtures" / "weighed"
 number the grammar alone mishears and Whisper's own transcript names no tool for:
 ``espeak-ng -v en-us+f1 -w raw.wav "show the last five commits"`` (heard "nine") and
 ``espeak-ng -v en-gb-x-gbclan … "show the top fifteen processes"`` (heard "fifty"), each
-then ``sox raw.wav -r 16000 -c 1 -b 16 <name>.wav``."""
+then ``sox raw.wav -r 16000 -c 1 -b 16 <name>.wav``; and en-gb-x-gbclan's "show the staged
+changes", which the grammar refuses and Whisper writes as no form."""
 
 
 def _words(values) -> set[str]:
@@ -96,15 +99,15 @@ def test_a_reading_whisper_finds_much_likelier_is_taken(catalog) -> None:
     nine = _proposal(catalog, "show the last nine commits", ("git_log", {"count": 9}), fit=-1.0)
     five = _proposal(catalog, "show the last five commits", ("git_log", {"count": 5}))
     heard = _whisper(catalog, "show the last fine commits")
-    likelier = Weighed(
-        [(nine, Weight(-9.7, 5)), (five, Weight(-9.7 + SIDE_NATS + 0.5, 5))], Weight(-2.5, 5)
-    )
-    chosen = decide(nine, heard, weighed=likelier)
+
+    def weighed(lead: float) -> Weighed:
+        return Weighed(
+            [(nine, Weight(-2.0 * 5, 5)), (five, Weight((-2.0 + lead) * 5, 5))], Weight(-0.5, 5)
+        )
+
+    chosen = decide(nine, heard, weighed=weighed(SIDE_NATS + 0.1))
     assert chosen is five and "likelier" in chosen.heard.details["second_opinion"]
-    close = Weighed(
-        [(nine, Weight(-9.7, 5)), (five, Weight(-9.7 + SIDE_NATS - 0.5, 5))], Weight(-2.5, 5)
-    )
-    assert decide(nine, heard, weighed=close) is nine
+    assert decide(nine, heard, weighed=weighed(SIDE_NATS - 0.1)) is nine
 
 
 def test_a_reading_no_tool_takes_is_never_chosen(catalog) -> None:
@@ -132,11 +135,22 @@ def test_a_doubtful_phrase_far_less_likely_than_what_whisper_heard_is_vetoed(cat
     )
 
 
-def test_whisper_naming_the_same_tool_still_settles_the_arguments(catalog) -> None:
-    nine = _proposal(catalog, "show the last nine commits", ("git_log", {"count": 9}), fit=-4.0)
-    same = _whisper(catalog, "Show the last 5 commits.", ("git_log", {"count": 5}))
-    weighed = Weighed([(nine, Weight(-9.0, 5))], Weight(-2.0, 5))
-    assert decide(nine, same, weighed=weighed) is same
+def test_whisper_s_own_call_is_weighed_like_any_reading(catalog) -> None:
+    """Whisper naming a call (here the grammar's tool with another argument) is taken only
+    when its sentence is the likelier one: "Show top processing by CDO" taken as "… by
+    memory" does not overrule "… by cpu" that Whisper finds likelier."""
+    cpu = _proposal(
+        catalog, "show top processes by cpu", ("top_processes", {"sort_by": "cpu"}), fit=-4.0
+    )
+    memory = _whisper(catalog, "Show top processing by CDO.", ("top_processes", {"sort_by": "mem"}))
+    memory.heard.details["taken_as"] = "show top processes by memory"
+    own = Weight(-2.5, 5)
+    kept = Weighed([(cpu, Weight(-15.0, 5)), (memory, Weight(-25.0, 5))], own)
+    assert decide(cpu, memory, weighed=kept) is cpu
+    taken = Weighed([(cpu, Weight(-25.0, 5)), (memory, Weight(-15.0, 5))], own)
+    chosen = decide(cpu, memory, weighed=taken)
+    assert chosen is memory and chosen.heard.details["second_opinion_of"] == cpu.heard.text
+    assert "show top processes by memory" in chosen.heard.details["second_opinion"]
 
 
 @pytest.fixture(scope="module")
@@ -170,3 +184,52 @@ def test_a_misheard_number_is_settled_by_whisper_s_weights(
     both = service.listen(source, catalog, asking)
     assert (both.call.name, dict(both.call.arguments)) == (tool, {"count": right})
     assert "likelier" in both.heard.details["second_opinion"]
+
+
+def test_the_nearest_sentences_are_offered_with_the_transcript_s_numbers(service, catalog) -> None:
+    sounds_like = service.sounds_like(service.grammar(catalog))
+    assert "show the staged changes" in sounds_like.nearest("short message changes")
+    assert "show the last 7 commits" in sounds_like.nearest("shoe the lust 7 comets")
+    assert len(sounds_like.nearest("anything at all", limit=3)) == 3
+    assert sounds_like.nearest("") == []
+
+
+def _refused(catalog) -> Proposal:
+    return _proposal(catalog, "", None)
+
+
+def test_a_refused_request_is_rescued_only_by_a_sentence_nearly_as_likely(catalog) -> None:
+    staged = _whisper(catalog, "show the staged changes", ("git_diff", {"staged": True}))
+    notes = _whisper(catalog, "show my notes", ("read_notes", {}))
+    heard = _whisper(catalog, "short message changes")
+    own = Weight(-1.0 * 4, 4)
+
+    def weighed(staged_gap: float, notes_gap: float) -> Weighed:
+        return Weighed(
+            [
+                (staged, Weight((-1.0 - staged_gap) * 4, 4)),
+                (notes, Weight((-1.0 - notes_gap) * 3, 3)),
+            ],
+            own,
+        )
+
+    rescued = decide(_refused(catalog), heard, weighed=weighed(ACCEPT_NATS - 0.3, 6.0))
+    assert rescued is staged and "nearly as likely" in rescued.heard.details["second_opinion"]
+    # Too far from what Whisper heard (speech no tool covers): still no match.
+    assert decide(_refused(catalog), heard, weighed=weighed(ACCEPT_NATS + 0.3, 6.0)).call is None
+    # A sentence of another call about as likely: no guess.
+    rival = weighed(1.0, 1.0 + RIVAL_NATS - 0.3)
+    assert decide(_refused(catalog), heard, weighed=rival).call is None
+
+
+@needs_model
+def test_speech_the_grammar_refused_is_rescued_by_whisper_s_weights(service, catalog) -> None:
+    """espeak-ng en-gb-x-gbclan's "show the staged changes": the grammar hears no phrase,
+    Whisper writes "short-ner stage changes", which matches no form by sound."""
+    asking = VoiceConfig("pocketsphinx", str(_model_folder()), second_opinion=True)
+    source = WavSource(WEIGHED / "gbclan-show_the_staged_changes.wav")
+    alone = service.listen(source, catalog, dataclasses.replace(asking, second_opinion=False))
+    assert alone.status is ProposalStatus.NO_MATCH
+    both = service.listen(source, catalog, asking)
+    assert (both.call.name, dict(both.call.arguments)) == ("git_diff", {"staged": True})
+    assert "nearly as likely" in both.heard.details["second_opinion"]
