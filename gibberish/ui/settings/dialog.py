@@ -289,7 +289,7 @@ class SettingsDialog(QDialog):
         self.listen_in_meeting = QCheckBox("Listen in Meeting mode too")
         self.listen_in_meeting.setObjectName("settings-voice-meeting")
         self.listen_in_meeting.setChecked(current.listen_in_meeting)
-        self.second_opinion = QCheckBox("Ask Whisper when no phrase fits (with a model)")
+        self.second_opinion = QCheckBox("Ask Whisper when unsure or a number is heard")
         self.second_opinion.setObjectName("settings-voice-second-opinion")
         self.second_opinion.setChecked(current.second_opinion)
         self.second_opinion.setToolTip(
