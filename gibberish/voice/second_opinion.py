@@ -212,15 +212,24 @@ def decide(
     ``weighed`` (Whisper's likelihood of each reading), the readings and the veto are
     judged by those weights instead of by how Whisper's transcript sounds."""
     asked_about_a_call = grammar.status is not ProposalStatus.NO_MATCH
-    same_tool = (
-        whisper.call is not None
-        and whisper.status is not ProposalStatus.NO_MATCH
-        and grammar.call is not None
-        and grammar.call.name == whisper.call.name
-    )
     if weighed is not None and asked_about_a_call:
         chosen = _weighed_choice(grammar, weighed)
         return _vetoed(grammar, whisper) if chosen is None else chosen
+    whisper_called = whisper.call is not None and whisper.status is not ProposalStatus.NO_MATCH
+    if not whisper_called and not asked_about_a_call:
+        rescued = None if weighed is None else _rescued(weighed, whisper)
+        return rescued or grammar
+    return _by_sound(grammar, whisper, alternatives)
+
+
+def _by_sound(grammar: Proposal, whisper: Proposal, alternatives: Sequence[Proposal]) -> Proposal:
+    """``decide`` without weights: Whisper's transcript compared with the grammar's
+    phrases by how they sound (ADR 0045)."""
+    asked_about_a_call = grammar.status is not ProposalStatus.NO_MATCH
+    whisper_called = whisper.call is not None and whisper.status is not ProposalStatus.NO_MATCH
+    same_tool = (
+        whisper_called and grammar.call is not None and grammar.call.name == whisper.call.name  # type: ignore[union-attr]
+    )
     # Whisper naming the grammar's tool settles the arguments itself (its digits); only
     # a transcript that is no call of that tool is used to choose between the readings.
     sided = None if same_tool else _sided_with(grammar, whisper, alternatives)
@@ -230,10 +239,7 @@ def decide(
         if sound_distance(whisper.heard.text, grammar.heard.text) > VETO_DISTANCE:
             return _vetoed(grammar, whisper)
         return grammar  # Whisper wrote the same sounds differently: no disagreement
-    if whisper.call is None or whisper.status is ProposalStatus.NO_MATCH:
-        rescued = None if weighed is None or asked_about_a_call else _rescued(weighed, whisper)
-        return rescued or grammar
-    if asked_about_a_call and not same_tool:
+    if not whisper_called or (asked_about_a_call and not same_tool):
         return grammar
     whisper.heard.details["second_opinion_of"] = grammar.heard.text or grammar.heard.rejected
     return whisper

@@ -24,7 +24,7 @@ from gibberish.voice.second_opinion import (
     decide,
     worth_asking,
 )
-from gibberish.voice.whisper import Weight, WhisperRecognizer, spelled
+from gibberish.voice.whisper import Weight, WhisperRecognizer, numpy_zeros, spelled
 from tests.voice.test_whisper import _model_folder, needs_model
 
 WEIGHED = Path(__file__).parent / "fixtures" / "weighed"
@@ -233,3 +233,13 @@ def test_speech_the_grammar_refused_is_rescued_by_whisper_s_weights(service, cat
     both = service.listen(source, catalog, asking)
     assert (both.call.name, dict(both.call.arguments)) == ("git_diff", {"staged": True})
     assert "nearly as likely" in both.heard.details["second_opinion"]
+
+
+@needs_model
+def test_audio_longer_than_one_window_is_not_weighed(whisper) -> None:
+    """Dictation past 30 s is transcribed window by window: no one set of encoder states
+    to weigh a sentence against, so the second opinion falls back to its sound rules."""
+    whisper.transcribe(numpy_zeros(31 * 16_000))
+    assert whisper.weigh(["show git status"]) is None
+    whisper.decode(read_wav(WEIGHED / "f1-show_the_last_five_commits.wav"))
+    assert whisper.weigh(["show git status"]) is not None
