@@ -24,6 +24,14 @@ grammar's call stands. Otherwise the grammar's answer stands. Speech no tool cov
 faces Whisper's matching, which rejects it on its own
 (docs/adr/0024-free-form-transcripts-by-sound.md); requests the grammar takes without
 doubt never wait for Whisper.
+
+Those are the rules by *sound*. Whisper can also *weigh* texts: how likely it finds each
+as the transcript of the same audio (``WhisperRecognizer.weigh``). Where it can, its
+first guess ("show the last fine commits") stops mattering: the readings the grammar
+allows — its phrase, the other pass's, the same phrase with other numbers, Whisper's own
+call, or for refused speech the sentences nearest to what Whisper wrote — are weighed,
+and the weights decide the veto, the number and the rescue (``Weighed``, ADR 0056). A
+call holding a number is then always worth asking about.
 """
 
 from __future__ import annotations

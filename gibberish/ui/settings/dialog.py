@@ -294,8 +294,8 @@ class SettingsDialog(QDialog):
         self.second_opinion.setChecked(current.second_opinion)
         self.second_opinion.setToolTip(
             "With PocketSphinx as the recognizer and a Whisper model folder set: when the "
-            "tools' phrases do not fit what was said, or two numbers do, Whisper listens to "
-            "the same recording."
+            "tools' phrases do not fit what was said, fit it poorly, or hold a number, "
+            "Whisper listens to the same recording and weighs which phrase it was."
         )
         form.addRow("", self.second_opinion)
         form.addRow("", self.spoken_feedback)
