@@ -100,8 +100,11 @@ class Surface(QObject):
             self.tray.set_state(TrayState.NORMAL)
 
     def show_voice(self, state: str) -> bool:
-        """The tray icon while listening / thinking; False for ``idle`` (show the runs)."""
+        """The tray icon (or the launcher's listening row) while listening / thinking;
+        False for ``idle`` (show the runs)."""
         if self.tray is None:
+            if self.launcher is not None:
+                self.launcher.listening.show_state(state)
             return state != "idle"
         if state == "listening":
             self.tray.set_state(TrayState.LISTENING, "gibberish — listening…")
@@ -112,9 +115,12 @@ class Surface(QObject):
         return True
 
     def show_level(self, bars: int) -> None:
-        """The microphone's level while listening (``level_meter``), on the tray icon."""
+        """The microphone's level while listening (``level_meter``), on the tray icon or
+        the launcher's listening row."""
         if self.tray is not None:
             self.tray.set_level(bars)
+        elif self.launcher is not None:
+            self.launcher.listening.show_level(bars)
 
     def hide(self) -> None:
         if self.tray is not None:

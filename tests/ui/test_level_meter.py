@@ -146,3 +146,47 @@ def test_listen_from_a_recording_moves_the_meter_and_ends_quiet(qtbot) -> None:
     finally:
         ctl.voice.listening.wait()
         ctl.shutdown()
+
+
+def test_without_a_tray_the_launcher_shows_listening_and_the_level(qtbot) -> None:
+    """No tray icon to turn into a microphone: the launcher window's listening row shows
+    the same icon and the level in words while it listens, "Recognizing…" after, and
+    goes away when the answer is in."""
+    forms = FakeForms(cancel=True)
+    engine = Engine(EngineOptions(include_user=False))
+    ctl = make_controller(engine, tray=False, forms=forms, audio=lambda: WavSource(FIVE_COMMITS))
+    ctl.start()
+    row = ctl.surface.launcher.listening
+    seen: set[str] = set()
+    levels: set[int] = set()
+    ctl.voice.meter.changed.connect(lambda bars: levels.add(row.bars))
+    try:
+        assert row.isHidden()
+        ctl.listen()
+        assert not row.isHidden() and row.text.text() == "Listening… (quiet)"
+        assert row.icon.pixmap().cacheKey() != 0
+        qtbot.waitUntil(lambda: seen.add(row.text.text()) or bool(forms.calls), timeout=60_000)
+        assert forms.calls == [("git.git_log", {"count": 5})]
+        assert max(levels) > 0  # the recording's speech lit bars in the row
+        assert row.isHidden()
+    finally:
+        ctl.voice.listening.wait()
+        ctl.shutdown()
+
+
+@pytest.mark.parametrize(
+    ("state", "bars", "text"),
+    [("listening", 3, "Listening… (level 3 of 4)"), ("thinking", 0, "Recognizing…")],
+)
+def test_the_listening_row_says_the_state_in_words(qtbot, state: str, bars: int, text: str) -> None:
+    from gibberish.ui.listen.listening_row import ListeningRow
+
+    row = ListeningRow()
+    qtbot.addWidget(row)
+    row.show_level(2)  # not listening: nothing shown
+    assert row.isHidden()
+    row.show_state(state)
+    row.show_level(bars)
+    assert not row.isHidden() and row.text.text() == text and row.accessibleName() == text
+    row.show_state("idle")
+    assert row.isHidden()

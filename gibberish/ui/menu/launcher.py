@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from gibberish.ui import accessibility, icons
 from gibberish.ui.formatting import plain_tooltip
+from gibberish.ui.listen.listening_row import ListeningRow
 from gibberish.ui.menu.model import Kind, MenuItem
 from gibberish.ui.widgets import MARGIN, SPACING, banner, help_label, set_tone, with_mnemonic
 
@@ -105,6 +106,9 @@ class LauncherWindow(QWidget):
         self.tree.itemActivated.connect(self._activate)
         self.tree.activated_item.connect(self._activate)
         layout.addWidget(self.tree, 1)
+
+        self.listening = ListeningRow()
+        layout.addWidget(self.listening)
 
         self.status = help_label("")
         self.status.setObjectName("launcher-status")
