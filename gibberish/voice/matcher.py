@@ -13,10 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from gibberish.voice.numbers import parse_number
+from gibberish.voice.numbers import MAX_NUMBER_WORDS, parse_number
 from gibberish.voice.phrases import Item, Slot, SlotKind, SpokenForm, words_of
-
-MAX_NUMBER_WORDS = 6
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,11 +69,31 @@ def spoken_forms() -> dict[str, int]:
     return forms
 
 
+MAX_NUMBER_WORDS = 6
+"""The most words one number takes ("nine hundred and ninety nine")."""
+
+
 def parse_number(words: list[str] | tuple[str, ...]) -> int | None:
     """The integer the words say, or None: ``["twenty", "one"]`` → 21, ``["5"]`` → 5."""
     if len(words) == 1 and words[0].isdigit():
         return int(words[0])
     return spoken_forms().get(" ".join(words))
+
+
+def number_run(words: list[str] | tuple[str, ...], start: int) -> int:
+    """Length of the longest run of words from ``start`` that parses as one number (0:
+    none): "one hundred and five" is one number, not three."""
+    for length in range(min(MAX_NUMBER_WORDS, len(words) - start), 0, -1):
+        if parse_number(words[start : start + length]) is not None:
+            return length
+    return 0
+
+
+def holds_a_number(text: str) -> bool:
+    """Whether ``text`` says a number anywhere (numbers are where the grammar recognizer
+    errs most: "fifteen" and "fifty" differ by one unstressed phone)."""
+    words = text.split()
+    return any(number_run(words, i) for i in range(len(words)))
 
 
 NUMBER_WORDS = frozenset(w for form in spoken_forms() for w in form.split())

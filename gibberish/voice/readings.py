@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from gibberish.voice.matcher import MAX_NUMBER_WORDS
-from gibberish.voice.numbers import MAX_SPOKEN, parse_number, spoken_number
+from gibberish.voice.numbers import MAX_SPOKEN, number_run, parse_number, spoken_number
 
 NEIGHBOURS = 8
 """Values tried in place of each number heard, by each of two sound rankings."""
@@ -36,20 +35,6 @@ def number_readings(text: str, limit: int = NEIGHBOURS) -> list[str]:
             readings.append(" ".join([*words[:i], spoken_number(other), *words[i + run :]]))
         i += run
     return readings
-
-
-def holds_a_number(text: str) -> bool:
-    """Whether ``text`` says a number anywhere (numbers are where the grammar errs most)."""
-    words = text.split()
-    return any(number_run(words, i) for i in range(len(words)))
-
-
-def number_run(words: list[str], start: int) -> int:
-    """Length of the longest run of words from ``start`` that parses as one number."""
-    for length in range(min(MAX_NUMBER_WORDS, len(words) - start), 0, -1):
-        if parse_number(words[start : start + length]) is not None:
-            return length
-    return 0
 
 
 @lru_cache(maxsize=256)

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from gibberish.voice.heard import Heard
 from gibberish.voice.interpret import Proposal, ProposalStatus
 from gibberish.voice.listen import StreamingRecognizer
-from gibberish.voice.readings import holds_a_number
+from gibberish.voice.numbers import holds_a_number
 from gibberish.voice.sounds_like import MAX_DISTANCE, sound_distance
 from gibberish.voice.whisper import Weight
 

@@ -29,8 +29,8 @@ from typing import Any
 
 from gibberish.voice.fsg import PHONES
 from gibberish.voice.lexicon import cmu_dictionary, pronounce, pronunciations
-from gibberish.voice.matcher import MAX_NUMBER_WORDS, PhraseMatch
-from gibberish.voice.numbers import parse_number
+from gibberish.voice.matcher import PhraseMatch
+from gibberish.voice.numbers import number_run, parse_number
 from gibberish.voice.phrases import Slot, SlotKind, SpokenForm, words_of
 
 MAX_DISTANCE = 0.34
@@ -105,13 +105,11 @@ def _numbers_marked(tokens: list[str]) -> tuple[list[str], list[int]]:
     values: list[int] = []
     j = 0
     while j < len(tokens):
-        for k in range(min(MAX_NUMBER_WORDS, len(tokens) - j), 0, -1):
-            value = parse_number(tokens[j : j + k])
-            if value is not None:
-                out.append(NUMBER_MARK)
-                values.append(value)
-                j += k
-                break
+        run = number_run(tokens, j)
+        if run:
+            out.append(NUMBER_MARK)
+            values.append(parse_number(tokens[j : j + run]))  # type: ignore[arg-type]
+            j += run
         else:
             out.append(tokens[j])
             j += 1

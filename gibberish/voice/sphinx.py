@@ -44,7 +44,7 @@ from gibberish.voice.grammar import GRAMMAR_NAME, Grammar
 from gibberish.voice.heard import Heard
 from gibberish.voice.lexicon import model_dir, write_dictionary
 from gibberish.voice.matcher import PhraseMatcher
-from gibberish.voice.numbers import TENS, UNITS
+from gibberish.voice.numbers import holds_a_number
 
 DEFAULT_THRESHOLD = 0.5
 GARBAGE_PENALTY = 1e-8
@@ -68,15 +68,6 @@ def _pocketsphinx() -> Any:
             "pip install 'pocketsphinx>=5'."
         ) from None
     return pocketsphinx
-
-
-NUMBER_WORDS = frozenset((*UNITS, *TENS, "hundred"))
-
-
-def _says_a_number(text: str) -> bool:
-    """Numbers are where the two passes disagree most ("fifteen" and "fifty" differ by
-    one unstressed phone), and where a wrong value is a wrong call."""
-    return any(word in NUMBER_WORDS for word in text.split())
 
 
 def _overruling(streaming: Heard, retry: Heard | None) -> Heard:
@@ -196,7 +187,7 @@ class SphinxRecognizer:
         self._phones.end_utt()
         heard = self._garbage_rejection(last) or self._judge(self._best_text())
         utt, self._utt = self._utt, None
-        if self.second_pass and (heard.rejected or _says_a_number(heard.text)):
+        if self.second_pass and (heard.rejected or holds_a_number(heard.text)):
             pcm = bytes(utt.audio)
             retry = self._normalized_pass(pcm, GRAMMAR_NAME)
             if retry is None and heard.rejected:

@@ -27,8 +27,7 @@ from typing import Any, NamedTuple
 from gibberish.voice.audio import SAMPLE_RATE
 from gibberish.voice.errors import VoiceError
 from gibberish.voice.heard import Heard
-from gibberish.voice.numbers import parse_number
-from gibberish.voice.readings import number_run
+from gibberish.voice.numbers import number_run, parse_number
 
 MODEL_HINT = (
     "Set [voice] model_folder in the settings to a CTranslate2 Whisper model folder "
@@ -197,7 +196,7 @@ class WhisperRecognizer:
         import numpy
         from faster_whisper.transcribe import get_ctranslate2_storage
 
-        frames = int(window * FRAMES_PER_SECOND)
+        frames = frames_in(window)
         features = self._model.feature_extractor(samples)
         padded = numpy.zeros((1, features.shape[0], frames), dtype=numpy.float32)
         used = min(frames, features.shape[-1])

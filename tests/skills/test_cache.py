@@ -23,7 +23,7 @@ from gibberish.skills import library as library_module
 from gibberish.skills.cache import ParseCache
 from gibberish.skills.library import SkillLibrary, SkillSource
 from gibberish.skills.model import Trust
-from tests.skills.fixtures.skillkit import make_skill, tool_block
+from tests.skills.fixtures.skillkit import cached_library, make_skill, tool_block
 
 NAMES = ("alpha", "beta", "gamma")
 
@@ -77,14 +77,7 @@ def root(tmp_path: Path) -> Path:
 
 def new_library(root: Path) -> SkillLibrary:
     """A library over ``root`` as a new process would build it (its cache file on disk)."""
-    sources = [SkillSource(root, Trust.USER)]
-    library = SkillLibrary(
-        sources,
-        cache=ParseCache.for_sources(sources, library_module.Profile.GIBBERISH),
-        racy_window_ns=RACY["window_ns"],
-    )
-    library.load()
-    return library
+    return cached_library(root, racy_window_ns=RACY["window_ns"])
 
 
 def commands(library: SkillLibrary) -> dict[str, str]:

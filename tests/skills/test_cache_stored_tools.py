@@ -16,13 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from gibberish.skills import library as library_module
 from gibberish.skills.cache import ParseCache, _ModelUnpickler
-from gibberish.skills.library import SkillLibrary, SkillSource
-from gibberish.skills.model import ToolDefinition, Trust
+from gibberish.skills.library import SkillLibrary
+from gibberish.skills.model import ToolDefinition
 from gibberish.skills.stored_tool import StoredTool, as_stored, stored_tool
 from tests.conftest import BUNDLED_SKILLS
-from tests.skills.fixtures.skillkit import make_skill, param_table, tool_block
+from tests.skills.fixtures.skillkit import cached_library, make_skill, param_table, tool_block
 
 ROWS = [
     ("text", "string", "no", "Some text (default: hello world)"),
@@ -43,14 +42,7 @@ def root(tmp_path: Path) -> Path:
 
 
 def _library(root: Path) -> SkillLibrary:
-    sources = [SkillSource(root, Trust.USER)]
-    library = SkillLibrary(
-        sources,
-        cache=ParseCache.for_sources(sources, library_module.Profile.GIBBERISH),
-        racy_window_ns=0,
-    )
-    library.load()
-    return library
+    return cached_library(root)
 
 
 @pytest.mark.parametrize("which", ["typed", "bundled"])

@@ -21,15 +21,14 @@ from pathlib import Path
 import pytest
 
 from gibberish.skills import cache as cache_module
-from gibberish.skills import library as library_module
 from gibberish.skills.cache import ParseCache, _ModelUnpickler, without_collection
-from gibberish.skills.library import SkillLibrary, SkillSource
-from gibberish.skills.model import CommandTemplate, ParameterType, SkillDefinition, Trust
+from gibberish.skills.library import SkillLibrary
+from gibberish.skills.model import CommandTemplate, ParameterType, SkillDefinition
 from gibberish.skills.render import render
 from gibberish.skills.templates import parse_template
 from gibberish.skills.text_template import TextTemplate, from_text
 from tests.conftest import BUNDLED_SKILLS
-from tests.skills.fixtures.skillkit import make_skill, param_table, tool_block
+from tests.skills.fixtures.skillkit import cached_library, make_skill, param_table, tool_block
 
 SHAPES = {
     "plain": ("echo hello", []),
@@ -84,14 +83,7 @@ def shapes_root(tmp_path: Path) -> Path:
 
 
 def _library(root: Path) -> SkillLibrary:
-    sources = [SkillSource(root, Trust.USER)]
-    library = SkillLibrary(
-        sources,
-        cache=ParseCache.for_sources(sources, library_module.Profile.GIBBERISH),
-        racy_window_ns=0,
-    )
-    library.load()
-    return library
+    return cached_library(root)
 
 
 def _fresh_and_restored(root: Path) -> tuple[list[SkillDefinition], list[SkillDefinition]]:

@@ -13,8 +13,8 @@ from gibberish.voice import ProposalStatus, VoiceConfig, WavSource
 from gibberish.voice.audio import read_wav
 from gibberish.voice.heard import Heard
 from gibberish.voice.interpret import Proposal
-from gibberish.voice.numbers import spoken_number
-from gibberish.voice.readings import holds_a_number, nearest_values, number_readings
+from gibberish.voice.numbers import holds_a_number, spoken_number
+from gibberish.voice.readings import nearest_values, number_readings
 from gibberish.voice.second_opinion import (
     ACCEPT_NATS,
     RIVAL_NATS,
