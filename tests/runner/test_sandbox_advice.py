@@ -1,4 +1,4 @@
-"""What the notice, ``gibberish doctor`` and README say when bwrap is blocked.
+"""What the notice, ``gibberish doctor`` and the docs say when bwrap is blocked.
 
 A fake ``bwrap`` on PATH fails exactly as Ubuntu 24.04's does under its AppArmor
 user-namespace restriction (``bwrap: setting up uid map: Permission denied``, exit 1,
