@@ -215,7 +215,7 @@ def mode_items(context: ModeContext, actions: MenuActions) -> list[MenuItem]:
                 checkable=True,
                 checked=not context.automatic and context.mode == mode,
                 group="mode",
-                trigger=lambda m=mode: actions.set_mode(m),
+                trigger=partial(actions.set_mode, mode),
             )
         )
     return items
@@ -345,7 +345,7 @@ def problem_items(library: MenuLibrary, actions: MenuActions) -> list[MenuItem]:
                 f"problem:{skill.name}",
                 elide(f"{skill.name}: {message}"),
                 tooltip="\n".join(d.format() for d in skill.errors) or message,
-                trigger=lambda n=skill.name: actions.show_problem(n),
+                trigger=partial(actions.show_problem, skill.name),
             )
         )
     for name, warning in library.overrides().items():
@@ -354,7 +354,7 @@ def problem_items(library: MenuLibrary, actions: MenuActions) -> list[MenuItem]:
                 f"override:{name}",
                 elide(f"{name}: overrides another skill of the same name"),
                 tooltip=warning.message,
-                trigger=lambda n=name: actions.show_problem(n),
+                trigger=partial(actions.show_problem, name),
             )
         )
     return items
@@ -380,7 +380,7 @@ def recent_menu(recent: Sequence[RecentRun], actions: MenuActions) -> MenuItem:
                 f"recent:{index}",
                 text,
                 tooltip=tip,
-                trigger=lambda i=index: actions.show_recent(i),
+                trigger=partial(actions.show_recent, index),
             )
         )
     return MenuItem(
