@@ -223,7 +223,9 @@ class SecretStore:
             if isinstance(k, str) and isinstance(v, list)
         }
 
-    def _update_index(self, skill: str, change: Callable[[builtins.set[str]], builtins.set[str]]) -> None:
+    def _update_index(
+        self, skill: str, change: Callable[[builtins.set[str]], builtins.set[str]]
+    ) -> None:
         try:
             self.index_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             with self._lock:

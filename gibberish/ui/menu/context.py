@@ -10,8 +10,8 @@ goes in front of every request the command bar sends to the model
 
 from __future__ import annotations
 
-from functools import partial
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from gibberish.ui.menu.model import Kind, MenuItem, elide, separator

@@ -48,7 +48,6 @@ from gibberish.settings import (
     VoiceSettings,
 )
 from gibberish.ui import icons
-from gibberish.voice.settings import Activation, VoiceBackend
 from gibberish.ui.settings.shortcuts_tab import ShortcutsBox, ShortcutStatus
 from gibberish.ui.widgets import (
     MARGIN,
@@ -58,6 +57,7 @@ from gibberish.ui.widgets import (
     keyboard_buttons,
     mnemonic_buttons,
 )
+from gibberish.voice.settings import Activation, VoiceBackend
 
 TIMEOUT_RANGE = (1.0, 600.0)
 BUDGET_RANGE = (64, 131072)
