@@ -65,7 +65,7 @@ class LauncherWindow(QWidget):
         self.setWindowTitle("gibberish")
         self.setWindowIcon(icons.app_icon())
         self.setAcceptDrops(True)
-        self._triggers: dict[str, Callable[[], None]] = {}
+        self._triggers: dict[str, Callable[[], object]] = {}
         self._buttons: dict[str, QPushButton] = {}
         self._mnemonics: set[str] = set()
 
