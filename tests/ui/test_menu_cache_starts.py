@@ -42,16 +42,14 @@ announce = application.announce
 record_path = sys.argv[1]
 
 def entries():
-    for widget in QApplication.allWidgets():
-        if widget.objectName() == "tray-menu":
-            return {a.objectName(): a.toolTip() for a in widget.actions()}
-        if widget.objectName() == "launcher-window" and hasattr(widget, "names"):
-            found = {}
-            for name in widget.names():
-                item = widget.find_item(name)
-                found[name] = item.toolTip(0) if item is not None else ""
-            return found
-    return None
+    shown = {w.objectName(): w for w in QApplication.allWidgets()}
+    if "--no-tray" not in sys.argv:
+        return {a.objectName(): a.toolTip() for a in shown["tray-menu"].actions()}
+    window, found = shown["launcher-window"], {}
+    for name in window.names():
+        item = window.find_item(name)
+        found[name] = item.toolTip(0) if item is not None else ""
+    return found
 
 def spy(stage):
     if stage == "shown":
@@ -188,13 +186,13 @@ def test_starts_twice_writing_then_reading_the_menu_cache(
     assert by_name["greet"].trust == "untrusted" and by_name["mine"].trust == "user"
     assert any(skill.trust == "bundled" for skill in by_name.values())
     assert not {"house-style", "broken"} & set(by_name)  # no tools, or none that work
-    assert by_name["greet"].directory == paths.user_skills_dir() / "greet"
 
     second = start(tmp_path, env, args, until="helper")
     expected = {f"skill:{s.name}" for s in library.skills() if offered_in(s, context.mode)}
     assert {"skill:mine", "skill:greet", "skill:helper"} <= expected
     assert expected <= set(second), f"the {surface} drew {sorted(second)} from the cache"
     assert f"Source: {every_kind_source(tmp_path)}" in second["skill:greet"]
+    assert by_name["greet"].directory == paths.user_skills_dir() / "greet"
 
 
 def every_kind_source(tmp_path: Path) -> Path:
