@@ -22,8 +22,13 @@ from gibberish.export.compile import (
     write_outputs,
 )
 from gibberish.export.compile_sources import SourceUnusable, fetched_source, skills_in
-from gibberish.export.instruction_files import FORMAT_NAMES, instruction_format, plan_format
-from gibberish.export.sync import exportable
+from gibberish.export.instruction_files import (
+    FORMAT_NAMES,
+    InstructionFormat,
+    instruction_format,
+    plan_format,
+)
+from gibberish.export.sync import FolderPlan, exportable
 from gibberish.export.sync_all import SyncPlan, apply_sync, counts, plan_sync
 from gibberish.skills.disclosure import describe_error
 from gibberish.skills.model import SkillDefinition, Trust
@@ -68,9 +73,15 @@ def _chosen_skills(
     ]
 
 
-def _format_plans(formats, skills, home: Path, project: Path | None, notes: list[str]):
+def _format_plans(
+    formats: list[InstructionFormat],
+    skills: list[SkillDefinition],
+    home: Path,
+    project: Path | None,
+    notes: list[str],
+) -> list[FolderPlan]:
     """Plans for the opt-in instruction files (AGENTS.md, Copilot, Cursor rules)."""
-    plans = []
+    plans: list[FolderPlan] = []
     for fmt in formats:
         plan = plan_format(fmt, skills, home=home, project=project)
         if plan is None:
@@ -196,7 +207,7 @@ def _skill_md_in(folder: Path) -> Path:
     return folder / "SKILL.md"
 
 
-def _refiner(state: CliState):
+def _refiner(state: CliState) -> Callable[[str], str]:
     from gibberish.assistant import client_for
     from gibberish.export.refine import refine_with
 

@@ -25,6 +25,7 @@ import stat
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 
 from gibberish.export.agents import AgentTarget
@@ -193,17 +194,15 @@ def _plan_file(
     wanted = sha256_bytes(source.data)
     on_disk = None if linked else _file_sha(path)
     owned = record.files.get(rel)
-    step_args = {"data": source.data, "executable": source.executable}
+    writing = partial(SyncStep, data=source.data, executable=source.executable)
     if (on_disk is None and not (path.exists() or path.is_symlink())) or linked:
-        return SyncStep(Action.CREATE, path, rel, **step_args)
+        return writing(Action.CREATE, path, rel)
     if on_disk == wanted:
         if owned != wanted:  # identical content: adopt it silently
-            return SyncStep(
-                Action.UPDATE, path, rel, "already identical", seen=on_disk, **step_args
-            )
+            return writing(Action.UPDATE, path, rel, "already identical", seen=on_disk)
         return None
     if owned is not None and on_disk == owned:
-        return SyncStep(Action.UPDATE, path, rel, seen=on_disk, **step_args)
+        return writing(Action.UPDATE, path, rel, seen=on_disk)
     if owned is not None:
         return SyncStep(Action.SKIP_EDITED, path, rel, "edited since gibberish wrote it")
     return SyncStep(Action.SKIP_FOREIGN, path, rel, "not written by gibberish")

@@ -63,7 +63,7 @@ def git_supports_resolve() -> bool:
     except (OSError, subprocess.TimeoutExpired, FetchError):
         return False
     found = re.search(rb"(\d+)\.(\d+)", done.stdout)
-    return bool(found) and (int(found[1]), int(found[2])) >= (2, 37)
+    return found is not None and (int(found[1]), int(found[2])) >= (2, 37)
 
 
 def _pin(source: Source, limits: Limits) -> list[str]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,7 +65,7 @@ def read_manifest(project: Path) -> dict[str, dict[str, str]]:
 
 
 def record_in_manifest(
-    project: Path, entries: dict[str, dict[str, str]], removed: list[str] = ()
+    project: Path, entries: dict[str, dict[str, str]], removed: Sequence[str] = ()
 ) -> None:
     data = _read_toml(project / MANIFEST)
     skills = data.setdefault("skills", {})

@@ -154,7 +154,14 @@ class Installer:
         except (FetchError, SourceError) as exc:
             raise InstallError(str(exc)) from exc
 
-    def _resolve(self, item: Planned, chain: list[str], plan: Plan, stack, workdir: Path) -> None:
+    def _resolve(
+        self,
+        item: Planned,
+        chain: list[str],
+        plan: Plan,
+        stack: contextlib.ExitStack,
+        workdir: Path,
+    ) -> None:
         deps = item.found.dependencies
         plan.mcp.extend((server, item.name) for server in deps.mcp)
         linked = plan.links.setdefault(item.name, [])
@@ -177,7 +184,7 @@ class Installer:
             plan.skills.append(planned)
 
     def _dependency(
-        self, stack, text: str, name: str, item: Planned, workdir: Path
+        self, stack: contextlib.ExitStack, text: str, name: str, item: Planned, workdir: Path
     ) -> tuple[Staged, Found]:
         """A dependency: inside the same archive or repository when its path is relative
         (gibberish.install.relative_deps), else fetched from its own source."""

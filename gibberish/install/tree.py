@@ -13,7 +13,7 @@ import re
 import stat
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import IO, NoReturn
 
 from gibberish.install.limits import FetchError, Limits
 
@@ -69,7 +69,7 @@ class StagingTree:
         if not self._left_out(parts):
             self._make_parents((*parts, "x"))
 
-    def add_file(self, name: str, data: BinaryIO, mode: int = 0o644) -> None:
+    def add_file(self, name: str, data: IO[bytes], mode: int = 0o644) -> None:
         parts = self._claim(name, "file")
         if parts is None:
             return
@@ -117,7 +117,7 @@ class StagingTree:
         with open(source, "rb") as handle:
             self.add_file(name, handle, os.stat(source).st_mode)
 
-    def refuse(self, name: str, what: str) -> None:
+    def refuse(self, name: str, what: str) -> NoReturn:
         raise FetchError(
             f"{self.origin}: the entry {name!r} is {what}; skills may hold only files, "
             "folders and links inside themselves."

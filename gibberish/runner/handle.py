@@ -16,6 +16,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from gibberish.runner import sandbox, seccomp
 from gibberish.runner.capture import LogFile, OutputCapture
@@ -281,7 +282,7 @@ class RunHandle:
         envelope: Envelope,
         status: RunStatus,
         *,
-        log_path=None,
+        log_path: Path | None = None,
         log_truncated: bool = False,
     ) -> RunResult:
         return RunResult(

@@ -34,7 +34,7 @@ Raw = tuple[Any, ...]
 class StoredTool(ToolDefinition):
     __slots__ = ("_raw",)
 
-    @property  # type: ignore[override]
+    @property
     def parameters(self) -> tuple[ParameterDefinition, ...]:
         raw = getattr(self, "_raw", None)
         if raw is None:

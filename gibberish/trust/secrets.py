@@ -22,10 +22,12 @@ and keyring errors are re-raised without their cause (whose text could echo a va
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -221,7 +223,9 @@ class SecretStore:
             if isinstance(k, str) and isinstance(v, list)
         }
 
-    def _update_index(self, skill: str, change) -> None:
+    def _update_index(
+        self, skill: str, change: Callable[[builtins.set[str]], builtins.set[str]]
+    ) -> None:
         try:
             self.index_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             with self._lock:

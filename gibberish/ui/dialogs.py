@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from PySide6.QtWidgets import QMessageBox, QWidget
+    from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
     from gibberish.app import Engine
     from gibberish.export.sync_offer import SyncOffer
@@ -57,6 +57,7 @@ class Dialogs(QObject):
         from gibberish.ui.problem_dialog import ProblemDialog
         from gibberish.ui.widgets import plain_box
 
+        box: QDialog
         if skill is None:
             box = plain_box("warning", f"Problem in {name} — gibberish", f"“{name}” is gone.")
             box.setObjectName("problem-dialog")

@@ -211,8 +211,8 @@ class ApprovalDialog(QDialog):
             path, text = script
             view = code_box(text, max_lines=8)
             view.setLineWrapMode(view.LineWrapMode.NoWrap)
-            view.highlighter = ShellHighlighter(view.document(), view.palette())
-            view.highlighter.rehighlight()
+            view.highlighter = highlighter = ShellHighlighter(view.document(), view.palette())
+            highlighter.rehighlight()
             accessibility.name(view, f"Content of {path.name}", "The script this run starts")
             rows.add(path.name, view, "script")
 

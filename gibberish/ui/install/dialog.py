@@ -210,7 +210,7 @@ class InstallDialog(QDialog):
     def _update_button(self) -> None:
         plan = self.plan.only(self.chosen()) if self.plan is not None else None
         ready = plan is not None and bool(plan.skills)
-        if ready and plan.conflicts() and not self.replace.isChecked():
+        if plan is not None and plan.conflicts() and not self.replace.isChecked():
             ready = False
         self.install_button.setEnabled(ready)
 
