@@ -32,6 +32,7 @@ from gibberish import paths
 from gibberish.install.dependencies import E_DEPENDENCY_CYCLE, McpServer
 from gibberish.install.discover import Found, InstallError, discover, found_at
 from gibberish.install.fetch import FetchError, Limits, Staged, fetch, remove_tree
+from gibberish.install.plugin_source import offered
 from gibberish.install.record import write_record
 from gibberish.install.relative_deps import inside, relative_path, same_repository
 from gibberish.install.sources import Source, SourceError, parse_source
@@ -83,6 +84,7 @@ class Plan:
     satisfied: dict[str, list[str]] = field(default_factory=dict)  # present dep → needed by
     mcp: list[tuple[McpServer, str]] = field(default_factory=list)
     links: dict[str, list[str]] = field(default_factory=dict)  # skill → its skill deps
+    notes: list[str] = field(default_factory=list)  # what a plugin's manifests left out
 
     def conflicts(self) -> list[Planned]:
         return [p for p in self.skills if p.existing]
@@ -125,6 +127,8 @@ class Installer:
         self.limits = limits or Limits()
         self.base = base
         self.state = InstallState.load(target.state_file, target.skills_dir)
+        self.plugins: tuple[str, ...] = ()
+        """The plugins of a marketplace to install (``--plugin``); empty: all of them."""
 
     # -- staging ---------------------------------------------------------------------------
 
@@ -135,7 +139,8 @@ class Installer:
             workdir = self._workdir()
             stack.callback(_remove_if_empty, workdir)
             staged = self._fetch(stack, source, workdir)
-            plan = Plan(offered=discover(staged.root, staged.source.text))
+            offer = offered(staged.root, staged.source.text, self.plugins)
+            plan = Plan(offered=offer.found, notes=offer.notes)
             names = choose(plan.offered) if choose else [f.name for f in plan.offered]
             for found in (f for f in plan.offered if f.name in names):
                 planned = next((p for p in plan.skills if p.name == found.name), None)
@@ -145,6 +150,8 @@ class Installer:
                     top = Planned(found, staged, "user", self._existing(found.name))
                     self._resolve(top, [top.name], plan, stack, workdir)
                     plan.skills.append(top)
+            chosen = {p.name for p in plan.skills}
+            plan.mcp.extend((server, by) for server, by in offer.servers if by in chosen)
             yield plan
 
     def _fetch(self, stack: contextlib.ExitStack, source: str | Source, workdir: Path) -> Staged:
