@@ -102,6 +102,9 @@ def test_described_plugin_passes_strict_validate(
         "build",
         "art",
         "echoer",
+        "finder",
+        "--allow-mcp",
+        "files",
         "--out",
         str(out),
         "--marketplace",
@@ -116,6 +119,10 @@ def test_described_plugin_passes_strict_validate(
     for target in (out, out / ".claude-plugin" / "marketplace.json"):
         code, report = claude_code.validate(target, home, strict=True)
         assert code == 0 and report["success"], report
+    code, report = claude_code.validate(out, home)
+    (server,) = report["provides"]["mcpServers"]
+    assert (server["name"], server["transport"], server["command"]) == ("files", "stdio", "npx")
+    assert len(report["provides"]["skills"]) == 3
 
 
 def test_validate_rejects_a_broken_manifest(
