@@ -121,7 +121,7 @@ def test_described_plugin_passes_strict_validate(
         assert code == 0 and report["success"], report
     code, report = claude_code.validate(out, home)
     (server,) = report["provides"]["mcpServers"]
-    assert (server["name"], server["transport"], server["command"]) == ("files", "stdio", "npx")
+    assert (server["name"], server["type"], server["target"]) == ("files", "stdio", "npx")
     assert len(report["provides"]["skills"]) == 3
 
 
