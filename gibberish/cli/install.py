@@ -357,6 +357,8 @@ def uninstall_command(
             )
         )
         before = _installed_skills(installer)
+        leaving = [name, *orphans] if take_orphans else [name]
+        servers = _servers_gone(state, before, leaving)  # read while their files are there
         removed = installer.uninstall(name, force=force, orphans=take_orphans)
         if installer.target.project:
             record_in_manifest(installer.target.project, {}, removed)
@@ -364,7 +366,6 @@ def uninstall_command(
     except (InstallError, OSError) as exc:
         fail(str(exc), 1)
     click.echo(f"Removed {', '.join(removed)}.")
-    servers = _servers_gone(state, before, removed)
     if remove_synced(removed, installer.target.project, servers):
         raise SystemExit(1)
     left = [o for o in orphans if o not in removed]

@@ -85,6 +85,7 @@ class Plan:
     mcp: list[tuple[McpServer, str]] = field(default_factory=list)
     links: dict[str, list[str]] = field(default_factory=dict)  # skill → its skill deps
     notes: list[str] = field(default_factory=list)  # what a plugin's manifests left out
+    plugin_mcp: list[tuple[McpServer, str]] = field(default_factory=list)  # kept in records
 
     def conflicts(self) -> list[Planned]:
         return [p for p in self.skills if p.existing]
@@ -108,6 +109,8 @@ class Plan:
             },
             mcp=[(server, by) for server, by in self.mcp if by in keep],
             links={n: deps for n, deps in self.links.items() if n in keep},
+            notes=self.notes,
+            plugin_mcp=[(server, by) for server, by in self.plugin_mcp if by in keep],
         )
 
 
@@ -151,7 +154,8 @@ class Installer:
                     self._resolve(top, [top.name], plan, stack, workdir)
                     plan.skills.append(top)
             chosen = {p.name for p in plan.skills}
-            plan.mcp.extend((server, by) for server, by in offer.servers if by in chosen)
+            plan.plugin_mcp = [(server, by) for server, by in offer.servers if by in chosen]
+            plan.mcp.extend(plan.plugin_mcp)
             yield plan
 
     def _fetch(self, stack: contextlib.ExitStack, source: str | Source, workdir: Path) -> Staged:
@@ -283,7 +287,9 @@ class Installer:
         moved: list[tuple[Path, Path | None]] = []
         backups = Path(tempfile.mkdtemp(prefix="old-", dir=self._workdir()))
         try:
-            records = [self._record(item, stamp, installed_by, source_text) for item in plan.skills]
+            records = [
+                self._record(item, stamp, installed_by, source_text, plan) for item in plan.skills
+            ]
             os.sync()  # every staged file on disk before any folder is renamed into place
             for item, record in zip(plan.skills, records, strict=True):
                 moved.append(self._move_into_place(item, backups))
@@ -302,7 +308,12 @@ class Installer:
         return [p.name for p in plan.skills]
 
     def _record(
-        self, item: Planned, stamp: str, installed_by: str | None, source_text: str | None
+        self,
+        item: Planned,
+        stamp: str,
+        installed_by: str | None,
+        source_text: str | None,
+        plan: Plan,
     ) -> dict:
         source = item.staged.source
         pinned = source.pinned(item.staged.resolved)
@@ -316,6 +327,7 @@ class Installer:
             installed_at=stamp,
             installed_by=installed_by or item.required_by,
             durable=False,
+            mcp={s.name: s.to_dict() for s, by in plan.plugin_mcp if by == item.name},
         )
 
     def _move_into_place(self, item: Planned, backups: Path) -> tuple[Path, Path | None]:

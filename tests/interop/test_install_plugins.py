@@ -268,3 +268,44 @@ def test_a_manifest_path_through_a_link_out_is_refused_even_after_the_fetch(tmp_
     with pytest.raises(InstallError, match="leads outside the plugin through a link"):
         inside(base, "./out", "plugin.json", "a skills path")
     assert inside(base, "./skills/x", "plugin.json", "a skills path") == base / "skills" / "x"
+
+
+def _claude_servers(home: Path) -> dict:
+    config = home / ".claude.json"
+    return json.loads(config.read_text()).get("mcpServers", {}) if config.exists() else {}
+
+
+@pytest.fixture
+def claude_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A home where only Claude Code is found (its folder; no agent on PATH)."""
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    home = Path(os.environ["HOME"])
+    (home / ".claude").mkdir(parents=True, exist_ok=True)
+    return home
+
+
+def test_a_plugins_mcp_server_reaches_an_agent_only_with_consent(
+    gib: Callable[..., Result], tmp_path: Path, user_skills: Path, claude_home: Path
+) -> None:
+    source = _source(tmp_path, MARKET, "folder")
+    result = gib("install", source, "--plugin", "beta", "--yes", "--sync")
+    assert result.exit_code == 0, result.output
+    assert (claude_home / ".claude" / "skills" / "b-one" / "SKILL.md").is_file()
+    assert "beta-files" not in _claude_servers(claude_home)
+    assert "--allow-mcp beta-files" in result.output
+    record = json.loads((user_skills / "b-one" / PROVENANCE).read_text())
+    assert record["mcp"] == {
+        "beta-files": {"command": "npx", "args": ["-y", "files-mcp"], "env": {}}
+    }
+    assert "mcp" not in json.loads((user_skills / "b-two" / PROVENANCE).read_text())
+
+    result = gib("sync", "claude-code", "--allow-mcp", "beta-files")
+    assert result.exit_code == 0, result.output
+    assert _claude_servers(claude_home)["beta-files"]["command"] == "npx"
+    assert "beta-own" not in _claude_servers(claude_home)
+
+    result = gib("uninstall", "b-one", "--yes")
+    assert result.exit_code == 0, result.output
+    assert "beta-files" not in _claude_servers(claude_home)
