@@ -31,6 +31,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+import anyio
 from mcp.server.extension import Extension, MethodBinding
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, PaginatedRequestParams, RequestParams
@@ -165,9 +166,11 @@ class SkillsExtension(Extension):
         raise MCPError(INVALID_PARAMS, f"skills/get: no skill is served at {uri!r}.")
 
     async def _list(self, ctx: Any, params: PaginatedRequestParams | None) -> dict[str, Any]:
+        """Reading and hashing files is blocking work: a worker thread does it."""
         del ctx
-        return self.list_page(params.cursor if params is not None else None)
+        cursor = params.cursor if params is not None else None
+        return await anyio.to_thread.run_sync(self.list_page, cursor)
 
     async def _get(self, ctx: Any, params: GetParams) -> dict[str, Any]:
         del ctx
-        return self.get(params.uri)
+        return await anyio.to_thread.run_sync(self.get, params.uri)

@@ -309,3 +309,21 @@ def test_a_plugins_mcp_server_reaches_an_agent_only_with_consent(
     result = gib("uninstall", "b-one", "--yes")
     assert result.exit_code == 0, result.output
     assert "beta-files" not in _claude_servers(claude_home)
+
+
+@needs_git
+def test_a_skill_from_a_marketplace_updates_from_its_repository(
+    gib: Callable[..., Result], tmp_path: Path, user_skills: Path
+) -> None:
+    from tests.interop.builders import commit_files
+
+    repo = git_repo(tmp_path / "repo", MARKET)
+    result = gib("install", f"file://{repo}", "--plugin", "beta", "--yes", "--no-sync")
+    assert result.exit_code == 0, result.output
+    changed = skill_text("b-one", command="echo changed")
+    commit_files(repo, {"plugins/beta/skills/b-one/SKILL.md": changed}, "change b-one")
+    result = gib("update", "b-one", "--yes")
+    assert result.exit_code == 0, result.output
+    assert "b-one: updated" in result.output
+    assert (user_skills / "b-one" / "SKILL.md").read_text() == changed
+    assert gib("update", "b-two", "--yes").output.startswith("b-two: up to date")
