@@ -167,7 +167,12 @@ def test_manifests_agree_and_skills_are_byte_for_byte(
 
 
 def test_gemini_cli_loads_the_plugin_as_an_extension(
-    gib: Callable[..., Result], tmp_path: Path, home: Path, my_skills: Path, gemini_cli
+    gib: Callable[..., Result],
+    tmp_path: Path,
+    home: Path,
+    my_skills: Path,
+    gemini_cli,
+    claude_code: ClaudeCode,
 ) -> None:
     out = tmp_path / "art-kit"
     result = gib(
@@ -175,6 +180,8 @@ def test_gemini_cli_loads_the_plugin_as_an_extension(
         "--allow-mcp", "files",
     )  # fmt: skip
     assert result.exit_code == 0, result.output
+    code, report = claude_code.validate(out, home)
+    assert code == 0 and _errors(report) == [], report
     (extension,) = gemini_extensions(gemini_cli, home, out)
     assert extension["name"] == "art-kit" and extension["version"] == "1.0.0"
     assert {s["name"] for s in extension["skills"]} == {"art", "finder"}
@@ -202,7 +209,7 @@ def test_copilot_cli_reads_the_root_plugin_json(
 
 
 def test_mcp_servers_need_agreement_and_never_carry_secrets(
-    gib: Callable[..., Result], tmp_path: Path, my_skills: Path
+    gib: Callable[..., Result], tmp_path: Path, my_skills: Path, home: Path, claude_code: ClaudeCode
 ) -> None:
     write_skill(my_skills, "leaky", SECRET_SKILL)
     out = tmp_path / "kit"
@@ -231,6 +238,8 @@ def test_mcp_servers_need_agreement_and_never_carry_secrets(
     assert "abc123" not in "".join(p.read_text() for p in out.rglob("*.json"))
     claude = json.loads((out / ".claude-plugin" / "plugin.json").read_text())
     assert claude["mcpServers"]["files"]["command"] == "npx"
+    code, report = claude_code.validate(out, home)
+    assert code == 0 and _errors(report) == [], report
 
 
 @pytest.mark.parametrize(
