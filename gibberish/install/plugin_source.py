@@ -151,7 +151,8 @@ def _marketplace(base: Path, root: Path, origin: str, wanted: Sequence[str]) -> 
     result = Offered([], plugins=chosen)
     for name in chosen:
         folder = _plugin_folder(base, by_name[name], plugin_root, shown, name, origin)
-        one = _plugin(folder, root, f"{origin} (plugin {name})")
+        listed = {MARKETPLACE: by_name[name]}  # an entry may list its skills itself
+        one = _plugin(folder, root, f"{origin} (plugin {name})", listed)
         result.found += one.found
         result.servers += one.servers
         result.notes += one.notes
@@ -189,18 +190,22 @@ def _source_hint(kind: Any, repo: Any) -> str:
     return str(repo)
 
 
-def _plugin(folder: Path, root: Path, origin: str) -> Offered:
-    """One plugin's skills: ``skills/<name>/`` and the folders its manifests list."""
+def _plugin(
+    folder: Path, root: Path, origin: str, entry: Mapping[str, Any] | None = None
+) -> Offered:
+    """One plugin's skills: ``skills/<name>/`` and the folders its manifests (and its
+    marketplace ``entry``, whose paths are the plugin's own) list."""
     manifests = {
         rel: _read_json(folder / rel, f"{origin}/{rel}")
         for rel in PLUGIN_MANIFESTS
         if (folder / rel).is_file()
     }
+    skill_lists = {**manifests, **(entry or {})}
     candidates: list[Path] = []
     default = folder / "skills"
     if default.is_dir() and not default.is_symlink():
         candidates += _skill_dirs(default)
-    for rel, manifest in manifests.items():
+    for rel, manifest in skill_lists.items():
         listed = manifest.get("skills")
         for path in [listed] if isinstance(listed, str) else listed or []:
             target = inside(folder, path, f"{origin}/{rel}", "a skills path")

@@ -327,3 +327,27 @@ def test_a_skill_from_a_marketplace_updates_from_its_repository(
     assert "b-one: updated" in result.output
     assert (user_skills / "b-one" / "SKILL.md").read_text() == changed
     assert gib("update", "b-two", "--yes").output.startswith("b-two: up to date")
+
+
+def test_a_marketplace_entry_may_list_its_plugins_skills(
+    gib: Callable[..., Result], tmp_path: Path, user_skills: Path
+) -> None:
+    entry = {"name": "solo", "source": "./solo", "strict": False, "skills": ["./extra/"]}
+    root = _write(
+        tmp_path / "m",
+        {
+            ".claude-plugin/marketplace.json": json.dumps({"name": "m", "plugins": [entry]}),
+            "solo/extra/inline/SKILL.md": skill_text("inline"),
+            "solo/skills/usual/SKILL.md": skill_text("usual"),
+        },
+    )
+    result = gib("install", str(root), "--yes", "--no-sync")
+    assert result.exit_code == 0, result.output
+    assert {p.name for p in user_skills.iterdir() if p.name[0] != "."} == {"inline", "usual"}
+
+    entry["skills"] = ["../../outside"]
+    (root / ".claude-plugin" / "marketplace.json").write_text(
+        json.dumps({"name": "m", "plugins": [entry]})
+    )
+    result = gib("install", str(root), "--yes", "--no-sync", "--replace")
+    assert result.exit_code == 1 and "leaves the plugin folder" in result.output
