@@ -91,6 +91,7 @@ def build_plugin(
     copies = {_checked_name(s): _files(s) for s in skills}
     servers, skipped = _servers(skills, consent)
     _check_out(out, force)
+    _check_apart(out, skills)
     built = BuiltPlugin(out, info, list(copies), [s.name for s in servers], skipped)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
@@ -171,6 +172,18 @@ def _check_out(out: Path, force: bool) -> None:
             f"{out}: the folder is not empty; choose an empty or new folder, or replace "
             "its contents with --force."
         )
+
+
+def _check_apart(out: Path, skills: Sequence[SkillDefinition]) -> None:
+    """``out`` is replaced whole, so it may neither hold nor sit inside a skill it copies."""
+    target = Path(os.path.realpath(out))
+    for skill in skills:
+        folder = Path(os.path.realpath(skill.directory))
+        if target == folder or folder.is_relative_to(target) or target.is_relative_to(folder):
+            raise PluginBuildError(
+                f"{out}: holds or is inside the skill {skill.name} ({skill.directory}); "
+                "build the plugin into a folder of its own."
+            )
 
 
 def _swap_into_place(staging: Path, out: Path) -> None:

@@ -11,6 +11,7 @@ import pytest
 from click.testing import Result
 
 from gibberish import paths
+from tests.interop.builders import files_under
 from tests.interop.conftest import ART_FILES, ECHOER, INSTRUCTION_SKILL, write_skill
 from tests.interop.plugin_readers import (
     ClaudeCode,
@@ -277,3 +278,18 @@ def test_a_full_folder_is_replaced_only_with_force(
     assert result.exit_code == 0, result.output
     assert not (out / "mine.txt").exists() and (out / "skills" / "art" / "SKILL.md").is_file()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+@pytest.mark.parametrize("where", ["the skill", "inside it", "its parent"])
+def test_out_never_holds_or_sits_in_a_skill_it_copies(
+    gib: Callable[..., Result], my_skills: Path, where: str
+) -> None:
+    out = {
+        "the skill": my_skills / "art",
+        "inside it": my_skills / "art" / "kit",
+        "its parent": my_skills,
+    }[where]
+    before = files_under(my_skills / "art")
+    result = gib("--no-bundled", "plugin", "build", "art", "--out", str(out), "--force")
+    assert result.exit_code != 0 and "holds or is inside the skill art" in result.output
+    assert files_under(my_skills / "art") == before
