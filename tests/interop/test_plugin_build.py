@@ -193,8 +193,13 @@ def test_copilot_cli_reads_the_root_plugin_json(
     gib: Callable[..., Result], tmp_path: Path, home: Path, my_skills: Path, copilot_cli: CopilotCli
 ) -> None:
     out = tmp_path / "art-kit"
-    assert gib("--no-bundled", "plugin", "build", "art", "echoer", "--out", str(out)).exit_code == 0
-    # only the Agent Plugins manifest: what Copilot lists comes from the root plugin.json
+    result = gib(
+        "--no-bundled", "plugin", "build", "art", "echoer", "--out", str(out),
+        "--name", "copilot-kit", "--plugin-version", "3.1.4",
+    )  # fmt: skip
+    assert result.exit_code == 0 and "named copilot-kit" in result.output
+    # only the Agent Plugins manifest, named and versioned unlike the folder: what Copilot
+    # lists can come from nowhere but the root plugin.json
     (out / "gemini-extension.json").unlink()
     for extra in (out / ".claude-plugin").iterdir():
         extra.unlink()
@@ -202,7 +207,7 @@ def test_copilot_cli_reads_the_root_plugin_json(
     plugins = copilot_cli.run_json(home, "--plugin-dir", str(out), "plugin", "list")
     ours = [p for p in plugins if p.get("source") == "external"]
     assert ours == [
-        {"name": "art-kit", "marketplace": "", "version": "1.0.0", "enabled": True,
+        {"name": "copilot-kit", "marketplace": "", "version": "3.1.4", "enabled": True,
          "source": "external"}
     ]  # fmt: skip
     skills = copilot_cli.run_json(home, "--plugin-dir", str(out), "skill", "list")
