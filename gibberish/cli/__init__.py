@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "gibberish.cli.mcp",
     "gibberish.cli.context",
     "gibberish.cli.project",
+    "gibberish.cli.plugin",
 )
 """Modules exposing ``COMMANDS = [...]``; a new front end adds its module name here."""
 
@@ -61,6 +62,7 @@ COMMAND_HINTS = {
     "stub": "gibberish.cli.disclosure",
     "mcp": "gibberish.cli.mcp",
     "context": "gibberish.cli.context",
+    "plugin": "gibberish.cli.plugin",
 }
 """Which module holds a command, so that running it imports that module alone. A command
 missing here still works: its name is looked for in every module of the tuple above."""

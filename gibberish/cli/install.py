@@ -58,6 +58,13 @@ def _installer(state: CliState, project: Path | None) -> Installer:
 @click.command("install")
 @click.argument("source", required=False)
 @click.option("--name", "names", multiple=True, help="Install only the skill named N (repeatable).")
+@click.option(
+    "--plugin",
+    "plugins",
+    multiple=True,
+    metavar="NAME",
+    help="From a marketplace: install only plugin NAME's skills (repeatable; default: all).",
+)
 @_project_option
 @click.option("--yes", "-y", is_flag=True, help="Do not ask before installing.")
 @click.option("--replace", is_flag=True, help="Replace skills of the same name without asking.")
@@ -84,6 +91,7 @@ def install_command(
     state: CliState,
     source: str | None,
     names: tuple[str, ...],
+    plugins: tuple[str, ...],
     project: Path | None,
     yes: bool,
     replace: bool,
@@ -93,6 +101,10 @@ def install_command(
 ) -> None:
     """Install skills from a folder, an archive, a URL or a git repository.
 
+    A plugin (plugin.json, .claude-plugin/, .codex-plugin/, gemini-extension.json) gives
+    its skills; a marketplace (.claude-plugin/marketplace.json) all its plugins' skills,
+    or those of --plugin NAME.
+
     With no SOURCE inside a project (a folder with gibberish.toml), installs everything
     gibberish.lock pins, then whatever gibberish.toml lists that the lock does not.
     """
@@ -101,6 +113,7 @@ def install_command(
             _install_project(state, project, yes=yes, replace=replace, outside=allow_outside)
             return
         installer = _installer(state, project)
+        installer.plugins = plugins
         installed = _install_one(installer, source, names, yes=yes, replace=replace)
         if installer.target.project and installed:
             _record_project(installer, installed)
@@ -194,6 +207,8 @@ def _show_plan(plan: Plan) -> None:
             click.echo(f"    left out: {printable(skipped)}")
     for name, needers in sorted(plan.satisfied.items()):
         click.echo(f"= {name} (already available; needed by {', '.join(sorted(set(needers)))})")
+    for note in plan.notes:
+        click.secho(f"note: {printable(note)}", err=True, fg="yellow")
     for server, needer in plan.mcp:
         words = " ".join([server.command, *server.args])
         click.echo(
@@ -342,6 +357,8 @@ def uninstall_command(
             )
         )
         before = _installed_skills(installer)
+        leaving = [name, *orphans] if take_orphans else [name]
+        servers = _servers_gone(state, before, leaving)  # read while their files are there
         removed = installer.uninstall(name, force=force, orphans=take_orphans)
         if installer.target.project:
             record_in_manifest(installer.target.project, {}, removed)
@@ -349,7 +366,6 @@ def uninstall_command(
     except (InstallError, OSError) as exc:
         fail(str(exc), 1)
     click.echo(f"Removed {', '.join(removed)}.")
-    servers = _servers_gone(state, before, removed)
     if remove_synced(removed, installer.target.project, servers):
         raise SystemExit(1)
     left = [o for o in orphans if o not in removed]

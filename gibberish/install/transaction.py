@@ -32,6 +32,7 @@ from gibberish import paths
 from gibberish.install.dependencies import E_DEPENDENCY_CYCLE, McpServer
 from gibberish.install.discover import Found, InstallError, discover, found_at
 from gibberish.install.fetch import FetchError, Limits, Staged, fetch, remove_tree
+from gibberish.install.plugin_source import offered
 from gibberish.install.record import write_record
 from gibberish.install.relative_deps import inside, relative_path, same_repository
 from gibberish.install.sources import Source, SourceError, parse_source
@@ -83,6 +84,8 @@ class Plan:
     satisfied: dict[str, list[str]] = field(default_factory=dict)  # present dep → needed by
     mcp: list[tuple[McpServer, str]] = field(default_factory=list)
     links: dict[str, list[str]] = field(default_factory=dict)  # skill → its skill deps
+    notes: list[str] = field(default_factory=list)  # what a plugin's manifests left out
+    plugin_mcp: list[tuple[McpServer, str]] = field(default_factory=list)  # kept in records
 
     def conflicts(self) -> list[Planned]:
         return [p for p in self.skills if p.existing]
@@ -106,6 +109,8 @@ class Plan:
             },
             mcp=[(server, by) for server, by in self.mcp if by in keep],
             links={n: deps for n, deps in self.links.items() if n in keep},
+            notes=self.notes,
+            plugin_mcp=[(server, by) for server, by in self.plugin_mcp if by in keep],
         )
 
 
@@ -125,6 +130,8 @@ class Installer:
         self.limits = limits or Limits()
         self.base = base
         self.state = InstallState.load(target.state_file, target.skills_dir)
+        self.plugins: tuple[str, ...] = ()
+        """The plugins of a marketplace to install (``--plugin``); empty: all of them."""
 
     # -- staging ---------------------------------------------------------------------------
 
@@ -135,7 +142,8 @@ class Installer:
             workdir = self._workdir()
             stack.callback(_remove_if_empty, workdir)
             staged = self._fetch(stack, source, workdir)
-            plan = Plan(offered=discover(staged.root, staged.source.text))
+            offer = offered(staged.root, staged.source.text, self.plugins)
+            plan = Plan(offered=offer.found, notes=offer.notes)
             names = choose(plan.offered) if choose else [f.name for f in plan.offered]
             for found in (f for f in plan.offered if f.name in names):
                 planned = next((p for p in plan.skills if p.name == found.name), None)
@@ -145,6 +153,9 @@ class Installer:
                     top = Planned(found, staged, "user", self._existing(found.name))
                     self._resolve(top, [top.name], plan, stack, workdir)
                     plan.skills.append(top)
+            chosen = {p.name for p in plan.skills}
+            plan.plugin_mcp = [(server, by) for server, by in offer.servers if by in chosen]
+            plan.mcp.extend(plan.plugin_mcp)
             yield plan
 
     def _fetch(self, stack: contextlib.ExitStack, source: str | Source, workdir: Path) -> Staged:
@@ -283,7 +294,9 @@ class Installer:
         moved: list[tuple[Path, Path | None]] = []
         backups = Path(tempfile.mkdtemp(prefix="old-", dir=self._workdir()))
         try:
-            records = [self._record(item, stamp, installed_by, source_text) for item in plan.skills]
+            records = [
+                self._record(item, stamp, installed_by, source_text, plan) for item in plan.skills
+            ]
             os.sync()  # every staged file on disk before any folder is renamed into place
             for item, record in zip(plan.skills, records, strict=True):
                 moved.append(self._move_into_place(item, backups))
@@ -302,7 +315,12 @@ class Installer:
         return [p.name for p in plan.skills]
 
     def _record(
-        self, item: Planned, stamp: str, installed_by: str | None, source_text: str | None
+        self,
+        item: Planned,
+        stamp: str,
+        installed_by: str | None,
+        source_text: str | None,
+        plan: Plan,
     ) -> dict:
         source = item.staged.source
         pinned = source.pinned(item.staged.resolved)
@@ -316,6 +334,7 @@ class Installer:
             installed_at=stamp,
             installed_by=installed_by or item.required_by,
             durable=False,
+            mcp={s.name: s.to_dict() for s, by in plan.plugin_mcp if by == item.name},
         )
 
     def _move_into_place(self, item: Planned, backups: Path) -> tuple[Path, Path | None]:
