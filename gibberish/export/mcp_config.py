@@ -167,7 +167,7 @@ def _plugin_servers(skill: SkillDefinition) -> tuple[str, Any, bool] | None:
 
     record = read_record(skill.directory) if skill.trust is not Trust.BUNDLED else None
     servers = record.get("mcp") if record else None
-    if not isinstance(servers, Mapping) or not servers:
+    if record is None or not isinstance(servers, Mapping) or not servers:
         return None
     return (f"the plugin {skill.name} came in ({record.get('source', '')})", servers, False)
 

@@ -32,7 +32,7 @@ def write_record(
     durable: bool = True,
     mcp: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    record = {
+    record: dict[str, Any] = {
         "source": without_credentials(source),
         "kind": kind,
         "imported_at": installed_at,
