@@ -342,6 +342,9 @@ def bench_sandbox(rounds: int, cwd: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    parser.add_argument(
+        "--sandbox-only", action="store_true", help="only part 4 (the sandbox), for comparisons"
+    )
     args = parser.parse_args()
     overhead_rounds, capture_rounds, kill_rounds = (200, 2, 2) if args.quick else (1000, 5, 5)
     print(
@@ -351,6 +354,9 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory(prefix="gibberish-bench-") as folder:
         cwd = Path(folder)
+        if args.sandbox_only:
+            bench_sandbox(max(50, overhead_rounds // 4), cwd)
+            return
         bench_overhead(overhead_rounds, cwd)
         bench_capture(capture_rounds, cwd)
         bench_kill(kill_rounds, cwd)

@@ -143,7 +143,8 @@ class RunHandle:
         current = sandbox.status()
         if not current.active or current.bwrap is None:
             return spec.argv, executable, False, None
-        program = seccomp.unix_socket_filter() if spec.sandbox.blocks_unix_sockets else None
+        box = spec.sandbox
+        program = seccomp.offline_filter(display=box.gui) if box.offline else None
         fd = seccomp.filter_fd(program) if program is not None else None
         argv = sandbox.wrap(
             current.bwrap,
