@@ -11,6 +11,7 @@ quitting the app does not leave its tools running.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import os
 import threading
@@ -133,6 +134,9 @@ class RunHandle:
             return self._execute_spec()
         finally:
             sandbox.remove_snapshot(self.spec.sandbox)
+            for fd in self.spec.inherit_fds:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
 
     def _command(self, executable: str) -> tuple[tuple[str, ...], str, bool, int | None]:
         """argv, program file, whether it is sandboxed, and the seccomp filter's descriptor
@@ -170,7 +174,7 @@ class RunHandle:
             return self._launch_failure(exc)
 
         argv, program, sandboxed, filter_fd = self._command(executable)
-        passed = (filter_fd,) if filter_fd is not None else ()
+        passed = ((filter_fd,) if filter_fd is not None else ()) + spec.inherit_fds
         started = time.monotonic()
         try:
             popen = spawn(argv, executable=program, cwd=spec.cwd, env=spec.env, pass_fds=passed)
