@@ -15,6 +15,7 @@ from __future__ import annotations
 import http.server
 import threading
 from collections.abc import Iterator
+from typing import ClassVar
 
 import httpx
 import pytest
@@ -25,9 +26,9 @@ pytestmark = pytest.mark.slow
 
 
 class _Recorder(http.server.BaseHTTPRequestHandler):
-    seen: list[tuple[str, list[tuple[str, str]]]] = []
+    seen: ClassVar[list[tuple[str, list[tuple[str, str]]]]] = []
 
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+    def do_GET(self) -> None:
         self.seen.append((self.requestline, list(self.headers.items())))
         body = b"<html><body>another server</body></html>"
         self.send_response(200)
@@ -42,7 +43,7 @@ class _Recorder(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def other_listener() -> Iterator[tuple[int, list[tuple[str, list[tuple[str, str]]]]]]:
-    seen: list[tuple[str, list[tuple[str, str]]]] = []
+    seen: ClassVar[list[tuple[str, list[tuple[str, str]]]]] = []
     handler = type("Recorder", (_Recorder,), {"seen": seen})
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
