@@ -9,6 +9,7 @@ described). It never blocks on a run: ``start`` returns a handle.
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import tempfile
 import threading
@@ -20,6 +21,7 @@ from gibberish import paths
 from gibberish.engine.library import LibraryFacade
 from gibberish.engine.model import EngineError, PreparedRun, RecentRun, ToolRef
 from gibberish.engine.trust import TrustFacade
+from gibberish.redaction import describe_redactions, redact_value
 from gibberish.runner import (
     RunHandle,
     RunResult,
@@ -313,6 +315,21 @@ class RunsFacade:
         result = handle.wait()
         assert result is not None
         return result
+
+    def for_model(self, result: RunResult) -> dict[str, Any]:
+        """The envelope of ``result`` as a model may see it: what the run printed passes
+        the redaction (addresses' passwords, well-known token formats, private keys), and
+        the person's run log says what was removed. The log keeps the full output."""
+        envelope, counts = redact_value(result.envelope.to_dict())
+        assert isinstance(envelope, dict)
+        if counts and result.log_path is not None:
+            note = (
+                f"\n[gibberish] Removed before this output went to the model: "
+                f"{describe_redactions(counts)}.\n"
+            )
+            with contextlib.suppress(OSError), open(result.log_path, "a", encoding="utf-8") as log:
+                log.write(note)
+        return envelope
 
     # ------------------------------------------------------------------ runs under way
     def _finished(self, prepared: PreparedRun, handle: RunHandle, result: RunResult) -> None:

@@ -55,6 +55,10 @@ HOME_PLACES = (
     ".var/app/org.chromium.Chromium",
     ".var/app/com.google.Chrome",
     ".var/app/com.brave.Browser",
+    ".codex/auth.json",
+    ".claude/.credentials.json",
+    ".gitconfig",
+    ".hgrc",
 )
 #: The system's own secrets (readable when gibberish runs as root).
 SYSTEM_PLACES = ("/etc/shadow", "/etc/gshadow", "/etc/ssl/private")
@@ -64,6 +68,11 @@ CREDENTIAL_NAMES = frozenset(
     {".ssh", ".gnupg", ".aws", ".azure", ".kube", ".netrc", ".git-credentials", ".pgpass"}
     | {".password-store", ".vault-token", ".pypirc", ".npmrc", "keyrings", "kwalletd"}
 )
+#: Version-control internals: a remote's address (``.git/config``), a credential store
+#: (``.git/credentials``, ``.hg/hgrc``'s ``[auth]``) may hold a token. A model-started
+#: run never reads inside these, wherever they are; they are not hidden from the run
+#: (its own ``git status`` needs them), only refused as arguments.
+VCS_NAMES = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul", ".fslckout"})
 #: Under the configuration folder (``~/.config`` or ``$XDG_CONFIG_HOME``).
 CONFIG_PLACES = (
     "gcloud",
@@ -77,6 +86,9 @@ CONFIG_PLACES = (
     "microsoft-edge",
     "vivaldi",
     "keybase",
+    "git/credentials",
+    "git/config",
+    "hg/hgrc",
 )
 #: Environment variables that move one of those places elsewhere.
 PLACE_VARS = (
@@ -107,6 +119,10 @@ KINDS = {
     ".password-store": "a password store",
     "keyrings": "the desktop keyring",
     ENV_FILE_PREFIX: "environment secrets",
+    ".git": "version-control settings (a remote's address may hold a token)",
+    ".hg": "version-control settings (a remote's address may hold a token)",
+    ".codex": "an agent's login",
+    ".claude": "an agent's login",
 }
 
 
@@ -167,6 +183,11 @@ def names_a_credential(path: str) -> bool:
         name.startswith(ENV_FILE_PREFIX + ".") and not name.endswith(ENV_TEMPLATES)
     )
     return env_file or any(part in CREDENTIAL_NAMES for part in parts)
+
+
+def names_vcs_internals(path: str) -> bool:
+    """``path`` is a version-control folder or inside one (``.git/config``, ``.hg/hgrc``)."""
+    return any(part in VCS_NAMES for part in path.split("/"))
 
 
 def env_files(folder: Path) -> list[Path]:
