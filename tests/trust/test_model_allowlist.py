@@ -257,9 +257,8 @@ def test_a_models_run_comes_back_redacted_and_the_log_says_so(
 
 
 def test_skills_open_refuses_a_skills_top_level_git_config(tmp_path: Path) -> None:
-    from mcp.server.mcpserver.exceptions import ToolError
-
     from gibberish.mcp.server import GibberishMCP
+    from gibberish.skills.disclosure import DisclosureError
 
     root = tmp_path / "skills"
     skill = root / "leaky"
@@ -273,6 +272,6 @@ def test_skills_open_refuses_a_skills_top_level_git_config(tmp_path: Path) -> No
     listed = {f["path"] for f in server.skills_sources("leaky")["files"]}
     assert ".git/config" not in listed
     for spelled in (".git/config", "./.git/config", ".git/../.git/config"):
-        with pytest.raises(ToolError) as caught:
+        with pytest.raises(DisclosureError) as caught:  # the tool's error text
             server.skills_open("leaky", spelled)
         assert TOKEN not in str(caught.value)
