@@ -16,6 +16,7 @@ checks a model's arguments against it.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -199,18 +200,30 @@ def env_files(folder: Path) -> list[Path]:
     return [Path(e.path) for e in entries if names_a_credential(e.name)]
 
 
+@functools.lru_cache(maxsize=16)
+def _fixed_places(home: str, configs: tuple[str, ...], moved: tuple[str, ...]) -> tuple[str, ...]:
+    """The places that follow from the home and configuration folders and the variables
+    alone, as strings (built once per environment: a model-started run checks them all)."""
+    places = [os.path.join(home, rel) for rel in HOME_PLACES]
+    for config in configs:
+        places += [os.path.join(config, rel) for rel in CONFIG_PLACES]
+    return tuple(dict.fromkeys([*places, *moved, *SYSTEM_PLACES]))
+
+
+def _place_strings(env: Mapping[str, str], workdir: Path | None) -> list[str]:
+    home = _home(env)
+    configs = tuple(str(c) for c in _config_home(env, home))
+    moved = tuple(str(p) for p in _from_vars(env))
+    places = list(_fixed_places(str(home), configs, moved))
+    places += [str(p) for p in _ssh_host_keys() + _own_state()]
+    if workdir is not None:
+        places += [str(p) for p in env_files(workdir)]
+    return list(dict.fromkeys(places))
+
+
 def credential_places(env: Mapping[str, str], *, workdir: Path | None = None) -> list[Path]:
     """Every place credentials may be kept, absolute, whether or not it exists now."""
-    home = _home(env)
-    places = [home / rel for rel in HOME_PLACES]
-    for config in _config_home(env, home):
-        places += [config / rel for rel in CONFIG_PLACES]
-    places += _from_vars(env)
-    places += [Path(p) for p in SYSTEM_PLACES] + _ssh_host_keys()
-    places += _own_state()
-    if workdir is not None:
-        places += env_files(workdir)
-    return list(dict.fromkeys(places))
+    return [Path(p) for p in _place_strings(env, workdir)]
 
 
 def expand_declared(declared: Iterable[str], env: Mapping[str, str]) -> list[Path]:
@@ -235,11 +248,11 @@ def guarded_places(
     resolved once here, so a caller can compare many paths against them cheaply)."""
     allowed = [os.path.realpath(d) for d in expand_declared(declared, env)]
     out = []
-    for place in map(str, credential_places(env, workdir=workdir)):
+    for place in _place_strings(env, workdir):
         # A place that does not exist holds nothing to read; resolving links (a system
         # call per path component) is paid only for those that do.
         real = os.path.realpath(place) if os.path.lexists(place) else place
-        if not any(within(real, a) or within(place, a) for a in allowed):
+        if not allowed or not any(within(real, a) or within(place, a) for a in allowed):
             out.append((place, real))
     return out
 
