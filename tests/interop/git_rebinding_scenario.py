@@ -119,6 +119,23 @@ def main() -> None:
             hits = {k: v.hits - before[k] for k, v in listeners.items()}
             result = {"message": message, "hits": hits, "queries": resolver.queries}
             results[f"{label}, loopback from the {when} answer"] = result
+    # The person's git settings must not steer a public-only fetch: an insteadOf in
+    # ~/.gitconfig that turns the (public) name into this computer's git daemon.
+    import os
+    from pathlib import Path
+
+    gitconfig = Path(os.environ["HOME"]) / ".gitconfig"
+    gitconfig.write_text(f'[url "git://127.0.0.1/"]\n\tinsteadOf = https://{NAME}/\n')
+    resolver.reset([PUBLIC])
+    before = {k: v.hits for k, v in listeners.items()}
+    try:
+        with fetch(f"git+https://{NAME}/skills.git", limits=Limits(public_only=True)):
+            message = "FETCHED"
+    except (FetchError, SourceError) as exc:
+        message = str(exc)
+    hits = {k: v.hits - before[k] for k, v in listeners.items()}
+    results["insteadOf"] = {"message": message, "hits": hits, "queries": resolver.queries}
+    gitconfig.unlink()
     # The control: without public-only, a name answering loopback reaches the listener,
     # so the resolver, the listeners and git really work together here.
     resolver.reset(["127.0.0.1"])

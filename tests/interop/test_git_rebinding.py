@@ -113,6 +113,16 @@ def test_ssh_is_refused_with_a_working_hint(outcomes: dict[str, Any], case: str)
     assert "https://" in message and "ssh" in message, message
 
 
+@needs_git
+@needs_namespace
+def test_the_persons_git_settings_do_not_steer_a_public_only_fetch(
+    outcomes: dict[str, Any],
+) -> None:
+    """An ``insteadOf`` in ~/.gitconfig rewriting the checked name to this computer."""
+    result = outcomes["insteadOf"]
+    assert result["hits"] == {"git": 0, "ssh": 0, "other": 0}, result
+
+
 @pytest.mark.parametrize(
     "url",
     [

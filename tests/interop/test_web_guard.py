@@ -106,7 +106,9 @@ def test_token_prefix_or_case_change_is_refused(app) -> None:  # type: ignore[no
         assert client.get("/api/v1/skills", params={"token": wrong}).status_code == 403
 
 
-def test_a_bearer_header_or_the_parameter_is_served_and_no_cookie_is_set(app, person: TestClient) -> None:  # type: ignore[no-untyped-def]
+def test_a_bearer_header_or_the_parameter_is_served_and_no_cookie_is_set(
+    app, person: TestClient
+) -> None:  # type: ignore[no-untyped-def]
     answer = person.get("/api/v1/skills")
     assert answer.json()[0]["name"] == "notes" and "set-cookie" not in answer.headers
     api = TestClient(app, base_url=BASE)
