@@ -275,3 +275,22 @@ def test_skills_open_refuses_a_skills_top_level_git_config(tmp_path: Path) -> No
         with pytest.raises(DisclosureError) as caught:  # the tool's error text
             server.skills_open("leaky", spelled)
         assert TOKEN not in str(caught.value)
+
+
+def test_yes_does_not_answer_a_read_in_home_with_no_project(home: Path, diary: Path) -> None:
+    """``ask --yes`` / ``listen --yes``: the standing answer is not taken; a person is asked
+    (here: declines), so the diary is not read."""
+    from gibberish.session import Answer, authorize
+
+    eng = engine()
+    prepared = eng.runs.prepare(
+        "files.read_file", {"path": str(diary)}, context_dir=home, origin=MODEL
+    )
+    asked: list[str] = []
+
+    def person(p) -> Answer:  # type: ignore[no-untyped-def]
+        asked.append(p.ref)
+        return Answer.CANCEL
+
+    verdict = authorize(eng, prepared, person, yes=True, model_chose=True)
+    assert asked == ["files.read_file"] and verdict.refused
