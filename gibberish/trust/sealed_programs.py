@@ -74,6 +74,7 @@ def digests(sealed: Iterable[SealedProgram]) -> dict[str, str]:
 
 
 def close(sealed: Iterable[SealedProgram]) -> None:
+    """Close the copies (a run that will not start, or copies its tool does not run)."""
     for item in sealed:
         with contextlib.suppress(OSError):
             os.close(item.fd)
@@ -108,6 +109,7 @@ def substitute(
 
 
 def unused(sealed: Iterable[SealedProgram], used: Iterable[int]) -> list[SealedProgram]:
+    """The copies whose descriptor the run does not inherit (another tool's programs)."""
     keep = set(used)
     return [s for s in sealed if s.fd not in keep]
 
