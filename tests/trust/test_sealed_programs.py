@@ -29,7 +29,7 @@ from gibberish.trust.fingerprint import OutsideProgram
 GOOD = "#!/bin/sh\necho approved\n"
 BAD = "#!/bin/sh\necho UNAPPROVED\n"
 TRIES = 300
-BUDGET_S = 12.0
+BUDGET_S = 20.0
 
 SKILL = """---
 name: uses-helper
@@ -113,7 +113,8 @@ def _setup(tmp_path: Path, mode: str, command: str) -> tuple[Engine, Path]:
 
 
 def _race(engine: Engine, helper: Path, mode: str) -> tuple[int, int, int]:
-    """(approved runs, unapproved runs, refused) over the tries."""
+    """(approved runs, unapproved runs, refused) over the tries (up to ``TRIES``, for at
+    most ``BUDGET_S`` seconds; how many were made is printed)."""
     approved_digest = engine.runs.prepare("uses-helper.go").fingerprint.digest
     swapper = subprocess.Popen(
         [sys.executable, "-c", SWAPPER, mode, str(helper), GOOD, BAD],
@@ -144,6 +145,7 @@ def _race(engine: Engine, helper: Path, mode: str) -> tuple[int, int, int]:
     finally:
         swapper.kill()
         swapper.wait()
+    print(f"{mode}: {good} approved, {bad} unapproved, {refused} refused")
     return good, bad, refused
 
 
