@@ -394,7 +394,7 @@ def web_command(
         current_skills, token=token, bound_host=bound, allow_private_urls=allow_private_urls
     )
     shown = f"[{bound}]" if ":" in bound else bound
-    url = f"http://{shown}:{sock.getsockname()[1]}/?token={token}"
+    url = f"http://{shown}:{sock.getsockname()[1]}/#token={token}"
     click.echo(f"Compile page: {url}\n(only this link opens it; API docs: /docs; Ctrl+C stops)")
     if not no_browser and (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         import webbrowser

@@ -288,8 +288,8 @@ class GibberishMCP(MCPServer):
             result = self.engine.runs.run(prepared, confirmed=confirmed)
         except EngineError as exc:
             return refuse(str(exc))
-        envelope = result.envelope
-        return _envelope_result(envelope.to_dict(), error=not envelope.success)
+        envelope = self.engine.runs.for_model(result)  # redacted; the run log says what
+        return _envelope_result(envelope, error=not result.envelope.success)
 
     def _ask(self, prepared: PreparedRun, client: str) -> Answer:
         """``session.authorize``'s question, put to the person in the tray's dialog."""
