@@ -263,21 +263,30 @@ def _server(name: Any, raw: Any, where: str) -> tuple[McpServer | None, str | No
     if not isinstance(raw, Mapping) or not isinstance(name, str):
         return None, f"{where}: MCP server {name!r} is not a table; left out"
     command, args, env = raw.get("command"), raw.get("args", []), raw.get("env", {})
+    problem = _server_problem(raw, command, args, env)
+    if problem:
+        return None, f"{where}: MCP server {name}{problem}; left out"
+    return McpServer(name, command, tuple(args), {str(k): v for k, v in env.items()}), None
+
+
+def _server_problem(raw: Mapping[str, Any], command: Any, args: Any, env: Any) -> str | None:
+    """Why a plugin's MCP server cannot be offered, as the end of a sentence; None when
+    it can."""
     if raw.get("url") or raw.get("httpUrl"):
-        return None, f"{where}: MCP server {name} is remote; left out (add it to your agents)"
+        return " is remote (add it to your agents)"
     if not isinstance(command, str) or not command.strip():
-        return None, f"{where}: MCP server {name} has no command; left out"
+        return " has no command"
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        return None, f"{where}: MCP server {name}: args must be a list of text; left out"
+        return ": args must be a list of text"
     if not isinstance(env, Mapping) or not all(isinstance(v, str) for v in env.values()):
-        return None, f"{where}: MCP server {name}: env must map names to text; left out"
+        return ": env must map names to text"
     words: Iterable[str] = [command, *args, *env.values(), str(raw.get("cwd", ""))]
     if any(p in w for w in words for p in ROOT_PLACEHOLDERS):
-        return None, (
-            f"{where}: MCP server {name} runs files of the plugin itself, which gibberish does "
-            "not keep (it installs the skills); left out"
+        return (
+            " runs files of the plugin itself, which gibberish does not keep (it installs "
+            "the skills)"
         )
-    return McpServer(name, command, tuple(args), {str(k): v for k, v in env.items()}), None
+    return None
 
 
 def _unique(result: Offered, origin: str) -> Offered:
