@@ -264,7 +264,7 @@ def _server(name: Any, raw: Any, where: str) -> tuple[McpServer | None, str | No
         return None, f"{where}: MCP server {name!r} is not a table; left out"
     command, args, env = raw.get("command"), raw.get("args", []), raw.get("env", {})
     problem = _server_problem(raw, command, args, env)
-    if problem:
+    if problem or not isinstance(command, str):
         return None, f"{where}: MCP server {name}{problem}; left out"
     return McpServer(name, command, tuple(args), {str(k): v for k, v in env.items()}), None
 

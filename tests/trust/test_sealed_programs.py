@@ -29,7 +29,9 @@ from gibberish.trust.fingerprint import OutsideProgram
 GOOD = "#!/bin/sh\necho approved\n"
 BAD = "#!/bin/sh\necho UNAPPROVED\n"
 TRIES = 300
-BUDGET_S = 20.0
+BUDGET_S = 20.0  # then stop once ENOUGH_APPROVED runs got through
+ENOUGH_APPROVED = 10
+HARD_LIMIT_S = 90.0  # a bound however loaded the machine is
 
 SKILL = """---
 name: uses-helper
@@ -113,8 +115,9 @@ def _setup(tmp_path: Path, mode: str, command: str) -> tuple[Engine, Path]:
 
 
 def _race(engine: Engine, helper: Path, mode: str) -> tuple[int, int, int]:
-    """(approved runs, unapproved runs, refused) over the tries (up to ``TRIES``, for at
-    most ``BUDGET_S`` seconds; how many were made is printed)."""
+    """(approved runs, unapproved runs, refused) over the tries (up to ``TRIES``; after
+    ``BUDGET_S`` seconds only until ``ENOUGH_APPROVED`` got through; never past
+    ``HARD_LIMIT_S``); how many were made is printed."""
     approved_digest = engine.runs.prepare("uses-helper.go").fingerprint.digest
     swapper = subprocess.Popen(
         [sys.executable, "-c", SWAPPER, mode, str(helper), GOOD, BAD],
@@ -122,11 +125,12 @@ def _race(engine: Engine, helper: Path, mode: str) -> tuple[int, int, int]:
         stderr=subprocess.DEVNULL,
     )
     good = bad = refused = 0
-    deadline = time.monotonic() + BUDGET_S
+    start = time.monotonic()
     try:
-        for _ in range(TRIES):
-            if time.monotonic() > deadline:
-                break
+        while good + bad + refused < TRIES:  # a try: a run of what the person approved
+            spent = time.monotonic() - start
+            if spent > HARD_LIMIT_S or (spent > BUDGET_S and good >= ENOUGH_APPROVED):
+                break  # a loaded machine gets more time, never a weaker test
             try:
                 prepared = engine.runs.prepare("uses-helper.go")
             except EngineError:
@@ -154,14 +158,18 @@ def test_a_swapped_home_program_never_runs(tmp_path: Path, sandbox_mode: str, mo
     engine, helper = _setup(tmp_path, mode, "~/bin/helper")
     good, bad, refused = _race(engine, helper, mode)
     assert bad == 0, f"{bad} unapproved runs ({good} approved, {refused} refused)"
-    assert good >= 10, f"too few runs got through to show anything ({good}, {refused} refused)"
+    assert good >= ENOUGH_APPROVED, (
+        f"too few runs got through to show anything ({good}, {refused} refused)"
+    )
 
 
 def test_a_swapped_home_script_argument_never_runs(tmp_path: Path, sandbox_mode: str) -> None:
     engine, helper = _setup(tmp_path, "rename", "sh ~/bin/helper.sh")
     good, bad, refused = _race(engine, helper, "rename")
     assert bad == 0, f"{bad} unapproved runs ({good} approved, {refused} refused)"
-    assert good >= 10, f"too few runs got through to show anything ({good}, {refused} refused)"
+    assert good >= ENOUGH_APPROVED, (
+        f"too few runs got through to show anything ({good}, {refused} refused)"
+    )
 
 
 def test_the_run_executes_the_sealed_copy(tmp_path: Path, sandbox_mode: str) -> None:
