@@ -12,10 +12,16 @@ from dataclasses import replace
 from pathlib import Path
 
 from gibberish.engine.library import LibraryFacade
-from gibberish.engine.model import ApprovalStatus, EngineError, PreparedRun, ToolRef
+from gibberish.engine.model import (
+    ApprovalPreview,
+    ApprovalStatus,
+    EngineError,
+    PreparedRun,
+    ToolRef,
+)
 from gibberish.runner import sandbox as runner_sandbox
 from gibberish.skills.model import SkillDefinition, ToolDefinition, Trust
-from gibberish.trust import approved_copies
+from gibberish.trust import approved_copies, explain
 from gibberish.trust import projects as project_trust
 from gibberish.trust.approvals import ApprovalStore
 from gibberish.trust.decision import Decision
@@ -39,8 +45,11 @@ class TrustFacade:
         self.secrets = secrets
 
     # ------------------------------------------------------------------ deciding
-    def decide(self, skill: SkillDefinition, tool: ToolDefinition) -> tuple[Decision, Fingerprint]:
-        """Run, ask or refuse — from the tool's policy and the skill's approval today."""
+    def decide(
+        self, skill: SkillDefinition, tool: ToolDefinition, *, own_run: bool = False
+    ) -> tuple[Decision, Fingerprint]:
+        """Run, ask or refuse — from the tool's policy, the skill's approval today, and
+        whether the person started this run themselves (``own_run``; else a model did)."""
         fp = self.fingerprint(skill)
         state = self.approvals.state_for(skill.name, fp)
         untrusted = skill.trust is Trust.UNTRUSTED
@@ -50,7 +59,7 @@ class TrustFacade:
             read_only_enforced=runner_sandbox.status().active,
             project=str(project) if project is not None else None,
         )
-        decision = decide(policy, state)
+        decision = decide(policy, state, own_run=own_run)
         origin = read_provenance(skill.directory) if decision.banner else None
         if origin is not None:  # an installed skill: say where it came from
             decision = replace(decision, banner=f"{decision.banner} Source: {origin.source}")
@@ -132,12 +141,47 @@ class TrustFacade:
         self.approvals.approve(skill.name, fp, skill_dir=skill.directory)
         approved_copies.keep(skill.directory, fp.files)
 
-    def approve_skill_by_name(self, name: str) -> Fingerprint:
-        """Approve a skill as it is on disk now (every file in its folder)."""
+    def approval_preview(self, name: str) -> ApprovalPreview:
+        """What ``approve_skill_by_name`` would trust: the skill as it is on disk now, where
+        it came from, every file the approval covers, and what changed since an earlier
+        one. Shown before the person says yes; the same fingerprint is then approved, so
+        a file changed in between is not covered."""
         skill = self._library.require(name)
         fp = self.fingerprint(skill)
-        self._approve(skill, fp)
-        return fp
+        state = self.approvals.state_for(skill.name, fp)
+        return ApprovalPreview(
+            skill=skill,
+            fingerprint=fp,
+            came_from=explain.came_from(skill),
+            files=explain.covered_files(fp),
+            approved=state.approved,
+            changed_files=state.changed_files,
+        )
+
+    def approve_preview(self, preview: ApprovalPreview) -> None:
+        """Trust exactly the version ``preview`` showed; refused when the skill changed
+        since (the person did not see the new files) or it came with an untrusted project
+        (trusting the project is the way to make its skills the person's own)."""
+        skill = preview.skill
+        if skill.trust is Trust.UNTRUSTED and project_trust.untrusted_project_of(skill.directory):
+            raise EngineError(
+                f"“{skill.name}” came with a project folder you have not trusted; trust the "
+                "project instead: gibberish project trust "
+                f"{project_trust.untrusted_project_of(skill.directory)}"
+            )
+        if self.fingerprint(skill).digest != preview.fingerprint.digest:
+            raise EngineError(
+                f"“{skill.name}” changed on disk while you were looking at it; nothing was "
+                f"trusted. Run `gibberish approvals approve {skill.name}` again to see the "
+                "new version."
+            )
+        self._approve(skill, preview.fingerprint)
+
+    def approve_skill_by_name(self, name: str) -> Fingerprint:
+        """Approve a skill as it is on disk now (every file in its folder)."""
+        preview = self.approval_preview(name)
+        self.approve_preview(preview)
+        return preview.fingerprint
 
     def approve_prepared(self, prepared: PreparedRun) -> None:
         """ "Always allow this skill": remember the exact fingerprint the person saw."""
