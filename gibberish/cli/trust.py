@@ -219,6 +219,12 @@ def secrets_source(host: str, delete: bool) -> None:
         source_auth.store(host, token)
     except Exception as exc:  # keyring backends raise their own types
         fail(f"cannot store the token in the keyring: {type(exc).__name__}", 1)
+    if source_auth.header_for(f"https://{host}/") != {"Authorization": f"Bearer {token}"}:
+        fail(  # read back as a download would: a backend that keeps nothing is not "stored"
+            f"The token for {printable(host)} was not stored: the keyring gave nothing back. "
+            "Run `gibberish doctor` to see which keyring is in use.",
+            1,
+        )
     click.echo(f"Stored a token for downloads from {printable(host)} (in the keyring).")
 
 

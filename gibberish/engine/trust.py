@@ -33,7 +33,7 @@ from gibberish.trust.fingerprint import (
 )
 from gibberish.trust.policy import ToolPolicy, decide
 from gibberish.trust.provenance import read_provenance
-from gibberish.trust.secrets import SecretStore
+from gibberish.trust.secrets import SecretStore, SecretStoreError
 
 
 class TrustFacade:
@@ -228,7 +228,10 @@ class TrustFacade:
         skill = self.check_secret(skill_name, secret)
         if not value:
             raise EngineError("An empty value was not stored.")
-        self.secrets.set(skill, secret, value)
+        try:
+            self.secrets.set(skill, secret, value)
+        except SecretStoreError as exc:
+            raise EngineError(str(exc)) from None
         return skill
 
     def delete_secret(self, skill_name: str, secret: str) -> bool:
@@ -242,3 +245,8 @@ class TrustFacade:
     def secret_storage_warning(self) -> str | None:
         """A sentence when the keyring keeps secrets in plain text; None otherwise."""
         return self.secrets.plaintext_warning()
+
+    def secret_storage_problem(self) -> str | None:
+        """A sentence when the keyring keeps nothing (a value set now is lost) or keeps
+        values in plain text; None when secrets are kept (``gibberish doctor``)."""
+        return self.secrets.storage_warning()
