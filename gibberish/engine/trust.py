@@ -147,6 +147,7 @@ class TrustFacade:
         one. Shown before the person says yes; the same fingerprint is then approved, so
         a file changed in between is not covered."""
         skill = self._library.require(name)
+        self._refuse_project_skill(skill)
         fp = self.fingerprint(skill)
         state = self.approvals.state_for(skill.name, fp)
         return ApprovalPreview(
@@ -158,17 +159,25 @@ class TrustFacade:
             changed_files=state.changed_files,
         )
 
+    @staticmethod
+    def _refuse_project_skill(skill: SkillDefinition) -> None:
+        """A skill of an untrusted project folder is not trusted by version: trusting the
+        project is what makes its skills the person's own (its warning says so)."""
+        if skill.trust is not Trust.UNTRUSTED:
+            return
+        project = project_trust.untrusted_project_of(skill.directory)
+        if project is not None:
+            raise EngineError(
+                f"“{skill.name}” came with the project folder {project}, which you have not "
+                f"trusted; trust the project instead: gibberish project trust {project}"
+            )
+
     def approve_preview(self, preview: ApprovalPreview) -> None:
         """Trust exactly the version ``preview`` showed; refused when the skill changed
         since (the person did not see the new files) or it came with an untrusted project
         (trusting the project is the way to make its skills the person's own)."""
         skill = preview.skill
-        if skill.trust is Trust.UNTRUSTED and project_trust.untrusted_project_of(skill.directory):
-            raise EngineError(
-                f"“{skill.name}” came with a project folder you have not trusted; trust the "
-                "project instead: gibberish project trust "
-                f"{project_trust.untrusted_project_of(skill.directory)}"
-            )
+        self._refuse_project_skill(skill)
         if self.fingerprint(skill).digest != preview.fingerprint.digest:
             raise EngineError(
                 f"“{skill.name}” changed on disk while you were looking at it; nothing was "
