@@ -127,9 +127,7 @@ def test_without_a_sandbox_a_trusted_read_only_tool_asks_a_model_every_time_not_
         assert again.exit_code == 0, again.output
         assert envelope(again.output)["output"] == f"{words}\n"
     engine = Engine(
-        EngineOptions(
-            extra_skills_dirs=(folder.parent,), include_user=False, include_bundled=False
-        )
+        EngineOptions(extra_skills_dirs=(folder.parent,), include_user=False, include_bundled=False)
     )
     by_model = engine.runs.prepare("echoer.say", {"words": "four"}, origin=RunOrigin.MODEL)
     assert by_model.decision.asks and not by_model.decision.first_run
