@@ -43,7 +43,7 @@ def came_from(skill: SkillDefinition) -> str:
     origin = read_provenance(skill.directory)
     if origin is None:
         return (
-            "installed from outside (its record of where from cannot be read)"
+            "not known: the record of where this skill came from cannot be read"
             if (skill.trust is Trust.UNTRUSTED and is_imported(skill.directory))
             else ""
         )
