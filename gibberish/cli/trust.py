@@ -50,7 +50,7 @@ def approvals_list(state: CliState, as_json: bool) -> None:
         )
     elif not statuses:
         click.echo(
-            "No approvals yet. A skill is approved the first time you choose “Always allow”."
+            "No approvals yet. A skill is approved the first time you choose “Trust this version”."
         )
     else:
         rows = [

@@ -193,7 +193,7 @@ class TrustFacade:
         return preview.fingerprint
 
     def approve_prepared(self, prepared: PreparedRun) -> None:
-        """ "Always allow this skill": remember the exact fingerprint the person saw."""
+        """ "Trust this version": remember the exact fingerprint the person saw."""
         self._approve(prepared.skill, prepared.fingerprint)
 
     def revoke(self, name: str) -> bool:

@@ -72,7 +72,7 @@ class Decision:
 
     @property
     def can_always_allow(self) -> bool:
-        """ "Always allow this skill" is offered only for first-run approvals."""
+        """ "Trust this version" is offered only for first-run approvals."""
         return self.asks and self.first_run
 
     @classmethod
