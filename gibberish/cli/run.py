@@ -63,6 +63,7 @@ def describe(prepared: PreparedRun) -> str:
     if decision.changed_files:
         lines.append("  changed since your approval:")
         lines.extend(f"            {printable(line)}" for line in decision.changed_files.lines())
+        lines.extend(diff_lines(prepared.changed_diff))
     lines.append(f"  why       {printable(decision.reason)}")
     if prepared.asks_again:
         lines.append(f"  next time {printable(prepared.asks_again)}")
@@ -73,6 +74,15 @@ def file_lines(files: Sequence[str]) -> list[str]:
     """Every file trusting this version covers, one a line under a ``files`` label."""
     label = "  files     "
     return [f"{label if i == 0 else ' ' * len(label)}{printable(f)}" for i, f in enumerate(files)]
+
+
+def diff_lines(diff: str) -> list[str]:
+    """The diff against the approved copy, under a ``diff`` label (none when empty)."""
+    label = "  diff      "
+    return [
+        f"{label if i == 0 else ' ' * len(label)}{printable(line)}"
+        for i, line in enumerate(diff.splitlines())
+    ]
 
 
 ANSWERS = {
@@ -160,9 +170,15 @@ def without_a_terminal(prepared: PreparedRun, model_chose: bool) -> str:
             f"{'or r' if trust else 'R'}un `gibberish ask` in a terminal, or run it "
             f"yourself: {yourself}."
         )
+    trust = ""
+    if prepared.decision.first_run and prepared.decision.runs_once_trusted:
+        trust = (
+            f", or trust this version with `gibberish approvals approve {prepared.skill.name}` "
+            "(then it runs without asking)"
+        )
     return (
         f"{prepared.ref} needs approval ({why}) and there is no terminal to ask on. "
-        "Run it in a terminal, or pass --yes to approve this one run."
+        f"Run it in a terminal, or pass --yes to approve this one run{trust}."
     )
 
 

@@ -99,7 +99,8 @@ def approvals_approve(state: CliState, skill_name: str, yes: bool) -> None:
 def describe_preview(preview: ApprovalPreview) -> str:
     """What ``approvals approve`` trusts, in the order of the run prompt: the skill, where
     it came from, every file the approval covers, and what changed since an earlier one."""
-    from gibberish.cli.run import file_lines
+    from gibberish.cli.run import diff_lines, file_lines
+    from gibberish.trust.explain import changed_diff
 
     skill = preview.skill
     lines = [
@@ -113,6 +114,7 @@ def describe_preview(preview: ApprovalPreview) -> str:
     if preview.changed_files:
         lines.append("  changed since your approval:")
         lines.extend(f"            {printable(line)}" for line in preview.changed_files.lines())
+        lines.extend(diff_lines(changed_diff(skill.directory, preview.changed_files)))
     if preview.approved:
         lines.append("  status    this version is already trusted")
     return "\n".join(lines)

@@ -96,6 +96,12 @@ class PreparedRun:
         return explain.covered_files(self.fingerprint)
 
     @cached_property
+    def changed_diff(self) -> str:
+        """What changed since the person trusted this skill, as a unified diff ("" when
+        nothing changed or no approved copy was kept)."""
+        return explain.changed_diff(self.skill.directory, self.decision.changed_files)
+
+    @cached_property
     def run_yourself(self) -> str:
         """The ``gibberish run`` command line that runs this same call as your own run."""
         return explain.run_yourself(self.ref, self.arguments, self.cwd)

@@ -18,7 +18,8 @@ from typing import Any
 
 from gibberish.paths import home_short
 from gibberish.skills.model import SkillDefinition, Trust
-from gibberish.trust.decision import Decision
+from gibberish.trust import approved_copies
+from gibberish.trust.decision import ChangedFiles, Decision
 from gibberish.trust.fingerprint import Fingerprint, OutsideProgram
 from gibberish.trust.provenance import is_imported, read_provenance
 
@@ -49,6 +50,19 @@ def came_from(skill: SkillDefinition) -> str:
         )
     when = origin.imported_at.split("T", 1)[0]
     return f"{origin.source} ({origin.kind}, installed {when})"
+
+
+def changed_diff(directory: Path, changed: ChangedFiles | None) -> str:
+    """The unified diff of what changed since the person trusted the skill, against the
+    copy kept at approval ("" when nothing changed or no copy was kept)."""
+    if not changed:
+        return ""
+    copy = approved_copies.approved(directory)
+    if copy is None:
+        return ""
+    return approved_copies.diff(
+        directory, [*changed.added, *changed.removed, *changed.modified], copy
+    )
 
 
 def covered_files(fp: Fingerprint) -> tuple[str, ...]:

@@ -189,3 +189,37 @@ def test_an_installed_skill_is_trusted_in_its_dialog_and_an_update_shows_the_dif
     diff = dialog.findChild(object, "approval-diff")
     assert diff is not None and "+printf  " in diff.toPlainText()
     assert dialog.always_button is not None
+
+
+class ProposeStamp:
+    """A router that proposes the trusted write tool whatever was asked."""
+
+    instant = True
+    name = "a test router"
+
+    def propose(self, text, tools, *, mode=None):  # type: ignore[no-untyped-def]
+        from gibberish.ui.command_bar.routing import Proposal
+
+        return Proposal("writer.stamp")
+
+
+def test_a_request_from_another_process_is_a_models_run(qtbot, skills: Path, marker: Path) -> None:
+    """Attack: a line on the single-instance socket (``gibberish ask`` handed to the tray)
+    reaches a trusted write tool through the router: sent straight to run, it asks."""
+    from gibberish.ui.single_instance import ASK_PREFIX, dispatch
+
+    approvals = FakeApprovals(Answer.CANCEL)
+    engine = Engine(
+        EngineOptions(extra_skills_dirs=(skills,), include_user=False, include_bundled=False)
+    )
+    engine.trust.approve_skill_by_name("writer")
+    ctl = make_controller(engine, forms=FakeForms(), approvals=approvals, router=ProposeStamp())
+    ctl.start()
+    try:
+        dispatch(ctl, ASK_PREFIX + "stamp it")
+        qtbot.waitUntil(lambda: len(approvals.seen) == 1, timeout=5_000)
+        assert approvals.seen[0].ref == "writer.stamp" and not approvals.seen[0].own_run
+        assert marks(marker) == []
+    finally:
+        ctl.shutdown()
+        ctl.deleteLater()
