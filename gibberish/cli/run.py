@@ -21,6 +21,7 @@ from gibberish.cli.arguments import parse_cli_arguments
 from gibberish.cli.common import CliState, pass_state, print_json, printable
 from gibberish.runner import Envelope
 from gibberish.session import Answer, authorize, never_approved
+from gibberish.skills.model import SkillDefinition, Trust
 from gibberish.skills.render import RenderError
 
 
@@ -44,7 +45,8 @@ def describe(prepared: PreparedRun) -> str:
         + f" — {printable(prepared.tool.description)}"
     )
     lines.append(
-        f"  skill     {printable(skill.name)} ({skill.trust.value}) {printable(str(skill.directory))}"
+        f"  skill     {printable(skill.name)} ({where_from(skill, trusted=decision.banner is None)}) "
+        f"{printable(str(skill.directory))}"
     )
     if prepared.came_from:
         lines.append(f"  from      {printable(prepared.came_from)}")
@@ -68,6 +70,20 @@ def describe(prepared: PreparedRun) -> str:
     if prepared.asks_again:
         lines.append(f"  next time {printable(prepared.asks_again)}")
     return "\n".join(lines)
+
+
+def where_from(skill: SkillDefinition, *, trusted: bool) -> str:
+    """The skill's trust in a few words: bundled, yours, came with a project folder, or
+    installed (and whether this version is trusted)."""
+    if skill.trust is Trust.BUNDLED:
+        return "bundled"
+    if skill.trust is Trust.USER:
+        return "yours"
+    from gibberish.trust.projects import untrusted_project_of
+
+    if untrusted_project_of(skill.directory) is not None:
+        return "came with a project folder you have not trusted"
+    return "installed, this version trusted" if trusted else "installed from outside"
 
 
 def file_lines(files: Sequence[str]) -> list[str]:

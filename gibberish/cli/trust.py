@@ -99,13 +99,13 @@ def approvals_approve(state: CliState, skill_name: str, yes: bool) -> None:
 def describe_preview(preview: ApprovalPreview) -> str:
     """What ``approvals approve`` trusts, in the order of the run prompt: the skill, where
     it came from, every file the approval covers, and what changed since an earlier one."""
-    from gibberish.cli.run import diff_lines, file_lines
+    from gibberish.cli.run import diff_lines, file_lines, where_from
     from gibberish.trust.explain import changed_diff
 
     skill = preview.skill
     lines = [
         click.style(f"Trust this version of {printable(skill.name)}?", bold=True),
-        f"  skill     {printable(skill.name)} ({skill.trust.value}) "
+        f"  skill     {printable(skill.name)} ({where_from(skill, trusted=preview.approved)}) "
         f"{printable(str(skill.directory))}",
     ]
     if preview.came_from:
