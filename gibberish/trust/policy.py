@@ -16,7 +16,7 @@ trust and approval                      own run                model, read_only 
                                         (not always_ask)       (not always_ask)    otherwise
 ======================================  =====================  ==================  ==========
 bundled                                 run                    run                 ask
-user or installed, this version trusted run                    run                 ask
+user or installed, version trusted      run                    run                 ask
 user, not approved / changed            ask, first run         ask, first run      ask, first run
 installed, not trusted / changed        ask, first run +       ask, first run +    ask, first run +
                                         warning                warning             warning
