@@ -64,7 +64,7 @@ def _checks(state: CliState) -> list[dict[str, object]]:
             ),
         },
     ]
-    warning = engine.trust.secret_storage_warning()
+    warning = engine.trust.secret_storage_problem()
     checks.append(
         {
             "check": "secrets",

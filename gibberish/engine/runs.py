@@ -89,14 +89,14 @@ class RunsFacade:
         return render(ref.tool, args, skill_dir=ref.skill.directory)
 
     def _reread(
-        self, ref: ToolRef, args: Mapping[str, Any]
+        self, ref: ToolRef, args: Mapping[str, Any], own_run: bool
     ) -> tuple[ToolRef, list[str], Decision, Fingerprint]:
         """SKILL.md changed since it was parsed: read it again, or refuse."""
         self._library.reload()
         fresh = self._library.find_tool(ref.ref)
         argv = render(fresh.tool, args, skill_dir=fresh.skill.directory)
         self._trust.check_program_inside(fresh)
-        decision, fp = self._trust.decide(fresh.skill, fresh.tool)
+        decision, fp = self._trust.decide(fresh.skill, fresh.tool, own_run=own_run)
         if not self._trust.shows_what_is_on_disk(fresh.skill, fp):
             raise EngineError(
                 f"Skill {fresh.skill.name!r} is changing on disk right now; try again in a moment."
@@ -122,11 +122,16 @@ class RunsFacade:
         timeout: float | None = None,
         mode: Mode | None = None,
         origin: RunOrigin = RunOrigin.PERSON,
+        own_run: bool = False,
     ) -> PreparedRun:
         """Render the argv and decide. Raises ``EngineError``/``RenderError`` for bad requests.
 
         ``origin`` says who picked the tool: a model's pick gets the limits of
-        ``trust.model_reads`` (no credentials, asks before reading outside the project)."""
+        ``trust.model_reads`` (no credentials, asks before reading outside the project).
+        ``own_run`` says the person started this run themselves — a Run they pressed,
+        ``gibberish run`` typed, a form they confirmed — so a version they trusted runs
+        without another question (docs/adr/0057); leave it False for anything a model or
+        the recognizer sends straight to run, which then asks before a tool that writes."""
         ref = self._library.find_tool(target) if isinstance(target, str) else target
         args = dict(args or {})
         argv = render(ref.tool, args, skill_dir=ref.skill.directory)
@@ -136,9 +141,9 @@ class RunsFacade:
             raise EngineError(
                 f"A timeout must be more than 0 and at most {MAX_TIMEOUT:g} seconds (got {timeout:g})."
             )
-        decision, fp = self._trust.decide(ref.skill, ref.tool)
+        decision, fp = self._trust.decide(ref.skill, ref.tool, own_run=own_run)
         if not self._trust.shows_what_is_on_disk(ref.skill, fp):
-            ref, argv, decision, fp = self._reread(ref, args)
+            ref, argv, decision, fp = self._reread(ref, args, own_run)
         decision, hidden = limit_model_run(
             origin,
             decision,
@@ -149,6 +154,7 @@ class RunsFacade:
             sandboxed=runner_sandbox.status().active,
             argv=argv,
             project=project_folder(run_dir, None if cwd else context_dir, git_root),
+            confirmed=own_run,
         )
         return PreparedRun(
             skill=ref.skill,
@@ -164,6 +170,7 @@ class RunsFacade:
             secrets=self._trust.secrets.receives(ref.skill),
             origin=origin,
             hidden=hidden,
+            own_run=own_run,
         )
 
     # ------------------------------------------------------------------ starting

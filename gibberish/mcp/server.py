@@ -133,18 +133,24 @@ def client_of(context: Any) -> str:
 
 
 def how_to_approve(prepared: PreparedRun) -> str:
-    if prepared.decision.person_must_answer and not never_approved(prepared):
+    """Why a call that needs a question is refused when no tray runs, and what works
+    instead: each command named, run as shown, does what the sentence says."""
+    yourself = f"run it yourself: `{prepared.run_yourself}`"
+    tray = "start the tray (`gibberish`) and call again to answer in its dialog"
+    decision = prepared.decision
+    if decision.person_must_answer and not never_approved(prepared):
         # The skill is approved: approving it again would not answer this question.
+        return f"{decision.reason} No gibberish tray is running to ask you: {tray}, or {yourself}."
+    if never_approved(prepared) and decision.first_run and decision.runs_once_trusted:
         return (
-            f"{prepared.decision.reason} No gibberish tray is running to ask you: start "
-            f"the tray (`gibberish`) to answer in a dialog, or run it yourself with "
-            f"`gibberish run {prepared.ref}`."
+            f"{prepared.ref} needs your approval ({decision.reason}) and no gibberish "
+            f"tray is running to ask you. Trust this version: `gibberish approvals approve "
+            f"{prepared.skill.name}` (then calls like this one run without asking); or "
+            f"{tray}; or {yourself}."
         )
     return (
-        f"{prepared.ref} needs your approval ({prepared.decision.reason}) and no gibberish "
-        "tray is running to ask you. Start the tray (`gibberish`) to approve calls in a "
-        f"dialog, or approve the skill as it is now: `gibberish approvals approve "
-        f"{prepared.skill.name}`."
+        f"{prepared.ref} needs your approval ({decision.reason}) and no gibberish tray is "
+        f"running to ask you: {tray}, or {yourself}."
     )
 
 

@@ -186,6 +186,7 @@ def limit_model_run(
     argv: Sequence[str] = (),
     project: Path | None = None,
     env: Mapping[str, str] | None = None,
+    confirmed: bool = False,
 ) -> tuple[Decision, tuple[str, ...]]:
     """The decision for a run ``origin`` started, and the places its sandbox hides.
 
@@ -193,7 +194,8 @@ def limit_model_run(
     template, ``cat ~/.aws/credentials``) that is an undeclared credential place is
     refused too — reading it needs ``credentials:`` — though only the model's values
     count as reads outside the ``project`` (default: ``workdir``, where relative values
-    are taken from)."""
+    are taken from). ``confirmed``: the person pressed Run on these values in the form
+    (its output goes to them), which answers the read-outside question, never a refusal."""
     if origin is RunOrigin.PERSON:
         return decision, ()
     env = os.environ if env is None else env
@@ -212,25 +214,31 @@ def limit_model_run(
     found = tuple(dict.fromkeys(reads.credentials + in_template.credentials))
     if found:
         return Decision.refuse(refusal(ref, skill, found, sandboxed=sandboxed)), hidden
-    if not reads.outside or decision.refused:
+    if not reads.outside or decision.refused or confirmed:
         return decision, hidden
+    return _asked_about_reads(decision, ref, reads.outside, project, place is not None), hidden
+
+
+def _asked_about_reads(
+    decision: Decision, ref: str, found: tuple[Path, ...], project: Path, is_project: bool
+) -> Decision:
+    """The decision once it asks, and a person must answer, about reads outside the
+    project (``found``)."""
     where = (
         f"outside {project}"
-        if place is not None
+        if is_project
         else f"with no project open ({project} is the home folder or above it, never a project)"
     )
     question = (
-        f"A model (or what was heard) asks {ref} to read {_shown(reads.outside)}, {where}; "
+        f"A model (or what was heard) asks {ref} to read {_shown(found)}, {where}; "
         "gibberish asks before a model reads outside the project."
     )
-    outside = tuple(str(p) for p in reads.outside)
+    outside = tuple(str(p) for p in found)
     if decision.runs:  # a read that would have run unasked: a person must answer
-        asked = replace(Decision.ask(question), reads_outside=outside, person_must_answer=True)
-        return asked, hidden
-    asked = replace(
+        return replace(Decision.ask(question), reads_outside=outside, person_must_answer=True)
+    return replace(
         decision,
         reason=f"{question} {decision.reason}",
         reads_outside=outside,
         person_must_answer=True,
     )
-    return asked, hidden
