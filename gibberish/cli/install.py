@@ -28,7 +28,7 @@ from gibberish.install.project import (
 )
 from gibberish.install.sources import Source, parse_source
 from gibberish.install.transaction import Installer, Plan
-from gibberish.install.update import stage_update, update_available
+from gibberish.install.update import check_update, repin, stage_update
 from gibberish.skills.model import SkillDefinition
 from gibberish.skills.projectdir import find_project
 
@@ -387,6 +387,10 @@ def update_command(state: CliState, name: str | None, project: Path | None, yes:
 
 def _update_one(installer: Installer, name: str, *, yes: bool) -> None:
     with stage_update(installer, name) as update:
+        if update.repin:
+            repin(installer, update)
+            click.echo(f"{name}: up to date (same files); pinned to {update.new_resolved[:19]}.")
+            return
         if not update.changed:
             click.echo(f"{name}: up to date ({update.new_resolved[:19] or 'same content'}).")
             return
@@ -410,22 +414,38 @@ def _update_one(installer: Installer, name: str, *, yes: bool) -> None:
     click.echo(f"{name}: updated; its next run asks for approval again.")
 
 
+UPDATES_AVAILABLE = 3
+"""The exit code of ``installed --check`` when at least one update is available."""
+
+
 @click.command("installed")
 @_project_option
 @click.option(
-    "--check", is_flag=True, help="Fetch each source to see whether an update is available."
+    "--check",
+    is_flag=True,
+    help="Fetch each source to see whether an update is available (changes nothing); "
+    f"exits {UPDATES_AVAILABLE} when one is.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list instead of a table.")
 @pass_state
 def installed_command(state: CliState, project: Path | None, check: bool, as_json: bool) -> None:
-    """What gibberish installed: source, version, pinned commit or hash, update available."""
+    """What gibberish installed: source, version, pinned commit or hash, update available.
+
+    Exit codes: 0 done (with --check: no update), 3 with --check when an update is
+    available, 1 on an error.
+    """
     from gibberish.cli.common import print_json
+    from gibberish.install.enabled import disabled_names
 
     installer = _installer(state, project)
-    rows, data = [], []
+    off = disabled_names(installer.target.skills_dir)
+    rows, data, details = [], [], []
     for name, entry in sorted(installer.state.skills.items()):
-        available = update_available(installer, name) if check else None
+        found = check_update(installer, name) if check else None
+        available = None if found is None else found.changed
         shown = {True: "yes", False: "no", None: "?" if check else "(use --check)"}[available]
+        if found is not None and found.changed:
+            details.append((name, found.files))
         by = entry.get("installed_by", "user")
         rows.append(
             [
@@ -434,10 +454,19 @@ def installed_command(state: CliState, project: Path | None, check: bool, as_jso
                 printable(entry.get("source", "")),
                 entry.get("resolved", "")[:19],
                 by,
+                "off" if name in off else "on",
                 shown,
             ]
         )
-        data.append({"name": name, **entry, "update_available": available})
+        data.append(
+            {
+                "name": name,
+                **entry,
+                "enabled": name not in off,
+                "update_available": available,
+                "changes": found.files if found is not None and found.changed else [],
+            }
+        )
     if as_json:
         print_json(data)
     elif not rows:
@@ -445,7 +474,13 @@ def installed_command(state: CliState, project: Path | None, check: bool, as_jso
             f"Nothing installed in {installer.target.skills_dir} yet: try `gibberish install SOURCE`."
         )
     else:
-        click.echo(table(["SKILL", "VERSION", "SOURCE", "PINNED", "BY", "UPDATE"], rows))
+        click.echo(table(["SKILL", "VERSION", "SOURCE", "PINNED", "BY", "ENABLED", "UPDATE"], rows))
+        for name, files in details:
+            click.echo(f"\n{name}: an update changes {len(files)} file(s):")
+            for line in files:
+                click.echo(f"    {printable(line)}")
+    if check and any(d["update_available"] for d in data):
+        raise SystemExit(UPDATES_AVAILABLE)
 
 
 COMMANDS = [install_command, uninstall_command, update_command, installed_command]

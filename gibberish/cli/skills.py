@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -18,6 +19,7 @@ from gibberish.cli.common import (
     printable,
     table,
 )
+from gibberish.skills.disabled import disabled_names
 from gibberish.skills.kind import INSTRUCTIONS, skill_kind
 from gibberish.skills.library import SkillLibrary, SkillSource
 from gibberish.skills.model import Diagnostic, Mode, Profile, SkillDefinition, Trust, tool_ref
@@ -91,6 +93,8 @@ def list_command(state: CliState, as_json: bool, mode: str | None) -> None:
         click.echo("No skills found. Put skills in ~/.config/gibberish/skills/<name>/SKILL.md.")
         return
     rows = [_row(s, s.name in overrides) for s in skills]
+    rows += [[printable(n), "-", "-", "-", "-", "disabled", "turned off (`gibberish enable`)"]
+             for n in _disabled(engine.library)]  # fmt: skip
     click.echo(
         table(["NAME", "VERSION", "TRUST", "KIND", "TOOLS", "STATUS", "DESCRIPTION"], rows, flex=6)
     )
@@ -101,6 +105,11 @@ def list_command(state: CliState, as_json: bool, mode: str | None) -> None:
     broken = [s for s in skills if not s.ok]
     if broken:
         click.echo(f"\n{len(broken)} skill(s) failed to load; see `gibberish skills check`.")
+
+
+def _disabled(library: Any) -> list[str]:
+    """Skills turned off in the library's folders (``gibberish disable``), by name."""
+    return sorted({n for source in library.sources() for n in disabled_names(source.path)})
 
 
 def _with_override(data: dict, warning: Diagnostic | None) -> dict:

@@ -31,6 +31,7 @@ from gibberish.install.sources import Source, SourceError, parse_source
 from gibberish.install.state import InstallState
 from gibberish.install.transaction import Installer, Plan
 from gibberish.pathsafety import is_path_component
+from gibberish.skills.disabled import disabled_names, write_disabled
 from gibberish.skills.projectdir import MANIFEST
 from gibberish.trust.fingerprint import fingerprint
 
@@ -97,6 +98,7 @@ def read_lock(project: Path) -> dict[str, dict[str, Any]]:
 def write_lock(project: Path, state: InstallState, skills_dir: Path) -> None:
     """Pin every installed skill of the project (sorted, so the file diffs cleanly)."""
     skills = {}
+    off = disabled_names(skills_dir)
     for name in sorted(state.skills):
         entry = state.skills[name]
         skills[name] = {
@@ -109,6 +111,8 @@ def write_lock(project: Path, state: InstallState, skills_dir: Path) -> None:
             "installed_by": entry.get("installed_by", "user"),
             "dependencies": list(entry.get("dependencies", [])),
         }
+        if name in off:
+            skills[name]["enabled"] = False
     body = tomli_w.dumps({"format": LOCK_FORMAT, "skills": skills}).encode("utf-8")
     atomic_write_bytes(project / LOCK, _LOCK_HEADER + body, mode=0o644)
 
@@ -202,7 +206,16 @@ def install_locked(
                 source_text=entry.get("source"),
             )
             say(f"installed {name} at {entry.get('resolved', '')[:19] or 'the locked content'}")
+        _restore_switches(installer, lock)
     return [name for name, _, _ in staged]
+
+
+def _restore_switches(installer: Installer, lock: dict[str, dict[str, Any]]) -> None:
+    """Skills the lock records as turned off are turned off here too."""
+    folder = installer.target.skills_dir
+    off = {n for n, e in lock.items() if e.get("enabled") is False and (folder / n).is_dir()}
+    if off - disabled_names(folder):
+        write_disabled(folder, disabled_names(folder) | off)
 
 
 def _locked_source(project: Path, name: str, entry: dict[str, Any], allow_outside: bool) -> Source:

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gibberish import paths
 from gibberish.skills import fields as F
+from gibberish.skills.disabled import disabled_names
 from gibberish.skills.entry import CachedEntry as _Entry
 from gibberish.skills.entry import Sig as _Sig
 from gibberish.skills.entry import SkillSource
@@ -418,7 +419,10 @@ class SkillLibrary:
             return []
         found: list[_Candidate] = []
         suffix = os.sep + F.SKILL_FILE_NAME
+        off = disabled_names(root)  # turned off, kept on disk (gibberish.skills.disabled)
         for entry in sorted(entries, key=lambda e: e.name):
+            if entry.name in off:
+                continue
             try:
                 if not entry.is_dir():
                     continue
@@ -538,6 +542,8 @@ class SkillLibrary:
 def _named(source: SkillSource, name: str) -> _Candidate | None:
     """``source``'s skill folder ``name`` as a scan would list it, or None."""
     folder = os.path.join(source.path, name)
+    if name in disabled_names(source.path):
+        return None
     try:
         if not os.path.isdir(folder) or name not in os.listdir(source.path):
             return None  # (the listing: a case-insensitive disk must not match "Git")
