@@ -13,9 +13,11 @@ from pathlib import Path
 
 import click
 
+from gibberish.cli.audit_view import ACCEPT_RISKS, accept_findings, show_audit
 from gibberish.cli.common import CliState, fail, pass_state, printable, table
 from gibberish.cli.sync_offer import offer_sync, remove_synced
 from gibberish.export.sync_offer import load_skills, unneeded_servers
+from gibberish.install.audit import Audit, audit_folder
 from gibberish.install.discover import Found, InstallError, show_warnings
 from gibberish.install.installer import installer_for
 from gibberish.install.project import (
@@ -61,6 +63,7 @@ def _installer(state: CliState, project: Path | None) -> Installer:
 @_project_option
 @click.option("--yes", "-y", is_flag=True, help="Do not ask before installing.")
 @click.option("--replace", is_flag=True, help="Replace skills of the same name without asking.")
+@ACCEPT_RISKS
 @click.option(
     "--sync/--no-sync",
     "sync",
@@ -90,6 +93,7 @@ def install_command(
     sync: bool | None,
     allow_mcp: tuple[str, ...],
     allow_outside: bool,
+    accept_risks: bool,
 ) -> None:
     """Install skills from a folder, an archive, a URL or a git repository.
 
@@ -98,10 +102,14 @@ def install_command(
     """
     try:
         if source is None:
-            _install_project(state, project, yes=yes, replace=replace, outside=allow_outside)
+            _install_project(
+                state, project, yes=yes, replace=replace, outside=allow_outside, accept=accept_risks
+            )
             return
         installer = _installer(state, project)
-        installed = _install_one(installer, source, names, yes=yes, replace=replace)
+        installed = _install_one(
+            installer, source, names, yes=yes, replace=replace, accept=accept_risks
+        )
         if installer.target.project and installed:
             _record_project(installer, installed)
         target = installer.target
@@ -113,7 +121,13 @@ def install_command(
 
 
 def _install_one(
-    installer: Installer, source: str | Source, names: tuple[str, ...], *, yes: bool, replace: bool
+    installer: Installer,
+    source: str | Source,
+    names: tuple[str, ...],
+    *,
+    yes: bool,
+    replace: bool,
+    accept: bool = False,
 ) -> list[str]:
     with installer.stage(source, choose=_chooser(names, yes)) as plan:
         for notice in installer.state.notices:
@@ -121,7 +135,10 @@ def _install_one(
         if not plan.skills:
             click.echo("Nothing chosen; nothing installed.")
             return []
-        _show_plan(plan)
+        audits = _show_plan(plan)
+        if not accept_findings(audits, yes=yes, accept=accept, interactive=_interactive()):
+            click.echo("Nothing installed.")
+            return []
         replacing = _confirm_replacements(plan, replace)
         if not yes and not click.confirm(
             f"Install {len(plan.skills)} skill(s)? They load as untrusted: every run asks first.",
@@ -177,7 +194,9 @@ def _checklist(found: list[Found]) -> list[str]:
     return chosen
 
 
-def _show_plan(plan: Plan) -> None:
+def _show_plan(plan: Plan) -> list[Audit]:
+    """The preview: each skill, its tools and commands, warnings, and its audit."""
+    audits = []
     for item in plan.skills:
         skill = item.found.skill
         why = "" if item.required_by == "user" else f"  (needed by {item.required_by})"
@@ -192,6 +211,8 @@ def _show_plan(plan: Plan) -> None:
             click.secho(f"    {printable(line)}", fg="yellow")
         for skipped in item.staged.skipped:
             click.echo(f"    left out: {printable(skipped)}")
+        audits.append(audit_folder(item.found.folder, skill, item.name))
+        show_audit(audits[-1])
     for name, needers in sorted(plan.satisfied.items()):
         click.echo(f"= {name} (already available; needed by {', '.join(sorted(set(needers)))})")
     for server, needer in plan.mcp:
@@ -199,6 +220,7 @@ def _show_plan(plan: Plan) -> None:
         click.echo(
             f"MCP server {server.name} for {needer}: {printable(words)} (recorded, not started)"
         )
+    return audits
 
 
 def _confirm_replacements(plan: Plan, replace: bool) -> list[str]:
@@ -257,10 +279,14 @@ def _agree_to_project(wanted: list[Wanted], *, yes: bool, outside: bool) -> bool
     return True  # asked once each is fetched and its commands are shown (_confirm_staged)
 
 
-def _confirm_staged(plans: list[Plan]) -> bool:
-    """The locked skills, fetched and checked: their tools and commands, then the question."""
-    for plan in plans:
-        _show_plan(plan)
+def _confirm_staged(plans: list[Plan], *, yes: bool = False, accept: bool = False) -> bool:
+    """The locked skills, fetched and checked: their tools, commands and audit, then the
+    question (with ``yes``: none, but a high finding still needs ``accept``)."""
+    audits = [a for plan in plans for a in _show_plan(plan)]
+    if not accept_findings(audits, yes=yes, accept=accept, interactive=_interactive()):
+        return False
+    if yes:
+        return True
     return click.confirm(
         f"Install {sum(len(p.skills) for p in plans)} skill(s) from the lock? They load as "
         "untrusted: every run asks first.",
@@ -273,7 +299,13 @@ def _interactive() -> bool:
 
 
 def _install_project(
-    state: CliState, project: Path | None, *, yes: bool, replace: bool, outside: bool = False
+    state: CliState,
+    project: Path | None,
+    *,
+    yes: bool,
+    replace: bool,
+    outside: bool = False,
+    accept: bool = False,
 ) -> None:
     project = project or find_project(Path.cwd())
     if project is None:
@@ -291,12 +323,14 @@ def _install_project(
         project.resolve(),
         say=click.echo,
         allow_outside=agreed,
-        confirm=None if yes else _confirm_staged,
+        confirm=lambda plans: _confirm_staged(plans, yes=yes, accept=accept),
     )
     for name, entry in read_manifest(project).items():
         if name not in installer.state.skills:
             source = parse_source(entry["source"], base=project)  # relative to the project
-            done += _install_one(installer, source, (name,), yes=yes, replace=replace)
+            done += _install_one(
+                installer, source, (name,), yes=yes, replace=replace, accept=accept
+            )
     write_lock(project.resolve(), installer.state, installer.target.skills_dir)
     click.echo(
         "Up to date with gibberish.lock."
@@ -361,8 +395,11 @@ def uninstall_command(
 @click.argument("name", required=False)
 @_project_option
 @click.option("--yes", "-y", is_flag=True, help="Do not ask before applying changes.")
+@ACCEPT_RISKS
 @pass_state
-def update_command(state: CliState, name: str | None, project: Path | None, yes: bool) -> None:
+def update_command(
+    state: CliState, name: str | None, project: Path | None, yes: bool, accept_risks: bool
+) -> None:
     """Fetch installed skills again and apply what changed (changed skills ask again)."""
     try:
         installer = _installer(state, project)
@@ -376,7 +413,7 @@ def update_command(state: CliState, name: str | None, project: Path | None, yes:
         if not names:
             click.echo("No installed skills to update.")
         for each in names:
-            _update_one(installer, each, yes=yes)
+            _update_one(installer, each, yes=yes, accept=accept_risks)
         if installer.target.project:
             write_lock(installer.target.project, installer.state, installer.target.skills_dir)
     except InstallError as exc:
@@ -385,7 +422,7 @@ def update_command(state: CliState, name: str | None, project: Path | None, yes:
         fail(f"the update failed and was rolled back ({exc}).", 1)
 
 
-def _update_one(installer: Installer, name: str, *, yes: bool) -> None:
+def _update_one(installer: Installer, name: str, *, yes: bool, accept: bool = False) -> None:
     with stage_update(installer, name) as update:
         if update.repin:
             repin(installer, update)
@@ -402,9 +439,19 @@ def _update_one(installer: Installer, name: str, *, yes: bool) -> None:
             click.echo(f"    {printable(line)}")
         for line in update.commands:
             click.echo(f"    command {printable(line)}")
+        top = next(p for p in update.plan.skills if p.name == name)
+        before = audit_folder(installer.target.skills_dir / name, name=name)
+        after = audit_folder(top.found.folder, top.found.skill, name)
+        brought = after.new_since(before)
+        show_audit(after, brought)
         extra = [p for p in update.plan.skills if p.name != name]
-        if extra:
-            _show_plan(Plan(skills=extra, mcp=update.plan.mcp))
+        audits = _show_plan(Plan(skills=extra, mcp=update.plan.mcp)) if extra else []
+        risky = [*brought, *(f for a in audits for f in a.findings)]
+        if not accept_findings(
+            [after, *audits], yes=yes, accept=accept, interactive=_interactive(), findings=risky
+        ):
+            click.echo(f"{name}: not updated.")
+            return
         if not yes and not click.confirm(
             f"Update {name}? It will ask for approval again.", default=False
         ):
