@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from gibberish.app import EngineError
-from gibberish.cli.common import CliState, fail, pass_state, table
+from gibberish.cli.common import CliState, fail, pass_state, printable, table
 from gibberish.cli.sync_offer import mcp_consent, report_unapproved
 from gibberish.export import agents
 from gibberish.export.compile import (
@@ -27,6 +27,7 @@ from gibberish.export.sync import exportable
 from gibberish.export.sync_all import SyncPlan, apply_sync, counts, plan_sync
 from gibberish.skills.disclosure import describe_error
 from gibberish.skills.model import SkillDefinition, Trust
+from gibberish.skills.named_files import missing_warnings
 from gibberish.skills.parser import parse_skill_file
 
 
@@ -313,6 +314,8 @@ def _compile_one(
         )
     except CompileError as exc:
         fail(str(exc))
+    for warning in missing_warnings(definition):
+        click.secho(f"note: {printable(warning.format())}", err=True, fg="yellow")
     if options.to_stdout:
         click.echo(command.toml(), nl=False)
         return

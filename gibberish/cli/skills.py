@@ -20,9 +20,11 @@ from gibberish.cli.common import (
     table,
 )
 from gibberish.skills.disabled import disabled_names
+from gibberish.skills.fields import E_NO_SKILL_FILE, error
 from gibberish.skills.kind import INSTRUCTIONS, skill_kind
 from gibberish.skills.library import SkillLibrary, SkillSource
 from gibberish.skills.model import Diagnostic, Mode, Profile, SkillDefinition, Trust, tool_ref
+from gibberish.skills.named_files import missing_warnings
 from gibberish.skills.parser import parse_skill_file
 from gibberish.skills.render import RenderError
 from gibberish.skills.serialize import skill_to_dict
@@ -147,6 +149,16 @@ def _check_targets(
             found = library.skills()
             skills.extend(found)
             extra.extend(_library_only(library.diagnostics(), found))
+            if not found:  # as `install` says: nothing to check is an error
+                extra.append(
+                    error(
+                        E_NO_SKILL_FILE,
+                        f"no SKILL.md in {path} or the folders inside it; a skill is a folder "
+                        "holding a SKILL.md.",
+                        str(path),
+                        None,
+                    )
+                )
         else:
             fail(f"{path}: no such file or folder.")
     return skills, extra
@@ -174,7 +186,7 @@ def check_command(state: CliState, paths: tuple[Path, ...], profile: str, as_jso
         engine = state.engine()
         skills = engine.library.skills()
         extra = _library_only(engine.library.diagnostics(), skills)
-    diagnostics = extra + [d for s in skills for d in s.diagnostics]
+    diagnostics = extra + [d for s in skills for d in (*s.diagnostics, *missing_warnings(s))]
     errors = sum(d.is_error for d in diagnostics)
     warnings = len(diagnostics) - errors
     if as_json:
