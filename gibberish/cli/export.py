@@ -69,6 +69,18 @@ def _chosen_skills(
     ]
 
 
+def _not_exported(state: CliState, only: tuple[str, ...]) -> list[str]:
+    """Skills a sync leaves out whole (a link leading outside, a folder too big to
+    check): named, so an agent's copy never differs from gibberish's unsaid."""
+    if only:
+        return []
+    return [
+        f"{s.name}: not copied ({s.errors[0].message})"
+        for s in state.engine().library.skills()
+        if not exportable(s) and s.errors
+    ]
+
+
 def _format_plans(formats, skills, home: Path, project: Path | None, notes: list[str]):
     """Plans for the opt-in instruction files (AGENTS.md, Copilot, Cursor rules)."""
     plans = []
@@ -137,6 +149,7 @@ def sync_command(
         consent=mcp_consent(set(allow_mcp), ask=not dry_run and _interactive()),
     )
     plan.folders.extend(_format_plans(formats, skills, home, project, plan.notes))
+    plan.notes.extend(_not_exported(state, only))
     names = ", ".join([*(t.name for t in chosen), *(f.name for f in formats)])
     _show_and_apply(plan, home, names, dry_run)
 

@@ -38,6 +38,11 @@ INSTRUCTIONS_NOTE = (
     "instructions for a model, no tools: used as a context block, an MCP prompt, "
     "and by `gibberish sync` / `gibberish stub`; not a tray tool"
 )
+_REFUSED = {
+    "installed": "is already installed",
+    "user": "would overwrite a skill of your own",
+    "bundled": "would hide the bundled skill of that name",
+}
 _EXISTING = {
     "installed": "is already installed; replace it",
     "user": "would overwrite a skill of your own; replace it",
@@ -139,7 +144,12 @@ def _install_one(
         if not accept_findings(audits, yes=yes, accept=accept, interactive=_interactive()):
             click.echo("Nothing installed.")
             return []
-        replacing = _confirm_replacements(plan, replace)
+        replacing = _confirm_replacements(plan, replace, ask=_interactive())
+        if not yes and not _interactive():
+            raise InstallError(
+                "Nothing installed: there is no terminal to ask. Read what would be installed "
+                "(above), then run again with --yes."
+            )
         if not yes and not click.confirm(
             f"Install {len(plan.skills)} skill(s)? They load as untrusted: every run asks first.",
             default=False,
@@ -165,6 +175,12 @@ def _chooser(names: tuple[str, ...], yes: bool):  # type: ignore[no-untyped-def]
             return list(names)
         if len(found) == 1 or yes:
             return [f.name for f in found]
+        if not _interactive():
+            listed = ", ".join(f.name for f in found)
+            raise InstallError(
+                f"This source holds {len(found)} skills ({listed}) and there is no terminal to "
+                "choose: name them with --name NAME (repeatable), or give --yes for all."
+            )
         return _checklist(found)
 
     return choose
@@ -223,13 +239,23 @@ def _show_plan(plan: Plan) -> list[Audit]:
     return audits
 
 
-def _confirm_replacements(plan: Plan, replace: bool) -> list[str]:
-    replacing = []
-    for item in plan.conflicts():
-        question = f"“{item.name}” {_EXISTING[item.existing]}?"
-        if replace or click.confirm(question, default=False):
-            replacing.append(item.name)
-    return replacing
+def _confirm_replacements(plan: Plan, replace: bool, *, ask: bool) -> list[str]:
+    """The skills to replace: all with --replace; asked one by one at a terminal (--yes
+    does not answer this); without one none, and the refusal says how (--replace)."""
+    conflicts = plan.conflicts()
+    if replace:
+        return [item.name for item in conflicts]
+    if conflicts and not ask:
+        lines = "\n".join(f"  {p.name}: {_REFUSED[p.existing]}" for p in conflicts)
+        raise InstallError(
+            f"Not installed, nothing changed:\n{lines}\nThere is no terminal to ask; to "
+            "replace them, run again with --replace (--yes does not replace anything)."
+        )
+    return [
+        item.name
+        for item in conflicts
+        if click.confirm(f"“{item.name}” {_EXISTING[item.existing]}?", default=False)
+    ]
 
 
 def _record_project(installer: Installer, installed: list[str]) -> None:
@@ -370,9 +396,12 @@ def uninstall_command(
         )
         take_orphans = bool(orphans) and (
             yes
-            or click.confirm(
-                f"{', '.join(orphans)} were installed only for {name}; remove them too?",
-                default=True,
+            or (
+                _interactive()
+                and click.confirm(
+                    f"{', '.join(orphans)} were installed only for {name}; remove them too?",
+                    default=True,
+                )
             )
         )
         before = _installed_skills(installer)
@@ -388,7 +417,10 @@ def uninstall_command(
         raise SystemExit(1)
     left = [o for o in orphans if o not in removed]
     if left:
-        click.echo(f"Kept {', '.join(left)} (installed only for {name}).")
+        click.echo(
+            f"Kept {', '.join(left)} (installed only for {name}); "
+            f"`gibberish uninstall {name} --yes` would have removed them too."
+        )
 
 
 @click.command("update")
@@ -452,6 +484,11 @@ def _update_one(installer: Installer, name: str, *, yes: bool, accept: bool = Fa
         ):
             click.echo(f"{name}: not updated.")
             return
+        if not yes and not _interactive():
+            raise InstallError(
+                f"{name}: not updated: there is no terminal to ask. Read the changes above, "
+                "then run again with --yes."
+            )
         if not yes and not click.confirm(
             f"Update {name}? It will ask for approval again.", default=False
         ):
