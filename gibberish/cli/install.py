@@ -15,6 +15,7 @@ import click
 
 from gibberish.cli.audit_view import ACCEPT_RISKS, accept_findings, show_audit
 from gibberish.cli.common import CliState, fail, pass_state, printable, table
+from gibberish.cli.restore import save_lock, sync_as_locked
 from gibberish.cli.sync_offer import offer_sync, remove_synced
 from gibberish.export.sync_offer import load_skills, unneeded_servers
 from gibberish.install.audit import Audit, audit_folder
@@ -24,9 +25,10 @@ from gibberish.install.project import (
     Wanted,
     install_locked,
     pending,
+    read_lock,
     read_manifest,
     record_in_manifest,
-    write_lock,
+    user_lock_path,
 )
 from gibberish.install.sources import Source, parse_source
 from gibberish.install.transaction import Installer, Plan
@@ -87,6 +89,13 @@ def _installer(state: CliState, project: Path | None) -> Installer:
     is_flag=True,
     help="Let a project's lock or manifest copy from folders outside the project.",
 )
+@click.option(
+    "--lock",
+    "lock_file",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Restore everything this lock lists (default with no SOURCE: the project's "
+    "gibberish.lock, else your own skills.lock).",
+)
 @pass_state
 def install_command(
     state: CliState,
@@ -99,17 +108,27 @@ def install_command(
     allow_mcp: tuple[str, ...],
     allow_outside: bool,
     accept_risks: bool,
+    lock_file: Path | None,
 ) -> None:
     """Install skills from a folder, an archive, a URL or a git repository.
 
     With no SOURCE inside a project (a folder with gibberish.toml), installs everything
-    gibberish.lock pins, then whatever gibberish.toml lists that the lock does not.
+    gibberish.lock pins, then whatever gibberish.toml lists that the lock does not;
+    elsewhere, everything your own skills.lock lists (in the config folder). A restore
+    syncs each skill to the agents the lock names, as it names (copy or link).
     """
     try:
         if source is None:
-            _install_project(
-                state, project, yes=yes, replace=replace, outside=allow_outside, accept=accept_risks
-            )
+            found = project or find_project(Path.cwd())
+            if lock_file is None and found is not None:
+                _install_project(
+                    state, found, yes=yes, replace=replace, outside=allow_outside,
+                    accept=accept_risks, allow_mcp=allow_mcp,
+                )  # fmt: skip
+            else:
+                _restore(
+                    state, project, lock_file, yes=yes, accept=accept_risks, allow_mcp=allow_mcp
+                )
             return
         installer = _installer(state, project)
         installed = _install_one(
@@ -119,6 +138,8 @@ def install_command(
             _record_project(installer, installed)
         target = installer.target
         offer_sync(state, target.skills_dir, installed, target.project, sync, allow_mcp)
+        if installed:
+            save_lock(installer)
     except InstallError as exc:
         fail(str(exc), 1)
     except OSError as exc:
@@ -270,7 +291,6 @@ def _record_project(installer: Installer, installed: list[str]) -> None:
         if installer.state.skills[name].get("installed_by") == "user"
     }
     record_in_manifest(project, entries)
-    write_lock(project, installer.state, installer.target.skills_dir)
 
 
 def _agree_to_project(wanted: list[Wanted], *, yes: bool, outside: bool) -> bool:
@@ -313,6 +333,11 @@ def _confirm_staged(plans: list[Plan], *, yes: bool = False, accept: bool = Fals
         return False
     if yes:
         return True
+    if not _interactive():
+        raise InstallError(
+            "Nothing installed: there is no terminal to ask. Read what the lock would "
+            "install (above), then run again with --yes."
+        )
     return click.confirm(
         f"Install {sum(len(p.skills) for p in plans)} skill(s) from the lock? They load as "
         "untrusted: every run asks first.",
@@ -332,6 +357,7 @@ def _install_project(
     replace: bool,
     outside: bool = False,
     accept: bool = False,
+    allow_mcp: tuple[str, ...] = (),
 ) -> None:
     project = project or find_project(Path.cwd())
     if project is None:
@@ -357,12 +383,55 @@ def _install_project(
             done += _install_one(
                 installer, source, (name,), yes=yes, replace=replace, accept=accept
             )
-    write_lock(project.resolve(), installer.state, installer.target.skills_dir)
+    failed = sync_as_locked(state, installer, read_lock(project.resolve()), allow_mcp)
+    save_lock(installer)
     click.echo(
         "Up to date with gibberish.lock."
         if not done
         else f"Project skills ready: {', '.join(done)}."
     )
+    if failed:
+        raise SystemExit(1)
+
+
+def _restore(
+    state: CliState,
+    project: Path | None,
+    lock_file: Path | None,
+    *,
+    yes: bool,
+    accept: bool,
+    allow_mcp: tuple[str, ...],
+) -> None:
+    """Everything a lock lists (the user's own skills.lock by default), fetched, checked
+    against the lock, installed, and synced where the lock says."""
+    path = (lock_file or user_lock_path()).resolve()
+    if not path.is_file():
+        raise InstallError(
+            "Give a SOURCE to install, run this inside a project with a gibberish.toml, or "
+            f"restore a lock with --lock FILE (your own would be {path})."
+        )
+    installer = _installer(state, project)
+    base = path.parent  # a relative source in a lock is relative to the lock
+    wanted = pending(installer, base, path)
+    if wanted:
+        click.echo(f"{path} would install {len(wanted)}:")
+        for item in wanted:
+            pin = f" at {item.resolved[:19]}" if item.resolved else ""
+            click.echo(f"  {printable(item.name):<24} from {printable(item.source)}{pin}")
+    done = install_locked(
+        installer,
+        base,
+        say=click.echo,
+        allow_outside=True,  # the person's own lock: their own folders are theirs
+        confirm=lambda plans: _confirm_staged(plans, yes=yes, accept=accept),
+        lock_path=path,
+    )
+    failed = sync_as_locked(state, installer, read_lock(base, path), allow_mcp)
+    save_lock(installer)
+    click.echo(f"Restored {', '.join(done)}." if done else f"Up to date with {path}.")
+    if failed:
+        raise SystemExit(1)
 
 
 def _installed_skills(installer: Installer) -> list[SkillDefinition]:
@@ -408,12 +477,13 @@ def uninstall_command(
         removed = installer.uninstall(name, force=force, orphans=take_orphans)
         if installer.target.project:
             record_in_manifest(installer.target.project, {}, removed)
-            write_lock(installer.target.project, installer.state, installer.target.skills_dir)
     except (InstallError, OSError) as exc:
         fail(str(exc), 1)
     click.echo(f"Removed {', '.join(removed)}.")
     servers = _servers_gone(state, before, removed)
-    if remove_synced(removed, installer.target.project, servers):
+    errors = remove_synced(removed, installer.target.project, servers)
+    save_lock(installer)
+    if errors:
         raise SystemExit(1)
     left = [o for o in orphans if o not in removed]
     if left:
@@ -446,8 +516,7 @@ def update_command(
             click.echo("No installed skills to update.")
         for each in names:
             _update_one(installer, each, yes=yes, accept=accept_risks)
-        if installer.target.project:
-            write_lock(installer.target.project, installer.state, installer.target.skills_dir)
+        save_lock(installer)
     except InstallError as exc:
         fail(str(exc), 1)
     except OSError as exc:

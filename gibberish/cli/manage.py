@@ -32,10 +32,10 @@ def _switch(state: CliState, name: str, project: Path | None, on: bool) -> Insta
     try:
         installer = installer_for(state.engine(), project)
         changed = set_enabled(installer, name, on)
-        if installer.target.project and name in installer.state.skills:
-            from gibberish.install.project import write_lock
+        if name in installer.state.skills:
+            from gibberish.cli.restore import save_lock
 
-            write_lock(installer.target.project, installer.state, installer.target.skills_dir)
+            save_lock(installer)
     except (InstallError, OSError) as exc:
         fail(str(exc), 1)
     word = "on" if on else "off"
