@@ -17,7 +17,6 @@ from gibberish.cli.audit_view import ACCEPT_RISKS, accept_findings, show_audit
 from gibberish.cli.common import CliState, fail, pass_state, printable, table
 from gibberish.cli.restore import save_lock, sync_as_locked
 from gibberish.cli.sync_offer import offer_sync, remove_synced
-from gibberish.export.sync_offer import load_skills, unneeded_servers
 from gibberish.install.audit import Audit, audit_folder
 from gibberish.install.discover import Found, InstallError, show_warnings
 from gibberish.install.installer import installer_for
@@ -436,12 +435,16 @@ def _restore(
 
 def _installed_skills(installer: Installer) -> list[SkillDefinition]:
     """Every installed skill, read before an uninstall takes any away."""
+    from gibberish.export.sync_offer import load_skills
+
     folder = installer.target.skills_dir
     return load_skills(folder, [n for n in installer.state.skills if (folder / n).is_dir()])
 
 
 def _servers_gone(state: CliState, before: list[SkillDefinition], removed: list[str]) -> set[str]:
     """The MCP servers the removed skills asked for that no remaining skill needs."""
+    from gibberish.export.sync_offer import unneeded_servers
+
     engine = state.engine()
     gone = [s for s in before if s.name in removed]
     remaining = [*before, *engine.library.skills()]

@@ -20,8 +20,6 @@ from gibberish.cli.common import CliState, printable
 from gibberish.cli.sync_offer import home, interactive, mcp_consent
 from gibberish.export import agents
 from gibberish.export.ownership import OwnershipRecord
-from gibberish.export.sync_all import apply_sync, plan_sync
-from gibberish.export.sync_offer import load_skills
 from gibberish.install.project import user_lock_path, write_lock
 from gibberish.install.transaction import Installer
 
@@ -71,6 +69,9 @@ def sync_as_locked(
             if isinstance(place, dict) and place.get("target") in agents.TARGET_NAMES:
                 key = (str(place["target"]), "link" if place.get("how") == "link" else "copy")
                 groups.setdefault(key, []).append(name)
+    from gibberish.export.sync_all import apply_sync, plan_sync
+    from gibberish.export.sync_offer import load_skills
+
     failed = 0
     project = installer.target.project
     for (target, how), names in sorted(groups.items()):

@@ -119,6 +119,9 @@ _INVISIBLE = {
     0x2063, 0x2064, 0x3164, 0xFEFF, 0xFFA0, *range(0xE0000, 0xE0080), *range(0xE0100, 0xE01F0),
 }  # fmt: skip
 
+_HIDDEN_CHARS = re.compile(
+    "[" + "".join(re.escape(chr(c)) for c in sorted(_BIDI | _INVISIBLE)) + "]"
+)
 _URL = re.compile(r"\b(?:https?|ftp|wss?)://[^\s<>\"'`)\]}|\\]+", re.IGNORECASE)
 _ODD_HOSTS = re.compile(
     r"(^|\.)(webhook\.site|requestbin\.\w+|pipedream\.net|ngrok(-free)?\.(io|app|dev)|"
@@ -325,7 +328,8 @@ def _scan_text(report: Audit, rel: str, text: str, hosts: set[str], *, markdown:
 
 
 def _scan_unicode(report: Audit, rel: str, text: str, starts: list[int]) -> None:
-    for index, char in enumerate(text):
+    for match in _HIDDEN_CHARS.finditer(text):
+        index, char = match.start(), match.group(0)
         code = ord(char)
         if code == 0xFEFF and index == 0:
             continue  # a byte order mark

@@ -116,3 +116,16 @@ def test_disabled_skill_in_a_project_is_kept_off_in_the_lock(tmp_path, gib) -> N
     assert read_lock(project)["gitskill"]["enabled"] is False  # an update keeps it off
     assert gib("enable", "gitskill", "--project", str(project), "--no-sync").exit_code == 0
     assert "enabled" not in read_lock(project)["gitskill"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"not json", b'{"format": 2, "disabled": ["alpha"]}', b'{"format": 1, "disabled": "alpha"}',
+     b"\xff\xfe", b'["alpha"]'],
+)  # fmt: skip
+def test_a_damaged_list_turns_nothing_off(tmp_path, gib, user_skills, content) -> None:
+    write_skill(user_skills, "alpha")
+    (user_skills / DISABLED_FILE).write_bytes(content)
+    assert _library_names() == {"alpha"}
+    assert gib("disable", "alpha").exit_code == 0  # rewritten whole
+    assert _library_names() == set()
