@@ -151,7 +151,13 @@ def sync_command(
     plan.folders.extend(_format_plans(formats, skills, home, project, plan.notes))
     plan.notes.extend(_not_exported(state, only))
     names = ", ".join([*(t.name for t in chosen), *(f.name for f in formats)])
-    _show_and_apply(plan, home, names, dry_run)
+    try:
+        _show_and_apply(plan, home, names, dry_run)
+    finally:
+        if not dry_run:
+            from gibberish.cli.restore import lock_after_sync
+
+            lock_after_sync(state, project)
 
 
 def _show_and_apply(plan: SyncPlan, home: Path, names: str, dry_run: bool) -> None:

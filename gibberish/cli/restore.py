@@ -93,3 +93,13 @@ def sync_as_locked(
             click.secho(f"gibberish: {printable(error)}", err=True, fg="red")
         click.echo(f"Synced {', '.join(names)} to {target} ({how}), as the lock says.")
     return failed
+
+
+def lock_after_sync(state: CliState, project: Path | None) -> None:
+    """After ``gibberish sync``: the lock of the skills gibberish installed there records
+    where each is synced now (and how), so a restore puts them back the same way."""
+    from gibberish.install.installer import installer_for
+
+    installer = installer_for(state.engine(), project)
+    if installer.state.skills:
+        save_lock(installer)

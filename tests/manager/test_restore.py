@@ -52,9 +52,9 @@ def test_the_user_lock_restores_everything_on_a_clean_home(tmp_path, gib, monkey
     assert gib("install", str(folder), "-y", "--sync").exit_code == 0
     assert gib("install", str(archive), "-y", "--no-sync").exit_code == 0
     assert gib("install", f"file://{bare}#main", "-y", "--no-sync").exit_code == 0
-    linked = gib("sync", "claude-code", "--link", "--skill", "from-git")
-    assert linked.exit_code == 0, linked.output
     assert gib("disable", "from-zip").exit_code == 0
+    linked = gib("sync", "claude-code", "--link", "--skill", "from-git")  # the lock follows
+    assert linked.exit_code == 0, linked.output
     lock = read_lock(user_lock_path().parent, user_lock_path())
     assert lock["from-git"]["synced"] == [{"target": "claude-code", "how": "link"}]
     assert {p["target"] for p in lock["from-folder"]["synced"]} == {"claude-code", "gemini-cli"}
