@@ -31,7 +31,7 @@ from gibberish.install.project import (
 )
 from gibberish.install.sources import Source, parse_source
 from gibberish.install.transaction import Installer, Plan
-from gibberish.install.update import check_update, repin, stage_update
+from gibberish.install.update import UpdatePlan, check_update, repin, stage_update
 from gibberish.skills.model import SkillDefinition
 from gibberish.skills.projectdir import find_project
 
@@ -543,17 +543,7 @@ def _update_one(installer: Installer, name: str, *, yes: bool, accept: bool = Fa
             click.echo(f"    {printable(line)}")
         for line in update.commands:
             click.echo(f"    command {printable(line)}")
-        top = next(p for p in update.plan.skills if p.name == name)
-        before = audit_folder(installer.target.skills_dir / name, name=name)
-        after = audit_folder(top.found.folder, top.found.skill, name)
-        brought = after.new_since(before)
-        show_audit(after, brought)
-        extra = [p for p in update.plan.skills if p.name != name]
-        audits = _show_plan(Plan(skills=extra, mcp=update.plan.mcp)) if extra else []
-        risky = [*brought, *(f for a in audits for f in a.findings)]
-        if not accept_findings(
-            [after, *audits], yes=yes, accept=accept, interactive=_interactive(), findings=risky
-        ):
+        if not _audit_update(installer, name, update, yes=yes, accept=accept):
             click.echo(f"{name}: not updated.")
             return
         if not yes and not _interactive():
@@ -570,8 +560,48 @@ def _update_one(installer: Installer, name: str, *, yes: bool, accept: bool = Fa
     click.echo(f"{name}: updated; its next run asks for approval again.")
 
 
+def _installed_rows(installer: Installer, check: bool) -> list[dict]:
+    """One entry per installed skill: its state, on or off, and (with ``check``) whether
+    an update is available and what it changes."""
+    from gibberish.install.enabled import disabled_names
+
+    off = disabled_names(installer.target.skills_dir)
+    data = []
+    for name, entry in sorted(installer.state.skills.items()):
+        found = check_update(installer, name) if check else None
+        changed = found is not None and found.changed
+        data.append(
+            {
+                "name": name,
+                **entry,
+                "enabled": name not in off,
+                "update_available": None if found is None else found.changed,
+                "changes": found.files if changed else [],
+            }
+        )
+    return data
+
+
 UPDATES_AVAILABLE = 3
 """The exit code of ``installed --check`` when at least one update is available."""
+
+
+def _audit_update(
+    installer: Installer, name: str, update: UpdatePlan, *, yes: bool, accept: bool
+) -> bool:
+    """The audit of what the update brings (findings the installed version did not have,
+    and the skills it newly needs); True to go ahead."""
+    top = next(p for p in update.plan.skills if p.name == name)
+    before = audit_folder(installer.target.skills_dir / name, name=name)
+    after = audit_folder(top.found.folder, top.found.skill, name)
+    brought = after.new_since(before)
+    show_audit(after, brought)
+    extra = [p for p in update.plan.skills if p.name != name]
+    audits = _show_plan(Plan(skills=extra, mcp=update.plan.mcp)) if extra else []
+    risky = [*brought, *(f for a in audits for f in a.findings)]
+    return accept_findings(
+        [after, *audits], yes=yes, accept=accept, interactive=_interactive(), findings=risky
+    )
 
 
 @click.command("installed")
@@ -591,38 +621,24 @@ def installed_command(state: CliState, project: Path | None, check: bool, as_jso
     available, 1 on an error.
     """
     from gibberish.cli.common import print_json
-    from gibberish.install.enabled import disabled_names
 
     installer = _installer(state, project)
-    off = disabled_names(installer.target.skills_dir)
-    rows, data, details = [], [], []
-    for name, entry in sorted(installer.state.skills.items()):
-        found = check_update(installer, name) if check else None
-        available = None if found is None else found.changed
-        shown = {True: "yes", False: "no", None: "?" if check else "(use --check)"}[available]
-        if found is not None and found.changed:
-            details.append((name, found.files))
-        by = entry.get("installed_by", "user")
-        rows.append(
-            [
-                name,
-                entry.get("version", ""),
-                printable(entry.get("source", "")),
-                entry.get("resolved", "")[:19],
-                by,
-                "off" if name in off else "on",
-                shown,
-            ]
-        )
-        data.append(
-            {
-                "name": name,
-                **entry,
-                "enabled": name not in off,
-                "update_available": available,
-                "changes": found.files if found is not None and found.changed else [],
-            }
-        )
+    data = _installed_rows(installer, check)
+    rows = [
+        [
+            d["name"],
+            d.get("version", ""),
+            printable(d.get("source", "")),
+            d.get("resolved", "")[:19],
+            d.get("installed_by", "user"),
+            "on" if d["enabled"] else "off",
+            {True: "yes", False: "no", None: "?" if check else "(use --check)"}[
+                d["update_available"]
+            ],
+        ]
+        for d in data
+    ]
+    details = [(d["name"], d["changes"]) for d in data if d["update_available"]]
     if as_json:
         print_json(data)
     elif not rows:

@@ -291,40 +291,57 @@ def _read_text(path: Path, size: int) -> str | None:
 
 
 def _scan_text(report: Audit, rel: str, text: str, hosts: set[str], *, markdown: bool) -> None:
-    add = report.findings.append
     starts = _line_starts(text)
     _scan_unicode(report, rel, text, starts)
-    for match in _URL.finditer(text):
-        host = _host(match.group(0))
-        if host:
-            hosts.add(host)
-            if _ODD_HOSTS.search(host) or (_IP_HOST.match(host) and not _local(host)):
-                add(_finding(WARNING, "odd-host", rel, text, starts, match,
-                             "a URL to a paste, webhook, tunnel or bare address"))  # fmt: skip
-    rules = [
-        (_DOWNLOAD_RUN, HIGH, "download-and-run", "downloads a program and runs it unseen"),
-        (_MODEL_AIMED, HIGH, "model-instruction", "an instruction aimed at the model"),
-        (_EXFILTRATION, HIGH, "exfiltration", "asks to send secrets or files somewhere"),
-        ([_CREDENTIAL_PLACES], HIGH, "credentials", "reads a place where credentials live"),
-    ]
-    for patterns, severity, kind, why in rules:
+    _scan_urls(report, rel, text, starts, hosts)
+    for patterns, severity, kind, why in _RULES:
         for pattern in patterns:
             for match in pattern.finditer(text):
-                add(_finding(severity, kind, rel, text, starts, match, why))
+                report.findings.append(_finding(severity, kind, rel, text, starts, match, why))
     for match in _SECRET_ENV.finditer(text):
         if match.group(1) not in report.secrets:
             report.secrets.append(match.group(1))
     if markdown:
-        fences = _fenced(text)
-        for match in _HTML_COMMENT.finditer(text):
-            if match.group(1).strip() and not _inside(fences, match.start()):
-                add(_finding(WARNING, "hidden-text", rel, text, starts, match,
-                             "an HTML comment: hidden when shown, read by a model"))  # fmt: skip
-        for pattern in _HIDDEN_MARKUP:
-            for match in pattern.finditer(text):
-                add(_finding(WARNING, "hidden-text", rel, text, starts, match,
-                             "text marked hidden: a person does not see it, a model reads it"))  # fmt: skip
+        _scan_hidden_markup(report, rel, text, starts)
     _dedupe(report)
+
+
+_RULES = [
+    (_DOWNLOAD_RUN, HIGH, "download-and-run", "downloads a program and runs it unseen"),
+    (_MODEL_AIMED, HIGH, "model-instruction", "an instruction aimed at the model"),
+    (_EXFILTRATION, HIGH, "exfiltration", "asks to send secrets or files somewhere"),
+    ([_CREDENTIAL_PLACES], HIGH, "credentials", "reads a place where credentials live"),
+]
+
+
+def _scan_urls(report: Audit, rel: str, text: str, starts: list[int], hosts: set[str]) -> None:
+    for match in _URL.finditer(text):
+        host = _host(match.group(0))
+        if not host:
+            continue
+        hosts.add(host)
+        if _ODD_HOSTS.search(host) or (_IP_HOST.match(host) and not _local(host)):
+            report.findings.append(
+                _finding(WARNING, "odd-host", rel, text, starts, match,
+                         "a URL to a paste, webhook, tunnel or bare address")
+            )  # fmt: skip
+
+
+def _scan_hidden_markup(report: Audit, rel: str, text: str, starts: list[int]) -> None:
+    """HTML comments outside code blocks (a block shows them) and markup marked hidden."""
+    fences = _fenced(text)
+    for match in _HTML_COMMENT.finditer(text):
+        if match.group(1).strip() and not _inside(fences, match.start()):
+            report.findings.append(
+                _finding(WARNING, "hidden-text", rel, text, starts, match,
+                         "an HTML comment: hidden when shown, read by a model")
+            )  # fmt: skip
+    for pattern in _HIDDEN_MARKUP:
+        for match in pattern.finditer(text):
+            report.findings.append(
+                _finding(WARNING, "hidden-text", rel, text, starts, match,
+                         "text marked hidden: a person does not see it, a model reads it")
+            )  # fmt: skip
 
 
 def _scan_unicode(report: Audit, rel: str, text: str, starts: list[int]) -> None:

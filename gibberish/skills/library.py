@@ -390,10 +390,10 @@ class SkillLibrary:
 
     def _candidates(self, source: SkillSource, diags: list[Diagnostic]) -> list[_Candidate]:
         """Skill folders of one source, sorted by name; missing sources are just empty."""
-        root = str(source.path)
+        root, off = str(source.path), disabled_names(source.path)  # off: turned off, kept
         try:
             with os.scandir(root) as it:
-                entries = [e for e in it if not e.name.startswith(".")]
+                entries = [e for e in it if _listed(e.name, off)]
         except FileNotFoundError:
             return []
         except NotADirectoryError:
@@ -419,10 +419,7 @@ class SkillLibrary:
             return []
         found: list[_Candidate] = []
         suffix = os.sep + F.SKILL_FILE_NAME
-        off = disabled_names(root)  # turned off, kept on disk (gibberish.skills.disabled)
         for entry in sorted(entries, key=lambda e: e.name):
-            if entry.name in off:
-                continue
             try:
                 if not entry.is_dir():
                     continue
@@ -537,6 +534,11 @@ class SkillLibrary:
             skill=skill,
             racy=True,
         )
+
+
+def _listed(name: str, off: frozenset[str]) -> bool:
+    """Whether a folder entry may be a skill: not hidden, not turned off."""
+    return not name.startswith(".") and name not in off
 
 
 def _named(source: SkillSource, name: str) -> _Candidate | None:
