@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "gibberish.cli.context",
     "gibberish.cli.project",
     "gibberish.cli.plugin",
+    "gibberish.cli.manage",
 )
 """Modules exposing ``COMMANDS = [...]``; a new front end adds its module name here."""
 
@@ -51,6 +52,9 @@ COMMAND_HINTS = {
     "uninstall": "gibberish.cli.install",
     "update": "gibberish.cli.install",
     "installed": "gibberish.cli.install",
+    "enable": "gibberish.cli.manage",
+    "disable": "gibberish.cli.manage",
+    "audit": "gibberish.cli.manage",
     "project": "gibberish.cli.project",
     "listen": "gibberish.cli.voice",
     "voice": "gibberish.cli.voice",

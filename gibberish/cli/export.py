@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from gibberish.app import EngineError
-from gibberish.cli.common import CliState, fail, pass_state, table
+from gibberish.cli.common import CliState, fail, pass_state, printable, table
 from gibberish.cli.sync_offer import mcp_consent, report_unapproved
 from gibberish.export import agents
 from gibberish.export.compile import (
@@ -32,6 +32,7 @@ from gibberish.export.sync import FolderPlan, exportable
 from gibberish.export.sync_all import SyncPlan, apply_sync, counts, plan_sync
 from gibberish.skills.disclosure import describe_error
 from gibberish.skills.model import SkillDefinition, Trust
+from gibberish.skills.named_files import missing_warnings
 from gibberish.skills.parser import parse_skill_file
 
 
@@ -70,6 +71,18 @@ def _chosen_skills(
         s
         for s in engine.library.skills()
         if (include_bundled or s.trust is not Trust.BUNDLED) and exportable(s)
+    ]
+
+
+def _not_exported(state: CliState, only: tuple[str, ...]) -> list[str]:
+    """Skills a sync leaves out whole (a link leading outside, a folder too big to
+    check): named, so an agent's copy never differs from gibberish's unsaid."""
+    if only:
+        return []
+    return [
+        f"{s.name}: not copied ({s.errors[0].message})"
+        for s in state.engine().library.skills()
+        if not exportable(s) and s.errors
     ]
 
 
@@ -147,8 +160,15 @@ def sync_command(
         consent=mcp_consent(set(allow_mcp), ask=not dry_run and _interactive()),
     )
     plan.folders.extend(_format_plans(formats, skills, home, project, plan.notes))
+    plan.notes.extend(_not_exported(state, only))
     names = ", ".join([*(t.name for t in chosen), *(f.name for f in formats)])
-    _show_and_apply(plan, home, names, dry_run)
+    try:
+        _show_and_apply(plan, home, names, dry_run)
+    finally:
+        if not dry_run:
+            from gibberish.cli.restore import lock_after_sync
+
+            lock_after_sync(state, project)
 
 
 def _show_and_apply(plan: SyncPlan, home: Path, names: str, dry_run: bool) -> None:
@@ -324,6 +344,8 @@ def _compile_one(
         )
     except CompileError as exc:
         fail(str(exc))
+    for warning in missing_warnings(definition):
+        click.secho(f"note: {printable(warning.format())}", err=True, fg="yellow")
     if options.to_stdout:
         click.echo(command.toml(), nl=False)
         return

@@ -38,6 +38,7 @@ from gibberish.install.relative_deps import inside, relative_path, same_reposito
 from gibberish.install.sources import Source, SourceError, parse_source
 from gibberish.install.state import InstallState
 from gibberish.pathsafety import resolve_inside
+from gibberish.skills.disabled import disabled_names, write_disabled
 from gibberish.skills.projectdir import project_skills_dir
 
 STAGING = ".gibberish-staging"
@@ -274,6 +275,10 @@ class Installer:
         with self._exclusive():
             return self._commit(plan, installed_at, installed_by, source_text)
 
+    def exclusive(self) -> contextlib.AbstractContextManager[None]:
+        """The target's lock, the state read again under it (for changes besides commit)."""
+        return self._exclusive()
+
     @contextlib.contextmanager
     def _exclusive(self) -> Iterator[None]:
         """One installer at a time per target; the state is read again under the lock."""
@@ -411,6 +416,9 @@ class Installer:
             self._remove_folder(victim)
             self.state.forget(victim)
             removed.append(victim)
+        off = disabled_names(self.target.skills_dir)
+        if off & set(removed):
+            write_disabled(self.target.skills_dir, off - set(removed))
         self.state.save()
         return removed
 

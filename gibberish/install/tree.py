@@ -8,6 +8,7 @@ ever written, nothing is written through a link, every file gets plain permissio
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -124,16 +125,27 @@ class StagingTree:
         )
 
     def finish(self) -> None:
-        """Check every link once more against the real tree (a chain of links could escape)."""
+        """Check every link once more against the real tree (a chain of links could escape),
+        and leave out, with a note in ``skipped``, a link in a loop or to nothing: only a
+        link that stays inside and leads somewhere is kept (the install's audit lists those)."""
         root = os.path.realpath(self.root)
-        for parts, kind in self._kinds.items():
+        for parts, kind in list(self._kinds.items()):
             if kind != "link":
                 continue
-            resolved = os.path.realpath(self.root.joinpath(*parts))
+            path = self.root.joinpath(*parts)
+            resolved = os.path.realpath(path)
             if resolved != root and not resolved.startswith(root + os.sep):
                 raise FetchError(
                     f"{self.origin}: the link {'/'.join(parts)!r} leads outside through other links."
                 )
+            name = "/".join(parts)
+            try:
+                os.stat(path)
+            except OSError as exc:
+                what = "in a loop" if exc.errno == errno.ELOOP else "to nothing"
+                os.unlink(path)
+                del self._kinds[parts]
+                self.skipped.append(f"{name} (a link {what}; left out)")
 
     # -- bookkeeping -----------------------------------------------------------------------
 

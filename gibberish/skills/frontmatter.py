@@ -466,11 +466,14 @@ def _check_name(c: _Checker, key: str, raw: Any) -> Any:
             "letters, digits and single hyphens, not at either end (e.g. 'git-status').",
         )
     elif c.expected_name is not None and raw != c.expected_name:
-        c.err(
-            F.E_NAME_MISMATCH,
+        # One verdict everywhere (check, compile, install, the library): accepted under
+        # its folder's name with a warning; an install names the folder after 'name'.
+        c.warn(
+            F.W_NAME_MISMATCH,
             key,
-            f"the skill is named {raw!r} but its folder is {c.expected_name!r}; "
-            "rename the folder or change 'name' so they are equal.",
+            f"the skill is named {raw!r} but its folder is {c.expected_name!r}; it is "
+            f"used as {c.expected_name!r} here (an install names its folder {raw!r}). "
+            "Rename the folder or change 'name' so they are equal.",
         )
     else:
         return raw
