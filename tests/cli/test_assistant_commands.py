@@ -100,7 +100,10 @@ def test_ask_dry_run_turns_a_reply_into_a_validated_call(
     assert request.path == "/api/generate" and request.body["raw"] is True
 
 
-def test_ask_goes_through_the_decision_table(write_skill, invoke, model_server, tmp_path) -> None:
+def test_ask_goes_through_the_decision_table(
+    write_skill, invoke, model_server, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the agent's project holds the file it is asked to make
     write_skill("maker", tools=TOUCH_TOOL)
     target = tmp_path / "made.txt"
     reply = CALL.format(name="touch_file", args=f"path:<escape>{target}<escape>")
