@@ -11,7 +11,7 @@ the user's place: ``https://TOKEN@github.com/…``); the password of any other U
 (``ssh://git@host`` keeps ``git@``); and query parameters whose names look like
 credentials (``token``, ``access_token``, ``key``, ``sig``, ``X-Amz-Signature``, …).
 The way to authenticate instead is git's own credential helper, or a token kept in the
-keyring (docs/trust.md, "Private sources").
+keyring (docs/security.md, "Private sources").
 """
 
 from __future__ import annotations
