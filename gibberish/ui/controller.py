@@ -198,6 +198,13 @@ class Controller(QObject):
         """*Install skill…*, or a folder, archive or URL dropped on the launcher."""
         self.installing.install_skill(source)
 
+    @guard
+    def export_plugin(self) -> None:
+        """*Export as a plugin…*: the Engine's skills, by the rule ``plugin build`` uses."""
+        from gibberish.export.plugin import choices
+
+        self.dialogs.open_export(choices(self.engine.library.skills()), self.seams.open_url)
+
     def trust_project(self, project: Path, names: list[str]) -> None:
         self.installing.trust_project(project, names)
 

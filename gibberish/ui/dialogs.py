@@ -19,9 +19,11 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
     from gibberish.app import Engine
+    from gibberish.export.plugin import Choice
     from gibberish.export.sync_offer import SyncOffer
     from gibberish.install.transaction import Installer
     from gibberish.skills.model import SkillDefinition
+    from gibberish.ui.export.dialog import ExportDialog
     from gibberish.ui.install.dialog import InstallDialog
     from gibberish.ui.install.sync_offer_dialog import SyncOfferDialog
 
@@ -124,6 +126,16 @@ class Dialogs(QObject):
 
         dialog = InstallDialog(installer, source)
         self.keep("install", dialog)
+        dialog.open()
+        return dialog
+
+    def open_export(
+        self, candidates: list[Choice], open_url: Callable[..., object]
+    ) -> ExportDialog:
+        from gibberish.ui.export.dialog import ExportDialog
+
+        dialog = ExportDialog(candidates, open_url=open_url)
+        self.keep("export", dialog)
         dialog.open()
         return dialog
 

@@ -1,0 +1,493 @@
+"""*Export as a plugin…*: what ``gibberish plugin build`` does, in a window.
+
+The person ticks skills in a searchable list (titles, with the description under each),
+picks a folder (``~/gibberish-plugin`` unless they choose another), a plugin name (the
+builder's own rule, explained in words while they type) and whether to add a
+marketplace, then *Export*. The skills come from the Engine's library through the same
+rule the CLI uses (:func:`gibberish.export.plugin.choices`); one another agent would
+reject is shown greyed out with the reason.
+
+The build runs on a worker thread. A folder that is not empty is replaced only when
+everything in it is a plugin gibberish wrote there and nobody changed since, and only
+after the person says so; a folder holding anything else is never replaced. An MCP
+server a skill asks for is a program every person who installs the plugin would start,
+so each one is listed with its full command and an unticked box, as sync does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QShowEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gibberish.ui import icons
+from gibberish.ui.formatting import human_title
+from gibberish.ui.placement import place
+from gibberish.ui.widgets import (
+    MARGIN,
+    SPACING,
+    banner,
+    field_label,
+    help_label,
+    plain_box,
+    set_tone,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from gibberish.export.mcp_config import McpServer
+    from gibberish.export.plugin import BuiltPlugin, Choice, FolderInUse
+    from gibberish.export.plugin_manifests import PluginInfo
+    from gibberish.skills.model import SkillDefinition
+
+NAME_ROLE = Qt.ItemDataRole.UserRole
+DEFAULT_FOLDER = "gibberish-plugin"
+READERS = (
+    "Claude Code, Gemini CLI, and the agents that read Agent Plugins "
+    "(GitHub Copilot CLI, VS Code, Codex, Cursor)"
+)
+
+
+def default_folder() -> Path:
+    """``~/gibberish-plugin``: a new folder in the home folder, named as the plugin."""
+    return Path.home() / DEFAULT_FOLDER
+
+
+def name_problem(name: str) -> str | None:
+    """Why the builder would refuse ``name`` as a plugin name, as a sentence; or None."""
+    from gibberish.export.plugin_manifests import ManifestError, plugin_name
+
+    try:
+        plugin_name(name)
+    except ManifestError as exc:
+        text = str(exc)
+        return text[0].upper() + text[1:] + "."
+    return None
+
+
+def suggested_name(folder: Path) -> str:
+    """The folder's name made into a plugin name (``My Kit`` → ``my-kit``)."""
+    words = "".join(ch if ch.isalnum() and ch.isascii() else " " for ch in folder.name.lower())
+    return "-".join(words.split())[:64].strip("-") or DEFAULT_FOLDER
+
+
+@dataclass
+class ExportOutcome:
+    """What the worker did: the plugin built, or why not (``in_use``: the folder's
+    problem, to be asked about or refused in the dialog's words)."""
+
+    built: BuiltPlugin | None = None
+    error: str = ""
+    in_use: FolderInUse | None = None
+    thread: int = 0
+    """The thread that built (tests check it was not the GUI's)."""
+
+
+class _Relay(QObject):
+    """Lives in the GUI thread; the worker emits through it (queued across threads)."""
+
+    finished = Signal(object)
+
+
+class ExportDialog(QDialog):
+    exported = Signal(object)  # BuiltPlugin
+
+    def __init__(
+        self,
+        candidates: list[Choice],
+        parent: QWidget | None = None,
+        *,
+        open_url: Callable[[QUrl], object] = QDesktopServices.openUrl,
+    ) -> None:
+        super().__init__(parent)
+        self._open_url = open_url
+        self.setObjectName("export-dialog")
+        self.setWindowTitle("Export as a plugin — gibberish")
+        self.setWindowIcon(icons.app_icon())
+        self.candidates = candidates
+        self.skills: dict[str, SkillDefinition] = {c.skill.name: c.skill for c in candidates}
+        self.servers: dict[str, QCheckBox] = {}
+        self.worker: threading.Thread | None = None
+        self.outcome: ExportOutcome | None = None
+        self.question: QMessageBox | None = None
+        self._name_edited = False
+        self._placed = False
+        self._relay = _Relay(self)
+        self._relay.finished.connect(self._finished)
+        self._build()
+        self._fill_list()
+        self._refresh()
+
+    # ------------------------------------------------------------------ layout
+    def _build(self) -> None:
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, MARGIN)
+        outer.setSpacing(SPACING)
+        scroll = QScrollArea()
+        scroll.setObjectName("export-scroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(MARGIN, MARGIN, MARGIN, 0)
+        layout.setSpacing(SPACING)
+        layout.addWidget(
+            help_label(
+                "Put skills into one folder that other coding agents install as a plugin: "
+                f"{READERS}. Your skills stay where they are; nothing is written until "
+                "you choose Export."
+            )
+        )
+        layout.addWidget(field_label("Skills"))
+        self.search = QLineEdit()
+        self.search.setObjectName("export-search")
+        self.search.setPlaceholderText("Search your skills")
+        self.search.setClearButtonEnabled(True)
+        self.search.textChanged.connect(self._filter)
+        layout.addWidget(self.search)
+        self.list = QListWidget()
+        self.list.setObjectName("export-skills")
+        self.list.setMinimumHeight(96)
+        self.list.itemChanged.connect(self._refresh)
+        layout.addWidget(self.list, 1)
+
+        layout.addWidget(field_label("Folder"))
+        row = QHBoxLayout()
+        self.folder = QLineEdit(str(default_folder()))
+        self.folder.setObjectName("export-folder")
+        self.folder.textChanged.connect(self._folder_changed)
+        row.addWidget(self.folder, 1)
+        choose = QPushButton("Choose…")
+        choose.setObjectName("export-choose-folder")
+        choose.clicked.connect(self._pick_folder)
+        row.addWidget(choose)
+        layout.addLayout(row)
+        self.folder_help = help_label("")
+        self.folder_help.setObjectName("export-folder-help")
+        layout.addWidget(self.folder_help)
+
+        layout.addWidget(field_label("Plugin name"))
+        self.name = QLineEdit(suggested_name(default_folder()))
+        self.name.setObjectName("export-name")
+        self.name.textEdited.connect(self._name_typed)
+        self.name.textChanged.connect(self._refresh)
+        layout.addWidget(self.name)
+        self.name_help = help_label("")
+        self.name_help.setObjectName("export-name-help")
+        layout.addWidget(self.name_help)
+
+        self.marketplace = QCheckBox("Also write a marketplace, so Claude Code can add it by name")
+        self.marketplace.setObjectName("export-marketplace")
+        layout.addWidget(self.marketplace)
+
+        self.server_banner = banner(
+            "These skills ask for MCP servers: programs every person who installs the "
+            "plugin would start, outside any sandbox. Tick only the ones you have read "
+            "and agree to; the others are left out."
+        )
+        layout.addWidget(self.server_banner)
+        self.server_box = QVBoxLayout()
+        layout.addLayout(self.server_box)
+
+        self.status = help_label("")
+        self.status.setObjectName("export-status")
+        layout.addWidget(self.status)
+        scroll.setWidget(body)
+        outer.addWidget(scroll, 1)
+
+        buttons = QDialogButtonBox()
+        buttons.setContentsMargins(MARGIN, 0, MARGIN, 0)
+        self.open_button = buttons.addButton("Open folder", QDialogButtonBox.ButtonRole.ActionRole)
+        self.open_button.setObjectName("export-open-folder")
+        self.open_button.clicked.connect(self._open_folder)
+        self.open_button.hide()
+        self.export_button = buttons.addButton("Export", QDialogButtonBox.ButtonRole.AcceptRole)
+        self.export_button.setObjectName("export-confirm")
+        close = buttons.addButton("Close", QDialogButtonBox.ButtonRole.RejectRole)
+        close.setObjectName("export-close")
+        buttons.accepted.connect(self.export)
+        buttons.rejected.connect(self.reject)
+        outer.addWidget(buttons)
+        self.resize(600, 620)
+
+    def _fill_list(self) -> None:
+        from gibberish.skills.model import Trust
+
+        self.list.blockSignals(True)
+        ordered = sorted(self.candidates, key=lambda c: human_title(c.skill.name).lower())
+        for choice in ordered:
+            skill = choice.skill
+            description = " ".join(skill.description.split())
+            item = QListWidgetItem(f"{human_title(skill.name)}\n    {description}")
+            item.setData(NAME_ROLE, skill.name)
+            item.setToolTip(description)
+            if choice.problem:
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
+                item.setText(f"{human_title(skill.name)}\n    Cannot go in: {choice.problem}")
+                item.setToolTip(choice.problem)
+            else:
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                own = skill.trust is not Trust.BUNDLED
+                item.setCheckState(Qt.CheckState.Checked if own else Qt.CheckState.Unchecked)
+            self.list.addItem(item)
+        self.list.blockSignals(False)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        if not self._placed:
+            self._placed = True
+            place(self)
+        super().showEvent(event)
+
+    # ------------------------------------------------------------------ choosing
+    def chosen(self) -> list[str]:
+        return [
+            self.list.item(i).data(NAME_ROLE)
+            for i in range(self.list.count())
+            if self.list.item(i).checkState() == Qt.CheckState.Checked
+            and self.list.item(i).flags() & Qt.ItemFlag.ItemIsEnabled
+        ]
+
+    def _filter(self, text: str) -> None:
+        words = text.lower().split()
+        for i in range(self.list.count()):
+            item = self.list.item(i)
+            skill = self.skills[item.data(NAME_ROLE)]
+            haystack = f"{human_title(skill.name)} {skill.name} {skill.description}".lower()
+            item.setHidden(not all(w in haystack for w in words))
+
+    def destination(self) -> Path:
+        return Path(self.folder.text().strip()).expanduser()
+
+    def _pick_folder(self) -> None:
+        start = str(self.destination().parent)
+        folder = QFileDialog.getExistingDirectory(self, "Folder for the plugin", start)
+        if folder:
+            self.folder.setText(folder)
+
+    def _name_typed(self, _text: str) -> None:
+        self._name_edited = True
+
+    def _folder_changed(self, _text: str) -> None:
+        if not self._name_edited and self.folder.text().strip():
+            self.name.setText(suggested_name(self.destination()))
+        self._refresh()
+
+    def _refresh(self, *_args: object) -> None:
+        """Say what the folder and the name mean, list the MCP servers to agree to, and
+        enable Export once both are usable and a skill is ticked."""
+        folder = self.folder.text().strip()
+        name = self.name.text()
+        problem = name_problem(name)
+        if problem:
+            self.name_help.setText(problem)
+            set_tone(self.name_help, "error")
+        else:
+            help_text = "The name agents show for the plugin."
+            if folder and name != self.destination().name:
+                help_text += (
+                    f" Gemini CLI wants the folder named the same: {name} "
+                    f"(this one is named {self.destination().name})."
+                )
+            self.name_help.setText(help_text)
+            set_tone(self.name_help, None)
+        if not folder:
+            self.folder_help.setText("Choose the folder to write the plugin into.")
+        else:
+            self.folder_help.setText(
+                f"The plugin is written to {self.destination()}, a new or empty folder "
+                "(or one gibberish exported to before, if you agree to replace it)."
+            )
+        self._refresh_servers()
+        ready = bool(self.chosen()) and not problem and bool(folder)
+        self.export_button.setEnabled(ready and self.worker is None)
+
+    def _refresh_servers(self) -> None:
+        from gibberish.export.plugin import servers_to_agree
+
+        wanted = servers_to_agree([self.skills[n] for n in self.chosen()])
+        names = {s.name for s in wanted}
+        for name in [n for n in self.servers if n not in names]:
+            box = self.servers.pop(name)
+            self.server_box.removeWidget(box)
+            box.deleteLater()
+        for server in wanted:
+            if server.name not in self.servers:
+                self.server_box.addWidget(self._server_box(server))
+        self.server_banner.setVisible(bool(wanted))
+
+    def _server_box(self, server: McpServer) -> QCheckBox:
+        box = QCheckBox(
+            f"Include the MCP server “{server.name}”: agents would {server.describe()}"
+            f"\n(asked for by {server.origin})"
+        )
+        box.setObjectName(f"export-mcp-{server.name}")
+        box.setChecked(False)
+        self.servers[server.name] = box
+        return box
+
+    def agreed(self) -> set[str]:
+        return {name for name, box in self.servers.items() if box.isChecked()}
+
+    # ------------------------------------------------------------------ exporting
+    def export(self, *, replace: bool = False) -> None:
+        """Build on a worker thread; the outcome arrives in ``_finished``."""
+        from gibberish.export.plugin_manifests import PluginInfo
+
+        if self.worker is not None or not self.export_button.isEnabled():
+            return
+        skills = [self.skills[n] for n in self.chosen()]
+        out = self.destination()
+        info = PluginInfo(name=self.name.text())
+        agreed = self.agreed()
+        marketplace = self.marketplace.isChecked()
+        self.export_button.setEnabled(False)
+        self.open_button.hide()
+        self.status.setText(f"Exporting {len(skills)} skill(s) to {out} …")
+        set_tone(self.status, None)
+        self.worker = threading.Thread(
+            target=self._work,
+            args=(skills, out, info, agreed, marketplace, replace),
+            name="plugin-export",
+            daemon=True,
+        )
+        self.worker.start()
+
+    def _work(
+        self,
+        skills: list[SkillDefinition],
+        out: Path,
+        info: PluginInfo,
+        agreed: set[str],
+        marketplace: bool,
+        replace: bool,
+    ) -> None:
+        from gibberish.export.plugin import FolderInUse, PluginBuildError, build_plugin
+
+        outcome = ExportOutcome(thread=threading.get_ident())
+        try:
+            outcome.built = build_plugin(
+                skills,
+                out,
+                info,
+                marketplace=marketplace,
+                consent=lambda server: server.name in agreed,
+                replace_own=replace,
+            )
+        except FolderInUse as exc:
+            outcome.in_use = exc
+        except PluginBuildError as exc:
+            text = str(exc)
+            outcome.error = text[0].upper() + text[1:]
+        except OSError as exc:
+            outcome.error = (
+                f"The plugin could not be written to {out} ({exc.strerror or exc}); "
+                "nothing changed."
+            )
+        except Exception as exc:  # shown in the dialog, never a traceback
+            outcome.error = f"Unexpected problem: {type(exc).__name__}: {exc}"
+        # RuntimeError: the dialog was deleted while this ran.
+        with contextlib.suppress(RuntimeError):
+            self._relay.finished.emit(outcome)
+
+    def _finished(self, outcome: ExportOutcome) -> None:
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            worker.join()
+        self.outcome = outcome
+        self._refresh()
+        if outcome.built is not None:
+            self._show_built(outcome.built)
+        elif outcome.in_use is not None:
+            self._folder_in_use(outcome.in_use)
+        else:
+            self.status.setText(outcome.error)
+            set_tone(self.status, "error")
+
+    def _folder_in_use(self, problem: FolderInUse) -> None:
+        out = problem.out
+        if problem.why == "not-folder":
+            self.status.setText(f"{out} is a file or a link, not a folder. Choose a folder.")
+        elif problem.ours:
+            self.status.setText(f"{out} holds a plugin gibberish exported before.")
+            self._ask_replace(out)
+            return
+        else:
+            found = ", ".join(problem.foreign)
+            self.status.setText(
+                f"{out} already holds files gibberish did not write ({found}). gibberish "
+                "never replaces them: choose a new or empty folder."
+            )
+        set_tone(self.status, "error")
+
+    def _ask_replace(self, out: Path) -> None:
+        box = plain_box(
+            "warning",
+            "Replace the plugin? — gibberish",
+            f"Replace the plugin gibberish exported to {out} before?",
+            "Everything in that folder was written by gibberish and has not been changed "
+            "since. It is replaced by the new plugin.",
+        )
+        box.setObjectName("export-replace-question")
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.button(QMessageBox.StandardButton.Yes).setText("Replace it")
+        box.button(QMessageBox.StandardButton.No).setText("Keep it")
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.accepted.connect(lambda: self.export(replace=True))
+        box.setParent(self, box.windowFlags())
+        self.question = box
+        box.open()
+
+    def _show_built(self, built: BuiltPlugin) -> None:
+        lines = [
+            f"Exported {len(built.skills)} skill(s) as the plugin {built.info.name} to "
+            f"{built.folder}. It is made for {READERS}."
+        ]
+        if built.servers:
+            lines.append(f"MCP servers included: {', '.join(built.servers)}.")
+        if built.unagreed:
+            names = ", ".join(s.name for s in built.unagreed)
+            lines.append(f"MCP servers left out (not ticked): {names}.")
+        lines += [f"Left out: MCP server {line}." for line in built.refused_servers]
+        self.status.setText("\n".join(lines))
+        set_tone(self.status, None)
+        self.open_button.show()
+        self.exported.emit(built)
+
+    def _open_folder(self) -> None:
+        if self.outcome is not None and self.outcome.built is not None:
+            self._open_url(QUrl.fromLocalFile(str(self.outcome.built.folder)))
+
+    def wait(self, timeout: float = 30.0) -> None:
+        """Wait for a running export's thread (on close and in tests)."""
+        worker = self.worker
+        if worker is not None:
+            worker.join(timeout)
+
+    def done(self, result: int) -> None:
+        if self.question is not None:
+            with contextlib.suppress(RuntimeError):
+                self.question.close()
+        super().done(result)
