@@ -115,9 +115,10 @@ def test_the_window_lists_the_skills_by_title_and_searches_them(qtbot, tray: Con
     assert shown == {"git-notes"}
     dialog.search.setText("")
     assert not any(item.isHidden() for item in found.values())
-    assert dialog.folder.text() == str(Path.home() / "gibberish-plugin")
+    assert dialog.folder.text() == "~/gibberish-plugin"
+    assert dialog.destination() == Path.home() / "gibberish-plugin"
     assert dialog.name.text() == "gibberish-plugin"
-    assert "gibberish-plugin" in dialog.folder_help.text()
+    assert "a new folder named gibberish-plugin in your home folder" in dialog.folder_help.text()
 
 
 def test_exports_a_plugin_claude_code_accepts_off_the_gui_thread(

@@ -48,7 +48,7 @@ from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
     banner,
-    field_label,
+    heading_label,
     help_label,
     plain_box,
     set_tone,
@@ -91,6 +91,21 @@ def suggested_name(folder: Path) -> str:
     """The folder's name made into a plugin name (``My Kit`` → ``my-kit``)."""
     words = "".join(ch if ch.isalnum() and ch.isascii() else " " for ch in folder.name.lower())
     return "-".join(words.split())[:64].strip("-") or DEFAULT_FOLDER
+
+
+def folder_words(typed: str, folder: Path) -> str:
+    """What the folder field means, in words (the default one as a new folder at home)."""
+    if not typed:
+        return "Choose the folder to write the plugin into."
+    where = (
+        f"a new folder named {folder.name} in your home folder"
+        if folder == default_folder()
+        else str(folder)
+    )
+    return (
+        f"The plugin is written to {where}. It must be new or empty, or a plugin gibberish "
+        "exported there before (you are asked before it is replaced)."
+    )
 
 
 @dataclass
@@ -160,7 +175,7 @@ class ExportDialog(QDialog):
                 "you choose Export."
             )
         )
-        layout.addWidget(field_label("Skills"))
+        layout.addWidget(heading_label("Skills", scale=1.0))
         self.search = QLineEdit()
         self.search.setObjectName("export-search")
         self.search.setPlaceholderText("Search your skills")
@@ -170,12 +185,14 @@ class ExportDialog(QDialog):
         self.list = QListWidget()
         self.list.setObjectName("export-skills")
         self.list.setMinimumHeight(96)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.itemChanged.connect(self._refresh)
         layout.addWidget(self.list, 1)
 
-        layout.addWidget(field_label("Folder"))
+        layout.addWidget(heading_label("Folder", scale=1.0))
         row = QHBoxLayout()
-        self.folder = QLineEdit(str(default_folder()))
+        self.folder = QLineEdit(f"~/{DEFAULT_FOLDER}")
         self.folder.setObjectName("export-folder")
         self.folder.textChanged.connect(self._folder_changed)
         row.addWidget(self.folder, 1)
@@ -188,7 +205,7 @@ class ExportDialog(QDialog):
         self.folder_help.setObjectName("export-folder-help")
         layout.addWidget(self.folder_help)
 
-        layout.addWidget(field_label("Plugin name"))
+        layout.addWidget(heading_label("Plugin name", scale=1.0))
         self.name = QLineEdit(suggested_name(default_folder()))
         self.name.setObjectName("export-name")
         self.name.textEdited.connect(self._name_typed)
@@ -312,13 +329,7 @@ class ExportDialog(QDialog):
                 )
             self.name_help.setText(help_text)
             set_tone(self.name_help, None)
-        if not folder:
-            self.folder_help.setText("Choose the folder to write the plugin into.")
-        else:
-            self.folder_help.setText(
-                f"The plugin is written to {self.destination()}, a new or empty folder "
-                "(or one gibberish exported to before, if you agree to replace it)."
-            )
+        self.folder_help.setText(folder_words(folder, self.destination()))
         self._refresh_servers()
         ready = bool(self.chosen()) and not problem and bool(folder)
         self.export_button.setEnabled(ready and self.worker is None)
