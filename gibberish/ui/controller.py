@@ -200,10 +200,7 @@ class Controller(QObject):
 
     @guard
     def export_plugin(self) -> None:
-        """*Export as a plugin…*: the Engine's skills, by the rule ``plugin build`` uses."""
-        from gibberish.export.plugin import choices
-
-        self.dialogs.open_export(choices(self.engine.library.skills()), self.seams.open_url)
+        self.dialogs.open_export(self.engine, self.seams.open_url)
 
     def trust_project(self, project: Path, names: list[str]) -> None:
         self.installing.trust_project(project, names)

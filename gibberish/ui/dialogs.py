@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
     from gibberish.app import Engine
-    from gibberish.export.plugin import Choice
     from gibberish.export.sync_offer import SyncOffer
     from gibberish.install.transaction import Installer
     from gibberish.skills.model import SkillDefinition
@@ -129,12 +128,12 @@ class Dialogs(QObject):
         dialog.open()
         return dialog
 
-    def open_export(
-        self, candidates: list[Choice], open_url: Callable[..., object]
-    ) -> ExportDialog:
+    def open_export(self, engine: Engine, open_url: Callable[..., object]) -> ExportDialog:
+        """*Export as a plugin…*: the Engine's skills, by the rule ``plugin build`` uses."""
+        from gibberish.export.plugin import choices
         from gibberish.ui.export.dialog import ExportDialog
 
-        dialog = ExportDialog(candidates, open_url=open_url)
+        dialog = ExportDialog(choices(engine.library.skills()), open_url=open_url)
         self.keep("export", dialog)
         dialog.open()
         return dialog

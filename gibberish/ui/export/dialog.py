@@ -175,6 +175,19 @@ class ExportDialog(QDialog):
                 "you choose Export."
             )
         )
+        self._build_skills(layout)
+        self._build_folder(layout)
+        self._build_name(layout)
+        self._build_servers(layout)
+        self.status = help_label("")
+        self.status.setObjectName("export-status")
+        layout.addWidget(self.status)
+        scroll.setWidget(body)
+        outer.addWidget(scroll, 1)
+        outer.addWidget(self._build_buttons())
+        self.resize(600, 620)
+
+    def _build_skills(self, layout: QVBoxLayout) -> None:
         layout.addWidget(heading_label("Skills", scale=1.0))
         self.search = QLineEdit()
         self.search.setObjectName("export-search")
@@ -190,6 +203,7 @@ class ExportDialog(QDialog):
         self.list.itemChanged.connect(self._refresh)
         layout.addWidget(self.list, 1)
 
+    def _build_folder(self, layout: QVBoxLayout) -> None:
         layout.addWidget(heading_label("Folder", scale=1.0))
         row = QHBoxLayout()
         self.folder = QLineEdit(f"~/{DEFAULT_FOLDER}")
@@ -205,6 +219,7 @@ class ExportDialog(QDialog):
         self.folder_help.setObjectName("export-folder-help")
         layout.addWidget(self.folder_help)
 
+    def _build_name(self, layout: QVBoxLayout) -> None:
         layout.addWidget(heading_label("Plugin name", scale=1.0))
         self.name = QLineEdit(suggested_name(default_folder()))
         self.name.setObjectName("export-name")
@@ -214,11 +229,11 @@ class ExportDialog(QDialog):
         self.name_help = help_label("")
         self.name_help.setObjectName("export-name-help")
         layout.addWidget(self.name_help)
-
         self.marketplace = QCheckBox("Also write a marketplace, so Claude Code can add it by name")
         self.marketplace.setObjectName("export-marketplace")
         layout.addWidget(self.marketplace)
 
+    def _build_servers(self, layout: QVBoxLayout) -> None:
         self.server_banner = banner(
             "These skills ask for MCP servers: programs every person who installs the "
             "plugin would start, outside any sandbox. Tick only the ones you have read "
@@ -228,12 +243,7 @@ class ExportDialog(QDialog):
         self.server_box = QVBoxLayout()
         layout.addLayout(self.server_box)
 
-        self.status = help_label("")
-        self.status.setObjectName("export-status")
-        layout.addWidget(self.status)
-        scroll.setWidget(body)
-        outer.addWidget(scroll, 1)
-
+    def _build_buttons(self) -> QDialogButtonBox:
         buttons = QDialogButtonBox()
         buttons.setContentsMargins(MARGIN, 0, MARGIN, 0)
         self.open_button = buttons.addButton("Open folder", QDialogButtonBox.ButtonRole.ActionRole)
@@ -246,8 +256,7 @@ class ExportDialog(QDialog):
         close.setObjectName("export-close")
         buttons.accepted.connect(self.export)
         buttons.rejected.connect(self.reject)
-        outer.addWidget(buttons)
-        self.resize(600, 620)
+        return buttons
 
     def _fill_list(self) -> None:
         from gibberish.skills.model import Trust
