@@ -37,11 +37,12 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QScrollArea,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from gibberish.ui import icons
+from gibberish.ui import accessibility, icons
 from gibberish.ui.formatting import human_title
 from gibberish.ui.placement import place
 from gibberish.ui.widgets import (
@@ -50,6 +51,8 @@ from gibberish.ui.widgets import (
     banner,
     heading_label,
     help_label,
+    keyboard_buttons,
+    mnemonic_buttons,
     plain_box,
     set_tone,
 )
@@ -164,6 +167,7 @@ class ExportDialog(QDialog):
         scroll.setObjectName("export-scroll")
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
+        accessibility.name(scroll, "What to export")
         body = QWidget()
         layout = QVBoxLayout(body)
         layout.setContentsMargins(MARGIN, MARGIN, MARGIN, 0)
@@ -185,6 +189,8 @@ class ExportDialog(QDialog):
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)
         outer.addWidget(self._build_buttons())
+        mnemonic_buttons(self)
+        keyboard_buttons(self)
         self.resize(600, 620)
 
     def _build_skills(self, layout: QVBoxLayout) -> None:
@@ -193,6 +199,9 @@ class ExportDialog(QDialog):
         self.search.setObjectName("export-search")
         self.search.setPlaceholderText("Search your skills")
         self.search.setClearButtonEnabled(True)
+        accessibility.name(self.search, "Search your skills", "Shows only the skills that match")
+        for button in self.search.findChildren(QToolButton):
+            accessibility.name(button, "Clear the text")
         self.search.textChanged.connect(self._filter)
         layout.addWidget(self.search)
         self.list = QListWidget()
@@ -200,6 +209,7 @@ class ExportDialog(QDialog):
         self.list.setMinimumHeight(96)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
+        accessibility.name(self.list, "Skills to export", "Tick the skills to put in the plugin")
         self.list.itemChanged.connect(self._refresh)
         layout.addWidget(self.list, 1)
 
@@ -208,6 +218,7 @@ class ExportDialog(QDialog):
         row = QHBoxLayout()
         self.folder = QLineEdit(f"~/{DEFAULT_FOLDER}")
         self.folder.setObjectName("export-folder")
+        accessibility.name(self.folder, "Folder", "The folder the plugin is written to")
         self.folder.textChanged.connect(self._folder_changed)
         row.addWidget(self.folder, 1)
         choose = QPushButton("Choose…")
@@ -223,6 +234,7 @@ class ExportDialog(QDialog):
         layout.addWidget(heading_label("Plugin name", scale=1.0))
         self.name = QLineEdit(suggested_name(default_folder()))
         self.name.setObjectName("export-name")
+        accessibility.name(self.name, "Plugin name", "The name agents show for the plugin")
         self.name.textEdited.connect(self._name_typed)
         self.name.textChanged.connect(self._refresh)
         layout.addWidget(self.name)
