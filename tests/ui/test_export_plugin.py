@@ -15,12 +15,14 @@ from PySide6.QtWidgets import QListWidgetItem, QMessageBox
 from gibberish.app import Engine, EngineOptions
 from gibberish.ui.controller import Controller
 from gibberish.ui.export.dialog import ExportDialog
+from gibberish.ui.formatting import plain_tooltip
 from tests.interop.conftest import INSTRUCTION_SKILL
 from tests.interop.conftest import write_skill as write_skill_md
 from tests.interop.plugin_readers import ClaudeCode, claude_code
 from tests.ui.conftest import make_controller, standard_skills
+from tests.ui.test_plain_text import HOSTILE, assert_plain, hostile_engine, hostile_folder
 
-__all__ = ["claude_code"]  # a fixture, used by name
+__all__ = ["claude_code", "hostile_engine", "hostile_folder"]  # fixtures, used by name
 
 NOTES_SKILL = """---
 name: git-notes
@@ -276,3 +278,22 @@ def test_the_window_fits_a_small_screen_at_twice_the_scale(qtbot, tray: Controll
     for button in (dialog.export_button, dialog.open_button.parentWidget()):
         corner = button.mapTo(dialog, button.rect().bottomRight())
         assert dialog.rect().contains(corner)
+
+
+def test_descriptions_and_folder_names_are_shown_as_text(
+    qtbot, hostile_engine: Engine, hostile_folder: Path
+) -> None:
+    from gibberish.export.plugin import choices
+
+    dialog = ExportDialog(choices(hostile_engine.library.skills()))
+    qtbot.addWidget(dialog)
+    (item,) = items(dialog).values()
+    assert item.toolTip() == plain_tooltip(f"Looks safe. {HOSTILE}")
+    dialog.folder.setText(str(hostile_folder / "kit"))
+    (hostile_folder / "kit").mkdir()
+    (hostile_folder / "kit" / "mine.txt").write_text("keep me")
+    dialog.name.setText("kit")
+    dialog.show()
+    export_and_wait(qtbot, dialog)
+    assert "gibberish did not write" in dialog.status.text()
+    assert_plain(dialog, expected=2)  # the folder's help and the refusal

@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 )
 
 from gibberish.ui import accessibility, icons
-from gibberish.ui.formatting import human_title
+from gibberish.ui.formatting import human_title, plain_tooltip
 from gibberish.ui.placement import place
 from gibberish.ui.widgets import (
     MARGIN,
@@ -280,11 +280,11 @@ class ExportDialog(QDialog):
             description = " ".join(skill.description.split())
             item = QListWidgetItem(f"{human_title(skill.name)}\n    {description}")
             item.setData(NAME_ROLE, skill.name)
-            item.setToolTip(description)
+            item.setToolTip(plain_tooltip(description))
             if choice.problem:
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
                 item.setText(f"{human_title(skill.name)}\n    Cannot go in: {choice.problem}")
-                item.setToolTip(choice.problem)
+                item.setToolTip(plain_tooltip(choice.problem))
             else:
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 own = skill.trust is not Trust.BUNDLED
