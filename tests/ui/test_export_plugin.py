@@ -19,6 +19,7 @@ from gibberish.ui.formatting import plain_tooltip
 from tests.interop.conftest import INSTRUCTION_SKILL
 from tests.interop.conftest import write_skill as write_skill_md
 from tests.interop.plugin_readers import ClaudeCode, claude_code
+from tests.interop.test_plugin_build import SECRET_SKILL
 from tests.ui.conftest import make_controller, standard_skills
 from tests.ui.test_plain_text import HOSTILE, assert_plain, hostile_engine, hostile_folder
 
@@ -50,12 +51,25 @@ Ask the files server for the file.
 """
 
 
+UNDERSCORE_SKILL = """---
+name: under_score
+description: A name other agents refuse. Use it in tests.
+---
+
+# Under score
+
+Nothing to do.
+"""
+
+
 @pytest.fixture
 def library(tmp_path: Path) -> Path:
     root = standard_skills(tmp_path / "skills")
     write_skill_md(root, "art", INSTRUCTION_SKILL)
     write_skill_md(root, "git-notes", NOTES_SKILL)
     write_skill_md(root, "file-finder", FINDER_SKILL)
+    write_skill_md(root, "under_score", UNDERSCORE_SKILL)
+    write_skill_md(root, "leaky", SECRET_SKILL)
     return root
 
 
@@ -106,7 +120,14 @@ def export_and_wait(qtbot, dialog: ExportDialog, *, replace: bool = False) -> No
 def test_the_window_lists_the_skills_by_title_and_searches_them(qtbot, tray: Controller) -> None:
     dialog = open_export(tray)
     found = items(dialog)
-    assert set(found) == {"hello", "kinds", "slow", "art", "git-notes", "file-finder"}
+    assert set(found) == {
+        "hello", "kinds", "slow", "art", "git-notes", "file-finder", "under_score", "leaky"
+    }  # fmt: skip
+    refused = found["under_score"]
+    assert not refused.flags() & Qt.ItemFlag.ItemIsEnabled
+    assert "Other agents would refuse it" in refused.text() and "'_'" in refused.text()
+    assert "E-INVALID-NAME" not in refused.text() + refused.toolTip()
+    assert "under_score" not in dialog.chosen()
     notes = found["git-notes"].text()
     assert notes.startswith("Git notes\n") and "git-notes" not in notes
     assert "Keep short notes about a repository" in notes
@@ -168,6 +189,18 @@ def test_a_ticked_mcp_server_goes_in(qtbot, tray: Controller) -> None:
     assert mcp["mcpServers"]["files"]["command"] == "npx"
     tick_only(dialog, "art")
     assert dialog.servers == {} and dialog.server_banner.isHidden()
+
+
+def test_a_server_carrying_a_secret_is_never_offered(qtbot, tray: Controller) -> None:
+    dialog = open_export(tray)
+    tick_only(dialog, "leaky")
+    assert dialog.servers == {}  # nothing to agree to: it can never go in
+    export_and_wait(qtbot, dialog)
+    assert dialog.outcome.built is not None, dialog.outcome.error
+    assert "SERVICE_TOKEN holds a value that looks like a secret" in dialog.status.text()
+    assert "--" not in dialog.status.text()
+    out = Path.home() / "gibberish-plugin"
+    assert "abc123" not in "".join(p.read_text() for p in out.rglob("*.json"))
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ so each one is listed with its full command and an unticked box, as sync does.
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +67,8 @@ if TYPE_CHECKING:
     from gibberish.skills.model import SkillDefinition
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
+_CODE = re.compile(r"^[EW]-[A-Z0-9-]+: ")
+"""A diagnostic's code (``E-INVALID-NAME: …``): for tools, not for the person."""
 DEFAULT_FOLDER = "gibberish-plugin"
 READERS = (
     "Claude Code, Gemini CLI, and the agents that read Agent Plugins "
@@ -282,9 +285,10 @@ class ExportDialog(QDialog):
             item.setData(NAME_ROLE, skill.name)
             item.setToolTip(plain_tooltip(description))
             if choice.problem:
+                why = _CODE.sub("", choice.problem)
                 item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
-                item.setText(f"{human_title(skill.name)}\n    Cannot go in: {choice.problem}")
-                item.setToolTip(plain_tooltip(choice.problem))
+                item.setText(f"{human_title(skill.name)}\n    Other agents would refuse it: {why}")
+                item.setToolTip(plain_tooltip(why))
             else:
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 own = skill.trust is not Trust.BUNDLED
