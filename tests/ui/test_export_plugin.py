@@ -13,6 +13,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QListWidgetItem, QMessageBox
 
 from gibberish.app import Engine, EngineOptions
+from gibberish.export.ownership import record_path
+from gibberish.export.plugin import RECORD_KIND
 from gibberish.ui.controller import Controller
 from gibberish.ui.export.dialog import ExportDialog
 from gibberish.ui.formatting import plain_tooltip
@@ -244,13 +246,25 @@ def _spoil(out: Path, how: str) -> None:
         (out / "README.md").write_text("my own words")
     elif how == "a link":
         os.symlink("/etc", out / "skills" / "elsewhere")
+    elif how == "its record gone":
+        record_path(RECORD_KIND, Path(os.path.realpath(out))).unlink()
+    elif how == "its record broken":
+        record_path(RECORD_KIND, Path(os.path.realpath(out))).write_text("{not json")
     elif how == "a folder gibberish never wrote":
         out.mkdir(exist_ok=True)
         (out / "notes.txt").write_text("keep me")
 
 
 @pytest.mark.parametrize(
-    "how", ["a folder gibberish never wrote", "a file of the person's", "an edited file", "a link"]
+    "how",
+    [
+        "a folder gibberish never wrote",
+        "a file of the person's",
+        "an edited file",
+        "a link",
+        "its record gone",
+        "its record broken",
+    ],
 )
 def test_a_folder_holding_what_gibberish_did_not_write_is_never_replaced(
     qtbot, tray: Controller, how: str
