@@ -344,3 +344,17 @@ def test_descriptions_and_folder_names_are_shown_as_text(
     export_and_wait(qtbot, dialog)
     assert "gibberish did not write" in dialog.status.text()
     assert_plain(dialog, expected=2)  # the folder's help and the refusal
+
+
+def test_closing_the_window_while_it_exports_loses_nothing(qtbot, tray: Controller) -> None:
+    dialog = open_export(tray)
+    tick_only(dialog, "art", "git-notes")
+    dialog.export()
+    worker = dialog.worker
+    assert worker is not None
+    dialog.close()
+    worker.join(30)
+    qtbot.wait(50)  # the worker's message to the closed window is dropped, not a crash
+    out = Path.home() / "gibberish-plugin"
+    assert sorted(p.name for p in (out / "skills").iterdir()) == ["art", "git-notes"]
+    assert [p.name for p in out.parent.iterdir() if p.name.startswith(".gibberish-plugin")] == []
