@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QListWidgetItem, QMessageBox
+from PySide6.QtWidgets import QListWidgetItem, QMessageBox, QPlainTextEdit
 
 from gibberish.app import Engine, EngineOptions
 from gibberish.export.ownership import record_path
@@ -152,7 +152,8 @@ def test_exports_a_plugin_claude_code_accepts_off_the_gui_thread(
     dialog = open_export(tray)
     tick_only(dialog, "art", "git-notes", "hello", "file-finder")
     box = dialog.servers["files"]
-    assert not box.isChecked() and "npx -y @modelcontextprotocol/server-filesystem" in box.text()
+    command = dialog.findChild(QPlainTextEdit, "export-mcp-command-files").toPlainText()
+    assert not box.isChecked() and "npx -y @modelcontextprotocol/server-filesystem ." in command
     dialog.marketplace.setChecked(True)
     export_and_wait(qtbot, dialog)
     outcome = dialog.outcome

@@ -50,6 +50,7 @@ from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
     banner,
+    code_box,
     heading_label,
     help_label,
     keyboard_buttons,
@@ -150,6 +151,7 @@ class ExportDialog(QDialog):
         self.candidates = candidates
         self.skills: dict[str, SkillDefinition] = {c.skill.name: c.skill for c in candidates}
         self.servers: dict[str, QCheckBox] = {}
+        self._server_rows: dict[str, QWidget] = {}
         self.worker: threading.Thread | None = None
         self.outcome: ExportOutcome | None = None
         self.question: QMessageBox | None = None
@@ -170,6 +172,7 @@ class ExportDialog(QDialog):
         scroll.setObjectName("export-scroll")
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         accessibility.name(scroll, "What to export")
         body = QWidget()
         layout = QVBoxLayout(body)
@@ -362,26 +365,41 @@ class ExportDialog(QDialog):
     def _refresh_servers(self) -> None:
         from gibberish.export.plugin import servers_to_agree
 
-        wanted = servers_to_agree([self.skills[n] for n in self.chosen()])
+        chosen = [self.skills[n] for n in self.chosen()]
+        wanted = servers_to_agree(chosen)
         names = {s.name for s in wanted}
         for name in [n for n in self.servers if n not in names]:
-            box = self.servers.pop(name)
-            self.server_box.removeWidget(box)
-            box.deleteLater()
+            del self.servers[name]
+            row = self._server_rows.pop(name)
+            self.server_box.removeWidget(row)
+            row.deleteLater()
         for server in wanted:
             if server.name not in self.servers:
-                self.server_box.addWidget(self._server_box(server))
+                row = self._server_row(server, chosen)
+                self._server_rows[server.name] = row
+                self.server_box.addWidget(row)
         self.server_banner.setVisible(bool(wanted))
 
-    def _server_box(self, server: McpServer) -> QCheckBox:
-        box = QCheckBox(
-            f"Include the MCP server “{server.name}”: agents would {server.describe()}"
-            f"\n(asked for by {server.origin})"
-        )
+    def _server_row(self, server: McpServer, chosen: list[SkillDefinition]) -> QWidget:
+        """An unticked box naming the server, its full command, and who asks for it."""
+        row = QWidget()
+        layout = QVBoxLayout(row)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(SPACING // 2)
+        box = QCheckBox(f"Include the MCP server “{server.name}”")
         box.setObjectName(f"export-mcp-{server.name}")
         box.setChecked(False)
         self.servers[server.name] = box
-        return box
+        layout.addWidget(box)
+        command = code_box(f"Agents would {server.describe()}", max_lines=4)
+        command.setObjectName(f"export-mcp-command-{server.name}")
+        layout.addWidget(command)
+        askers = [
+            human_title(s.name) for s in chosen if server.origin.startswith(str(s.source_path))
+        ]
+        who = f"the skill {', '.join(askers)}" if askers else server.origin
+        layout.addWidget(help_label(f"Asked for by {who}."))
+        return row
 
     def agreed(self) -> set[str]:
         return {name for name, box in self.servers.items() if box.isChecked()}
@@ -508,7 +526,7 @@ class ExportDialog(QDialog):
             lines.append(f"MCP servers left out (not ticked): {names}.")
         lines += [f"Left out: MCP server {line}." for line in built.refused_servers]
         self.status.setText("\n".join(lines))
-        set_tone(self.status, None)
+        set_tone(self.status, "success")
         self.open_button.show()
         self.exported.emit(built)
 
