@@ -135,7 +135,9 @@ def test_the_window_lists_the_skills_by_title_and_searches_them(qtbot, tray: Con
     assert "Keep short notes about a repository" in notes
     assert found["file-finder"].text().startswith("File finder")
     assert dialog.chosen()  # the person's own skills start ticked
-    dialog.search.setText("repository note")
+    qtbot.keyClicks(dialog.search, "repository note")
+    qtbot.keyClick(dialog.search, Qt.Key.Key_Return)
+    assert dialog.worker is None and dialog.isVisible()  # Enter searched, nothing else
     shown = {name for name, item in found.items() if not item.isHidden()}
     assert shown == {"git-notes"}
     dialog.search.setText("")

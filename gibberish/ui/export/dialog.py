@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QShowEvent
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
@@ -195,6 +195,8 @@ class ExportDialog(QDialog):
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)
         outer.addWidget(self._build_buttons())
+        for field in (self.search, self.folder, self.name):
+            field.installEventFilter(self)
         mnemonic_buttons(self)
         keyboard_buttons(self)
         self.resize(600, 620)
@@ -298,6 +300,13 @@ class ExportDialog(QDialog):
                 item.setCheckState(Qt.CheckState.Checked if own else Qt.CheckState.Unchecked)
             self.list.addItem(item)
         self.list.blockSignals(False)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Enter in a text field (the search, the folder, the name) never exports."""
+        enter = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress:
+            return event.key() in enter or super().eventFilter(watched, event)
+        return super().eventFilter(watched, event)
 
     def showEvent(self, event: QShowEvent) -> None:
         if not self._placed:
