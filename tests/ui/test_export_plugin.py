@@ -145,7 +145,7 @@ def test_the_window_lists_the_skills_by_title_and_searches_them(qtbot, tray: Con
     assert dialog.folder.text() == "~/gibberish-plugin"
     assert dialog.destination() == Path.home() / "gibberish-plugin"
     assert dialog.name.text() == "gibberish-plugin"
-    assert "a new folder named gibberish-plugin in your home folder" in dialog.folder_help.text()
+    assert "the folder gibberish-plugin in your home folder" in dialog.folder_help.text()
 
 
 def test_exports_a_plugin_claude_code_accepts_off_the_gui_thread(

@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,6 +43,15 @@ from PySide6.QtWidgets import (
 )
 
 from gibberish.ui import accessibility, icons
+from gibberish.ui.export.job import ExportJob, ExportOutcome, ExportRequest
+from gibberish.ui.export.words import (
+    DEFAULT_FOLDER,
+    READERS,
+    default_folder,
+    folder_words,
+    name_problem,
+    suggested_name,
+)
 from gibberish.ui.formatting import human_title, plain_tooltip
 from gibberish.ui.placement import place
 from gibberish.ui.widgets import (
@@ -64,73 +72,11 @@ if TYPE_CHECKING:
 
     from gibberish.export.mcp_config import McpServer
     from gibberish.export.plugin import BuiltPlugin, Choice, FolderInUse
-    from gibberish.export.plugin_manifests import PluginInfo
     from gibberish.skills.model import SkillDefinition
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 _CODE = re.compile(r"^[EW]-[A-Z0-9-]+: ")
 """A diagnostic's code (``E-INVALID-NAME: …``): for tools, not for the person."""
-DEFAULT_FOLDER = "gibberish-plugin"
-READERS = (
-    "Claude Code, Gemini CLI, and the agents that read Agent Plugins "
-    "(GitHub Copilot CLI, VS Code, Codex, Cursor)"
-)
-
-
-def default_folder() -> Path:
-    """``~/gibberish-plugin``: a new folder in the home folder, named as the plugin."""
-    return Path.home() / DEFAULT_FOLDER
-
-
-def name_problem(name: str) -> str | None:
-    """Why the builder would refuse ``name`` as a plugin name, as a sentence; or None."""
-    from gibberish.export.plugin_manifests import ManifestError, plugin_name
-
-    try:
-        plugin_name(name)
-    except ManifestError as exc:
-        text = str(exc)
-        return text[0].upper() + text[1:] + "."
-    return None
-
-
-def suggested_name(folder: Path) -> str:
-    """The folder's name made into a plugin name (``My Kit`` → ``my-kit``)."""
-    words = "".join(ch if ch.isalnum() and ch.isascii() else " " for ch in folder.name.lower())
-    return "-".join(words.split())[:64].strip("-") or DEFAULT_FOLDER
-
-
-def folder_words(typed: str, folder: Path) -> str:
-    """What the folder field means, in words (the default one as a new folder at home)."""
-    if not typed:
-        return "Choose the folder to write the plugin into."
-    where = (
-        f"a new folder named {folder.name} in your home folder"
-        if folder == default_folder()
-        else str(folder)
-    )
-    return (
-        f"The plugin is written to {where}. It must be new or empty, or a plugin gibberish "
-        "exported there before (you are asked before it is replaced)."
-    )
-
-
-@dataclass
-class ExportOutcome:
-    """What the worker did: the plugin built, or why not (``in_use``: the folder's
-    problem, to be asked about or refused in the dialog's words)."""
-
-    built: BuiltPlugin | None = None
-    error: str = ""
-    in_use: FolderInUse | None = None
-    thread: int = 0
-    """The thread that built (tests check it was not the GUI's)."""
-
-
-class _Relay(QObject):
-    """Lives in the GUI thread; the worker emits through it (queued across threads)."""
-
-    finished = Signal(object)
 
 
 class ExportDialog(QDialog):
@@ -152,13 +98,12 @@ class ExportDialog(QDialog):
         self.skills: dict[str, SkillDefinition] = {c.skill.name: c.skill for c in candidates}
         self.servers: dict[str, QCheckBox] = {}
         self._server_rows: dict[str, QWidget] = {}
-        self.worker: threading.Thread | None = None
+        self.job = ExportJob(self)
+        self.job.finished.connect(self._finished)
         self.outcome: ExportOutcome | None = None
         self.question: QMessageBox | None = None
         self._name_edited = False
         self._placed = False
-        self._relay = _Relay(self)
-        self._relay.finished.connect(self._finished)
         self._build()
         self._fill_list()
         self._refresh()
@@ -369,7 +314,7 @@ class ExportDialog(QDialog):
         self.folder_help.setText(folder_words(folder, self.destination()))
         self._refresh_servers()
         ready = bool(self.chosen()) and not problem and bool(folder)
-        self.export_button.setEnabled(ready and self.worker is None)
+        self.export_button.setEnabled(ready and not self.job.busy)
 
     def _refresh_servers(self) -> None:
         from gibberish.export.plugin import servers_to_agree
@@ -418,66 +363,23 @@ class ExportDialog(QDialog):
         """Build on a worker thread; the outcome arrives in ``_finished``."""
         from gibberish.export.plugin_manifests import PluginInfo
 
-        if self.worker is not None or not self.export_button.isEnabled():
+        if self.job.busy or not self.export_button.isEnabled():
             return
-        skills = [self.skills[n] for n in self.chosen()]
-        out = self.destination()
-        info = PluginInfo(name=self.name.text())
-        agreed = self.agreed()
-        marketplace = self.marketplace.isChecked()
+        request = ExportRequest(
+            skills=[self.skills[n] for n in self.chosen()],
+            out=self.destination(),
+            info=PluginInfo(name=self.name.text()),
+            agreed=frozenset(self.agreed()),
+            marketplace=self.marketplace.isChecked(),
+            replace_own=replace,
+        )
         self.export_button.setEnabled(False)
         self.open_button.hide()
-        self.status.setText(f"Exporting {len(skills)} skill(s) to {out} …")
+        self.status.setText(f"Exporting {len(request.skills)} skill(s) to {request.out} …")
         set_tone(self.status, None)
-        self.worker = threading.Thread(
-            target=self._work,
-            args=(skills, out, info, agreed, marketplace, replace),
-            name="plugin-export",
-            daemon=True,
-        )
-        self.worker.start()
-
-    def _work(
-        self,
-        skills: list[SkillDefinition],
-        out: Path,
-        info: PluginInfo,
-        agreed: set[str],
-        marketplace: bool,
-        replace: bool,
-    ) -> None:
-        from gibberish.export.plugin import FolderInUse, PluginBuildError, build_plugin
-
-        outcome = ExportOutcome(thread=threading.get_ident())
-        try:
-            outcome.built = build_plugin(
-                skills,
-                out,
-                info,
-                marketplace=marketplace,
-                consent=lambda server: server.name in agreed,
-                replace_own=replace,
-            )
-        except FolderInUse as exc:
-            outcome.in_use = exc
-        except PluginBuildError as exc:
-            text = str(exc)
-            outcome.error = text[0].upper() + text[1:]
-        except OSError as exc:
-            outcome.error = (
-                f"The plugin could not be written to {out} ({exc.strerror or exc}); "
-                "nothing changed."
-            )
-        except Exception as exc:  # shown in the dialog, never a traceback
-            outcome.error = f"Unexpected problem: {type(exc).__name__}: {exc}"
-        # RuntimeError: the dialog was deleted while this ran.
-        with contextlib.suppress(RuntimeError):
-            self._relay.finished.emit(outcome)
+        self.job.start(request)
 
     def _finished(self, outcome: ExportOutcome) -> None:
-        worker, self.worker = self.worker, None
-        if worker is not None:
-            worker.join()
         self.outcome = outcome
         self._refresh()
         if outcome.built is not None:
@@ -543,11 +445,14 @@ class ExportDialog(QDialog):
         if self.outcome is not None and self.outcome.built is not None:
             self._open_url(QUrl.fromLocalFile(str(self.outcome.built.folder)))
 
+    @property
+    def worker(self) -> threading.Thread | None:
+        """The running build's thread, if any."""
+        return self.job.worker
+
     def wait(self, timeout: float = 30.0) -> None:
         """Wait for a running export's thread (on close and in tests)."""
-        worker = self.worker
-        if worker is not None:
-            worker.join(timeout)
+        self.job.wait(timeout)
 
     def done(self, result: int) -> None:
         if self.question is not None:
