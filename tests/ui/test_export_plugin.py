@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QListWidgetItem, QMessageBox, QPlainTextEdit
 from gibberish.app import Engine, EngineOptions
 from gibberish.export.ownership import record_path
 from gibberish.export.plugin import RECORD_KIND
+from gibberish.trust.fingerprint import PROVENANCE_FILE
 from gibberish.ui.controller import Controller
 from gibberish.ui.export.dialog import ExportDialog
 from gibberish.ui.formatting import plain_tooltip
@@ -64,6 +65,17 @@ Nothing to do.
 """
 
 
+RECEIVED_SKILL = """---
+name: received
+description: A skill someone else wrote and the person installed. Use it in tests.
+---
+
+# Received
+
+Nothing to do.
+"""
+
+
 @pytest.fixture
 def library(tmp_path: Path) -> Path:
     root = standard_skills(tmp_path / "skills")
@@ -72,6 +84,8 @@ def library(tmp_path: Path) -> Path:
     write_skill_md(root, "file-finder", FINDER_SKILL)
     write_skill_md(root, "under_score", UNDERSCORE_SKILL)
     write_skill_md(root, "leaky", SECRET_SKILL)
+    received = write_skill_md(root, "received", RECEIVED_SKILL)
+    (received / PROVENANCE_FILE).write_text(json.dumps({"source": "https://example.org/x"}))
     return root
 
 
@@ -123,7 +137,8 @@ def test_the_window_lists_the_skills_by_title_and_searches_them(qtbot, tray: Con
     dialog = open_export(tray)
     found = items(dialog)
     assert set(found) == {
-        "hello", "kinds", "slow", "art", "git-notes", "file-finder", "under_score", "leaky"
+        "hello", "kinds", "slow", "art", "git-notes", "file-finder", "under_score", "leaky",
+        "received",
     }  # fmt: skip
     refused = found["under_score"]
     assert not refused.flags() & Qt.ItemFlag.ItemIsEnabled
@@ -134,7 +149,10 @@ def test_the_window_lists_the_skills_by_title_and_searches_them(qtbot, tray: Con
     assert notes.startswith("Git notes\n") and "git-notes" not in notes
     assert "Keep short notes about a repository" in notes
     assert found["file-finder"].text().startswith("File finder")
-    assert dialog.chosen()  # the person's own skills start ticked
+    # the person's own skills start ticked; one received from elsewhere does not
+    assert set(dialog.chosen()) == {"hello", "kinds", "slow", "art", "git-notes", "file-finder",
+                                    "leaky"}  # fmt: skip
+    assert found["received"].flags() & Qt.ItemFlag.ItemIsEnabled
     qtbot.keyClicks(dialog.search, "repository note")
     qtbot.keyClick(dialog.search, Qt.Key.Key_Return)
     assert dialog.worker is None and dialog.isVisible()  # Enter searched, nothing else

@@ -241,7 +241,7 @@ class ExportDialog(QDialog):
                 item.setToolTip(plain_tooltip(why))
             else:
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-                own = skill.trust is not Trust.BUNDLED
+                own = skill.trust is Trust.USER  # written by the person, not received
                 item.setCheckState(Qt.CheckState.Checked if own else Qt.CheckState.Unchecked)
             self.list.addItem(item)
         self.list.blockSignals(False)
