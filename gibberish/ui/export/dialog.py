@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl
 from PySide6.QtGui import QDesktopServices, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -80,8 +80,6 @@ _CODE = re.compile(r"^[EW]-[A-Z0-9-]+: ")
 
 
 class ExportDialog(QDialog):
-    exported = Signal(object)  # BuiltPlugin
-
     def __init__(
         self,
         candidates: list[Choice],
@@ -435,11 +433,10 @@ class ExportDialog(QDialog):
         if built.unagreed:
             names = ", ".join(s.name for s in built.unagreed)
             lines.append(f"MCP servers left out (not ticked): {names}.")
-        lines += [f"Left out: MCP server {line}." for line in built.refused_servers]
+        lines += [f"MCP server {line}." for line in built.refused_servers]
         self.status.setText("\n".join(lines))
         set_tone(self.status, "success")
         self.open_button.show()
-        self.exported.emit(built)
 
     def _open_folder(self) -> None:
         if self.outcome is not None and self.outcome.built is not None:
