@@ -432,6 +432,12 @@ def _pictures(out_dir: Path) -> list[Path]:
     pump(30)
     save(bar, "command-bar-no-server")
 
+    # Export as a plugin…: the person's own skills ticked; bundled and installed ones not.
+    from gibberish.export.plugin import choices
+    from gibberish.ui.export.dialog import ExportDialog
+
+    save(ExportDialog(choices(engine.library.skills())), "export-plugin", (600, 620))
+
     controller.shutdown()
     return written
 

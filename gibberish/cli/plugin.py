@@ -15,9 +15,8 @@ import click
 from gibberish.app import EngineError
 from gibberish.cli.common import CliState, fail, pass_state, printable
 from gibberish.cli.sync_offer import mcp_consent
-from gibberish.export.plugin import PluginBuildError, build_plugin, default_name
+from gibberish.export.plugin import PluginBuildError, build_plugin, choices, default_name
 from gibberish.export.plugin_manifests import PluginInfo
-from gibberish.export.sync import agentskills_problem, exportable
 from gibberish.skills.model import SkillDefinition
 
 
@@ -34,13 +33,12 @@ def _skills(state: CliState, names: tuple[str, ...]) -> list[SkillDefinition]:
         except EngineError as exc:
             fail(str(exc))
     chosen = []
-    for skill in engine.library.skills():
-        problem = None if exportable(skill) else "it could not be read whole"
-        problem = problem or agentskills_problem(skill)
-        if problem:
-            click.secho(f"note: {skill.name} left out: {printable(problem)}", err=True, fg="yellow")
+    for choice in choices(engine.library.skills()):
+        if choice.problem:
+            name, problem = choice.skill.name, printable(choice.problem)
+            click.secho(f"note: {name} left out: {problem}", err=True, fg="yellow")
         else:
-            chosen.append(skill)
+            chosen.append(choice.skill)
     return chosen
 
 

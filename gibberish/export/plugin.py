@@ -12,7 +12,11 @@ installs the plugin. A server left out is reported with the reason.
 
 The plugin is built in a hidden folder next to ``out`` and renamed into place, so a
 failed build leaves nothing half written; an ``out`` that exists and is not empty is
-replaced only with ``force``.
+replaced only with ``force`` (the CLI's ``--force``) or, with ``replace_own``, only when
+every file in it is one gibberish wrote there and nobody changed since: each build keeps
+the digest of every file it wrote in an ownership record (:mod:`gibberish.export.ownership`),
+so the tray can offer to replace its own plugin and never someone else's folder
+(docs/adr/0087-tray-plugin-export.md).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gibberish.export.mcp_config import Consent, McpServer, wanted_servers
+from gibberish.export.ownership import OwnershipRecord, sha256_bytes
 from gibberish.export.plugin_manifests import (
     ManifestError,
     PluginInfo,
@@ -45,8 +50,24 @@ LEFT_OUT = frozenset({PROVENANCE_FILE})
 """gibberish's own record of where an installed skill came from: not part of the skill."""
 
 
+RECORD_KIND = "plugin"
+"""The ownership record's kind for a plugin folder (one record per folder)."""
+
+
 class PluginBuildError(ValueError):
     """A plugin that cannot be built as asked; the message says what and what to do."""
+
+
+class FolderInUse(PluginBuildError):
+    """``out`` cannot take the plugin as it stands: ``why`` is ``"not-folder"``,
+    ``"not-empty"`` (``ours``: every file in it is one gibberish wrote, unchanged, so it
+    may be replaced once the person agrees; ``foreign``: some of the files that are not)."""
+
+    def __init__(
+        self, message: str, out: Path, why: str, *, ours: bool = False, foreign: Sequence[str] = ()
+    ) -> None:
+        super().__init__(message)
+        self.out, self.why, self.ours, self.foreign = out, why, ours, list(foreign)
 
 
 @dataclass
@@ -55,9 +76,44 @@ class BuiltPlugin:
     info: PluginInfo
     skills: list[str] = field(default_factory=list)
     servers: list[str] = field(default_factory=list)
-    skipped_servers: list[str] = field(default_factory=list)
-    """One sentence per server left out: its name and why."""
+    refused_servers: list[str] = field(default_factory=list)
+    """One sentence per server that cannot go into any plugin: its name and why."""
+    unagreed: list[McpServer] = field(default_factory=list)
+    """Servers left out because nobody agreed to them."""
     files: list[str] = field(default_factory=list)
+
+    @property
+    def skipped_servers(self) -> list[str]:
+        """One sentence per server left out: its name and why (as the CLI says it)."""
+        return self.refused_servers + [
+            f"{s.name}: left out, nobody agreed that everyone who installs the "
+            f"plugin may {s.describe()} (agree with --allow-mcp {s.name})"
+            for s in self.unagreed
+        ]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A skill as a plugin candidate: ``problem`` says why it cannot go in, else None."""
+
+    skill: SkillDefinition
+    problem: str | None
+
+
+def choices(skills: Sequence[SkillDefinition]) -> list[Choice]:
+    """Which of ``skills`` (the Engine's library) can go into a plugin, and why not the
+    others: the one rule both the CLI's default and the tray's list follow."""
+    out = []
+    for skill in skills:
+        problem = None if exportable(skill) else "it could not be read whole"
+        out.append(Choice(skill, problem or agentskills_problem(skill)))
+    return out
+
+
+def servers_to_agree(skills: Sequence[SkillDefinition]) -> list[McpServer]:
+    """The MCP servers ``skills`` ask for that go in only once the person agrees to each."""
+    wanted, _problems = wanted_servers({}, skills)
+    return [s for s in wanted.values() if not s.trusted and server_problem(s) is None]
 
 
 def default_name(out: Path) -> str:
@@ -73,8 +129,12 @@ def build_plugin(
     marketplace: bool = False,
     consent: Consent | None = None,
     force: bool = False,
+    replace_own: bool = False,
 ) -> BuiltPlugin:
-    """Write the plugin for ``skills`` into ``out``; PluginBuildError says why not."""
+    """Write the plugin for ``skills`` into ``out``; PluginBuildError says why not.
+
+    ``force`` replaces whatever a non-empty ``out`` holds; ``replace_own`` only a plugin
+    gibberish wrote there, every file unchanged since (FolderInUse otherwise)."""
     try:
         info = PluginInfo(
             **{
@@ -89,10 +149,10 @@ def build_plugin(
     if not skills:
         raise PluginBuildError("no skills to put in the plugin: name at least one.")
     copies = {_checked_name(s): _files(s) for s in skills}
-    servers, skipped = _servers(skills, consent)
-    _check_out(out, force)
+    servers, refused, unagreed = _servers(skills, consent)
+    _check_out(out, force, replace_own)
     _check_apart(out, skills)
-    built = BuiltPlugin(out, info, list(copies), [s.name for s in servers], skipped)
+    built = BuiltPlugin(out, info, list(copies), [s.name for s in servers], refused, unagreed)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
@@ -108,10 +168,13 @@ def build_plugin(
         (staging / "README.md").write_text(_readme(info, skills), encoding="utf-8")
         built.files.append("README.md")
         os.chmod(staging, 0o755)
+        written = _digests(staging)
         _swap_into_place(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    record = OwnershipRecord(_record_key(out), RECORD_KIND, files=written)
+    record.save()
     return built
 
 
@@ -146,32 +209,85 @@ def _files(skill: SkillDefinition) -> dict[str, tuple[bytes, bool]]:
 
 def _servers(
     skills: Sequence[SkillDefinition], consent: Consent | None
-) -> tuple[list[McpServer], list[str]]:
+) -> tuple[list[McpServer], list[str], list[McpServer]]:
     wanted, problems = wanted_servers({}, skills)
     kept: list[McpServer] = []
-    skipped = list(problems)
+    refused = list(problems)
+    unagreed: list[McpServer] = []
     for server in wanted.values():
         problem = server_problem(server)
         if problem:
-            skipped.append(f"{server.name}: left out, {problem}")
+            refused.append(f"{server.name}: left out, {problem}")
         elif server.trusted or (consent is not None and consent(server)):
             kept.append(server)
         else:
-            skipped.append(
-                f"{server.name}: left out, nobody agreed that everyone who installs the "
-                f"plugin may {server.describe()} (agree with --allow-mcp {server.name})"
-            )
-    return kept, skipped
+            unagreed.append(server)
+    return kept, refused, unagreed
 
 
-def _check_out(out: Path, force: bool) -> None:
+def _check_out(out: Path, force: bool, replace_own: bool = False) -> None:
     if out.is_symlink() or (out.exists() and not out.is_dir()):
-        raise PluginBuildError(f"{out}: exists and is not a folder; choose another --out.")
-    if out.is_dir() and any(out.iterdir()) and not force:
-        raise PluginBuildError(
-            f"{out}: the folder is not empty; choose an empty or new folder, or replace "
-            "its contents with --force."
+        raise FolderInUse(
+            f"{out}: exists and is not a folder; choose another --out.", out, "not-folder"
         )
+    if not out.is_dir() or not any(out.iterdir()) or force:
+        return
+    foreign = not_written_by_gibberish(out)
+    if replace_own and not foreign:
+        return
+    raise FolderInUse(
+        f"{out}: the folder is not empty; choose an empty or new folder, or replace "
+        "its contents with --force.",
+        out,
+        "not-empty",
+        ours=not foreign,
+        foreign=foreign,
+    )
+
+
+def _record_key(out: Path) -> Path:
+    return Path(os.path.realpath(out))
+
+
+def _digests(folder: Path) -> dict[str, str]:
+    """Every regular file under ``folder`` (relative path → SHA-256); links are not followed."""
+    found: dict[str, str] = {}
+    for root, dirs, files in os.walk(folder):
+        for name in files:
+            path = Path(root, name)
+            if not path.is_symlink():
+                found[path.relative_to(folder).as_posix()] = sha256_bytes(path.read_bytes())
+        dirs.sort()
+    return found
+
+
+def not_written_by_gibberish(out: Path, limit: int = 5) -> list[str]:
+    """Up to ``limit`` things in ``out`` that gibberish's last plugin build there did not
+    write, or that changed since (relative paths); empty when all of it is gibberish's.
+
+    A link, a special file, or an unreadable record counts against: nothing is replaced
+    that cannot be proven ours."""
+    record = OwnershipRecord.load(RECORD_KIND, _record_key(out))
+    if record.problem or not record.files:
+        return sorted(p.name for p in out.iterdir())[:limit] or [out.name]
+    foreign: list[str] = []
+    for root, dirs, files in os.walk(out):
+        for name in sorted(dirs) + sorted(files):
+            path = Path(root, name)
+            rel = path.relative_to(out).as_posix()
+            if path.is_symlink() or (name in files and not path.is_file()):
+                foreign.append(rel)
+            elif name in files:
+                try:
+                    same = record.files.get(rel) == sha256_bytes(path.read_bytes())
+                except OSError:
+                    same = False
+                if not same:
+                    foreign.append(rel)
+        dirs[:] = sorted(d for d in dirs if not Path(root, d).is_symlink())
+        if len(foreign) >= limit:
+            break
+    return foreign[:limit]
 
 
 def _check_apart(out: Path, skills: Sequence[SkillDefinition]) -> None:

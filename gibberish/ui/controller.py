@@ -199,6 +199,10 @@ class Controller(QObject):
         """*Install skill…*, or a folder, archive or URL dropped on the launcher."""
         self.installing.install_skill(source)
 
+    @guard
+    def export_plugin(self) -> None:
+        self.dialogs.open_export(self.engine, self.seams.open_url)
+
     def trust_project(self, project: Path, names: list[str]) -> None:
         self.installing.trust_project(project, names)
 

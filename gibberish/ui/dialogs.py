@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from gibberish.export.sync_offer import SyncOffer
     from gibberish.install.transaction import Installer
     from gibberish.skills.model import SkillDefinition
+    from gibberish.ui.export.dialog import ExportDialog
     from gibberish.ui.install.dialog import InstallDialog
     from gibberish.ui.install.sync_offer_dialog import SyncOfferDialog
 
@@ -124,6 +125,16 @@ class Dialogs(QObject):
 
         dialog = InstallDialog(installer, source)
         self.keep("install", dialog)
+        dialog.open()
+        return dialog
+
+    def open_export(self, engine: Engine, open_url: Callable[..., object]) -> ExportDialog:
+        """*Export as a plugin…*: the Engine's skills, by the rule ``plugin build`` uses."""
+        from gibberish.export.plugin import choices
+        from gibberish.ui.export.dialog import ExportDialog
+
+        dialog = ExportDialog(choices(engine.library.skills()), open_url=open_url)
+        self.keep("export", dialog)
         dialog.open()
         return dialog
 

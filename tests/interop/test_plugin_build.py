@@ -298,3 +298,24 @@ def test_out_never_holds_or_sits_in_a_skill_it_copies(
     result = gib("--no-bundled", "plugin", "build", "art", "--out", str(out), "--force")
     assert result.exit_code != 0 and "holds or is inside the skill art" in result.output
     assert files_under(my_skills / "art") == before
+
+
+def test_every_build_keeps_an_ownership_record_outside_the_plugin(
+    gib: Callable[..., Result], tmp_path: Path, my_skills: Path
+) -> None:
+    """What lets the tray replace a plugin gibberish wrote, and nothing else (ADR 0087)."""
+    from gibberish.export.plugin import not_written_by_gibberish
+
+    out = tmp_path / "kit"
+    before = set(paths.state_dir().rglob("*")) if paths.state_dir().exists() else set()
+    assert gib("--no-bundled", "plugin", "build", "art", "--out", str(out)).exit_code == 0
+    assert not_written_by_gibberish(out) == []
+    assert {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} == {
+        "README.md", "plugin.json", ".claude-plugin/plugin.json", "gemini-extension.json",
+        *(f"skills/art/{rel}" for rel in ["SKILL.md", *ART_FILES]),
+    }  # fmt: skip
+    (record,) = [p for p in set(paths.state_dir().rglob("plugin-*.json")) - before]
+    assert str(out.resolve()) in record.read_text()
+    (out / "README.md").write_text("edited")
+    (out / "mine.txt").write_text("mine")
+    assert not_written_by_gibberish(out) == ["README.md", "mine.txt"]

@@ -15,6 +15,7 @@ tests (and people writing desktop automation) can rely on:
 ``problems`` / ``problem:NAME``  skills that failed to load
 ``recent`` / ``recent:N``     recent runs (0 = newest)
 ``open-skills-folder`` ``reload-skills`` ``install-skill`` ``approvals`` ``settings`` ``quit``
+``export-plugin``             *Export as a plugin…* (after ``install-skill``)
 ============================  =============================================
 
 Skill submenus are *lazy*: their tools are created when the submenu is about to show
@@ -147,6 +148,7 @@ class MenuActions(Protocol):
     def show_recent(self, index: int) -> None: ...
     def open_skills_folder(self) -> None: ...
     def install_skill(self) -> None: ...
+    def export_plugin(self) -> None: ...
     def reload_skills(self) -> None: ...
     def open_approvals(self) -> None: ...
     def open_settings(self) -> None: ...
@@ -397,6 +399,12 @@ def tail_items(actions: MenuActions) -> list[MenuItem]:
             "Install skill…",
             tooltip="From a folder, an archive or a URL (or drop one on the launcher)",
             trigger=actions.install_skill,
+        ),
+        MenuItem(
+            "export-plugin",
+            "Export as a plugin…",
+            tooltip="Your skills as one folder for Claude Code, Gemini CLI and other agents",
+            trigger=actions.export_plugin,
         ),
         MenuItem("approvals", "Approvals…", trigger=actions.open_approvals),
         MenuItem("settings", "Settings…", trigger=actions.open_settings),
