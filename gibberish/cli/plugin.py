@@ -70,7 +70,11 @@ def _skills(state: CliState, names: tuple[str, ...]) -> list[SkillDefinition]:
     metavar="NAME",
     help="Agree to put MCP server NAME into the plugin (a skill asks for it).",
 )
-@click.option("--force", is_flag=True, help="Replace what the --out folder holds.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace a plugin gibberish wrote in the --out folder (never files it did not write).",
+)
 @pass_state
 def build_command(
     state: CliState,
@@ -111,7 +115,7 @@ def build_command(
             info,
             marketplace=marketplace,
             consent=mcp_consent(set(allow_mcp), ask=sys.stdin.isatty()),
-            force=force,
+            replace_own=force,
         )
     except PluginBuildError as exc:
         fail(str(exc))

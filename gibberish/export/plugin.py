@@ -150,8 +150,8 @@ def build_plugin(
         raise PluginBuildError("no skills to put in the plugin: name at least one.")
     copies = {_checked_name(s): _files(s) for s in skills}
     servers, refused, unagreed = _servers(skills, consent)
-    _check_out(out, force, replace_own)
     _check_apart(out, skills)
+    _check_out(out, force, replace_own)
     built = BuiltPlugin(out, info, list(copies), [s.name for s in servers], refused, unagreed)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
@@ -235,9 +235,15 @@ def _check_out(out: Path, force: bool, replace_own: bool = False) -> None:
     foreign = not_written_by_gibberish(out)
     if replace_own and not foreign:
         return
+    why = (
+        "it holds files gibberish did not write (or that changed since), which are never "
+        "replaced; choose an empty or new folder"
+        if foreign
+        else "choose an empty or new folder, or replace the plugin gibberish wrote there "
+        "with --force"
+    )
     raise FolderInUse(
-        f"{out}: the folder is not empty; choose an empty or new folder, or replace "
-        "its contents with --force.",
+        f"{out}: the folder is not empty; {why}.",
         out,
         "not-empty",
         ours=not foreign,

@@ -270,18 +270,24 @@ def test_folder_name_is_the_default_name_and_must_be_valid(
     assert not (tmp_path / "My Kit").exists()
 
 
-def test_a_full_folder_is_replaced_only_with_force(
+def test_force_replaces_only_a_plugin_gibberish_wrote(
     gib: Callable[..., Result], tmp_path: Path, my_skills: Path
 ) -> None:
+    """A write never replaces what gibberish did not write: ``--force`` included."""
     out = tmp_path / "kit"
     out.mkdir()
     (out / "mine.txt").write_text("keep me")
-    result = gib("--no-bundled", "plugin", "build", "art", "--out", str(out))
-    assert result.exit_code != 0 and "not empty" in result.output
-    assert (out / "mine.txt").read_text() == "keep me"
+    for extra in ((), ("--force",)):
+        result = gib("--no-bundled", "plugin", "build", "art", "--out", str(out), *extra)
+        assert result.exit_code != 0 and "did not write" in result.output
+        assert (out / "mine.txt").read_text() == "keep me"
+    (out / "mine.txt").unlink()
+    assert gib("--no-bundled", "plugin", "build", "art", "--out", str(out)).exit_code == 0
+    again = gib("--no-bundled", "plugin", "build", "art", "--out", str(out))
+    assert again.exit_code != 0 and "--force" in again.output
     result = gib("--no-bundled", "plugin", "build", "art", "--out", str(out), "--force")
     assert result.exit_code == 0, result.output
-    assert not (out / "mine.txt").exists() and (out / "skills" / "art" / "SKILL.md").is_file()
+    assert (out / "skills" / "art" / "SKILL.md").is_file()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
