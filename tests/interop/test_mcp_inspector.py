@@ -96,7 +96,9 @@ def test_inspector_lists_tools_calls_read_only_and_is_refused_approval(
         *("--method", "tools/call", "--tool-name", "mark", "--tool-arg", f"folder={tmp_path}"),
     )
     assert refused["isError"] is True
-    assert "gibberish approvals approve writer" in refused["structuredContent"]["error"]
+    # a model's write outside its project, with no tray to ask: refused with a command
+    # that works (the person's own run of exactly this call)
+    assert "gibberish run writer.mark --arg folder=" in refused["structuredContent"]["error"]
     assert not (tmp_path / "marker").exists()
 
     shown = inspect(
