@@ -90,7 +90,7 @@ def root(tmp_path: Path) -> Path:
 @pytest.fixture
 def engine(root: Path):
     """An Engine over ``root`` only: no user or bundled skills."""
-    from gibberish.app import Engine, EngineOptions
+    from gibberish.engine.core import Engine, EngineOptions
 
     return Engine(
         EngineOptions(extra_skills_dirs=(root,), include_user=False, include_bundled=False)

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gibberish.app import Engine, EngineError, EngineOptions
 from gibberish.cli import cli
+from gibberish.engine.core import Engine, EngineError, EngineOptions
 from gibberish.trust.provenance import PROVENANCE_FILE
 from gibberish.trust.secrets import MissingSecretError, SecretStore
 from tests.helpers.sandbox import approved_read_only_runs

@@ -8,7 +8,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from gibberish.app import Engine, EngineError
+from gibberish.engine.core import Engine, EngineError
 from gibberish.runner import RunStatus
 from gibberish.skills.render import RenderError
 from gibberish.trust.decision import DecisionKind
@@ -195,9 +195,9 @@ def test_the_engine_never_names_a_command_line_flag(engine: Engine, root: Path) 
     import ast
     import re
 
-    import gibberish.app
+    import gibberish.engine.core
 
-    source = Path(gibberish.app.__file__).read_text(encoding="utf-8")
+    source = Path(gibberish.engine.core.__file__).read_text(encoding="utf-8")
     flags = [
         node.value
         for node in ast.walk(ast.parse(source))

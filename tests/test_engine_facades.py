@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.desktop.focus import FocusInfo
+from gibberish.desktop.modes import ModeDetector
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.trust import approved_copies
-from gibberish.trust.context import FocusInfo
-from gibberish.trust.modes import ModeDetector
 
 SKILL = """---
 name: {name}

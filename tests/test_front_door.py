@@ -30,7 +30,7 @@ HEAVY = (
     "httpx",
     "fastapi",
     "psutil",
-    "gibberish.app",
+    "gibberish.engine.core",
     "gibberish.skills",
     "gibberish.ui",
 )

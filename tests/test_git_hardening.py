@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from tests.interop.builders import needs_git
 
 pytestmark = needs_git

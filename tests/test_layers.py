@@ -41,8 +41,12 @@ LAYERS: tuple[Layer, ...] = (
     Layer("gibberish.export", 72, "skills out: sync to agents, compile, stubs, the compile page"),
     Layer("gibberish.install", 70, "skills in: sources, fetch, install, the lock, update"),
     Layer("gibberish.voice", 70, "feature over the Engine: listening"),
-    Layer("gibberish.session", 60, "the tray's session: the Engine plus the focused window"),
-    Layer("gibberish.app", 50, "the Engine, composing its facades"),
+    Layer(
+        "gibberish.engine.run_flow",
+        60,
+        "the run flow every front end shares: resolve, ask, decide, approve, notify",
+    ),
+    Layer("gibberish.engine.core", 50, "the Engine, composing its facades"),
     Layer("gibberish.engine", 45, "the Engine's facades: library, trust, runs, feed"),
     Layer("gibberish.assistant", 40, "the model feed"),
     Layer("gibberish.desktop", 35, "the desktop: focused window, its app and folder"),
@@ -285,7 +289,7 @@ def test_no_import_cycles() -> None:
 @pytest.mark.parametrize(
     ("importer", "target", "breaks"),
     [
-        ("gibberish.app", "gibberish.ui.menu.model", True),
+        ("gibberish.engine.core", "gibberish.ui.menu.model", True),
         ("gibberish.skills.library", "subprocess", True),
         ("gibberish.trust.policy", "gibberish.runner", True),
         ("gibberish.runner.handle", "gibberish.skills.model", True),
@@ -294,7 +298,7 @@ def test_no_import_cycles() -> None:
         ("gibberish.export.web.service", "gibberish.mcp.server", True),
         ("gibberish.mcp.server", "gibberish.export.agents", False),
         ("gibberish.export.sync_offer", "gibberish.install.transaction", False),
-        ("gibberish.ui.menu.model", "gibberish.app", False),
+        ("gibberish.ui.menu.model", "gibberish.engine.core", False),
         ("gibberish.skills.cache", "gibberish.skills", False),
     ],
 )

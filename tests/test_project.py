@@ -198,7 +198,7 @@ def test_size_allowlist_has_no_stale_entries() -> None:
 def test_a_stale_allowlist_entry_is_found() -> None:
     """The check above must be able to fail: a function that fits, and one that is gone."""
     fits = "gibberish/paths.py:home_short"
-    assert _stale({fits: "fits", "gibberish/app.py:nowhere": "gone"}) == [
+    assert _stale({fits: "fits", "gibberish/engine/core.py:nowhere": "gone"}) == [
         fits,
-        "gibberish/app.py:nowhere",
+        "gibberish/engine/core.py:nowhere",
     ]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gibberish import paths
-from gibberish.app import Engine, EngineError, EngineOptions
+from gibberish.engine.core import Engine, EngineError, EngineOptions
 from gibberish.runner import sandbox
 from gibberish.runner.sandbox import Sandbox
 
@@ -215,7 +215,7 @@ def test_a_bwrap_that_cannot_create_namespaces_means_no_sandbox(
 
 TRAY = """
 import json, os, sys
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 engine = Engine(EngineOptions(include_user=False))
 path = f"/proc/{os.getpid()}/environ"
 prepared = engine.runs.prepare("files.read_file", {"path": path, "lines": 5})

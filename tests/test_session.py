@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from gibberish.app import Engine
-from gibberish.session import Answer, Notice, Session, authorize, never_approved
+from gibberish.engine.core import Engine
+from gibberish.engine.run_flow import Answer, Notice, Session, authorize, never_approved
 from gibberish.trust.decision import Decision
 from tests.helpers.sandbox import requires_sandbox
 from tests.skills.fixtures.skillkit import make_skill, param_table, tool_block

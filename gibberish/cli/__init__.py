@@ -26,7 +26,7 @@ COMMAND_MODULES = (
     "gibberish.cli.voice",
     "gibberish.cli.disclosure",
     "gibberish.cli.mcp",
-    "gibberish.cli.context",
+    "gibberish.cli.context_blocks",
     "gibberish.cli.project",
 )
 """Modules exposing ``COMMANDS = [...]``; a new front end adds its module name here."""
@@ -60,7 +60,7 @@ COMMAND_HINTS = {
     "search": "gibberish.cli.disclosure",
     "stub": "gibberish.cli.disclosure",
     "mcp": "gibberish.cli.mcp",
-    "context": "gibberish.cli.context",
+    "context": "gibberish.cli.context_blocks",
 }
 """Which module holds a command, so that running it imports that module alone. A command
 missing here still works: its name is looked for in every module of the tuple above."""

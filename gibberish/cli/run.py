@@ -16,11 +16,11 @@ from typing import NoReturn
 
 import click
 
-from gibberish.app import MAX_TIMEOUT, Engine, EngineError, PreparedRun
 from gibberish.cli.arguments import parse_cli_arguments
 from gibberish.cli.common import CliState, pass_state, print_json, printable
+from gibberish.engine.core import MAX_TIMEOUT, Engine, EngineError, PreparedRun
+from gibberish.engine.run_flow import Answer, authorize, never_approved
 from gibberish.runner import Envelope
-from gibberish.session import Answer, authorize, never_approved
 from gibberish.skills.render import RenderError
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from gibberish.app import EngineError
 from gibberish.cli.arguments import parse_cli_arguments
 from gibberish.cli.common import (
     CliState,
@@ -18,6 +17,7 @@ from gibberish.cli.common import (
     printable,
     table,
 )
+from gibberish.engine.core import EngineError
 from gibberish.skills.kind import INSTRUCTIONS, skill_kind
 from gibberish.skills.library import SkillLibrary, SkillSource
 from gibberish.skills.model import Diagnostic, Mode, Profile, SkillDefinition, Trust, tool_ref

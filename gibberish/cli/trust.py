@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import click
 
-from gibberish.app import EngineError
 from gibberish.cli.common import (
     CliState,
     FullHelpGroup,
@@ -18,6 +17,7 @@ from gibberish.cli.common import (
     printable,
     table,
 )
+from gibberish.engine.core import EngineError
 from gibberish.skills.model import Mode
 
 

@@ -18,8 +18,8 @@ from typing import Any
 
 from gibberish import paths
 from gibberish.engine.library import LibraryFacade
-from gibberish.engine.model import EngineError, PreparedRun, RecentRun, ToolRef
 from gibberish.engine.trust import TrustFacade
+from gibberish.engine.values import EngineError, PreparedRun, RecentRun, ToolRef
 from gibberish.runner import (
     RunHandle,
     RunResult,

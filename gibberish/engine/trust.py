@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from gibberish.engine.library import LibraryFacade
-from gibberish.engine.model import ApprovalStatus, EngineError, PreparedRun, ToolRef
+from gibberish.engine.values import ApprovalStatus, EngineError, PreparedRun, ToolRef
 from gibberish.runner import sandbox as runner_sandbox
 from gibberish.skills.model import SkillDefinition, ToolDefinition, Trust
 from gibberish.trust import approved_copies

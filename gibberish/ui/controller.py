@@ -1,4 +1,4 @@
-"""The controller: the tray's views wired to the Qt-free flow of ``gibberish.session``.
+"""The controller: the tray's views wired to the Qt-free flow of ``gibberish.engine.run_flow``.
 
 What a click means (the form, the decision, the approval, what a reload announces) is
 decided by ``Session``, shared with the command line. This module connects the views —
@@ -43,8 +43,8 @@ from gibberish.ui.watcher import SkillsWatcher
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from gibberish.app import Engine
-    from gibberish.session import Notice, Session
+    from gibberish.engine.core import Engine
+    from gibberish.engine.run_flow import Notice, Session
     from gibberish.settings import Settings
     from gibberish.skills.model import Mode
     from gibberish.trust.model_reads import RunOrigin
@@ -115,7 +115,7 @@ class Controller(QObject):
     @property
     def session(self) -> Session:
         if self._session is None:
-            from gibberish.session import Session
+            from gibberish.engine.run_flow import Session
 
             self._session = Session(
                 lambda: self.engine,

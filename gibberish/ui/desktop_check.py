@@ -39,7 +39,7 @@ class DesktopCheck(QObject):
 
     def _tell(self, detail: str) -> None:
         from gibberish.desktop.told import first_time
-        from gibberish.session import Notice
+        from gibberish.engine.run_flow import Notice
 
         if first_time(f"focus: {detail}"):
             text = f"Modes cannot follow the focused app here: {detail}"

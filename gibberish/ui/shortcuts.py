@@ -217,7 +217,7 @@ class TrayShortcuts(QObject):
         from gibberish.desktop.detect import identify
         from gibberish.desktop.shortcuts import manual_setup
         from gibberish.desktop.told import first_time
-        from gibberish.session import Notice
+        from gibberish.engine.run_flow import Notice
 
         self.problem = message
         if missing:

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from gibberish.cli import cli, logfile, main
+from gibberish.desktop.focus import MicrophoneProbe
+from gibberish.desktop.modes import ModeDetector, resolve_mode
 from gibberish.desktop.x11 import X11FocusProvider
-from gibberish.trust.context import MicrophoneProbe
-from gibberish.trust.modes import ModeDetector, resolve_mode
 
 
 def _walk(command: click.Command, path: tuple[str, ...] = ()):

@@ -27,7 +27,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.export.compile import CompileError, compile_skill, write_outputs
 from gibberish.export.stub import StubTargetError, build_stub
 from gibberish.export.sync import apply_folder, plan_folder

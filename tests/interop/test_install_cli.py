@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.install import transaction as install_module
 from gibberish.skills.model import Trust
 from gibberish.trust.decision import DecisionKind

@@ -7,7 +7,7 @@ import time
 import tomllib
 from pathlib import Path
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from tests.interop.builders import commit_files, files_under, git, git_repo, needs_git, skill_text
 
 pytestmark = needs_git
@@ -139,8 +139,8 @@ def test_project_skills_load_when_the_context_folder_is_inside_the_project(tmp_p
 
 
 def test_the_focused_apps_folder_brings_in_the_project_skills(tmp_path, gib) -> None:
-    from gibberish.trust.context import FocusInfo
-    from gibberish.trust.modes import ModeDetector
+    from gibberish.desktop.focus import FocusInfo
+    from gibberish.desktop.modes import ModeDetector
 
     repo = git_repo(tmp_path / "repo", {"a/SKILL.md": skill_text("projonly")})
     project = tmp_path / "p"

@@ -11,7 +11,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 
 from gibberish import paths
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.install.installer import installer_for
 from gibberish.ui.install.dialog import InstallDialog
 from gibberish.ui.menu.launcher import LauncherWindow, dropped_source

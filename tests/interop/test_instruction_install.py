@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gibberish import paths
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.export import agents
 from gibberish.export.sync_all import apply_sync, plan_sync
 from gibberish.skills.library import SkillLibrary

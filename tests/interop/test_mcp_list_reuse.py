@@ -6,7 +6,7 @@ from pathlib import Path
 
 import anyio
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.mcp.server import GibberishMCP
 from gibberish.skills.model import Mode
 from tests.interop.conftest import ECHOER

@@ -11,7 +11,7 @@ import anyio
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.ui.approval.dialog import ApprovalDialog, ApprovalPrompter
 from gibberish.ui.approval.mcp import McpApprovals
 from gibberish.ui.single_instance import SingleInstance

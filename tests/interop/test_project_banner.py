@@ -17,9 +17,9 @@ from click.testing import CliRunner
 from PySide6.QtWidgets import QLabel
 
 from gibberish import paths
-from gibberish.app import Engine, EngineOptions
 from gibberish.cli import cli
 from gibberish.cli import run as run_module
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.trust import projects
 from gibberish.ui.approval.dialog import ApprovalDialog
 from tests.interop.builders import skill_text

@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from gibberish import paths
-from gibberish.app import Engine, EngineOptions
 from gibberish.cli import cli
 from gibberish.cli import install as install_cli
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.skills.model import Trust
 from gibberish.trust import projects
 from tests.interop.builders import skill_text

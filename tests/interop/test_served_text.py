@@ -16,8 +16,8 @@ import anyio
 import pytest
 from click.testing import CliRunner
 
-from gibberish.app import Engine, EngineOptions
 from gibberish.cli import cli
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.mcp.server import GibberishMCP
 from gibberish.skills import disclosure
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gibberish.app import Engine, EngineOptions
 from gibberish.cli import cli
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.skills.model import Trust
 from gibberish.trust import projects
 from gibberish.trust.signing import dump_signed

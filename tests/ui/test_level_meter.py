@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtGui import QImage
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.ui.icons import TrayState
 from gibberish.ui.listen.level_meter import (
     BARS,

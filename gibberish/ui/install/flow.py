@@ -34,7 +34,7 @@ class Installing(QObject):
         dialog.installed.connect(self._skills_installed)
 
     def _skills_installed(self, names: list[str]) -> None:
-        from gibberish.session import Notice
+        from gibberish.engine.run_flow import Notice
 
         self._c.reload()
         self._c.notify(

@@ -114,7 +114,7 @@ class VoiceRequests(QObject):
         self._say_notice("Not listening", message, failed=True)
 
     def _say_notice(self, title: str, body: str, *, failed: bool = False) -> None:
-        from gibberish.session import Notice
+        from gibberish.engine.run_flow import Notice
 
         self._c.notify(Notice(title, body, failed=failed))
 

@@ -21,7 +21,7 @@ from gibberish import paths
 from gibberish.fileio import atomic_write_bytes
 
 if TYPE_CHECKING:
-    from gibberish.app import Engine
+    from gibberish.engine.core import Engine
 
 FORMAT = 1
 FILE_NAME = "menu.cache"

@@ -39,9 +39,9 @@ from gibberish.ui.menu.dispatch import carry_trigger, dispatch_triggers
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from gibberish.app import RecentRun
+    from gibberish.desktop.modes import ModeContext
+    from gibberish.engine.core import RecentRun
     from gibberish.skills.model import Diagnostic, Mode, SkillDefinition
-    from gibberish.trust.modes import ModeContext
 
 MODES: tuple[str, ...] = ("Global", "Dev", "Meeting", "Writer")
 """``Mode`` values (a ``StrEnum``): the menu needs no import of the skills model."""

@@ -24,15 +24,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gibberish.app import Engine, EngineError, PreparedRun
+from gibberish.engine.core import Engine, EngineError, PreparedRun
 from gibberish.skills.model import Trust
 from gibberish.skills.render import RenderError
 from gibberish.trust.model_reads import RunOrigin
 
 if TYPE_CHECKING:
+    from gibberish.desktop.modes import ModeContext
     from gibberish.settings import Settings
     from gibberish.skills.model import SkillDefinition, ToolDefinition
-    from gibberish.trust.modes import ModeContext
 
 
 class Answer(StrEnum):

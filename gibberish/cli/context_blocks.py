@@ -14,8 +14,8 @@ from typing import Any
 
 import click
 
-from gibberish.app import Engine, EngineError
 from gibberish.cli.common import CliState, fail, pass_state, print_json, printable, table
+from gibberish.engine.core import Engine, EngineError
 
 
 def all_blocks(engine: Engine):

@@ -21,16 +21,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from gibberish.skills.model import Mode, SkillDefinition
-from gibberish.trust.context import (
+from gibberish.desktop.focus import (
     FocusInfo,
     FocusProvider,
     MicrophoneProbe,
     NoFocus,
     running_process_names,
 )
+from gibberish.skills.model import Mode, SkillDefinition
 
-log = logging.getLogger("gibberish.trust.modes")
+log = logging.getLogger("gibberish.desktop.modes")
 
 __all__ = [
     "AppLists",

@@ -25,7 +25,7 @@ from typing import Protocol
 
 import psutil
 
-log = logging.getLogger("gibberish.trust.context")
+log = logging.getLogger("gibberish.desktop.focus")
 """Why a probe found nothing (debug) or failed (warning); detection itself stays silent."""
 
 Runner = Callable[[list[str]], str | None]

@@ -21,9 +21,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from gibberish.desktop.detect import focus_provider
+from gibberish.desktop.modes import AppLists, ModeContext, ModeDetector, resolve_mode
 from gibberish.engine.feed import FeedFacade
 from gibberish.engine.library import LibraryFacade
-from gibberish.engine.model import (
+from gibberish.engine.runs import FULL_LOG_LIMIT, MAX_TIMEOUT, RECENT_RUNS, RunsFacade
+from gibberish.engine.trust import TrustFacade
+from gibberish.engine.values import (
     ApprovalStatus,
     EngineError,
     EngineOptions,
@@ -32,15 +35,12 @@ from gibberish.engine.model import (
     ToolRef,
     tool_ref,
 )
-from gibberish.engine.runs import FULL_LOG_LIMIT, MAX_TIMEOUT, RECENT_RUNS, RunsFacade
-from gibberish.engine.trust import TrustFacade
 from gibberish.runner import sandbox as runner_sandbox
 from gibberish.runner.sandbox import SandboxStatus
 from gibberish.settings import Settings, load_settings, save_settings
 from gibberish.skills.model import Mode
 from gibberish.trust import projects as project_trust
 from gibberish.trust.approvals import ApprovalStore
-from gibberish.trust.modes import AppLists, ModeContext, ModeDetector, resolve_mode
 from gibberish.trust.secrets import SecretStore
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from gibberish.ui.menu.model import Kind, MenuItem, elide, separator
 
 if TYPE_CHECKING:
-    from gibberish.app import Engine
+    from gibberish.engine.core import Engine
 
 
 class ContextMenu:
