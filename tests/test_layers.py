@@ -205,10 +205,10 @@ def test_imports_point_down() -> None:
 
 
 def _graph() -> dict[str, set[str]]:
-    """Module -> the gibberish modules it imports when it runs. Left out: an import of
-    one's own parent package (Python has always loaded the parent first, so it closes no
-    loop), and imports under ``TYPE_CHECKING`` (never run; they count for the
-    layers)."""
+    """Module -> the gibberish modules it imports, wherever the import is written: under
+    ``TYPE_CHECKING`` too (a type-only import is still a dependency a reader follows, and
+    a loop of them is two modules that know each other). Left out: an import of one's own
+    parent package (Python has always loaded the parent first, so it closes no loop)."""
     graph: dict[str, set[str]] = {}
     for module in MODULES:
         graph[module] = {
@@ -217,7 +217,6 @@ def _graph() -> dict[str, set[str]]:
             if imp.target in MODULES
             and imp.target != module
             and not _is_ancestor(imp.target, module)
-            and not imp.typing_only
         }
     return graph
 
@@ -270,6 +269,15 @@ def test_cycle_finder_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
+def test_type_only_imports_count_for_cycles() -> None:
+    """``lifecycle`` names the tray's parts only under ``TYPE_CHECKING``: still an edge."""
+    assert any(
+        imp.typing_only and imp.target == "gibberish.ui.reloading"
+        for imp in imports_of("gibberish.ui.lifecycle")
+    )
+    assert "gibberish.ui.reloading" in _graph()["gibberish.ui.lifecycle"]
+
+
 def test_no_import_cycles() -> None:
     graph = _graph()
     found = cycles(graph)
@@ -280,7 +288,7 @@ def test_no_import_cycles() -> None:
             f"  {imp.where()}: {imp.importer} imports {imp.target}"
             for m in component
             for imp in imports_of(m)
-            if imp.target in members and imp.target != m and not imp.typing_only
+            if imp.target in members and imp.target != m
         ]
         described.append(" <-> ".join(component) + "\n" + "\n".join(edges))
     assert found == [], "import cycles (break one edge of each):\n" + "\n".join(described)
