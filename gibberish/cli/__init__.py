@@ -71,6 +71,7 @@ FORWARDED = {
     (): ("open-command-bar", _OPENED),
     ("tray",): ("open-command-bar", _OPENED),
     ("listen",): ("listen", "Listening in the running gibberish."),
+    ("voice", "listen"): ("listen", "Listening in the running gibberish."),
 }
 """Command lines a running instance takes over: the line it is sent (see
 ``gibberish.ui.single_instance``) and what this process says before it exits. When no
