@@ -277,7 +277,7 @@ def model_key_group() -> None:
 @model_key_group.command("set")
 def model_key_set() -> None:
     """Store the key (asked without echo; piped stdin works too)."""
-    from gibberish.assistant.credentials import store_model_api_key
+    from gibberish.assistant.model_api_key import store_model_api_key
     from gibberish.trust.secrets import SecretStoreError
 
     if stdin_is_tty():
@@ -296,7 +296,7 @@ def model_key_set() -> None:
 @model_key_group.command("delete")
 def model_key_delete() -> None:
     """Remove the stored key."""
-    from gibberish.assistant.credentials import delete_model_api_key
+    from gibberish.assistant.model_api_key import delete_model_api_key
     from gibberish.trust.secrets import SecretStoreError
 
     try:

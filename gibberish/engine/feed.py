@@ -62,7 +62,7 @@ class FeedFacade:
     def model_settings(self, **overrides: Any) -> ModelSettings:
         """The model settings from the settings file, with ``overrides`` (None values
         ignored) and, for an OpenAI-compatible server, the key from the keyring."""
-        from gibberish.assistant.credentials import model_api_key
+        from gibberish.assistant.model_api_key import model_api_key
         from gibberish.assistant.settings import Api
 
         values = {k: v for k, v in overrides.items() if v is not None}
