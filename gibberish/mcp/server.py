@@ -254,7 +254,7 @@ class GibberishMCP(MCPServer):
         return _envelope_result(envelope.to_dict(), error=not envelope.success)
 
     def _ask(self, prepared: PreparedRun, client: str) -> Answer:
-        """``session.authorize``'s question, put to the person in the tray's dialog."""
+        """``run_flow.authorize``'s question, put to the person in the tray's dialog."""
         reply = self.approver(prepared, client)
         if reply is None:
             raise _NoAnswer(how_to_approve(prepared))
