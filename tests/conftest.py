@@ -13,8 +13,17 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.fonts import fontconfig_file
+
+settings.register_profile(
+    "any-machine", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("any-machine")
+"""Hypothesis checks what a property holds, never how fast this machine draws examples: on
+a loaded two-core machine a draw can stall for seconds, which its deadline and its
+too-slow health check would report as a failure of the code."""
 
 _SESSION_ROOT = Path(tempfile.mkdtemp(prefix="gibberish-tests-"))
 
