@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from gibberish.cli import cli
 from gibberish.cli.root import LazyGroup
 from gibberish.cli.shelves import ROOT_EXAMPLES, SECTIONS, SHELVES
-from tests.test_front_door import run_child
+from tests.cli.test_front_door import run_child
 
 MOVED = {
     "approvals": ("trust", "approvals"),

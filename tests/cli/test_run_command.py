@@ -12,8 +12,8 @@ import psutil
 import pytest
 
 from gibberish.cli import run as run_module
+from tests.helpers.builders import needs_git
 from tests.helpers.sandbox import requires_sandbox
-from tests.interop.builders import needs_git
 
 SLEEP_TOOL = """
 ### nap
