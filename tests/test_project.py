@@ -1,4 +1,4 @@
-"""Project-wide rules: lint, formatting, and the layering of docs/adr/0001-layers.md."""
+"""Project-wide rules: lint, formatting, sizes, and what the code may use (docs/architecture.md)."""
 
 from __future__ import annotations
 
