@@ -178,7 +178,7 @@ def measure(corpus: Path, repeat: int, query: str) -> None:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from gibberish.app import Engine, EngineOptions
+    from gibberish.engine.core import Engine, EngineOptions
     from gibberish.ui.controller import Controller
 
     app = QApplication.instance() or QApplication(["bench"])

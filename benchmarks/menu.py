@@ -219,7 +219,7 @@ def run(args: argparse.Namespace, skills: Path, edit: Callable[[Path, int], None
     from PySide6.QtCore import qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
-    from gibberish.app import Engine, EngineOptions
+    from gibberish.engine.core import Engine, EngineOptions
     from gibberish.ui.controller import Controller
     from gibberish.ui.gui_gc import GuiGarbageCollector
 

@@ -37,7 +37,7 @@ def main() -> None:
             os.environ[var] = str(base / var.lower())
         os.environ["PYTHON_KEYRING_BACKEND"] = "keyrings.alt.file.PlaintextKeyring"
         sys.path.insert(0, str(ROOT))
-        from gibberish.app import Engine, EngineOptions
+        from gibberish.engine.core import Engine, EngineOptions
         from gibberish.skills.model import Mode
         from gibberish.trust.model_reads import RunOrigin
 

@@ -50,7 +50,6 @@ for _var in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gibberish.app import Engine, EngineOptions  # noqa: E402
 from gibberish.assistant.clients import (  # noqa: E402
     Api,
     ModelReply,
@@ -59,6 +58,7 @@ from gibberish.assistant.clients import (  # noqa: E402
     OllamaGenerateClient,
 )
 from gibberish.assistant.functiongemma import render_call, render_developer_turn  # noqa: E402
+from gibberish.engine.core import Engine, EngineOptions  # noqa: E402
 from gibberish.skills.model import Mode  # noqa: E402
 
 TOOLS_PER_SKILL = 5

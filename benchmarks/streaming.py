@@ -162,7 +162,7 @@ def main() -> int:
 def run(skills: Path, options: argparse.Namespace) -> None:
     from PySide6.QtWidgets import QApplication
 
-    from gibberish.app import Engine, EngineOptions
+    from gibberish.engine.core import Engine, EngineOptions
     from gibberish.ui.controller import Controller
 
     app = QApplication.instance() or QApplication(["bench"])

@@ -50,7 +50,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.skills.model import ParameterDefinition, ParameterType, ToolDefinition
 from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError, WavSource, spoken
 from gibberish.voice.grammar import VoiceTool, grammar_for_tools

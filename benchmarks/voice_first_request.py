@@ -43,7 +43,7 @@ class _Paced:
 
 
 def _one(mode: str, folder: str) -> dict[str, object]:
-    from gibberish.app import Engine, EngineOptions
+    from gibberish.engine.core import Engine, EngineOptions
     from gibberish.voice import VoiceConfig, VoiceService
     from tests.voice.corpus import IN_GRAMMAR, fixture
 

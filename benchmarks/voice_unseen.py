@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from gibberish.app import Engine, EngineError, EngineOptions
+from gibberish.engine.core import Engine, EngineError, EngineOptions
 from gibberish.voice import Proposal, ProposalStatus, VoiceConfig, VoiceError, WavSource, spoken
 from tests.voice.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR, add_noise
 from tests.voice.people.corpus import DEV_VOICES, PEOPLE, SKILLS

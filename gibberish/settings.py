@@ -43,7 +43,7 @@ DEFAULT_MODEL_NAME = DEFAULT_MODEL
 VOICE_ACTIVATIONS = tuple(a.value for a in Activation)
 MAX_SETTINGS_BYTES = 1024 * 1024
 APP_LISTS = ("terminals", "ides", "notes", "meetings")
-"""The lists of ``[apps]`` (``trust.modes.AppLists``' fields; a test keeps them equal)."""
+"""The lists of ``[apps]`` (``desktop.modes.AppLists``' fields; a test keeps them equal)."""
 
 __all__ = [
     "MODEL_APIS",

@@ -13,8 +13,17 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.fonts import fontconfig_file
+
+settings.register_profile(
+    "any-machine", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("any-machine")
+"""Hypothesis checks what a property holds, never how fast this machine draws examples: on
+a loaded two-core machine a draw can stall for seconds, which its deadline and its
+too-slow health check would report as a failure of the code."""
 
 _SESSION_ROOT = Path(tempfile.mkdtemp(prefix="gibberish-tests-"))
 
@@ -90,7 +99,7 @@ def root(tmp_path: Path) -> Path:
 @pytest.fixture
 def engine(root: Path):
     """An Engine over ``root`` only: no user or bundled skills."""
-    from gibberish.app import Engine, EngineOptions
+    from gibberish.engine.core import Engine, EngineOptions
 
     return Engine(
         EngineOptions(extra_skills_dirs=(root,), include_user=False, include_bundled=False)

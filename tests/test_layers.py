@@ -1,17 +1,19 @@
-"""The layering of docs/adr/0001-layers.md, enforced for every module of gibberish/.
+"""The layering of docs/architecture.md, enforced for every module of gibberish/.
 
-Every import counts: at the top of a module, inside a function or a class, under
-``TYPE_CHECKING``, relative ones, and a module named in a string (``Lazy("gibberish.ui.x")``,
-a command table) — a lazy import is still a dependency. Each module belongs to the row of
-``LAYERS`` with the longest matching prefix; it may import its own row and rows ranked
-lower, never a row ranked higher or a different row of the same rank, and never what its
-row forbids. A failure names the importing file and line, the import, and the rule, so a
+The layer table lives on that page, and only there: this test reads it. Every import
+counts: at the top of a module, inside a function or a class, under ``TYPE_CHECKING``,
+relative ones, and a module named in a string (``Lazy("gibberish.ui.x")``, a command
+table) — a lazy import is still a dependency, and counts for cycles too. Each module
+belongs to the row of ``LAYERS`` with the longest matching prefix; it may import its own
+row and rows ranked lower, never a row ranked higher or a different row of the same
+rank, and never what its row forbids. A failure names the importing file and line, the import, and the rule, so a
 branch that adds an upward import learns which one to move.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,46 +33,41 @@ class Layer:
     """Lower rows (or outside modules) this row must not import either."""
 
 
-LAYERS: tuple[Layer, ...] = (
-    Layer("gibberish.__main__", 100, "python -m gibberish"),
-    Layer(
-        "gibberish.cli", 90, "front end: parses flags, calls the Engine, prints; starts the tray"
-    ),
-    Layer("gibberish.ui", 80, "front end: the tray, the only place Qt lives"),
-    Layer("gibberish.mcp", 74, "front end for agents: the skills as an MCP server"),
-    Layer("gibberish.export", 72, "skills out: sync to agents, compile, stubs, the compile page"),
-    Layer("gibberish.install", 70, "skills in: sources, fetch, install, the lock, update"),
-    Layer("gibberish.voice", 70, "feature over the Engine: listening"),
-    Layer("gibberish.session", 60, "the tray's session: the Engine plus the focused window"),
-    Layer("gibberish.app", 50, "the Engine, composing its facades"),
-    Layer("gibberish.engine", 45, "the Engine's facades: library, trust, runs, feed"),
-    Layer("gibberish.assistant", 40, "the model feed"),
-    Layer("gibberish.desktop", 35, "the desktop: focused window, its app and folder"),
-    Layer(
-        "gibberish.trust",
-        30,
-        "trust levels, approvals, fingerprints, the decision table, secrets, modes",
-        frozenset({"gibberish.runner"}),
-    ),
-    Layer("gibberish.settings", 25, "config.toml: one table composing each feature's settings"),
-    Layer("gibberish.assistant.settings", 20, "the model's settings (owned by assistant/)"),
-    Layer("gibberish.voice.settings", 20, "the voice settings (owned by voice/)"),
-    Layer(
-        "gibberish.skills",
-        15,
-        "the SKILL.md domain; pure, starts no process",
-        frozenset({"subprocess"}),
-    ),
-    Layer("gibberish.runner", 10, "process execution; knows nothing of skills or approval"),
-    Layer("gibberish.instance_socket", 6, "the one-instance socket"),
-    Layer("gibberish.fileio", 5, "atomic writes"),
-    Layer("gibberish.paths", 5, "where files live"),
-    Layer("gibberish.lazy", 5, "a package's public names loaded on first use"),
-    Layer("gibberish.schema", 5, "typed keys of config.toml, checked one way"),
-    Layer("gibberish.pathsafety", 5, "names from files are one path component, writes stay in"),
-    Layer("gibberish.redaction", 5, "credentials removed from source strings, messages, logs"),
-    Layer("gibberish", 0, "the package itself: its version"),
-)
+ARCHITECTURE = REPO_ROOT / "docs" / "architecture.md"
+"""The one home of the layer table: its rows under "## The layers"."""
+
+
+def _code_names(cell: str) -> list[str]:
+    return re.findall(r"`([^`]+)`", cell)
+
+
+def read_layers(text: str) -> tuple[Layer, ...]:
+    """The rows of the layer table in ``text`` (docs/architecture.md), in order."""
+    section = text.split("\n## The layers\n", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or not cells[0].startswith("`gibberish"):
+            continue
+        (prefix,) = _code_names(cells[0])
+        rows.append(Layer(prefix, int(cells[1]), cells[2], frozenset(_code_names(cells[3]))))
+    return tuple(rows)
+
+
+LAYERS: tuple[Layer, ...] = read_layers(ARCHITECTURE.read_text(encoding="utf-8"))
+
+
+def test_the_layer_table_is_read_from_the_architecture_page() -> None:
+    """The page's table is what is enforced: a row there is a row here, in its order."""
+    assert len(LAYERS) > 20
+    assert LAYERS[0] == Layer("gibberish.__main__", 100, "`python -m gibberish`")
+    trust = next(r for r in LAYERS if r.prefix == "gibberish.trust")
+    assert trust.rank == 30 and trust.forbids == {"gibberish.runner"}
+    assert [r.rank for r in LAYERS] == sorted((r.rank for r in LAYERS), reverse=True)
+    changed = ARCHITECTURE.read_text(encoding="utf-8").replace(
+        "| `gibberish.trust` | 30 |", "| `gibberish.trust` | 95 |"
+    )
+    assert next(r for r in read_layers(changed) if r.prefix == "gibberish.trust").rank == 95
 
 
 def _module_name(path: Path) -> str:
@@ -174,7 +171,7 @@ def broken_rule(imp: Import) -> str | None:
 
 def test_every_module_has_a_row() -> None:
     missing = [m for m in MODULES if layer_of(m) is None]
-    assert missing == [], f"add a row to LAYERS in tests/test_layers.py for: {missing}"
+    assert missing == [], f"add a row to the layer table of docs/architecture.md for: {missing}"
 
 
 def test_every_package_has_its_own_row() -> None:
@@ -195,16 +192,16 @@ def test_imports_point_down() -> None:
         }
     )
     assert offenders == [], (
-        "imports that break docs/adr/0001-layers.md (move the code down, pass it in, or "
+        "imports that break the layers of docs/architecture.md (move the code down, pass it in, or "
         "move the import up to a caller):\n" + "\n".join(offenders)
     )
 
 
 def _graph() -> dict[str, set[str]]:
-    """Module -> the gibberish modules it imports when it runs. Left out: an import of
-    one's own parent package (Python has always loaded the parent first, so it closes no
-    loop), and imports under ``TYPE_CHECKING`` (never run; they count for the
-    layers)."""
+    """Module -> the gibberish modules it imports, wherever the import is written: under
+    ``TYPE_CHECKING`` too (a type-only import is still a dependency a reader follows, and
+    a loop of them is two modules that know each other). Left out: an import of one's own
+    parent package (Python has always loaded the parent first, so it closes no loop)."""
     graph: dict[str, set[str]] = {}
     for module in MODULES:
         graph[module] = {
@@ -213,7 +210,6 @@ def _graph() -> dict[str, set[str]]:
             if imp.target in MODULES
             and imp.target != module
             and not _is_ancestor(imp.target, module)
-            and not imp.typing_only
         }
     return graph
 
@@ -266,6 +262,15 @@ def test_cycle_finder_finds_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
+def test_type_only_imports_count_for_cycles() -> None:
+    """``lifecycle`` names the tray's parts only under ``TYPE_CHECKING``: still an edge."""
+    assert any(
+        imp.typing_only and imp.target == "gibberish.ui.reloading"
+        for imp in imports_of("gibberish.ui.lifecycle")
+    )
+    assert "gibberish.ui.reloading" in _graph()["gibberish.ui.lifecycle"]
+
+
 def test_no_import_cycles() -> None:
     graph = _graph()
     found = cycles(graph)
@@ -276,7 +281,7 @@ def test_no_import_cycles() -> None:
             f"  {imp.where()}: {imp.importer} imports {imp.target}"
             for m in component
             for imp in imports_of(m)
-            if imp.target in members and imp.target != m and not imp.typing_only
+            if imp.target in members and imp.target != m
         ]
         described.append(" <-> ".join(component) + "\n" + "\n".join(edges))
     assert found == [], "import cycles (break one edge of each):\n" + "\n".join(described)
@@ -285,7 +290,7 @@ def test_no_import_cycles() -> None:
 @pytest.mark.parametrize(
     ("importer", "target", "breaks"),
     [
-        ("gibberish.app", "gibberish.ui.menu.model", True),
+        ("gibberish.engine.core", "gibberish.ui.menu.model", True),
         ("gibberish.skills.library", "subprocess", True),
         ("gibberish.trust.policy", "gibberish.runner", True),
         ("gibberish.runner.handle", "gibberish.skills.model", True),
@@ -294,7 +299,7 @@ def test_no_import_cycles() -> None:
         ("gibberish.export.web.service", "gibberish.mcp.server", True),
         ("gibberish.mcp.server", "gibberish.export.agents", False),
         ("gibberish.export.sync_offer", "gibberish.install.transaction", False),
-        ("gibberish.ui.menu.model", "gibberish.app", False),
+        ("gibberish.ui.menu.model", "gibberish.engine.core", False),
         ("gibberish.skills.cache", "gibberish.skills", False),
     ],
 )

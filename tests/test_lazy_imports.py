@@ -11,7 +11,7 @@ from tests.skills.fixtures.skillkit import make_skill, skill_text
 
 CHECK = """
 import sys
-import gibberish.app, gibberish.trust.keys, gibberish.trust.secrets, gibberish.trust.approvals
+import gibberish.engine.core, gibberish.trust.keys, gibberish.trust.secrets, gibberish.trust.approvals
 assert "keyring" not in sys.modules, sorted(m for m in sys.modules if m.startswith("keyring"))
 from gibberish.trust.keys import _default_keyring
 _default_keyring()

@@ -16,8 +16,8 @@ from click.testing import CliRunner
 
 from gibberish import paths
 from gibberish.assistant.settings import Api, ModelSettings
+from gibberish.desktop.modes import AppLists
 from gibberish.settings import APP_LISTS, Settings, load_settings, save_settings
-from gibberish.trust.modes import AppLists
 from gibberish.voice.settings import Activation, VoiceBackend, VoiceSettings
 
 GOLDEN = Path(__file__).parent / "settings_files"

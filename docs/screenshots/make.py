@@ -269,7 +269,7 @@ def _pictures(out_dir: Path) -> list[Path]:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication, QWidget
 
-    from gibberish.app import Engine, EngineOptions
+    from gibberish.engine.core import Engine, EngineOptions
     from gibberish.ui.approval.dialog import ApprovalDialog
     from gibberish.ui.command_bar.bar import CommandBar
     from gibberish.ui.controller import Controller

@@ -26,7 +26,7 @@ from typing import Any
 
 from gibberish import paths
 from gibberish.assistant.budget import estimate_tokens
-from gibberish.assistant.context import ContextBlock, as_context_block
+from gibberish.assistant.context_blocks import ContextBlock, as_context_block
 from gibberish.pathsafety import (
     OutsideTargetError,
     PathComponent,

@@ -46,7 +46,7 @@ from gibberish.assistant.clients import (
     ModelReply,
     ModelRequest,
 )
-from gibberish.assistant.context import with_context
+from gibberish.assistant.context_blocks import with_context
 from gibberish.assistant.functiongemma import render_call
 from gibberish.assistant.fuzzy import FuzzyMatch
 from gibberish.assistant.naming import ExposedTool, ToolCatalog
@@ -200,7 +200,7 @@ class Router:
         """Ask the model which tool ``request`` means; ``tools`` are those of the current mode
         (the Engine passes its ``ToolIndex``, reused from request to request).
 
-        ``context`` (attached context blocks, see ``context.py``) goes in front of the
+        ``context`` (attached context blocks, see ``context_blocks.py``) goes in front of the
         request in the user turn; tools are still chosen by the request alone."""
         index = _index_of(tools)
         request = request.strip()

@@ -39,7 +39,7 @@ from gibberish.skills.cache import without_collection
 
 if TYPE_CHECKING:
     from gibberish.assistant.naming import ExposedTool
-    from gibberish.assistant.tool_index import SkillPart
+    from gibberish.assistant.skill_part import SkillPart
     from gibberish.skills.model import SkillDefinition
 
 log = logging.getLogger("gibberish.assistant.saved_analysis")
@@ -112,7 +112,7 @@ class SavedAnalyses:
 
     def part(self, skill: SkillDefinition, tools: Sequence[ExposedTool]) -> SkillPart | None:
         """The saved analysis of ``skill`` under these exposed names, as a part; or None."""
-        from gibberish.assistant.tool_index import SkillPart
+        from gibberish.assistant.skill_part import SkillPart
 
         key = self.key(skill, [t.name for t in tools])
         found = self._saved.get(key) if key is not None else None

@@ -5,8 +5,8 @@ and adding up declaration sizes (``budget``). Done from scratch, that splits eve
 text into words and renders every declaration on every request: about half a second at
 1,000 skills. The work that does not depend on the request is done here, once:
 
-* ``SkillPart`` — one skill's tools under their exposed names: each tool's name words and
-  text words (``budget.relevance``), the set of all its words, and the token cost of each
+* ``SkillPart`` (``skill_part``) — one skill's tools under their exposed names: each
+  tool's name words and text words (``budget.relevance``), the set of all its words, and the token cost of each
   declaration in each manifest format asked for (rendered once, when first needed). A
   part is reused for as long as the library hands out the same ``SkillDefinition``
   object — the library keeps a skill's object until its files change — and its tools
@@ -33,15 +33,13 @@ from __future__ import annotations
 import threading
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import accumulate, chain, compress
 from operator import is_, is_not
 from typing import TYPE_CHECKING
 
 from gibberish.assistant.budget import (
-    NAME_WEIGHT,
-    TEXT_WEIGHT,
     Selection,
     functiongemma_cost,
     prompt_overhead,
@@ -49,73 +47,12 @@ from gibberish.assistant.budget import (
 )
 from gibberish.assistant.fuzzy import FuzzyIndex, FuzzyMatch
 from gibberish.assistant.naming import ExposedTool, ToolCatalog, exposed_names
+from gibberish.assistant.skill_part import NAME_POINTS, TEXT_POINTS, Cost, SkillPart
 from gibberish.skills.cache import without_collection
 from gibberish.skills.model import Mode, SkillDefinition
 
 if TYPE_CHECKING:
     from gibberish.assistant.saved_analysis import SavedAnalyses
-
-Cost = Callable[[ExposedTool], int]
-
-NAME_POINTS = int(NAME_WEIGHT)
-TEXT_POINTS = int(TEXT_WEIGHT)
-assert NAME_POINTS == NAME_WEIGHT and TEXT_POINTS == TEXT_WEIGHT, "postings count whole points"
-
-
-@dataclass(slots=True, eq=False)
-class SkillPart:
-    """What scoring and budgeting need from one skill's tools, independent of any request.
-
-    Compared and hashed by identity: a part is one analysis of one skill definition."""
-
-    skill: SkillDefinition
-    tools: tuple[ExposedTool, ...]
-    name_words: tuple[Collection[str], ...]
-    """Per tool: the words of its name, the skill's name and its exposed name (frozensets
-    when analysed here, tuples when read from the saved analysis: only membership is
-    asked, of a few words each)."""
-    text_words: tuple[Collection[str], ...]
-    """Per tool: the words of the descriptions and parameters that are not name words."""
-    vocabulary: frozenset[str]
-    """Every word of every tool."""
-    costs: dict[Cost, tuple[int, ...]] = field(default_factory=dict)
-    """Declaration sizes per manifest format, per tool (each rendered once)."""
-
-    @classmethod
-    def of(cls, skill: SkillDefinition, tools: Sequence[ExposedTool]) -> SkillPart:
-        """Analyse ``tools`` (all of ``skill``, under their exposed names) into the words
-        of ``budget.relevance``."""
-        skill_words = words(skill.description)
-        names, texts = [], []
-        for exposed in tools:
-            tool = exposed.tool
-            text = [tool.description]
-            for p in tool.parameters:
-                text.append(p.name)
-                text.append(p.description)
-            name = words(f"{tool.name} {skill.name} {exposed.name}")
-            names.append(name)
-            texts.append((words(" ".join(text)) | skill_words) - name)
-        vocabulary = frozenset().union(*names, *texts)
-        return cls(skill, tuple(tools), tuple(names), tuple(texts), vocabulary)
-
-    def positions(self, word: str) -> list[int]:
-        """The tools (index in ``tools``) holding ``word``, each listed once per point: a
-        name word ``NAME_POINTS`` times, another ``TEXT_POINTS`` times."""
-        found: list[int] = []
-        for i, name in enumerate(self.name_words):
-            if word in name:
-                found += [i] * NAME_POINTS
-            elif word in self.text_words[i]:
-                found += [i] * TEXT_POINTS
-        return found
-
-    def cost(self, cost: Cost) -> tuple[int, ...]:
-        found = self.costs.get(cost)
-        if found is None:
-            found = self.costs[cost] = tuple(cost(t) for t in self.tools)
-        return found
-
 
 _Key = tuple[int, tuple[str, ...]]
 """(id of the skill definition, exposed names of its tools); the part holds the skill, so

@@ -26,7 +26,7 @@ COMMAND_MODULES = (
     "gibberish.cli.voice",
     "gibberish.cli.disclosure",
     "gibberish.cli.mcp",
-    "gibberish.cli.context",
+    "gibberish.cli.context_blocks",
     "gibberish.cli.project",
     "gibberish.cli.plugin",
     "gibberish.cli.manage",
@@ -65,7 +65,7 @@ COMMAND_HINTS = {
     "search": "gibberish.cli.disclosure",
     "stub": "gibberish.cli.disclosure",
     "mcp": "gibberish.cli.mcp",
-    "context": "gibberish.cli.context",
+    "context": "gibberish.cli.context_blocks",
     "plugin": "gibberish.cli.plugin",
 }
 """Which module holds a command, so that running it imports that module alone. A command
@@ -77,6 +77,7 @@ FORWARDED = {
     (): ("open-command-bar", _OPENED),
     ("tray",): ("open-command-bar", _OPENED),
     ("listen",): ("listen", "Listening in the running gibberish."),
+    ("voice", "listen"): ("listen", "Listening in the running gibberish."),
 }
 """Command lines a running instance takes over: the line it is sent (see
 ``gibberish.ui.single_instance``) and what this process says before it exits. When no

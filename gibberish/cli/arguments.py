@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from gibberish.app import EngineError
+from gibberish.engine.core import EngineError
 from gibberish.skills.model import ParameterType, ToolDefinition
 
 

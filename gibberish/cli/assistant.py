@@ -16,10 +16,10 @@ from typing import Any
 
 import click
 
-from gibberish.app import Engine, EngineError, ToolRef
 from gibberish.cli.common import CliState, fail, pass_state, print_json, printable
 from gibberish.cli.quick_exit import finish
 from gibberish.cli.run import execute, stdin_is_tty
+from gibberish.engine.core import Engine, EngineError, ToolRef
 from gibberish.settings import MODEL_APIS
 from gibberish.skills.model import Mode, tool_ref
 from gibberish.skills.render import RenderError
@@ -63,8 +63,8 @@ def prompt_command(
     """Print the tool manifest a model sees: FunctionGemma prompt, OpenAI tools JSON, or text."""
     from gibberish.assistant import render_plain_manifest, render_prompt, tool_schemas
     from gibberish.assistant.budget import functiongemma_cost, json_cost
-    from gibberish.assistant.context import with_context
-    from gibberish.cli.context import context_feed
+    from gibberish.assistant.context_blocks import with_context
+    from gibberish.cli.context_blocks import context_feed
 
     engine = state.engine()
     index = engine.feed.tool_index(_mode(engine, mode))
@@ -172,7 +172,7 @@ def ask_command(
     """Route a request through the local model, then approve and run the tool(s) it chose."""
     from gibberish.assistant import ModelError, client_for
     from gibberish.assistant.outcome import Next, advise
-    from gibberish.cli.context import context_feed
+    from gibberish.cli.context_blocks import context_feed
 
     engine = state.engine()
     settings = engine.feed.model_settings(endpoint=endpoint, model=model_name, api=api)
@@ -276,7 +276,7 @@ def model_key_group() -> None:
 @model_key_group.command("set")
 def model_key_set() -> None:
     """Store the key (asked without echo; piped stdin works too)."""
-    from gibberish.assistant.credentials import store_model_api_key
+    from gibberish.assistant.model_api_key import store_model_api_key
     from gibberish.trust.secrets import SecretStoreError
 
     if stdin_is_tty():
@@ -295,7 +295,7 @@ def model_key_set() -> None:
 @model_key_group.command("delete")
 def model_key_delete() -> None:
     """Remove the stored key."""
-    from gibberish.assistant.credentials import delete_model_api_key
+    from gibberish.assistant.model_api_key import delete_model_api_key
     from gibberish.trust.secrets import SecretStoreError
 
     try:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 if TYPE_CHECKING:  # the Engine is imported when a command first needs it
-    from gibberish.app import Engine
+    from gibberish.engine.core import Engine
 
 
 @dataclass
@@ -25,7 +25,7 @@ class CliState:
 
     def build_engine(self) -> Engine:
         """A new Engine with its one-time notices still queued (the tray shows them)."""
-        from gibberish.app import Engine, EngineOptions
+        from gibberish.engine.core import Engine, EngineOptions
 
         return Engine(
             EngineOptions(

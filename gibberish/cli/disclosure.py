@@ -13,8 +13,8 @@ from typing import TypeVar
 
 import click
 
-from gibberish.app import Engine, EngineError
 from gibberish.cli.common import CliState, fail, pass_state, print_json, printable, table
+from gibberish.engine.core import Engine, EngineError
 from gibberish.export.stub import StubWriteError
 from gibberish.skills import disclosure
 from gibberish.skills.disclosure import DisclosureError

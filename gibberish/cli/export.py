@@ -11,9 +11,9 @@ from pathlib import Path
 
 import click
 
-from gibberish.app import EngineError
 from gibberish.cli.common import CliState, fail, pass_state, printable, table
 from gibberish.cli.sync_offer import mcp_consent, report_unapproved
+from gibberish.engine.core import EngineError
 from gibberish.export import agents
 from gibberish.export.compile import (
     MAX_PROMPT_BYTES,

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import click
 
-from gibberish.app import EngineError
 from gibberish.cli.common import CliState, fail, pass_state, printable
 from gibberish.cli.sync_offer import mcp_consent
+from gibberish.engine.core import EngineError
 from gibberish.export.plugin import PluginBuildError, build_plugin, choices, default_name
 from gibberish.export.plugin_manifests import PluginInfo
 from gibberish.skills.model import SkillDefinition

@@ -1,7 +1,7 @@
 """``gibberish run SKILL.TOOL``: render, decide, maybe ask, run, print the envelope.
 
 The question asked here is the same one the tray's approval dialog asks, built from the
-Engine's ``Decision`` and applied by ``session.authorize`` (the tray's rule too): without
+Engine's ``Decision`` and applied by ``run_flow.authorize`` (the tray's rule too): without
 a terminal nothing that needs asking runs unless ``--yes``, and ``--yes`` never covers a
 skill nobody approved when a model chose it (``gibberish ask``).
 """
@@ -16,11 +16,11 @@ from typing import NoReturn
 
 import click
 
-from gibberish.app import MAX_TIMEOUT, Engine, EngineError, PreparedRun
 from gibberish.cli.arguments import parse_cli_arguments
 from gibberish.cli.common import CliState, pass_state, print_json, printable
+from gibberish.engine.core import MAX_TIMEOUT, Engine, EngineError, PreparedRun
+from gibberish.engine.run_flow import Answer, authorize, never_approved
 from gibberish.runner import Envelope
-from gibberish.session import Answer, authorize, never_approved
 from gibberish.skills.model import SkillDefinition, Trust
 from gibberish.skills.render import RenderError
 
@@ -152,7 +152,7 @@ def refuse(message: str, *, compact: bool) -> NoReturn:
 
 
 def _terminal(model_chose: bool, compact: bool) -> Callable[[PreparedRun], Answer]:
-    """The ``ask`` of ``session.authorize`` on a terminal, or the refusal without one."""
+    """The ``ask`` of ``run_flow.authorize`` on a terminal, or the refusal without one."""
 
     def answer(prepared: PreparedRun) -> Answer:
         if stdin_is_tty():
@@ -201,7 +201,7 @@ def without_a_terminal(prepared: PreparedRun, model_chose: bool) -> str:
 def execute(
     engine: Engine, prepared: PreparedRun, *, yes: bool, compact: bool, model_chose: bool = False
 ) -> NoReturn:
-    """The decision table on a terminal (``session.authorize``), then the run."""
+    """The decision table on a terminal (``run_flow.authorize``), then the run."""
     banner = prepared.decision.banner
     if banner and yes:  # --yes skips the prompt, never the warning
         click.secho(f"WARNING: {printable(banner)}", err=True, fg="red", bold=True)

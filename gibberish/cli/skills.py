@@ -8,7 +8,6 @@ from typing import Any
 
 import click
 
-from gibberish.app import EngineError
 from gibberish.cli.arguments import parse_cli_arguments
 from gibberish.cli.common import (
     CliState,
@@ -19,6 +18,7 @@ from gibberish.cli.common import (
     printable,
     table,
 )
+from gibberish.engine.core import EngineError
 from gibberish.skills.disabled import disabled_names
 from gibberish.skills.fields import E_NO_SKILL_FILE, error
 from gibberish.skills.kind import INSTRUCTIONS, skill_kind

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from gibberish.app import Engine
+    from gibberish.engine.core import Engine
 
 _FLAGS = {"--no-user-skills", "--no-bundled", "--debug"}
 
@@ -41,7 +41,7 @@ class TrayRequest(NamedTuple):
         """Builds the Engine these options ask for (called on the tray's worker thread)."""
 
         def build() -> Engine:
-            from gibberish.app import Engine, EngineOptions
+            from gibberish.engine.core import Engine, EngineOptions
 
             return Engine(
                 EngineOptions(

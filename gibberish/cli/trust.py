@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import click
 
-from gibberish.app import ApprovalPreview, EngineError
 from gibberish.cli.common import (
     CliState,
     FullHelpGroup,
@@ -18,6 +17,7 @@ from gibberish.cli.common import (
     printable,
     table,
 )
+from gibberish.engine.core import ApprovalPreview, EngineError
 from gibberish.skills.model import Mode
 
 

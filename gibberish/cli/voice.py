@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gibberish.app import Engine, EngineError, ToolRef
 from gibberish.cli.assistant import MODE_CHOICE, _mode
 from gibberish.cli.common import CliState, fail, pass_state, print_json, table
 from gibberish.cli.run import execute, refuse
+from gibberish.engine.core import Engine, EngineError, ToolRef
 from gibberish.skills.model import Mode, tool_ref
 from gibberish.skills.render import RenderError
 from gibberish.trust.model_reads import RunOrigin

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from gibberish.trust.context import FocusInfo, NoFocus
+from gibberish.desktop.focus import FocusInfo, NoFocus
 
 if TYPE_CHECKING:  # the bus (jeepney) is loaded when asked, not with the Engine
     from jeepney.io.threading import DBusRouter

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gibberish.trust.context import FocusInfo, describe_process
+from gibberish.desktop.focus import FocusInfo, describe_process
 
 log = logging.getLogger("gibberish.desktop")
 

@@ -24,7 +24,7 @@ from jeepney.io.threading import DBusRouter
 from jeepney.low_level import HeaderFields
 
 from gibberish.desktop import bus
-from gibberish.trust.context import FocusInfo, describe_process
+from gibberish.desktop.focus import FocusInfo, describe_process
 
 log = logging.getLogger("gibberish.desktop.kde")
 

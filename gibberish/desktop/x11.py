@@ -8,7 +8,7 @@ import re
 import shutil
 from collections.abc import Mapping
 
-from gibberish.trust.context import FocusInfo, Runner, describe_process, run_quiet
+from gibberish.desktop.focus import FocusInfo, Runner, describe_process, run_quiet
 
 log = logging.getLogger("gibberish.desktop.x11")
 

@@ -15,13 +15,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from gibberish.engine.library import LibraryFacade
-from gibberish.engine.model import EngineError
+from gibberish.engine.values import EngineError
 from gibberish.settings import Settings
 from gibberish.skills.model import Mode
 
 if TYPE_CHECKING:
     from gibberish.assistant import ModelClient, ModelSettings, RouteResult, ToolCatalog
-    from gibberish.assistant.context import ContextBlock, ContextFeed
+    from gibberish.assistant.context_blocks import ContextBlock, ContextFeed
     from gibberish.assistant.context_store import PinStore
     from gibberish.assistant.tool_index import ToolIndex, ToolIndexCache
 
@@ -62,7 +62,7 @@ class FeedFacade:
     def model_settings(self, **overrides: Any) -> ModelSettings:
         """The model settings from the settings file, with ``overrides`` (None values
         ignored) and, for an OpenAI-compatible server, the key from the keyring."""
-        from gibberish.assistant.credentials import model_api_key
+        from gibberish.assistant.model_api_key import model_api_key
         from gibberish.assistant.settings import Api
 
         values = {k: v for k, v in overrides.items() if v is not None}
@@ -101,7 +101,7 @@ class FeedFacade:
     # ------------------------------------------------------------------ context blocks
     def context_blocks(self) -> list[ContextBlock]:
         """Skills without tools, then imported blocks (a skill's name wins), by name."""
-        from gibberish.assistant.context import context_blocks
+        from gibberish.assistant.context_blocks import context_blocks
         from gibberish.assistant.context_folders import imported_blocks
 
         blocks = {b.name: b for b in context_blocks(self._library.skills())}
@@ -149,7 +149,12 @@ class FeedFacade:
         self, request: str, request_blocks: Sequence[str] = (), budget: int | None = None
     ) -> ContextFeed:
         """Pinned blocks, the session's (``session_context``), and ``request_blocks``."""
-        from gibberish.assistant.context import DEFAULT_CONTEXT_BUDGET, Attached, Zone, build_feed
+        from gibberish.assistant.context_blocks import (
+            DEFAULT_CONTEXT_BUDGET,
+            Attached,
+            Zone,
+            build_feed,
+        )
 
         pinned = self.pinned()
         if not (pinned or self.session_context or request_blocks):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from gibberish.engine.model import EngineError, EngineOptions, ToolRef
+from gibberish.engine.values import EngineError, EngineOptions, ToolRef
 from gibberish.settings import Settings
 from gibberish.skills.cache import ParseCache
 from gibberish.skills.fields import W_SKILL_OVERRIDDEN

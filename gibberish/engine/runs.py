@@ -19,8 +19,8 @@ from typing import Any
 
 from gibberish import paths
 from gibberish.engine.library import LibraryFacade
-from gibberish.engine.model import EngineError, PreparedRun, RecentRun, ToolRef
 from gibberish.engine.trust import TrustFacade
+from gibberish.engine.values import EngineError, PreparedRun, RecentRun, ToolRef
 from gibberish.redaction import describe_redactions, redact_value
 from gibberish.runner import (
     RunHandle,

@@ -12,7 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from gibberish.engine.library import LibraryFacade
-from gibberish.engine.model import (
+from gibberish.engine.values import (
     ApprovalPreview,
     ApprovalStatus,
     EngineError,

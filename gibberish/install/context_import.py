@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from gibberish.assistant.context import DEFAULT_CONTEXT_BUDGET, ContextBlock
+from gibberish.assistant.context_blocks import DEFAULT_CONTEXT_BUDGET, ContextBlock
 from gibberish.assistant.context_folders import ImportError_, install_block
 from gibberish.install.discover import skill_folders
 from gibberish.install.download import download

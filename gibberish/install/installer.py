@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gibberish import paths
-from gibberish.app import Engine
+from gibberish.engine.core import Engine
 from gibberish.install.transaction import Installer, InstallTarget
 
 

@@ -40,9 +40,10 @@ from mcp.server.mcpserver.resources.types import FunctionResource
 from mcp_types import CLIENT_INFO_META_KEY, CallToolResult, TextContent, Tool, ToolAnnotations
 
 from gibberish import __version__
-from gibberish.assistant.context import ContextBlock, context_blocks
+from gibberish.assistant.context_blocks import ContextBlock, context_blocks
 from gibberish.assistant.manifest import parameters_schema
 from gibberish.assistant.naming import ExposedTool, qualified_name
+from gibberish.engine.run_flow import Answer, authorize, never_approved
 from gibberish.mcp.approval import (
     UNNAMED_CLIENT,
     ApprovalRequest,
@@ -54,14 +55,13 @@ from gibberish.mcp.skills_extension import (
     read_bytes,
     resource_content,
 )
-from gibberish.session import Answer, authorize, never_approved
 from gibberish.skills import disclosure
 from gibberish.skills.disclosure import DisclosureError
 from gibberish.skills.model import Mode, SkillDefinition
 from gibberish.trust.model_reads import RunOrigin
 
 if TYPE_CHECKING:
-    from gibberish.app import Engine, PreparedRun
+    from gibberish.engine.core import Engine, PreparedRun
 
 Approver = Callable[["PreparedRun", str], "tuple[str, str] | None"]
 """Asks the person about a prepared run on behalf of a client (``client_label``)."""
@@ -266,7 +266,7 @@ class GibberishMCP(MCPServer):
         self, exposed: ExposedTool, arguments: dict[str, Any], client: str = UNNAMED_CLIENT
     ) -> CallToolResult:
         """Prepare, decide, ask (through the tray) or refuse, run; the envelope is the result."""
-        from gibberish.app import EngineError, ToolRef
+        from gibberish.engine.core import EngineError, ToolRef
         from gibberish.runner import Envelope
         from gibberish.skills.render import RenderError
 
@@ -298,7 +298,7 @@ class GibberishMCP(MCPServer):
         return _envelope_result(envelope, error=not result.envelope.success)
 
     def _ask(self, prepared: PreparedRun, client: str) -> Answer:
-        """``session.authorize``'s question, put to the person in the tray's dialog."""
+        """``run_flow.authorize``'s question, put to the person in the tray's dialog."""
         reply = self.approver(prepared, client)
         if reply is None:
             raise _NoAnswer(how_to_approve(prepared))
@@ -309,7 +309,7 @@ class GibberishMCP(MCPServer):
 
     # ------------------------------------------------------------------ disclosure
     def _folder(self, name: str) -> Path:
-        from gibberish.app import EngineError
+        from gibberish.engine.core import EngineError
 
         try:
             skill = self.engine.library.require(name)

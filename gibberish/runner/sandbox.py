@@ -224,7 +224,15 @@ def wrap(
     args = [bwrap, *_ALWAYS]
     if sandbox.offline:
         args.append("--unshare-net")
-    args += file_system(sandbox, cwd=cwd, env=env, arguments=argv[1:], program=executable)
+    args += file_system(
+        read_only=sandbox.read_only,
+        offline=sandbox.offline,
+        gui=sandbox.gui,
+        cwd=cwd,
+        env=env,
+        arguments=argv[1:],
+        program=executable,
+    )
     if not sandbox.desktop:
         args += hide_desktop(env, private_tmp=sandbox.read_only, gui=sandbox.gui)
     args += hide_paths(sandbox.hidden)

@@ -17,10 +17,6 @@ import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from gibberish.runner.sandbox import Sandbox
 
 #: Folders a read-only run may be pointed at through its environment.
 _POINTED_AT_VARS = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
@@ -41,8 +37,10 @@ _SOCKET_FOLDERS = (".X11-unix", ".ICE-unix", ".XIM-unix", ".font-unix", "tmux-",
 
 
 def file_system(
-    sandbox: Sandbox,
     *,
+    read_only: bool,
+    offline: bool,
+    gui: bool,
     cwd: Path,
     env: Mapping[str, str],
     arguments: Sequence[str],
@@ -56,22 +54,22 @@ def file_system(
     could name a host socket (a tmux server's) or a folder holding one. A writable offline run keeps the host's ``/tmp``
     (where it may be asked to write its result) without the sockets in it.
     """
-    if sandbox.read_only:
+    if read_only:
         args = ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev"]
     else:
         args = ["--bind", "/", "/", "--proc", "/proc", "--dev-bind", "/dev", "/dev"]
     for knob in _KERNEL_KNOBS:  # writable by uid 0 even without capabilities
         args += ["--ro-bind-try", knob, knob]
-    if sandbox.offline:
+    if offline:
         args += _hide_socket_places()
-    if sandbox.read_only:
+    if read_only:
         args += ["--tmpfs", _PRIVATE_TMP]
-        pointed = _regular_files(arguments) if sandbox.offline else arguments
+        pointed = _regular_files(arguments) if offline else arguments
         for path in _pointed_at(cwd, env, pointed, program=program):
             args += ["--ro-bind-try", path, path]
-    elif sandbox.offline:
-        args += _hide_tmp_sockets(keep_display=sandbox.gui)
-    if sandbox.offline:
+    elif offline:
+        args += _hide_tmp_sockets(keep_display=gui)
+    if offline:
         args += _hide_home_sockets(env)
     return args
 

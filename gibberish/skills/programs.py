@@ -250,8 +250,7 @@ class Finding(NamedTuple):
 
     code: str
     """A stable diagnostic code (``E-PLACEHOLDER-IN-INLINE-CODE`` ...)."""
-    index: int  # type: ignore[assignment]  # shadows tuple.index, which no caller uses
-    """The word it is about."""
+    index: int  # type: ignore[assignment]  # shadows tuple.index; the word it is about
     message: str
     warning: bool
 
@@ -312,147 +311,10 @@ class _Line:
         return self.front and not self.operand_seen and not self.has_code
 
 
-class _PositionalSteps:
-    """One method per kind of command line (:data:`_POSITIONAL_STEPS`): what a positional
-    argument is to that kind of program. Part of :class:`_Scanner`, whose state and
-    reporting methods these use; kept apart so each class reads as one concern."""
-
-    shapes: list[str | None]
-    covered: set[int]
-    words: Sequence[TemplateWord]
-    slots: list[Slot]
-
-    # The scanner's state readers and reporters, which these steps call.
-    def text(self, k: int) -> str:
-        raise NotImplementedError
-
-    def add(self, code: str, k: int, message: str, *, warning: bool = False) -> None:
-        raise NotImplementedError
-
-    def tainted(self, k: int) -> bool:
-        raise NotImplementedError
-
-    def code(self, k: int, name: str, how: str, spec: Program, attached: str | None = None) -> None:
-        raise NotImplementedError
-
-    def shell_words(self, start: int, end: int, name: str, how: str) -> None:
-        raise NotImplementedError
-
-    def chooses(self, k: int, name: str, what: str, attached: str | None = None) -> None:
-        raise NotImplementedError
-
-    def environment(self, k: int, name: str, text: str | None) -> None:
-        raise NotImplementedError
-
-    def program(self, i: int, stop: int, via: str | None) -> None:
-        raise NotImplementedError
-
-    def at_wrapper(self, line: _Line, j: int) -> int:
-        spec, shape = line.spec, self.shapes[j]
-        if spec.assignments and shape == "-" and line.options_open:  # env -: same as -i
-            return 1
-        if line.mode == "stop" or line.has_code:
-            return _END
-        if spec.assignments and shape is not None and _ASSIGN_RE.match(shape):
-            self.environment(j, line.name, shape)
-            return 1
-        if line.positionals < spec.skip:
-            line.positionals += 1
-            if not line.sweep and self.tainted(j):
-                self.slots.append(Slot(j, line.name, "positional"))
-            return 1
-        if line.mode == "shell":
-            self.shell_words(j, line.stop, line.name, "hands its command to a shell")
-        else:
-            self.program(j, line.stop, line.name)
-        return _END
-
-    def at_interpreter(self, line: _Line, j: int) -> int:
-        name = line.name
-        if line.code_next:
-            self.code(j, name, f"`{line.code_next}`", line.spec)
-            line.code_next = ""
-            line.operand_seen = True
-        elif not line.has_code and not line.operand_seen:
-            line.operand_seen = True
-            if not line.sweep:
-                self.covered.add(j)
-                self.chooses(j, name, f"the script that `{name}` runs")
-        if line.certain and (line.operand_seen or line.has_code):
-            return _END
-        return 1
-
-    def at_script(self, line: _Line, j: int) -> int:
-        if not line.has_code and not line.operand_seen and not line.sweep:
-            self.code(j, line.name, "its program text", line.spec)
-        line.operand_seen = True
-        return 1
-
-    def at_sql(self, line: _Line, j: int) -> int:
-        line.positionals += 1
-        if line.positionals > 1:  # after the database, every argument is SQL
-            self.code(j, line.name, "an SQL statement or dot-command such as .shell", line.spec)
-        return 1
-
-    def at_remote(self, line: _Line, j: int) -> int:
-        if line.positionals == 0:
-            line.positionals = 1
-            return 1
-        how = "sends the words after the host to the remote shell"
-        self.shell_words(j, line.stop, line.name, how)
-        return _END
-
-    def at_shellwords(self, line: _Line, j: int) -> int:
-        if line.mode == "exec":
-            self.program(j, line.stop, line.name)
-            return _END
-        end = line.stop
-        if line.name == "parallel":
-            end = next((k for k in range(j, end) if self.shapes[k] in _PARALLEL_INPUTS), end)
-        self.shell_words(j, end, line.name, "runs its command through a shell")
-        return _END
-
-    def at_su(self, line: _Line, j: int) -> int:
-        if line.mode == "exec":
-            self.program(j, line.stop, line.name)
-            return _END
-        if line.positionals and not line.sweep:
-            what = f"an argument that `{line.name}` passes to the user's shell"
-            self.chooses(j, line.name, what)
-        line.positionals += 1
-        return 1
-
-    def at_editor(self, line: _Line, j: int) -> int:
-        shape = self.shapes[j] or ""
-        if line.options_open and shape.startswith("+"):
-            self.code(j, line.name, "a `+` command", line.spec)
-        elif line.options_open and shape.startswith(MARK):
-            self.add(
-                "E-PLACEHOLDER-IN-INLINE-CODE",
-                j,
-                f"`{self.text(j)}` starts with a value, and `{line.name}` runs an argument "
-                "starting with `+` as an editor command (injection). Write `--` before "
-                "the files.",
-            )
-        return 1
-
-    def at_plain(self, line: _Line, j: int) -> int:
-        if line.mode == "exec":  # gdb --args PROGRAM ...
-            self.program(j, line.stop, line.name)
-            return _END
-        return 1
-
-
-class _Scanner(_PositionalSteps):
-    """Walks the command line from the program through wrappers (``env``, ``sudo``,
-    ``timeout`` ..., ``find -exec``) and reports values that would choose the program
-    or be read as code by a program (shells and interpreters, ``awk``, ``sed``, ``ssh``,
-    ``watch`` ...). Then any shell or interpreter named anywhere else (``docker run img
-    bash -c ...``) has its code options checked too.
-
-    The knowledge of each program is its row in :data:`program_table.PROGRAMS`; this
-    class only reads it: one method per option role (:data:`_OPTION_STEPS`) and one per
-    kind of command line (:data:`_POSITIONAL_STEPS`)."""
+class _Findings:
+    """The words a scan reads and what it found in them: problems, slots where a value
+    could become an option, and the words already analysed. One method per kind of
+    finding, each with its sentence for the person."""
 
     def __init__(self, words: Sequence[TemplateWord]) -> None:
         self.words = words
@@ -461,20 +323,6 @@ class _Scanner(_PositionalSteps):
         self.slots: list[Slot] = []
         self.covered: set[int] = set()
         """Words already analysed: programs, code, remote commands."""
-
-    def run(self) -> _Scanner:
-        self.program(0, len(self.words), None)
-        for k, shape in enumerate(self.shapes):
-            if k in self.covered or shape is None or MARK in shape:
-                continue
-            name = shape.rsplit("/", 1)[-1]
-            spec = _program_spec(name)
-            if spec is not None and spec.kind in ("interpreter", "pwsh"):
-                self.covered.add(k)
-                self.command_line(spec, name, k, len(self.words), sweep=True)
-        return self
-
-    # -- reporting -------------------------------------------------------------------
 
     def text(self, k: int) -> str:
         return self.words[k].literal_text
@@ -602,6 +450,31 @@ class _Scanner(_PositionalSteps):
             f"or the next argument code that `{name}` runs (injection). Write the option "
             "literally with its code, or move the code into a script under scripts/.",
         )
+
+
+class _Scanner(_Findings):
+    """Walks the command line from the program through wrappers (``env``, ``sudo``,
+    ``timeout`` ..., ``find -exec``) and reports values that would choose the program
+    or be read as code by a program (shells and interpreters, ``awk``, ``sed``, ``ssh``,
+    ``watch`` ...). Then any shell or interpreter named anywhere else (``docker run img
+    bash -c ...``) has its code options checked too.
+
+    The knowledge of each program is its row in :data:`program_table.PROGRAMS`; this
+    class only reads it: one method per option role (:data:`_OPTION_STEPS`) and one per
+    kind of command line (:data:`_POSITIONAL_STEPS`); what it finds is kept and worded by
+    :class:`_Findings`."""
+
+    def run(self) -> _Scanner:
+        self.program(0, len(self.words), None)
+        for k, shape in enumerate(self.shapes):
+            if k in self.covered or shape is None or MARK in shape:
+                continue
+            name = shape.rsplit("/", 1)[-1]
+            spec = _program_spec(name)
+            if spec is not None and spec.kind in ("interpreter", "pwsh"):
+                self.covered.add(k)
+                self.command_line(spec, name, k, len(self.words), sweep=True)
+        return self
 
     # -- walking ---------------------------------------------------------------------
 
@@ -760,6 +633,103 @@ class _Scanner(_PositionalSteps):
             line.certain = False
         if placeholder and line.before_operand:
             self.slots.append(Slot(j, line.name, "flag", role.option))
+        return 1
+
+    # -- one method per kind of command line: what a positional argument is ----------
+
+    def at_wrapper(self, line: _Line, j: int) -> int:
+        spec, shape = line.spec, self.shapes[j]
+        if spec.assignments and shape == "-" and line.options_open:  # env -: same as -i
+            return 1
+        if line.mode == "stop" or line.has_code:
+            return _END
+        if spec.assignments and shape is not None and _ASSIGN_RE.match(shape):
+            self.environment(j, line.name, shape)
+            return 1
+        if line.positionals < spec.skip:
+            line.positionals += 1
+            if not line.sweep and self.tainted(j):
+                self.slots.append(Slot(j, line.name, "positional"))
+            return 1
+        if line.mode == "shell":
+            self.shell_words(j, line.stop, line.name, "hands its command to a shell")
+        else:
+            self.program(j, line.stop, line.name)
+        return _END
+
+    def at_interpreter(self, line: _Line, j: int) -> int:
+        name = line.name
+        if line.code_next:
+            self.code(j, name, f"`{line.code_next}`", line.spec)
+            line.code_next = ""
+            line.operand_seen = True
+        elif not line.has_code and not line.operand_seen:
+            line.operand_seen = True
+            if not line.sweep:
+                self.covered.add(j)
+                self.chooses(j, name, f"the script that `{name}` runs")
+        if line.certain and (line.operand_seen or line.has_code):
+            return _END
+        return 1
+
+    def at_script(self, line: _Line, j: int) -> int:
+        if not line.has_code and not line.operand_seen and not line.sweep:
+            self.code(j, line.name, "its program text", line.spec)
+        line.operand_seen = True
+        return 1
+
+    def at_sql(self, line: _Line, j: int) -> int:
+        line.positionals += 1
+        if line.positionals > 1:  # after the database, every argument is SQL
+            self.code(j, line.name, "an SQL statement or dot-command such as .shell", line.spec)
+        return 1
+
+    def at_remote(self, line: _Line, j: int) -> int:
+        if line.positionals == 0:
+            line.positionals = 1
+            return 1
+        how = "sends the words after the host to the remote shell"
+        self.shell_words(j, line.stop, line.name, how)
+        return _END
+
+    def at_shellwords(self, line: _Line, j: int) -> int:
+        if line.mode == "exec":
+            self.program(j, line.stop, line.name)
+            return _END
+        end = line.stop
+        if line.name == "parallel":
+            end = next((k for k in range(j, end) if self.shapes[k] in _PARALLEL_INPUTS), end)
+        self.shell_words(j, end, line.name, "runs its command through a shell")
+        return _END
+
+    def at_su(self, line: _Line, j: int) -> int:
+        if line.mode == "exec":
+            self.program(j, line.stop, line.name)
+            return _END
+        if line.positionals and not line.sweep:
+            what = f"an argument that `{line.name}` passes to the user's shell"
+            self.chooses(j, line.name, what)
+        line.positionals += 1
+        return 1
+
+    def at_editor(self, line: _Line, j: int) -> int:
+        shape = self.shapes[j] or ""
+        if line.options_open and shape.startswith("+"):
+            self.code(j, line.name, "a `+` command", line.spec)
+        elif line.options_open and shape.startswith(MARK):
+            self.add(
+                "E-PLACEHOLDER-IN-INLINE-CODE",
+                j,
+                f"`{self.text(j)}` starts with a value, and `{line.name}` runs an argument "
+                "starting with `+` as an editor command (injection). Write `--` before "
+                "the files.",
+            )
+        return 1
+
+    def at_plain(self, line: _Line, j: int) -> int:
+        if line.mode == "exec":  # gdb --args PROGRAM ...
+            self.program(j, line.stop, line.name)
+            return _END
         return 1
 
 

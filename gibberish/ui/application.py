@@ -39,7 +39,7 @@ from gibberish.ui.gui_gc import GuiGarbageCollector
 from gibberish.ui.single_instance import OPEN_COMMAND_BAR, SingleInstance
 
 if TYPE_CHECKING:
-    from gibberish.app import Engine
+    from gibberish.engine.core import Engine
     from gibberish.ui.controller import Controller
     from gibberish.ui.seams import Seams
 

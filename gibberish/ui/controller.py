@@ -1,13 +1,14 @@
-"""The controller: the tray's views wired to the Qt-free flow of ``gibberish.session``.
+"""The controller: the tray's views wired to the Qt-free flow of ``gibberish.engine.run_flow``.
 
 What a click means (the form, the decision, the approval, what a reload announces) is
 decided by ``Session``, shared with the command line. This module connects the views —
 the tray or launcher (``surface``), result windows (``run_views``), the command bar
 (``text_requests``), the dialogs — and the parts with one job each: ``lifecycle`` (start
 with a lazily built Engine, quit), ``reloading`` (watcher and background reloads),
-``voice_requests`` and ``installing``. What it reaches outside Qt through is a ``Seams``
-value (tests inject their answers). Public entry points are wrapped in
-``errors.guard``: a bug in one is logged and shown once.
+``listen.requests`` and ``install.flow``; each is given the callables and signals it needs,
+never the controller, so none of them imports this module. What it reaches outside Qt
+through is a ``Seams`` value (tests inject their answers). Public entry points are
+wrapped in ``errors.guard``: a bug in one is logged and shown once.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from gibberish.ui.dialogs import Dialogs
 from gibberish.ui.engine_host import EngineHost, EngineSource
 from gibberish.ui.errors import ErrorReporter, guard
 from gibberish.ui.install.flow import Installing
-from gibberish.ui.lifecycle import Lifecycle
+from gibberish.ui.lifecycle import Lifecycle, TrayParts, TraySteps
 from gibberish.ui.listen.requests import VoiceRequests
 from gibberish.ui.menu.source import MenuSource
 from gibberish.ui.menu.view import UPDATE_BUDGET_S, MenuView
@@ -43,8 +44,8 @@ from gibberish.ui.watcher import SkillsWatcher
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from gibberish.app import Engine
-    from gibberish.session import Notice, Session
+    from gibberish.engine.core import Engine
+    from gibberish.engine.run_flow import Notice, Session
     from gibberish.settings import Settings
     from gibberish.skills.model import Mode
     from gibberish.trust.model_reads import RunOrigin
@@ -82,7 +83,6 @@ class Controller(QObject):
         self.surface.command_bar_requested.connect(self.open_command_bar)
         self.menus = MenuSource(self.host, self)
         self.menus.follow_project = lambda folder: self.reloader.start(follow=folder)
-        self.shut_down = False
         self.runs = RunViews(lambda: self.engine, self)
         self.runs.changed.connect(self.runs_changed)
         self.runs.notice.connect(self.notify)
@@ -99,14 +99,87 @@ class Controller(QObject):
         self.dialogs = Dialogs(self)
         self.dialogs.settings_accepted.connect(self.apply_settings)
         self.dialogs.approvals_closed.connect(self.show_notices)
-        self.reloading = Reloading(self)
-        self.lifecycle = Lifecycle(self)
-        self.installing = Installing(self)
-        self.voice = VoiceRequests(self)
-        self.shortcuts = TrayShortcuts(self)  # the desktop portal's global shortcuts
-        self.desktop_check = DesktopCheck(self)  # once: why modes cannot follow the app here
+        self.reloading = self._make_reloading()
+        self.installing = self._make_installing()
+        self.voice = self._make_voice()
+        self.shortcuts = self._make_shortcuts()  # the desktop portal's global shortcuts
+        self.desktop_check = DesktopCheck(self.notify, self)  # once: why modes cannot follow
+        self.lifecycle = self._make_lifecycle(tray_available)
         self.surface.install_requested.connect(self.install_skill)
         self.mcp_approvals = McpApprovals(lambda: self.engine, self.seams.approval_prompter(), self)
+
+    # ================================================================== the parts
+    # Each part is given the callables and signals it needs, never the controller.
+    def _make_reloading(self) -> Reloading:
+        reloading = Reloading(
+            lambda: self.engine,
+            announce=lambda before, manual: self.session.announce_reload(before, manual=manual),
+            refresh_views=self.refresh_views,
+            shut_down=lambda: self.shut_down,
+            parent=self,
+        )
+        reloading.watcher.changed.connect(self.reload_in_background)
+        return reloading
+
+    def _make_installing(self) -> Installing:
+        return Installing(
+            lambda: self.engine,
+            self.dialogs,
+            reload=self.reload,
+            notify=self.notify,
+            open_url=self.seams.open_url,
+            library_changed=self._library_changed,
+            parent=self,
+        )
+
+    def _make_voice(self) -> VoiceRequests:
+        return VoiceRequests(
+            lambda: self.engine,
+            self.surface,
+            self.text,
+            self.seams,
+            capture=self.menus.capture,
+            mode=lambda: self.menus.context.mode,
+            launch=self.launch,
+            notify=self.notify,
+            show_runs=self.runs_changed,
+            runs_changed=self.runs.changed,
+            parent=self,
+        )
+
+    def _make_shortcuts(self) -> TrayShortcuts:
+        return TrayShortcuts(
+            command_bar=self.open_command_bar,
+            listen=lambda held: self.listen(asked=False, held=held),
+            stop_listening=self.voice.listening.stop,
+            listening=lambda: self.voice.listening.busy,
+            launch=self.launch,
+            notify=self.notify,
+            session_bus=self.seams.session_bus,
+            parent=self,
+        )
+
+    def _make_lifecycle(self, tray_available: bool | None) -> Lifecycle:
+        parts = TrayParts(
+            self.host,
+            self.surface,
+            self.menus,
+            self.runs,
+            self.text,
+            self.dialogs,
+            self.reloading,
+            self.shortcuts,
+            self.desktop_check,
+        )
+        steps = TraySteps(
+            rebuild_menu=self.rebuild_menu,
+            update_menu=self.update_menu,
+            reload_in_background=self.reload_in_background,
+            rewatch=self.rewatch,
+            show_notices=self.show_notices,
+            show_fatal=self.seams.show_fatal,
+        )
+        return Lifecycle(parts, steps, tray_available=tray_available, parent=self)
 
     @property
     def engine(self) -> Engine:
@@ -114,9 +187,14 @@ class Controller(QObject):
         return self.host.get()
 
     @property
+    def shut_down(self) -> bool:
+        """Whether the tray has quit (``lifecycle``): nothing starts after that."""
+        return self.lifecycle.shut_down
+
+    @property
     def session(self) -> Session:
         if self._session is None:
-            from gibberish.session import Session
+            from gibberish.engine.run_flow import Session
 
             self._session = Session(
                 lambda: self.engine,
@@ -205,6 +283,11 @@ class Controller(QObject):
 
     def trust_project(self, project: Path, names: list[str]) -> None:
         self.installing.trust_project(project, names)
+
+    def _library_changed(self) -> None:
+        """The skills on offer changed (a project trusted): the menus are made again."""
+        self.menus.forget()
+        self.refresh_views()
 
     @guard
     def reload_skills(self) -> None:
@@ -295,7 +378,18 @@ class Controller(QObject):
     @guard
     def handle_message(self, message: str) -> None:
         """A request from a second ``gibberish`` process (``single_instance.dispatch``)."""
-        dispatch(self, message)
+        dispatch(
+            message,
+            raise_launcher=self.surface.raise_launcher,
+            open_command_bar=self.open_command_bar,
+            listen=lambda: self.listen(asked=False),
+            ask=self._ask,
+        )
+
+    def _ask(self, text: str) -> None:
+        """``gibberish ask`` handed over: the focused window's mode, then the words routed."""
+        self.menus.capture()
+        self.text.route(text)
 
     # ================================================================== voice
     def listen(self, *, asked: bool = True, held: bool = False) -> None:

@@ -9,17 +9,21 @@ backend (a socket or a D-Bus call) on a worker thread after the load.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
+
+if TYPE_CHECKING:
+    from gibberish.engine.run_flow import Notice
 
 
 class DesktopCheck(QObject):
     found = Signal(str)
 
-    def __init__(self, controller: Any) -> None:
-        super().__init__(controller)
-        self._controller = controller
+    def __init__(self, notify: Callable[[Notice], None], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._notify = notify
         self.found.connect(self._tell)
         self.worker: threading.Thread | None = None
         """The check's thread, once started (not ``thread``: that is ``QObject.thread()``)."""
@@ -40,8 +44,8 @@ class DesktopCheck(QObject):
 
     def _tell(self, detail: str) -> None:
         from gibberish.desktop.told import first_time
-        from gibberish.session import Notice
+        from gibberish.engine.run_flow import Notice
 
         if first_time(f"focus: {detail}"):
             text = f"Modes cannot follow the focused app here: {detail}"
-            self._controller.notify(Notice("Automatic mode", text, failed=False))
+            self._notify(Notice("Automatic mode", text, failed=False))

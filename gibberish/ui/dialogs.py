@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
-    from gibberish.app import Engine
+    from gibberish.engine.core import Engine
     from gibberish.export.sync_offer import SyncOffer
     from gibberish.install.transaction import Installer
     from gibberish.skills.model import SkillDefinition

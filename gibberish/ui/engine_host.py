@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 if TYPE_CHECKING:
-    from gibberish.app import Engine
+    from gibberish.engine.core import Engine
 
 EngineSource = Any
 """An ``Engine``, or a zero-argument callable returning one."""

@@ -13,7 +13,9 @@ from __future__ import annotations
 import linecache
 import logging
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QApplication
@@ -22,7 +24,15 @@ from gibberish.ui import gui_gc
 from gibberish.ui.errors import fatal_start, guard
 
 if TYPE_CHECKING:
-    from gibberish.ui.controller import Controller
+    from gibberish.ui.command_bar.text_requests import TextRequests
+    from gibberish.ui.desktop_check import DesktopCheck
+    from gibberish.ui.dialogs import Dialogs
+    from gibberish.ui.engine_host import EngineHost
+    from gibberish.ui.menu.source import MenuSource
+    from gibberish.ui.reloading import Reloading
+    from gibberish.ui.runs.views import RunViews
+    from gibberish.ui.shortcuts import TrayShortcuts
+    from gibberish.ui.surface import Surface
 
 log = logging.getLogger("gibberish.ui")
 GIL_SWITCH_INTERVAL_S = 0.001
@@ -33,28 +43,69 @@ COMMAND_BAR_WARM_UP_RETRY_MS = 1000
 """How long the warm-up waits while a menu or a dialog is open."""
 
 
+@dataclass(frozen=True)
+class TrayParts:
+    """The parts of the tray that its start and its end act on (the controller makes them)."""
+
+    host: EngineHost
+    surface: Surface
+    menus: MenuSource
+    runs: RunViews
+    text: TextRequests
+    dialogs: Dialogs
+    reloading: Reloading
+    shortcuts: TrayShortcuts
+    desktop_check: DesktopCheck
+
+
+@dataclass(frozen=True)
+class TraySteps:
+    """What the controller does at points of the start: bring the menu up to date (all of
+    it, or a diff), reload or watch the skills, show the notices, and say a start failed."""
+
+    rebuild_menu: Callable[[], None]
+    update_menu: Callable[[], None]
+    reload_in_background: Callable[[], None]
+    rewatch: Callable[[], None]
+    show_notices: Callable[[], None]
+    show_fatal: Callable[[str, str], Any]
+
+
 class Lifecycle(QObject):
-    def __init__(self, controller: Controller) -> None:
-        super().__init__(controller)
-        self._c = controller
+    """Given the tray's parts and the controller's steps; holds whether the tray has shut
+    down (``shut_down``), which the other parts ask before they act."""
+
+    def __init__(
+        self,
+        parts: TrayParts,
+        steps: TraySteps,
+        *,
+        tray_available: bool | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._p = parts
+        self._steps = steps
+        self._tray_available = tray_available
         self._gc_held = False
-        controller.host.ready.connect(self._engine_ready)
-        controller.host.failed.connect(self._engine_failed)
+        self.shut_down = False
+        parts.host.ready.connect(self._engine_ready)
+        parts.host.failed.connect(self._engine_failed)
 
     def start(self, *, no_tray: bool = False) -> None:
         """Show the tray (or the launcher window) with its menu; then load and watch the skills."""
-        c = self._c
+        p = self._p
         # Workers (the Engine's load, reloads, the menu cache) hold the interpreter in
         # turns of this length while the GUI thread waits for it: 1 ms, not 5.
         sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
-        c.surface.show(no_tray=no_tray, tray_available=c.tray_available, items=c.menus.items)
-        if c.surface.tray is not None:
-            c.rebuild_menu()
-        if c.host.is_ready:
+        p.surface.show(no_tray=no_tray, tray_available=self._tray_available, items=p.menus.items)
+        if p.surface.tray is not None:
+            self._steps.rebuild_menu()
+        if p.host.is_ready:
             self._after_load()
         else:
             self.hold_gc(True)  # until the Engine is built: see ``gui_gc.freeze_survivors``
-            QTimer.singleShot(0, c.host.start)  # once the event loop runs
+            QTimer.singleShot(0, p.host.start)  # once the event loop runs
 
     @property
     def gc_held(self) -> bool:
@@ -63,7 +114,7 @@ class Lifecycle(QObject):
 
     @guard
     def quit(self) -> None:
-        if self._c.shut_down:
+        if self.shut_down:
             return
         self.shutdown()
         app = QApplication.instance()
@@ -72,23 +123,23 @@ class Lifecycle(QObject):
 
     def shutdown(self) -> None:
         """Cancel every run and wait until its process tree is gone; close every window."""
-        c = self._c
-        if c.shut_down:
+        p = self._p
+        if self.shut_down:
             return
-        c.shut_down = True
+        self.shut_down = True
         self.hold_gc(False)
-        c.reloading.stop()
-        c.shortcuts.close()
-        c.text.shutdown()
-        if c.host.is_ready:
-            engine = c.engine
+        p.reloading.stop()
+        p.shortcuts.close()
+        p.text.shutdown()
+        if p.host.is_ready:
+            engine = p.host.get()
             try:
                 engine.runs.cancel_all(wait=engine.settings.grace_period + 5.0)
             except Exception as exc:  # quitting must go on
                 log.warning("cancelling runs on quit failed: %s", exc)
-        c.runs.close_all()
-        c.dialogs.close_all()
-        c.surface.hide()
+        p.runs.close_all()
+        p.dialogs.close_all()
+        p.surface.hide()
 
     def hold_gc(self, hold: bool) -> None:
         if hold and not self._gc_held:
@@ -98,48 +149,48 @@ class Lifecycle(QObject):
         self._gc_held = hold
 
     def _engine_ready(self) -> None:
-        c = self._c
+        p = self._p
         self.hold_gc(False)
-        if c.shut_down:
+        if self.shut_down:
             return
         forget_module_sources()  # before the menu is made: it reuses what they held
-        c.menus.forget()
-        if c.surface.tray is not None:
-            c.update_menu()
-        c.surface.set_items(c.menus.items)
+        p.menus.forget()
+        if p.surface.tray is not None:
+            self._steps.update_menu()
+        p.surface.set_items(p.menus.items)
         self._after_load(background=True)
 
     def _after_load(self, *, background: bool = False) -> None:
         """Watch the skills folders — listed on the reload worker when ``background`` (the
         Engine was built on a worker: thousands of paths are not listed on this thread)."""
-        c = self._c
-        c.runs.connect_events()
+        p = self._p
+        p.runs.connect_events()
         if background:
-            c.reload_in_background()
+            self._steps.reload_in_background()
         else:
-            c.rewatch()
-        c.show_notices()
-        c.shortcuts.start(c.engine.settings.pinned_tools)
-        c.desktop_check.start()
+            self._steps.rewatch()
+        self._steps.show_notices()
+        p.shortcuts.start(p.host.get().settings.pinned_tools)
+        p.desktop_check.start()
         gui_gc.freeze_survivors()  # the loaded skills live on: out of the collector's way
         QTimer.singleShot(COMMAND_BAR_WARM_UP_MS, self, self._warm_up)
 
     def _warm_up(self) -> None:
         """Make the command bar ahead (a GUI turn of about 90 ms: Qt's enums for its
         widgets), but not while a menu or a dialog is open: then a second later."""
-        if self._c.shut_down:
+        if self.shut_down:
             return
         if QApplication.activePopupWidget() is not None or QApplication.activeModalWidget():
             QTimer.singleShot(COMMAND_BAR_WARM_UP_RETRY_MS, self, self._warm_up)
             return
-        self._c.text.warm_up()
+        self._p.text.warm_up()
         gui_gc.freeze_survivors()  # the bar lives on: its thousands of objects are not walked
         forget_module_sources()
 
     def _engine_failed(self, error: BaseException) -> None:
         self.hold_gc(False)
-        fatal_start(error, self._c.seams.show_fatal)
-        self._c.shut_down = True
+        fatal_start(error, self._steps.show_fatal)
+        self.shut_down = True
         QApplication.exit(1)
 
 

@@ -26,7 +26,7 @@ from PySide6.QtCore import QObject, Signal
 from gibberish.ui.watcher import watch_paths
 
 if TYPE_CHECKING:
-    from gibberish.app import Engine
+    from gibberish.engine.core import Engine
     from gibberish.skills.library import LibraryChanges
 
 

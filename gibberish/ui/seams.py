@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from PySide6.QtCore import QUrl
 
-    from gibberish.session import ApprovalPrompt, ArgumentsPrompt
+    from gibberish.engine.run_flow import ApprovalPrompt, ArgumentsPrompt
     from gibberish.ui.command_bar.routing import TextRouter
 
 

@@ -21,6 +21,7 @@ from gibberish.desktop import shortcuts as wanted_shortcuts
 from gibberish.desktop.autostart import launch_command
 
 if TYPE_CHECKING:
+    from gibberish.engine.run_flow import Notice
     from gibberish.ui.settings.shortcuts_tab import ShortcutStatus
 
 log = logging.getLogger("gibberish.ui")
@@ -100,7 +101,7 @@ class ShortcutActions:
         listen: Callable[[bool], None],
         stop_listening: Callable[[], None],
         listening: Callable[[], bool],
-        launch: Callable[[str], None],
+        launch: Callable[[str], object],
         pinned: Callable[[], Sequence[str]] = tuple,
     ) -> None:
         self._command_bar = command_bar
@@ -140,22 +141,36 @@ class ShortcutActions:
 
 
 class TrayShortcuts(QObject):
-    """The controller's global shortcuts: started after the load, restarted when the
-    pinned tools change, closed on quit. Keys arrive here on the GUI thread."""
+    """The tray's global shortcuts: started after the load, restarted when the pinned
+    tools change, closed on quit. Keys arrive here on the GUI thread."""
 
-    def __init__(self, controller: Any) -> None:
-        super().__init__(controller)
-        self._controller = controller
+    def __init__(
+        self,
+        *,
+        command_bar: Callable[[], None],
+        listen: Callable[[bool], None],
+        stop_listening: Callable[[], None],
+        listening: Callable[[], bool],
+        launch: Callable[[str], object],
+        notify: Callable[[Notice], None],
+        session_bus: str | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        """``listen(held)``: listen as the shortcut asks (held down or pressed once);
+        ``session_bus``: the bus to bind on (None: the environment's)."""
+        super().__init__(parent)
+        self._notify = notify
+        self._session_bus = session_bus
         self._pinned: tuple[str, ...] | None = None
         self.problem = ""
         """Why the portal's shortcuts are not active (empty while none was tried)."""
         self.portal = GlobalShortcuts(self)
         self.actions = ShortcutActions(
-            command_bar=controller.open_command_bar,
-            listen=lambda held: controller.listen(asked=False, held=held),
-            stop_listening=controller.voice.listening.stop,
-            listening=lambda: controller.voice.listening.busy,
-            launch=controller.launch,
+            command_bar=command_bar,
+            listen=listen,
+            stop_listening=stop_listening,
+            listening=listening,
+            launch=launch,
             pinned=lambda: self._pinned or (),
         )
         self.portal.pressed.connect(self._pressed)
@@ -164,7 +179,7 @@ class TrayShortcuts(QObject):
 
     def start(self, pinned_tools: Sequence[str]) -> None:
         """Bind (or find bound) every shortcut; nothing to do without a session bus."""
-        address = self._controller.seams.session_bus or os.environ.get("DBUS_SESSION_BUS_ADDRESS")
+        address = self._session_bus or os.environ.get("DBUS_SESSION_BUS_ADDRESS")
         if address is None:
             log.info("no session bus: global shortcuts through the portal are not tried")
             return
@@ -217,7 +232,7 @@ class TrayShortcuts(QObject):
         from gibberish.desktop.detect import identify
         from gibberish.desktop.shortcuts import manual_setup
         from gibberish.desktop.told import first_time
-        from gibberish.session import Notice
+        from gibberish.engine.run_flow import Notice
 
         self.problem = message
         if missing:
@@ -225,4 +240,4 @@ class TrayShortcuts(QObject):
                 return
             family = identify().family
             message = f"{message}\n{manual_setup(family, launch_command())}"
-        self._controller.notify(Notice("Global shortcuts", message, failed=not missing))
+        self._notify(Notice("Global shortcuts", message, failed=not missing))

@@ -37,7 +37,7 @@ import getpass
 import logging
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLockFile, QObject, Signal
@@ -46,8 +46,6 @@ from gibberish.instance_socket import APPROVAL_PREFIX, is_same_user, send_reques
 
 if TYPE_CHECKING:
     from PySide6.QtNetwork import QLocalServer, QLocalSocket
-
-    from gibberish.ui.controller import Controller
 
 log = logging.getLogger("gibberish.ui")
 
@@ -298,18 +296,25 @@ class SingleInstance(QObject):
             self.server = None
 
 
-def dispatch(controller: Controller, message: str) -> None:
-    """What a request line from a second ``gibberish`` process does in the tray."""
+def dispatch(
+    message: str,
+    *,
+    raise_launcher: Callable[[], bool],
+    open_command_bar: Callable[[], None],
+    listen: Callable[[], None],
+    ask: Callable[[str], None],
+) -> None:
+    """What a request line from a second ``gibberish`` process does in the tray: raise the
+    launcher (or open the command bar where there is none), listen, or ask in words."""
     logging.getLogger("gibberish.ui").info(
         "request from another gibberish process: %s", message[:200]
     )
-    if message == OPEN_COMMAND_BAR or (message == SHOW and not controller.surface.raise_launcher()):
-        controller.open_command_bar()
+    if message == OPEN_COMMAND_BAR or (message == SHOW and not raise_launcher()):
+        open_command_bar()
     elif message == LISTEN:
-        controller.listen(asked=False)
+        listen()
     elif message.startswith(ASK_PREFIX):
-        controller.menus.capture()
-        controller.text.route(message[len(ASK_PREFIX) :])
+        ask(message[len(ASK_PREFIX) :])
 
 
 def hand_over(message: str) -> bool:

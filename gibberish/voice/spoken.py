@@ -13,13 +13,13 @@ import weakref
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from gibberish.engine.model import EngineError
+from gibberish.desktop.focus import MicrophoneProbe
+from gibberish.engine.values import EngineError
 from gibberish.skills.model import Mode
-from gibberish.trust.context import MicrophoneProbe
 from gibberish.voice.settings import Activation, VoiceBackend
 
 if TYPE_CHECKING:
-    from gibberish.app import Engine
+    from gibberish.engine.core import Engine
     from gibberish.voice.audio import AudioSource
     from gibberish.voice.grammar import Grammar
     from gibberish.voice.interpret import Proposal

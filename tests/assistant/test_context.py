@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gibberish.assistant.context import (
+from gibberish.assistant.context_blocks import (
     Attached,
     ContextBlock,
     Zone,

@@ -9,10 +9,10 @@ from pathlib import Path
 from click.testing import CliRunner
 from PySide6.QtWidgets import QMenu
 
-from gibberish.app import Engine, EngineOptions
 from gibberish.cli import cli
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.ui.menu.model import populate_qmenu
-from tests.interop.conftest import ECHOER, GUIDE
+from tests.helpers.skill_folders import ECHOER, GUIDE
 from tests.ui.conftest import make_controller
 
 

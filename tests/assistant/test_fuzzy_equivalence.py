@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from gibberish.app import Engine, EngineOptions
 from gibberish.assistant.fuzzy import FuzzyIndex
+from gibberish.engine.core import Engine, EngineOptions
 from tests.assistant.fuzzy_reference import reference_entries, reference_rank
 
 WORDS = [

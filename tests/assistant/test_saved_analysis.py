@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from gibberish.app import Engine, EngineOptions
 from gibberish.assistant.budget import functiongemma_cost, json_cost
 from gibberish.assistant.saved_analysis import SavedAnalyses
-from gibberish.assistant.tool_index import SkillPart, ToolIndex
+from gibberish.assistant.skill_part import SkillPart
+from gibberish.assistant.tool_index import ToolIndex
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.skills.model import Mode
 from tests.assistant.test_tool_index import skill_md
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from gibberish.app import Engine, EngineOptions
 from gibberish.assistant.budget import functiongemma_cost, json_cost, select_tools
 from gibberish.assistant.clients import Api, ModelReply, ModelRequest, ModelSettings
 from gibberish.assistant.functiongemma import render_call
 from gibberish.assistant.naming import ToolCatalog
 from gibberish.assistant.router import Router
 from gibberish.assistant.tool_index import ToolIndex, ToolIndexCache
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.skills.model import Diagnostic, Mode, Severity, ToolDefinition
 from tests.assistant.builders import P, param, skill
 

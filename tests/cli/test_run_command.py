@@ -12,8 +12,8 @@ import psutil
 import pytest
 
 from gibberish.cli import run as run_module
+from tests.helpers.builders import needs_git
 from tests.helpers.sandbox import requires_sandbox
-from tests.interop.builders import needs_git
 
 SLEEP_TOOL = """
 ### nap
@@ -113,7 +113,7 @@ def test_without_a_sandbox_a_trusted_read_only_tool_asks_a_model_every_time_not_
     """Unsandboxed, ``read_only`` is only the author's word: it earns a model's run
     nothing (asks every time, saying why), while your own run of the version you trusted
     does not rest on it and runs."""
-    from gibberish.app import Engine, EngineOptions
+    from gibberish.engine.core import Engine, EngineOptions
     from gibberish.trust.model_reads import RunOrigin
 
     folder = write_skill("echoer", extra="read_only: true\n")

@@ -126,7 +126,7 @@ def test_a_session_with_nothing(monkeypatch) -> None:
 
 
 def test_with_no_backend_the_mode_falls_back_to_global_with_why() -> None:
-    from gibberish.app import Engine, EngineOptions
+    from gibberish.engine.core import Engine, EngineOptions
     from gibberish.skills.model import Mode
 
     context = Engine(EngineOptions(include_user=False, include_bundled=False)).mode_context()

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gibberish.app import Engine, EngineOptions
 from gibberish.cli import cli
 from gibberish.desktop import detect
 from gibberish.desktop.sway import SwayFocusProvider
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.skills.model import Mode
 from tests.desktop.headless_sway import HeadlessSway, unavailable
 

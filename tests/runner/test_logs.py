@@ -8,7 +8,7 @@ import uuid
 from pathlib import Path
 
 from gibberish import paths
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.runner.logs import RetentionPolicy, RunLogs, prune
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gibberish.app import Engine, EngineOptions
 from gibberish.cli import cli
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.runner import sandbox, sandbox_advice
 
 UBUNTU_2404 = "bwrap: setting up uid map: Permission denied"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from gibberish.app import Engine, EngineError, EngineOptions
+from gibberish.engine.core import Engine, EngineError, EngineOptions
 from gibberish.skills.library import SkillLibrary, SkillSource
 from gibberish.skills.model import Trust
 from tests.skills.fixtures.skillkit import make_skill, tool_block

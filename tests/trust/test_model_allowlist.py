@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.redaction import redact_output
 from gibberish.runner import sandbox
 from gibberish.trust.model_reads import RunOrigin
@@ -280,7 +280,7 @@ def test_skills_open_refuses_a_skills_top_level_git_config(tmp_path: Path) -> No
 def test_yes_does_not_answer_a_read_in_home_with_no_project(home: Path, diary: Path) -> None:
     """``ask --yes`` / ``listen --yes``: the standing answer is not taken; a person is asked
     (here: declines), so the diary is not read."""
-    from gibberish.session import Answer, authorize
+    from gibberish.engine.run_flow import Answer, authorize
 
     eng = engine()
     prepared = eng.runs.prepare(

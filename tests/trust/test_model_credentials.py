@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.runner import sandbox
 from gibberish.trust.model_reads import RunOrigin
 from tests.helpers.credentials import Planted, plant

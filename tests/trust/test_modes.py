@@ -11,15 +11,13 @@ from pathlib import Path
 import psutil
 import pytest
 
-from gibberish.desktop.x11 import X11FocusProvider
-from gibberish.skills.model import Mode, SkillDefinition
-from gibberish.trust.context import (
+from gibberish.desktop.focus import (
     FocusInfo,
     MicrophoneProbe,
     describe_process,
     run_quiet,
 )
-from gibberish.trust.modes import (
+from gibberish.desktop.modes import (
     AppLists,
     ModeContext,
     ModeDetector,
@@ -27,6 +25,8 @@ from gibberish.trust.modes import (
     normalize_app_name,
     resolve_mode,
 )
+from gibberish.desktop.x11 import X11FocusProvider
+from gibberish.skills.model import Mode, SkillDefinition
 
 
 class FakeFocus:

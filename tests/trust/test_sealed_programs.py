@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from gibberish.app import Engine, EngineError, EngineOptions
+from gibberish.engine.core import Engine, EngineError, EngineOptions
 from gibberish.runner import sandbox
 from gibberish.trust import sealed_programs
 from gibberish.trust.fingerprint import OutsideProgram

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gibberish.app import Engine, EngineError, EngineOptions
 from gibberish.cli import cli
-from gibberish.session import Answer, authorize, never_approved
+from gibberish.engine.core import Engine, EngineError, EngineOptions
+from gibberish.engine.run_flow import Answer, authorize, never_approved
 from gibberish.trust.fingerprint import fingerprint
 from gibberish.trust.model_reads import RunOrigin
 from gibberish.trust.provenance import write_provenance
-from tests.interop.test_project_banner import project_with
 from tests.skills.fixtures.skillkit import make_skill, tool_block
+from tests.trust.test_project_banner import project_with
 
 
 @pytest.fixture

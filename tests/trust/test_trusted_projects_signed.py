@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from gibberish.app import Engine, EngineOptions
 from gibberish.cli import cli
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.skills.model import Trust
 from gibberish.trust import projects
 from gibberish.trust.signing import dump_signed
-from tests.interop.builders import skill_text
+from tests.helpers.builders import skill_text
 
 
 def project_with(root: Path, name: str = "helper") -> Path:

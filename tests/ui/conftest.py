@@ -17,8 +17,8 @@ from typing import Any
 import psutil
 import pytest
 
-from gibberish.app import Engine, EngineOptions
-from gibberish.session import Answer
+from gibberish.engine.core import Engine, EngineOptions
+from gibberish.engine.run_flow import Answer
 from tests.helpers.processes import host_pids
 from tests.skills.fixtures.skillkit import make_skill, param_table, tool_block
 

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gibberish.app import Engine
+from gibberish.engine.core import Engine
 from gibberish.export.plugin import choices
 from gibberish.ui import accessibility
 from gibberish.ui.approval.approvals_dialog import ApprovalsDialog

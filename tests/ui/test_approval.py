@@ -8,8 +8,8 @@ from pathlib import Path
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit
 
-from gibberish.app import Engine
-from gibberish.session import Answer
+from gibberish.engine.core import Engine
+from gibberish.engine.run_flow import Answer
 from gibberish.trust.decision import Decision
 from gibberish.trust.provenance import write_provenance
 from gibberish.ui.approval.dialog import ApprovalDialog, ApprovalPrompter

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QLabel
 
-from gibberish.app import Engine, EngineOptions
 from gibberish.cli.run import describe
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.trust.model_reads import RunOrigin
 from gibberish.ui.approval.dialog import ApprovalDialog
 from tests.ui.conftest import tool_block, write_skill

@@ -9,8 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage, QPalette
 from PySide6.QtWidgets import QLabel, QPushButton
 
-from gibberish.app import Engine
-from gibberish.session import Answer
+from gibberish.engine.core import Engine
+from gibberish.engine.run_flow import Answer
 from gibberish.ui.approval.dialog import ApprovalDialog
 from tests.ui.conftest import tool_block, write_skill
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QLabel
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.ui.approval.dialog import ApprovalDialog
 from tests.skills.fixtures.skillkit import make_skill, tool_block
 

@@ -23,8 +23,8 @@ from gibberish.ui.menu import cache as menu_cache
 from tests.conftest import REPO_ROOT
 
 NOT_BEFORE_THE_MENU = (
-    "gibberish.app",
-    "gibberish.session",
+    "gibberish.engine.core",
+    "gibberish.engine.run_flow",
     "gibberish.skills.library",
     "gibberish.skills.parser",
     "gibberish.runner",

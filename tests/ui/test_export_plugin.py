@@ -12,17 +12,17 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QListWidgetItem, QMessageBox, QPlainTextEdit
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.export.ownership import record_path
 from gibberish.export.plugin import RECORD_KIND
 from gibberish.trust.fingerprint import PROVENANCE_FILE
 from gibberish.ui.controller import Controller
 from gibberish.ui.export.dialog import ExportDialog
 from gibberish.ui.formatting import plain_tooltip
-from tests.interop.conftest import INSTRUCTION_SKILL
-from tests.interop.conftest import write_skill as write_skill_md
-from tests.interop.plugin_readers import ClaudeCode, claude_code
-from tests.interop.test_plugin_build import SECRET_SKILL
+from tests.export.test_plugin_build import SECRET_SKILL
+from tests.helpers.plugin_readers import ClaudeCode, claude_code
+from tests.helpers.skill_folders import INSTRUCTION_SKILL
+from tests.helpers.skill_folders import write_skill as write_skill_md
 from tests.ui.conftest import make_controller, standard_skills
 from tests.ui.test_plain_text import HOSTILE, assert_plain, hostile_engine, hostile_folder
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.ui import gui_gc
 from gibberish.ui.controller import Controller
 from gibberish.ui.gui_gc import GuiGarbageCollector

@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6.QtGui import QGuiApplication, QTextLayout
 from PySide6.QtWidgets import QLabel
 
-from gibberish.app import Engine
+from gibberish.engine.core import Engine
 from gibberish.runner.envelope import RunStatus
 from gibberish.ui.approval.dialog import ApprovalDialog
 from gibberish.ui.formatting import NBSP, command_text, human_title, inline_markdown

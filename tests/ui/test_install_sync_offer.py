@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QCheckBox, QLabel
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.export import agents
 from gibberish.export.sync_offer import SyncOffer, offer_for
 from gibberish.ui.install.sync_offer_dialog import SyncOfferDialog

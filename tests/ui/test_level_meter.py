@@ -7,10 +7,13 @@ fall-back to quiet and the drawn icon are checked on their own.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+
 import pytest
 from PySide6.QtGui import QImage
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.ui.icons import TrayState
 from gibberish.ui.listen.level_meter import (
     BARS,
@@ -148,28 +151,48 @@ def test_listen_from_a_recording_moves_the_meter_and_ends_quiet(qtbot) -> None:
         ctl.shutdown()
 
 
+class HeldAtSpeech(WavSource):
+    """A recording that stops being read at its first frame loud enough to light a bar,
+    until ``release`` is set — as a microphone waits for the next sound. A test then sees
+    the meter show speech however busy the machine is: a file read at full speed could
+    otherwise end before the meter's timer first looks at it."""
+
+    def __init__(self, path) -> None:
+        super().__init__(path)
+        self.release = threading.Event()
+
+    def frames(self, size: int) -> Iterator[bytes]:
+        held = False
+        for frame in super().frames(size):
+            yield frame
+            if not held and bars_lit(meter_fraction(loudness(frame))) > 0:
+                held = True
+                self.release.wait(timeout=120)
+
+
 def test_without_a_tray_the_launcher_shows_listening_and_the_level(qtbot) -> None:
     """No tray icon to turn into a microphone: the launcher window's listening row shows
     the same icon and the level in words while it listens, "Recognizing…" after, and
     goes away when the answer is in."""
     forms = FakeForms(cancel=True)
     engine = Engine(EngineOptions(include_user=False))
-    ctl = make_controller(engine, tray=False, forms=forms, audio=lambda: WavSource(FIVE_COMMITS))
+    source = HeldAtSpeech(FIVE_COMMITS)
+    ctl = make_controller(engine, tray=False, forms=forms, audio=lambda: source)
     ctl.start()
     row = ctl.surface.launcher.listening
-    seen: set[str] = set()
-    levels: set[int] = set()
-    ctl.voice.meter.changed.connect(lambda bars: levels.add(row.bars))
     try:
         assert row.isHidden()
         ctl.listen()
         assert not row.isHidden() and row.text.text() == "Listening… (quiet)"
         assert row.icon.pixmap().cacheKey() != 0
-        qtbot.waitUntil(lambda: seen.add(row.text.text()) or bool(forms.calls), timeout=60_000)
+        qtbot.waitUntil(lambda: row.bars > 0, timeout=60_000)  # the speech lit bars in the row
+        assert row.text.text() == f"Listening… ({describe(row.bars)})"
+        source.release.set()
+        qtbot.waitUntil(lambda: bool(forms.calls), timeout=60_000)
         assert forms.calls == [("git.git_log", {"count": 5})]
-        assert max(levels) > 0  # the recording's speech lit bars in the row
         assert row.isHidden()
     finally:
+        source.release.set()
         ctl.voice.listening.wait()
         ctl.shutdown()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.ui.icons import TrayState
 from gibberish.voice import WavSource
 from tests.ui.conftest import FakeForms, make_controller

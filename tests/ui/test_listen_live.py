@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.ui.icons import TrayState
 from tests.ui.conftest import FakeForms, make_controller
 from tests.voice.corpus import IN_GRAMMAR, fixture

@@ -31,7 +31,7 @@ from gibberish.ui.menu import cache as menu_cache
 from gibberish.ui.menu.protocol import offered_in
 from tests.conftest import REPO_ROOT
 from tests.desktop.test_hyprland_kde import RECORDED_ACTIVE_WINDOW, HyprSocket
-from tests.interop.builders import skill_text, write_skill
+from tests.helpers.builders import skill_text, write_skill
 
 CHILD = """
 import json, sys

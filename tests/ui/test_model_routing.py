@@ -19,7 +19,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.settings import ModelSettings
 from gibberish.skills.model import Mode
 from gibberish.ui.command_bar.routing import FuzzyRouter, ModelRouter, Proposal

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gibberish import paths
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from tests.skills.fixtures.skillkit import write_skill
 from tests.ui.conftest import make_controller
 from tests.ui.test_menu import action, open_menu, open_submenu

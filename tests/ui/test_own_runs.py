@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
+from gibberish.engine.run_flow import Answer
 from gibberish.mcp.approval import ApprovalRequest
-from gibberish.session import Answer
 from gibberish.trust.fingerprint import fingerprint
 from gibberish.trust.model_reads import RunOrigin
 from gibberish.trust.provenance import write_provenance

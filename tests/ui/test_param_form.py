@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QLineEdit, QPlainTextEdit, QSpinBox
 
-from gibberish.app import Engine
+from gibberish.engine.core import Engine
 from gibberish.ui.runs.param_form import FormPrompter, ParameterForm
 
 

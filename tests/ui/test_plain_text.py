@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel, QWidget
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.ui.formatting import NBSP, plain_tooltip
 from gibberish.ui.widgets import MarkdownLabel
 from tests.skills.fixtures.skillkit import param_table, tool_block

@@ -15,7 +15,7 @@ from dataclasses import replace
 import pytest
 from PySide6.QtCore import QCoreApplication
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.voice.audio import read_wav
 from tests.desktop.portal_double import PortalDouble
 from tests.desktop.sessionbus import have_dbus_daemon, session_bus

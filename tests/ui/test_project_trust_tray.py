@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.skills.model import Trust
 from gibberish.trust import projects
-from tests.interop.builders import skill_text
+from tests.helpers.builders import skill_text
 from tests.ui.conftest import make_controller
 from tests.ui.test_menu import action, open_menu
 

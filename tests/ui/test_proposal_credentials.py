@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from gibberish.app import Engine, EngineOptions
-from gibberish.session import Answer
+from gibberish.engine.core import Engine, EngineOptions
+from gibberish.engine.run_flow import Answer
 from tests.helpers.credentials import plant
 from tests.ui.conftest import FakeApprovals, FakeForms, make_controller
 

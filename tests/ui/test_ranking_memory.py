@@ -8,8 +8,8 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from gibberish import paths
-from gibberish.app import Engine, EngineOptions
 from gibberish.assistant.fuzzy import FuzzyIndex
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.ui.command_bar.bar import CommandBar
 from gibberish.ui.runs import form_memory
 from gibberish.ui.runs.param_form import FormPrompter, ParameterForm

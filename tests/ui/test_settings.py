@@ -6,7 +6,7 @@ import configparser
 from pathlib import Path
 
 from gibberish import desktop, paths
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.settings import ModelSettings, VoiceSettings, load_settings
 from gibberish.ui.controller import Controller
 from gibberish.ui.settings.dialog import SettingsDialog

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.ui.controller import Controller
 from gibberish.ui.engine_host import EngineHost
 from gibberish.ui.menu import cache as menu_cache
@@ -66,7 +66,7 @@ def test_next_start_draws_the_cached_menu_at_once(qtbot, skills_dir, engine) -> 
 
 class _Yes:
     def ask(self, prepared, parent=None):
-        from gibberish.session import Answer
+        from gibberish.engine.run_flow import Answer
 
         return Answer.ONCE
 

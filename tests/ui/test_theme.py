@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QStyleFactory
 
-from gibberish.app import Engine
+from gibberish.engine.core import Engine
 from gibberish.ui import theme
 from gibberish.ui.runs.param_form import ParameterForm
 from gibberish.ui.widgets import banner, status_pill

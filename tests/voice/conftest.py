@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.voice import VoiceConfig, spoken
 
 

@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.voice import spoken
 from gibberish.voice.audio import SAMPLE_RATE, SAMPLE_WIDTH, read_wav
 from gibberish.voice.spoken import HELD_CUT_OFF

@@ -22,7 +22,7 @@ import soxr
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gibberish.app import EngineError
+from gibberish.engine.core import EngineError
 from gibberish.voice import VoiceError, WavSource, spoken
 from gibberish.voice.listen import capture
 from tests.voice.test_audio_lengths import SPEECH, BytesSource, Recorder

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from gibberish.app import Engine, EngineOptions
+from gibberish.engine.core import Engine, EngineOptions
 from gibberish.voice import ProposalStatus, VoiceConfig, WavSource, spoken
 from gibberish.voice.interpret import Proposal
 from tests.voice.people.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR, SKILLS, Recording

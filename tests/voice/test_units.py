@@ -180,7 +180,7 @@ def test_voice_layer_imports_no_front_end() -> None:
 
 
 def test_the_grammar_follows_the_library(tmp_path) -> None:
-    from gibberish.app import Engine, EngineOptions
+    from gibberish.engine.core import Engine, EngineOptions
 
     folder = tmp_path / "skills" / "demo"
     folder.mkdir(parents=True)
@@ -201,9 +201,9 @@ def test_the_grammar_follows_the_library(tmp_path) -> None:
 def test_meeting_mode_listens_only_when_asked_and_never_over_a_call(tmp_path) -> None:
     from dataclasses import replace
 
-    from gibberish.app import Engine, EngineOptions
+    from gibberish.desktop.focus import MicrophoneProbe
+    from gibberish.engine.core import Engine, EngineOptions
     from gibberish.skills.model import Mode
-    from gibberish.trust.context import MicrophoneProbe
 
     engine = Engine(EngineOptions(include_user=False, include_bundled=False))
     call = MicrophoneProbe(run=lambda argv: "42\t1\t3\tprotocol-native.c\ts16le 1ch 48000Hz\n")

@@ -31,7 +31,7 @@ from gibberish.ui.widgets import (
 )
 
 if TYPE_CHECKING:
-    from gibberish.app import ApprovalStatus
+    from gibberish.engine.core import ApprovalStatus
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
 

@@ -39,8 +39,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gibberish.engine.run_flow import Answer
 from gibberish.paths import home_short
-from gibberish.session import Answer
 from gibberish.skills.model import SkillDefinition, Trust
 from gibberish.trust import approved_copies
 from gibberish.ui import accessibility, icons
@@ -62,7 +62,7 @@ from gibberish.ui.widgets import (
 )
 
 if TYPE_CHECKING:
-    from gibberish.app import PreparedRun
+    from gibberish.engine.core import PreparedRun
 
 
 TRUST_TEXT = {

@@ -20,8 +20,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from gibberish.mcp.approval import ApprovalRequest, answer_line
 
 if TYPE_CHECKING:
-    from gibberish.app import Engine, PreparedRun
-    from gibberish.session import ApprovalPrompt
+    from gibberish.engine.core import Engine, PreparedRun
+    from gibberish.engine.run_flow import ApprovalPrompt
 
 log = logging.getLogger("gibberish.ui")
 
@@ -70,7 +70,7 @@ class McpApprovals(QObject):
         return _ANSWERS[self._prompter.ask(shown)], ""
 
     def _prepare(self, request: ApprovalRequest) -> tuple[PreparedRun | None, str]:
-        from gibberish.app import EngineError
+        from gibberish.engine.core import EngineError
         from gibberish.skills.render import RenderError
         from gibberish.trust.model_reads import RunOrigin
 

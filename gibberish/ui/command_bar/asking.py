@@ -29,7 +29,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from gibberish.ui.command_bar.routing import Choices
 
 if TYPE_CHECKING:
-    from gibberish.app import ToolRef
+    from gibberish.engine.core import ToolRef
     from gibberish.skills.model import Mode
     from gibberish.ui.command_bar.routing import Outcome, TextRouter
 

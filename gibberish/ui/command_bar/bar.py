@@ -67,8 +67,8 @@ from gibberish.ui.spinner import Spinner
 from gibberish.ui.widgets import PlainLabel, set_tone
 
 if TYPE_CHECKING:
-    from gibberish.app import ToolRef
     from gibberish.assistant.fuzzy import FuzzyIndex
+    from gibberish.engine.core import ToolRef
 
 REF_ROLE = Qt.ItemDataRole.UserRole
 DESCRIPTION_ROLE = Qt.ItemDataRole.UserRole + 1

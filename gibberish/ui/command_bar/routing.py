@@ -29,9 +29,9 @@ from operator import is_
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from gibberish.app import Engine, ToolRef
     from gibberish.assistant import RouteResult
     from gibberish.assistant.fuzzy import FuzzyIndex
+    from gibberish.engine.core import Engine, ToolRef
     from gibberish.settings import ModelSettings
     from gibberish.skills.model import Mode
 

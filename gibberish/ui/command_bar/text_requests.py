@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from gibberish.ui.errors import guard
 
 if TYPE_CHECKING:
-    from gibberish.app import Engine, ToolRef
+    from gibberish.engine.core import Engine, ToolRef
     from gibberish.skills.model import Mode, SkillDefinition
     from gibberish.ui.command_bar.asking import Asking
     from gibberish.ui.command_bar.bar import CommandBar
@@ -239,7 +239,7 @@ class TextRequests(QObject):
         elif bar is not None and bar.isVisible():
             self._offer(Choices(f"No tool matches “{text}”."), text)
         else:
-            from gibberish.session import Notice
+            from gibberish.engine.run_flow import Notice
 
             self.notice.emit(Notice("No tool found", f"Nothing matches “{text}”."))
 

@@ -7,9 +7,10 @@ The installer (network and git code) is imported only when asked for.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QUrl
 
 from gibberish import paths
 from gibberish.ui.errors import guard
@@ -17,27 +18,47 @@ from gibberish.ui.errors import guard
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from gibberish.ui.controller import Controller
+    from gibberish.engine.core import Engine
+    from gibberish.engine.run_flow import Notice
+    from gibberish.ui.dialogs import Dialogs
 
 
 class Installing(QObject):
-    def __init__(self, controller: Controller) -> None:
-        super().__init__(controller)
-        self._c = controller
+    """Given what it acts on: the Engine, the dialogs, and what the tray does after an
+    install (reload now, a notice, open a folder, the library changed)."""
+
+    def __init__(
+        self,
+        engine: Callable[[], Engine],
+        dialogs: Dialogs,
+        *,
+        reload: Callable[[], None],
+        notify: Callable[[Notice], None],
+        open_url: Callable[[QUrl], object],
+        library_changed: Callable[[], None],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._engine = engine
+        self._dialogs = dialogs
+        self._reload = reload
+        self._notify = notify
+        self._open_url = open_url
+        self._library_changed = library_changed
 
     @guard
     def install_skill(self, source: str = "") -> None:
         """*Install skill…*, or a folder, archive or URL dropped on the launcher."""
         from gibberish.install.installer import installer_for
 
-        dialog = self._c.dialogs.open_install(lambda: installer_for(self._c.engine), source)
+        dialog = self._dialogs.open_install(lambda: installer_for(self._engine()), source)
         dialog.installed.connect(self._skills_installed)
 
     def _skills_installed(self, names: list[str]) -> None:
-        from gibberish.session import Notice
+        from gibberish.engine.run_flow import Notice
 
-        self._c.reload()
-        self._c.notify(
+        self._reload()
+        self._notify(
             Notice("Skills installed", f"{', '.join(names)}: untrusted, so every run asks first.")
         )
         self.offer_sync(names)
@@ -47,27 +68,24 @@ class Installing(QObject):
         """After an install: offer to copy the new skills to the agents (as the CLI does)."""
         from gibberish.export.sync_offer import offer_for
 
-        offer = offer_for(self._c.engine.settings, names)
+        offer = offer_for(self._engine().settings, names)
         if offer.targets:
-            self._c.dialogs.open_sync_offer(offer)
+            self._dialogs.open_sync_offer(offer)
 
     @guard
     def open_skills_folder(self) -> None:
-        from PySide6.QtCore import QUrl
-
         folder = paths.user_skills_dir()
         folder.mkdir(parents=True, exist_ok=True)
-        self._c.seams.open_url(QUrl.fromLocalFile(str(folder)))
+        self._open_url(QUrl.fromLocalFile(str(folder)))
 
     def trust_project(self, project: Path, names: list[str]) -> None:
         """Ask about ``project`` (trust/projects.py); on yes it is trusted at once."""
-        self._c.dialogs.ask_trust_project(project, names, lambda: self._project_trusted(project))
+        self._dialogs.ask_trust_project(project, names, lambda: self._project_trusted(project))
 
     @guard
     def _project_trusted(self, project: Path) -> None:
         from gibberish.trust import projects
 
         projects.trust(project)
-        self._c.engine.library.follow_project(project)  # its skills now load as the user's
-        self._c.menus.forget()
-        self._c.refresh_views()
+        self._engine().library.follow_project(project)  # its skills now load as the user's
+        self._library_changed()

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 
 if TYPE_CHECKING:
-    from gibberish.app import Engine
+    from gibberish.engine.core import Engine
     from gibberish.skills.model import Mode
 
 log = logging.getLogger("gibberish.ui")
@@ -98,7 +98,7 @@ class Listening(QObject):
         return True
 
     def _work(self, engine: Engine, mode: Mode, source: _Watched, held: bool) -> None:
-        from gibberish.app import EngineError
+        from gibberish.engine.core import EngineError
         from gibberish.voice.spoken import listen
 
         try:

@@ -9,31 +9,63 @@ voice are followed so that, when the settings ask for it, their end is spoken.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, SignalInstance
 
 from gibberish.ui.errors import guard
 from gibberish.ui.listen.level_meter import LevelMeter
 from gibberish.ui.listen.listening import LISTENING, Listening
 
 if TYPE_CHECKING:
-    from gibberish.ui.controller import Controller
+    from gibberish.engine.core import Engine
+    from gibberish.engine.run_flow import Notice
+    from gibberish.skills.model import Mode
+    from gibberish.ui.command_bar.text_requests import TextRequests
     from gibberish.ui.runs.views import RunSession
+    from gibberish.ui.seams import Seams
+    from gibberish.ui.surface import Surface
 
 
 class VoiceRequests(QObject):
-    def __init__(self, controller: Controller) -> None:
-        super().__init__(controller)
-        self._c = controller
+    """Given what it acts on: the Engine, the surface and the command bar that show what
+    is heard, the seams (a microphone, a voice), and the tray's launch and notice; it
+    follows ``runs_changed`` (the run windows' signal) to speak a run's end."""
+
+    def __init__(
+        self,
+        engine: Callable[[], Engine],
+        surface: Surface,
+        text: TextRequests,
+        seams: Seams,
+        *,
+        capture: Callable[[], object],
+        mode: Callable[[], Mode],
+        launch: Callable[..., RunSession | None],
+        notify: Callable[[Notice], None],
+        show_runs: Callable[[], None],
+        runs_changed: SignalInstance,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._engine = engine
+        self._surface = surface
+        self._text = text
+        self._seams = seams
+        self._capture = capture
+        self._mode = mode
+        self._launch = launch
+        self._notify = notify
+        self._show_runs = show_runs
         self.listening = Listening(self)
         self.listening.state.connect(self._voice_state)
         self.listening.heard.connect(self._heard)
         self.listening.failed.connect(self._listen_failed)
         self.meter = LevelMeter(self)
-        self.meter.changed.connect(controller.surface.show_level)
+        self.meter.changed.connect(surface.show_level)
         self._voice_runs: list[RunSession] = []
-        controller.runs.changed.connect(self._speak_finished)
+        runs_changed.connect(self._speak_finished)
 
     @guard
     def listen(self, *, asked: bool = True, held: bool = False) -> None:
@@ -45,16 +77,15 @@ class VoiceRequests(QObject):
         if self.listening.busy:
             self.listening.stop()
             return
-        c = self._c
-        c.menus.capture()
-        engine = c.engine
-        mode = c.menus.context.mode
-        reason = may_listen(engine, mode, asked=asked, microphone=c.seams.audio is None)
+        self._capture()
+        engine = self._engine()
+        mode = self._mode()
+        reason = may_listen(engine, mode, asked=asked, microphone=self._seams.audio is None)
         if reason:
             self._say_notice("Not listening", reason)
             return
-        if c.seams.audio is not None:
-            source = c.seams.audio()
+        if self._seams.audio is not None:
+            source = self._seams.audio()
         else:
             from gibberish.voice import MicrophoneSource
 
@@ -65,12 +96,12 @@ class VoiceRequests(QObject):
     def _voice_state(self, state: str) -> None:
         """The tray's icon for ``state``; while listening, with the level meter in it."""
         self.meter.stop()
-        shown = self._c.surface.show_voice(state)
+        shown = self._surface.show_voice(state)
         if state == LISTENING:
-            self._c.surface.show_level(0)
+            self._surface.show_level(0)
             self.meter.follow(lambda: self.listening.level)
         if not shown:
-            self._c.runs_changed()
+            self._show_runs()
 
     @guard
     def _heard(self, proposal: Any) -> None:
@@ -86,20 +117,20 @@ class VoiceRequests(QObject):
             if not text and not refs:
                 self._say_notice("Nothing recognized", proposal.message, failed=True)
                 return
-            self._c.text.show_heard(text, proposal.message, refs, failed=True)
+            self._text.show_heard(text, proposal.message, refs, failed=True)
             return
         ref = tool_ref(call.skill, call.tool)
-        self._c.text.show_heard(text, f"Heard {proposal.heard.quoted()}", [ref], failed=False)
+        self._text.show_heard(text, f"Heard {proposal.heard.quoted()}", [ref], failed=False)
         QTimer.singleShot(0, lambda: self._launch_heard(ref, proposal))
 
     def _launch_heard(self, ref: str, proposal: Any) -> None:
         from gibberish.trust.model_reads import RunOrigin
 
-        bar = self._c.text.command_bar
+        bar = self._text.command_bar
         if bar is not None:
             bar.hide()
         call = proposal.call
-        session = self._c.launch(
+        session = self._launch(
             ref,
             dict(call.arguments) or None,
             note=f"Heard {proposal.heard.quoted()}"
@@ -114,9 +145,9 @@ class VoiceRequests(QObject):
         self._say_notice("Not listening", message, failed=True)
 
     def _say_notice(self, title: str, body: str, *, failed: bool = False) -> None:
-        from gibberish.session import Notice
+        from gibberish.engine.run_flow import Notice
 
-        self._c.notify(Notice(title, body, failed=failed))
+        self._notify(Notice(title, body, failed=failed))
 
     def _speak_finished(self) -> None:
         """Spoken feedback for runs started by voice, when the settings ask for it."""
@@ -124,11 +155,11 @@ class VoiceRequests(QObject):
         if not done:
             return
         self._voice_runs = [s for s in self._voice_runs if s.result is None]
-        if not self._c.engine.settings.voice.spoken_feedback:
+        if not self._engine().settings.voice.spoken_feedback:
             return
         from gibberish.voice.feedback import speak
 
-        say = self._c.seams.speak or speak
+        say = self._seams.speak or speak
         for session in done:
             ok = session.result is not None and session.result.success
             say(f"{session.prepared.tool.name.replace('_', ' ')} {'done' if ok else 'failed'}")

@@ -26,7 +26,7 @@ from gibberish.fileio import atomic_write_bytes
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from gibberish.app import Engine
+    from gibberish.engine.core import Engine
     from gibberish.skills.model import Diagnostic
     from gibberish.ui.menu.protocol import MenuContext, MenuSkill
 

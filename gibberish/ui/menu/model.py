@@ -42,7 +42,7 @@ from gibberish.ui.menu.protocol import MenuContext, MenuLibrary, MenuSkill, offe
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from gibberish.app import RecentRun
+    from gibberish.engine.core import RecentRun
     from gibberish.skills.model import Mode
 
 MODES: tuple[str, ...] = ("Global", "Dev", "Meeting", "Writer")

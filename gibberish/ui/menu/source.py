@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gibberish.ui.menu import cache as menu_cache
-from gibberish.ui.menu.context import ContextMenu
+from gibberish.ui.menu.context_blocks import ContextMenu
 from gibberish.ui.menu.model import (
     MenuItem,
     build_menu,
@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from pathlib import Path
 
-    from gibberish.app import Engine
-    from gibberish.trust.modes import ModeContext
+    from gibberish.desktop.modes import ModeContext
+    from gibberish.engine.core import Engine
     from gibberish.ui.engine_host import EngineHost
     from gibberish.ui.menu.model import MenuActions
     from gibberish.ui.menu.protocol import MenuSkill

@@ -24,7 +24,7 @@ from gibberish.ui.errors import guard
 from gibberish.ui.runs.bridge import RunBridge, RunEvents
 
 if TYPE_CHECKING:
-    from gibberish.app import Engine, PreparedRun
+    from gibberish.engine.core import Engine, PreparedRun
     from gibberish.runner.envelope import RunResult
     from gibberish.runner.handle import RunHandle
     from gibberish.ui.runs.result_window import ResultWindow
@@ -80,7 +80,7 @@ class RunViews(QObject):
 
     def start(self, prepared: PreparedRun, *, confirmed: bool, show: bool = True) -> RunSession:
         """Start ``prepared`` and follow it in a result window."""
-        from gibberish.app import EngineError
+        from gibberish.engine.core import EngineError
         from gibberish.ui.runs.result_window import ResultWindow
 
         self.connect_events()
@@ -153,7 +153,7 @@ class RunViews(QObject):
         if not result.envelope.success:
             self.failed = True
         if not session.window.isVisible():
-            from gibberish.session import Notice
+            from gibberish.engine.run_flow import Notice
             from gibberish.ui.formatting import run_notice
 
             title, body = run_notice(session.prepared.ref, result)
