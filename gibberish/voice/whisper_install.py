@@ -17,6 +17,7 @@ at it. Every failure is a ``SetupError`` whose text says what happened and what 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import http.client
@@ -459,6 +460,7 @@ def _run(
             stdin=subprocess.DEVNULL,
             text=True,
             env=env,
+            start_new_session=True,  # Ctrl-C on a terminal cancels through us, never mid-install
         )
     except OSError as exc:
         raise SetupError(
@@ -477,10 +479,8 @@ def _run(
             if late:
                 raise SetupError(f"Could not {doing}: it took over {timeout:.0f} s.")
             raise Cancelled()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(0.1)
-        except subprocess.TimeoutExpired:
-            pass
     reader.join()
     out = result[0] if result else ""
     if process.returncode != 0:

