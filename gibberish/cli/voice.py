@@ -198,7 +198,10 @@ def devices_command() -> None:
     except VoiceError as exc:
         fail(str(exc), 1)
     if not devices:
-        fail("No microphone found: plug one in (and check it is not muted).", 1)
+        from gibberish.voice.microphones import NO_MICROPHONE, sound_server
+
+        server = sound_server()
+        fail((server.trouble() if server is not None else "") or NO_MICROPHONE, 1)
     rows = [
         [
             ("* " if d.is_default else "  ") + str(d.index),

@@ -80,6 +80,7 @@ class Lifecycle(QObject):
         c.reloading.stop()
         c.shortcuts.close()
         c.text.shutdown()
+        c.voice.stop_watching()
         if c.host.is_ready:
             engine = c.engine
             try:

@@ -9,10 +9,11 @@ voice are followed so that, when the settings ask for it, their end is spoken.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from gibberish.ui.errors import guard
 from gibberish.ui.listen.level_meter import LevelMeter
@@ -24,9 +25,14 @@ if TYPE_CHECKING:
 
 
 class VoiceRequests(QObject):
+    microphone_ready = Signal()
+    """A microphone that was missing (or a sound server not running) appeared."""
+
     def __init__(self, controller: Controller) -> None:
         super().__init__(controller)
         self._c = controller
+        self._watching: tuple[threading.Thread, threading.Event] | None = None
+        self.microphone_ready.connect(self._microphone_ready)
         self.listening = Listening(self)
         self.listening.state.connect(self._voice_state)
         self.listening.heard.connect(self._heard)
@@ -130,7 +136,38 @@ class VoiceRequests(QObject):
             self._voice_runs.append(session)
 
     def _listen_failed(self, message: str) -> None:
+        from gibberish.voice.microphones import NO_MICROPHONE, NOT_RUNNING
+
         self._say_notice("Not listening", message, failed=True)
+        if message in (NO_MICROPHONE, NOT_RUNNING):
+            self.watch_for_microphone()
+
+    def watch_for_microphone(self) -> None:
+        """Looks for the microphone on a thread (``microphones.wait_until_ready``: every
+        2 s, for 5 minutes at most) and says when it is there."""
+        from gibberish.voice.microphones import wait_until_ready
+
+        if self._watching is not None and self._watching[0].is_alive():
+            return
+        stop = threading.Event()
+        thread = threading.Thread(
+            target=wait_until_ready,
+            args=(stop, self.microphone_ready.emit),
+            name="microphone-watch",
+            daemon=True,
+        )
+        self._watching = (thread, stop)
+        thread.start()
+
+    def stop_watching(self) -> None:
+        if self._watching is not None:
+            thread, stop = self._watching
+            stop.set()
+            thread.join(5)
+            self._watching = None
+
+    def _microphone_ready(self) -> None:
+        self._say_notice("Microphone ready", "The microphone is there now: listen again.")
 
     def _say_notice(self, title: str, body: str, *, failed: bool = False) -> None:
         from gibberish.session import Notice
