@@ -22,6 +22,7 @@ import subprocess
 import sys
 import sysconfig
 import threading
+import time
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -112,6 +113,8 @@ class Index:
     """Projects whose wheel stops half-way through."""
     requests: list[str] = field(default_factory=list)
     url: str = ""
+    slow: float = 0.0
+    """Seconds to wait after each 64 kB of a wheel (a slow connection)."""
 
 
 def _handler(index: Index) -> type[BaseHTTPRequestHandler]:
@@ -174,7 +177,15 @@ def _handler(index: Index) -> type[BaseHTTPRequestHandler]:
                 self.wfile.flush()
                 self.close_connection = True
                 return
-            self.wfile.write(data)
+            if not index.slow:
+                self.wfile.write(data)
+                return
+            for start in range(0, len(data), 65536):
+                try:
+                    self.wfile.write(data[start : start + 65536])
+                except OSError:  # the client went away (cancelled)
+                    return
+                time.sleep(index.slow)
 
     return Handler
 

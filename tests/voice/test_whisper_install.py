@@ -360,3 +360,38 @@ def test_file_names_from_the_index_stay_in_the_download_folder(tmp_path: Path) -
             continue  # refused is fine; escaping is not
         assert all(f.parent == folder for f in files)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["downloads", "x.whl"]
+
+
+def test_cancel_in_the_voice_tab_stops_the_download_and_changes_nothing(
+    qtbot, tmp_path: Path, wheels, dependencies, hermetic_pip, monkeypatch
+) -> None:
+    from PySide6.QtCore import Qt
+
+    from gibberish.settings import Settings
+    from gibberish.ui.settings.dialog import SettingsDialog
+    from gibberish.voice import whisper_setup
+
+    env = environment(tmp_path, dependencies)
+    missing = whisper_setup.WhisperSetup(False, "", "")
+    monkeypatch.setattr(whisper_setup, "whisper_setup", lambda: missing)
+    monkeypatch.setattr(SettingsDialog, "whisper_environment", staticmethod(lambda: env))
+    monkeypatch.setattr(SettingsDialog, "list_microphones", lambda _self: [])
+    before = Settings()
+    dialog = SettingsDialog(before)
+    qtbot.addWidget(dialog)
+    box = dialog.whisper_box
+    with pi.serve(pi.Index(dict(wheels))) as index:
+        monkeypatch.setenv("PIP_INDEX_URL", index.url)
+        qtbot.mouseClick(box.start, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: "downloads" in box.status.text(), timeout=120_000)
+        index.slow = 0.05  # about 1.3 MB a second: the download takes a minute
+        qtbot.mouseClick(box.start, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: box.progress.value() > 0, timeout=60_000)
+        assert not box.cancel.isHidden() and box.cancel.isEnabled()
+        qtbot.mouseClick(box.cancel, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not box.busy, timeout=30_000)
+    assert box.status.text() == "Setting up Whisper was cancelled; nothing was changed."
+    assert box.progress.value() < 1000 and box.progress.isHidden()
+    assert dialog.result_settings().voice == before.voice
+    assert not pi.has(env.python, "faster_whisper")
+    assert list(hermetic_pip.iterdir()) == []
