@@ -263,3 +263,18 @@ def test_the_voice_settings_offer_to_set_whisper_up(
     assert "not set up" in label.text() and "100 MB" in label.text()
     start = dialog.findChild(object, "settings-voice-whisper-start")
     assert start.text() == "Set up &Whisper…" and not start.isHidden()
+
+
+def test_whisper_installed_by_hand_is_offered_to_be_checked_and_used(
+    qtbot, controller: Controller, monkeypatch
+) -> None:
+    from gibberish.voice import whisper_setup
+
+    installed = whisper_setup.WhisperSetup(True, "/models/tiny.en", "")
+    monkeypatch.setattr(whisper_setup, "whisper_setup", lambda: installed)
+    controller.open_settings()
+    dialog = controller.dialogs.open["settings"]
+    start = dialog.findChild(object, "settings-voice-whisper-start")
+    assert start.text() == "Check it and &use it…" and not start.isHidden()
+    label = dialog.findChild(object, "settings-voice-whisper-setup")
+    assert label.text() == installed.sentence()

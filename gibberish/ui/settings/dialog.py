@@ -277,7 +277,7 @@ class SettingsDialog(QDialog):
         self.voice_backend.setAccessibleName("Recognizer")
         form.addRow("Recognizer", self.voice_backend)
         form.addRow("Whisper model", self._model_folder_row(current.model_folder))
-        form.addRow("", self._whisper_setup_box())
+        form.addRow("", self._whisper_setup_box(current.model_folder))
         form.addRow("Microphone", self._microphone_box(current.microphone))
         self.activation = _choice(
             "settings-voice-activation", ACTIVATION_LABELS, current.activation
@@ -310,10 +310,12 @@ class SettingsDialog(QDialog):
         )
         return box
 
-    def _whisper_setup_box(self) -> WhisperSetupBox:
+    def _whisper_setup_box(self, in_use: str) -> WhisperSetupBox:
         """Whether Whisper is set up, and a button that sets it up (size said first); a
         checked set-up switches the fields to it (``whisper_box``)."""
-        self.whisper_box = WhisperSetupBox(self, environment=self.whisper_environment)
+        self.whisper_box = WhisperSetupBox(
+            self, environment=self.whisper_environment, in_use=in_use
+        )
         self.whisper_setup = self.whisper_box.status
         self.whisper_box.ready.connect(self._whisper_ready)
         return self.whisper_box

@@ -39,7 +39,9 @@ class WhisperSetupBox(QWidget):
         parent: QWidget | None = None,
         *,
         environment: Callable[[], Environment] = Environment.current,
+        in_use: str = "",
     ) -> None:
+        """``in_use``: the model folder the settings name now ("" for none)."""
         super().__init__(parent)
         self.setObjectName("settings-voice-whisper-box")
         self._environment = environment
@@ -79,7 +81,10 @@ class WhisperSetupBox(QWidget):
         row.addWidget(self.cancel)
         row.addStretch(1)
         column.addLayout(row)
-        self.start.setVisible(not (found.model and found.runtime) and not refusal)
+        ready = found.model and found.runtime
+        if ready and not in_use:
+            self.start.setText("Check it and &use it…")
+        self.start.setVisible(bool(not refusal and (not ready or not in_use)))
 
     @property
     def busy(self) -> bool:
