@@ -18,6 +18,10 @@ Not a test: it prints figures side by side with their baselines and targets.
    ``subprocess.run(["/bin/true"])``, interleaved in one loop, for a read-only offline
    run and a write+network one (target: ≤ 3 ms added per run); and what the Engine adds
    before a sandboxed run: copying and fingerprinting a skill folder (the bundled notes).
+   Where the offline run's seccomp filter is the socket-family list (ADR 0062), the same
+   offline run is also timed, interleaved, with the filter it replaced (``AF_UNIX``
+   refused, nothing else): the list may add at most 0.5 ms (printed as a ratio to that
+   floor). ``--sandbox-only`` runs just this part, for comparing two commits.
 """
 
 from __future__ import annotations
@@ -265,6 +269,27 @@ def bare_bwrap(argv: list[str], env: dict[str, str]) -> None:
     )
 
 
+def _unix_only_filter() -> bytes | None:
+    """The offline filter before the socket-family list: only ``AF_UNIX`` refused."""
+    import errno
+    import socket as _socket
+
+    from gibberish.runner import seccomp
+
+    try:
+        lib = seccomp._bindings()
+    except ImportError:
+        return None
+    rules = lib.SyscallFilter(defaction=lib.ALLOW)
+    family = lib.Arg(0, lib.MASKED_EQ, 0xFFFFFFFF, _socket.AF_UNIX)
+    rules.add_rule(lib.ERRNO(errno.EACCES), "socket", family)
+    rules.add_rule(lib.ERRNO(errno.ENOSYS), "io_uring_setup")
+    with tempfile.TemporaryFile() as out:
+        rules.export_bpf(out)
+        out.seek(0)
+        return out.read()
+
+
 def bench_sandbox(rounds: int, cwd: Path) -> None:
     status = sandboxing.status()
     print(f"4. the sandbox, /bin/true, median of {rounds} interleaved runs each")
@@ -288,7 +313,20 @@ def bench_sandbox(rounds: int, cwd: Path) -> None:
         fn()
         return time.perf_counter() - begin
 
-    samples: dict[str, list[float]] = {"raw": [], "runner": []}
+    from gibberish.runner import seccomp
+
+    listed = getattr(seccomp, "offline_filter", None)  # absent before the family list
+    old_filter = _unix_only_filter() if listed is not None else None
+    offline = boxes["read_only, network: false"]
+
+    def with_old_filter(spec: RunSpec) -> None:
+        seccomp.offline_filter = lambda display=False: old_filter
+        try:
+            run(spec)
+        finally:
+            seccomp.offline_filter = listed
+
+    samples: dict[str, list[float]] = {"raw": [], "runner": [], "old filter": []}
     for name in boxes:
         samples[f"bwrap {name}"] = []
         samples[f"runner {name}"] = []
@@ -300,7 +338,10 @@ def bench_sandbox(rounds: int, cwd: Path) -> None:
             samples[f"bwrap {name}"].append(timed(lambda argv=argv: bare_bwrap(argv, env)))
             spec = spec_for(("/bin/true",), cwd, sandbox=box)
             samples[f"runner {name}"].append(timed(lambda spec=spec: run(spec)))
-    med = {key: statistics.median(values[10:]) * 1e3 for key, values in samples.items()}
+            if old_filter is not None and box is offline:  # right after, to pair them
+                spec = spec_for(("/bin/true",), cwd, sandbox=offline)
+                samples["old filter"].append(timed(lambda spec=spec: with_old_filter(spec)))
+    med = {key: statistics.median(values[10:]) * 1e3 for key, values in samples.items() if values}
     line("subprocess.run /bin/true", f"{med['raw']:.2f} ms", "", "")
     line("runner, no sandbox", f"{med['runner']:.2f} ms", f"raw {med['raw']:.2f} ms", "")
     for name in boxes:
@@ -318,6 +359,18 @@ def bench_sandbox(rounds: int, cwd: Path) -> None:
             f"runner {med['runner']:.2f} ms",
             f"added {added:.2f} ms (target <= 3 ms) {'OK' if added <= 3 else 'MISSED'};"
             f" vs bare bwrap {ours - bwrap:+.2f} ms",
+        )
+    if "old filter" in med:
+        ours, floor = med["runner read_only, network: false"], med["old filter"]
+        runs = samples["runner read_only, network: false"][10:]
+        pairs = zip(runs, samples["old filter"][10:], strict=True)
+        added = statistics.median([new - old for new, old in pairs]) * 1e3  # paired runs
+        line(
+            "offline run, socket-family list",
+            f"{ours:.2f} ms",
+            f"AF_UNIX-only filter {floor:.2f} ms",
+            f"ratio {ours / floor:.3f}, added {added:+.2f} ms, median of pairs (target <= 0.5 ms)"
+            f" {'OK' if added <= 0.5 else 'MISSED'}",
         )
     skill = ROOT / "skills" / "notes"
     copies = []
@@ -342,6 +395,9 @@ def bench_sandbox(rounds: int, cwd: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    parser.add_argument(
+        "--sandbox-only", action="store_true", help="only part 4 (the sandbox), for comparisons"
+    )
     args = parser.parse_args()
     overhead_rounds, capture_rounds, kill_rounds = (200, 2, 2) if args.quick else (1000, 5, 5)
     print(
@@ -351,6 +407,9 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory(prefix="gibberish-bench-") as folder:
         cwd = Path(folder)
+        if args.sandbox_only:
+            bench_sandbox(max(50, overhead_rounds // 4), cwd)
+            return
         bench_overhead(overhead_rounds, cwd)
         bench_capture(capture_rounds, cwd)
         bench_kill(kill_rounds, cwd)

@@ -4,7 +4,8 @@
 
 The app is called in process (Starlette's ``TestClient``: the ASGI app, its middleware
 and routes, no socket — over loopback TCP the figure is ~45 ms of delayed-ACK waiting
-for both apps alike, which hides the guard); one client holding the launch's cookie
+for both apps alike, which hides the guard); one client sending the launch's token as
+a Bearer header (as the page's script does)
 sends ``--requests`` GETs of
 ``/api/v1/targets`` (a small JSON answer, so the guard is a large share of the work) and
 POSTs of a form that is refused at once (no source given), with a same-origin
@@ -54,9 +55,8 @@ def per_request(call: Callable[[], httpx.Response], count: int, repeat: int) -> 
 
 def measure(app: FastAPI, token: str | None, count: int, repeat: int) -> tuple[float, float]:
     base = "http://127.0.0.1:8765"
-    with TestClient(app, base_url=base) as client:
-        if token:
-            client.get(f"/?token={token}")
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    with TestClient(app, base_url=base, headers=headers) as client:
         origin = {"Origin": base}
         get = per_request(lambda: client.get("/api/v1/targets"), count, repeat)
         post = per_request(

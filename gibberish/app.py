@@ -24,6 +24,7 @@ from gibberish.desktop.detect import focus_provider
 from gibberish.engine.feed import FeedFacade
 from gibberish.engine.library import LibraryFacade
 from gibberish.engine.model import (
+    ApprovalPreview,
     ApprovalStatus,
     EngineError,
     EngineOptions,
@@ -50,6 +51,7 @@ __all__ = [
     "FULL_LOG_LIMIT",
     "MAX_TIMEOUT",
     "RECENT_RUNS",
+    "ApprovalPreview",
     "ApprovalStatus",
     "Engine",
     "EngineError",

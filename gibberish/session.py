@@ -25,11 +25,11 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gibberish.app import Engine, EngineError, PreparedRun
-from gibberish.skills.model import Trust
 from gibberish.skills.render import RenderError
 from gibberish.trust.model_reads import RunOrigin
 
 if TYPE_CHECKING:
+    from gibberish.engine.model import ToolRef
     from gibberish.settings import Settings
     from gibberish.skills.model import SkillDefinition, ToolDefinition
     from gibberish.trust.modes import ModeContext
@@ -97,8 +97,10 @@ class Launch:
 
 def never_approved(prepared: PreparedRun) -> bool:
     """No person approved this skill as it is now: a first run, a change since the
-    approval, or an imported skill (which asks before every run)."""
-    return prepared.decision.first_run or prepared.skill.trust is Trust.UNTRUSTED
+    approval, or a skill that carries the warning of one from outside (an installed
+    skill not trusted in this version, a skill of an untrusted project folder)."""
+    decision = prepared.decision
+    return decision.first_run or decision.banner is not None
 
 
 def needs_a_person(prepared: PreparedRun) -> bool:
@@ -174,7 +176,12 @@ class Session:
     ) -> Launch:
         """Steps 1–4. ``prefilled``, ``note`` and ``missing`` come from a proposal (a
         model's call): the form shows them and the person confirms or corrects every
-        value before the Engine decides — a proposal never skips the form or approval."""
+        value before the Engine decides — a proposal never skips the form or approval.
+
+        The run is the person's own (``own_run``: a trusted version runs without another
+        question) when they started it (``origin`` PERSON) or confirmed its form; a
+        proposal of a tool without parameters has no form, so it is decided as a run a
+        model started."""
         engine = self.engine
         try:
             target = engine.library.find_tool(ref)
@@ -187,19 +194,13 @@ class Session:
                 ref, failure=f"The skill “{skill.name}” was removed from {skill.directory}."
             )
         arguments = dict(prefilled or {})
+        own_run = origin in (None, RunOrigin.PERSON)
         if target.tool.parameters:
-            values = self.arguments.ask(
-                target.skill,
-                target.tool,
-                lambda args: engine.runs.render(target, args),
-                arguments,
-                None,
-                note=note,
-                missing=tuple(missing),
-            )
+            values = self._ask_values(target, arguments, note, missing)
             if values is None:
                 return Launch(ref)
             arguments = values
+            own_run = True  # the person read the values in the form and pressed Run
         context_dir = context.focus.cwd if context.focus is not None else None
         try:
             prepared = engine.runs.prepare(
@@ -208,6 +209,7 @@ class Session:
                 context_dir=context_dir,
                 mode=context.mode,
                 origin=origin or RunOrigin.PERSON,
+                own_run=own_run,
             )
         except (EngineError, RenderError, OSError) as exc:
             return Launch(ref, failure=getattr(exc, "message", None) or str(exc))
@@ -218,6 +220,20 @@ class Session:
         if verdict.refused:
             return Launch(ref)
         return Launch(ref, prepared, confirmed=verdict.confirmed)
+
+    def _ask_values(
+        self, target: ToolRef, arguments: dict[str, Any], note: str, missing: Sequence[str]
+    ) -> dict[str, Any] | None:
+        """The tool's form, prefilled; the values the person confirmed, or None."""
+        return self.arguments.ask(
+            target.skill,
+            target.tool,
+            lambda args: self.engine.runs.render(target, args),
+            arguments,
+            None,
+            note=note,
+            missing=tuple(missing),
+        )
 
     def reload(self, *, manual: bool = False) -> None:
         """Re-read changed skills; announce skills that broke or recovered."""

@@ -124,7 +124,9 @@ def test_the_command_line_and_the_dialog_explain_from_the_prepared_run(
     _skill(root, "a")
     prepared = engine.runs.prepare("a.hello")
     assert prepared.asks_again == (
-        "This skill can change things, so it asks before every run, even once trusted."
+        "Once you trust this version, it runs without asking when you start it yourself; "
+        "when a model or what was heard starts it, it asks every time. Any change to its "
+        "files asks again."
     )
     assert prepared.also_runs and prepared.also_runs[0].endswith("— a program of the system")
     shown = describe(prepared)

@@ -1,7 +1,7 @@
 """The bundled notes skills, through the Engine as the tray and the CLI use them.
 
-Reading notes never asks (the ``notes`` skill is read-only); writing one asks to confirm
-(``take-note``). Both follow ``XDG_DATA_HOME`` inside the run, as the skills say.
+Reading notes never asks (the ``notes`` skill is read-only); writing one (``take-note``)
+runs from the person's own run and asks to confirm when a model starts it. Both follow ``XDG_DATA_HOME`` inside the run, as the skills say.
 """
 
 from __future__ import annotations
@@ -32,9 +32,11 @@ def test_reading_notes_never_asks(engine: Engine) -> None:
         assert prepared.decision.kind is DecisionKind.RUN, prepared.decision.reason
 
 
-def test_writing_a_note_asks_to_confirm(engine: Engine) -> None:
+def test_writing_a_note_asks_to_confirm_when_a_model_starts_it(engine: Engine) -> None:
     prepared = engine.runs.prepare("take-note.add_note", {"text": "buy milk"})
     assert prepared.decision.kind is not DecisionKind.RUN
+    own = engine.runs.prepare("take-note.add_note", {"text": "buy milk"}, own_run=True)
+    assert own.decision.kind is DecisionKind.RUN
 
 
 def test_a_note_lands_under_xdg_data_home_and_reads_back(engine: Engine) -> None:

@@ -77,18 +77,26 @@ def test_a_tool_without_parameters_skips_the_form_and_always_is_remembered(
     assert again.prepared is not None and not again.confirmed
 
 
-def test_without_a_sandbox_always_is_remembered_and_a_read_only_tool_still_asks(
+def test_without_a_sandbox_always_is_remembered_and_only_a_models_read_still_asks(
     engine: Engine, no_sandbox
 ) -> None:
+    """Your own Run of the version you trusted runs, sandbox or not; a proposal sent
+    straight to run (no form) of the same read-only tool asks, as ``read_only`` is then
+    only the author's word."""
+    from gibberish.trust.model_reads import RunOrigin
+
     prompts = Prompts(answer=Answer.ALWAYS)
     flow = session(engine, prompts, [])
     assert flow.launch("echoer.hi", context=engine.mode_context()).prepared is not None
     assert [a.skill for a in engine.trust.approvals.list()] == ["echoer"]
     prompts.answer = Answer.ONCE
     again = flow.launch("echoer.hi", context=engine.mode_context())
+    assert prompts.approvals == ["echoer.hi"]
+    assert again.prepared is not None and not again.confirmed and again.prepared.own_run
+    proposed = flow.launch("echoer.hi", context=engine.mode_context(), origin=RunOrigin.MODEL)
     assert prompts.approvals == ["echoer.hi", "echoer.hi"]
-    assert again.prepared is not None and again.confirmed
-    assert "sandbox" in again.prepared.decision.reason
+    assert proposed.prepared is not None and proposed.confirmed
+    assert "sandbox" in proposed.prepared.decision.reason
 
 
 def test_cancel_in_the_form_or_the_dialog_prepares_nothing(engine: Engine) -> None:

@@ -1,4 +1,4 @@
-"""docs/trust.md's table of every surface names, on every row, a test that exists."""
+"""docs/security.md's table of every surface names, on every row, a test that exists."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ TEST_REF = re.compile(r"`(tests/[\w/]+\.py)::(\w+)`")
 
 
 def _rows() -> list[str]:
-    text = (REPO_ROOT / "docs" / "trust.md").read_text(encoding="utf-8")
+    text = (REPO_ROOT / "docs" / "security.md").read_text(encoding="utf-8")
     section = text.split(HEADING, 1)[1].split("\n## ", 1)[0]
     return [line for line in section.splitlines() if line.startswith("| ") and "---" not in line][
         1:

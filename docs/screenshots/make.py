@@ -189,7 +189,16 @@ Show the weather forecast for a city (from wttr.in).
 curl --silent --max-time 10 'https://wttr.in/{{city}}?format=3'
 ```
 """,
-        {".gibberish-source.json": json.dumps({"url": "https://example.org/skills/weather.zip"})},
+        {
+            ".gibberish-source.json": json.dumps(
+                {
+                    "source": "https://example.org/skills/weather.zip",
+                    "kind": "url",
+                    "imported_at": "2026-03-14T09:30:00+00:00",
+                    "fingerprint": "0" * 64,
+                }
+            )
+        },
     ),
 }
 
@@ -326,8 +335,8 @@ def _pictures(out_dir: Path) -> list[Path]:
     )
     save(form, "parameter-form")
 
-    # Approvals: a confirm for a bundled tool that changes things, a changed user
-    # skill, an untrusted import.
+    # Approvals: a confirm for a bundled tool that changes things (as a model's run
+    # asks it), a changed user skill, an installed skill not trusted yet.
     confirm = engine.runs.prepare("take-note.add_note", {"text": "Call the plumber on Monday"})
     save(ApprovalDialog(confirm), "approval-confirm")
     first = engine.runs.prepare("photos.list_large")
@@ -422,6 +431,12 @@ def _pictures(out_dir: Path) -> list[Path]:
     )
     pump(30)
     save(bar, "command-bar-no-server")
+
+    # Export as a plugin…: the person's own skills ticked; bundled and installed ones not.
+    from gibberish.export.plugin import choices
+    from gibberish.ui.export.dialog import ExportDialog
+
+    save(ExportDialog(choices(engine.library.skills())), "export-plugin", (600, 620))
 
     controller.shutdown()
     return written

@@ -38,6 +38,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import partial
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import httpx
@@ -369,17 +370,18 @@ class _HttpClient:
         """The reply from what was read: native calls when the API gave any, else parsed text."""
         finish = final.get("done_reason") or final.get("finish_reason")
         count = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) else None
-        bounds = {
-            "finish_reason": str(finish) if finish else None,
-            "tokens": count,
-            "limit": self.settings.max_tokens,
-        }
+        bounded = partial(
+            ModelReply,
+            finish_reason=str(finish) if finish else None,
+            tokens=count,
+            limit=self.settings.max_tokens,
+        )
         if raw_calls:
             calls, errors = _native_calls(raw_calls)
             raw = text + "".join(_as_written(c) for c in raw_calls)
-            return ModelReply(text, calls, errors, True, raw=raw, **bounds)
+            return bounded(text, calls, errors, True, raw=raw)
         calls, errors = _calls_from_text(text)
-        return ModelReply(text, calls, errors, False, raw=text, **bounds)
+        return bounded(text, calls, errors, False, raw=text)
 
 
 class OllamaGenerateClient(_HttpClient):

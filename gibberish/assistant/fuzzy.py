@@ -368,8 +368,9 @@ class FuzzyIndex(Generic[T]):
             break
         if pool is None:
             pool = range(len(self._items)) if within is None else within
-        if self._by_words(term, pool):  # every entry scored: good for any later pool
-            scores = self._score_by_words(self._words, term)
+        words = self._by_words(term, pool)
+        if words is not None:  # every entry scored: good for any later pool
+            scores = self._score_by_words(words, term)
             _remember(cache, term, (None, scores))
         else:
             scores = self._score_each(term, pool, self._spans(term, pool))
@@ -379,11 +380,12 @@ class FuzzyIndex(Generic[T]):
     def _take_carried(self, term: str, within: AbstractSet[int] | None) -> None:
         """Cache ``term``'s scores from the index this one was patched from, where that
         index scored it on every entry of ``within`` that did not change since."""
-        carried = self._carried.scores.pop(term, None)  # taken once: kept here from now on
-        if carried is None:
+        source = self._carried
+        carried = source.scores.pop(term, None) if source is not None else None
+        if source is None or carried is None:  # taken once: kept here from now on
             return
         domain, before = carried
-        fresh = self._carried.fresh
+        fresh = source.fresh
         if domain is not None and (within is None or not (within - fresh) <= domain):
             return
         scored = self._carry(before, lambda changed: self._score_all(term, changed))
@@ -395,7 +397,7 @@ class FuzzyIndex(Generic[T]):
         """Scores over every entry, from the index this one was patched from: its
         ``before`` scores for the entries that did not change, ``score`` for those that
         did (a few tools, usually)."""
-        fresh = self._carried.fresh
+        fresh = self._carried.fresh if self._carried is not None else frozenset()
         if not fresh:
             return before
         kept = dict(before)
@@ -409,12 +411,16 @@ class FuzzyIndex(Generic[T]):
         module's help. A word of letters and digits over many entries is scored through
         the index's word postings, on every entry (``_by_words``), anything else entry by
         entry."""
-        if self._by_words(term, pool):
-            return self._score_by_words(self._words, term)
+        words = self._by_words(term, pool)
+        if words is not None:
+            return self._score_by_words(words, term)
         return self._score_each(term, pool, self._spans(term, pool))
 
-    def _by_words(self, term: str, pool: Collection[int]) -> bool:
-        return self._words is not None and len(pool) >= BY_WORDS and bool(_SPLIT.fullmatch(term))
+    def _by_words(self, term: str, pool: Collection[int]) -> WordPostings | None:
+        """The word postings to score ``term`` with over every entry, or None: entry by entry."""
+        if len(pool) >= BY_WORDS and _SPLIT.fullmatch(term):
+            return self._words
+        return None
 
     def _score_by_words(self, words: WordPostings, term: str) -> dict[int, float]:
         """The levels of the score table as entry sets, lowest first, so that each
@@ -507,7 +513,7 @@ class FuzzyIndex(Generic[T]):
             if found is not None:
                 return found
         if len(pool) >= BULK and self._names_blob():
-            blob, starts = self._blob
+            blob, starts = self._blob or ("", [])
             first = re.escape(term[0])
             bulk = re.compile(
                 f"^[^{first}\\n]*+(" + span_source(term, NOT_NEWLINE) + ")", re.MULTILINE
@@ -522,9 +528,9 @@ class FuzzyIndex(Generic[T]):
         spans = {}
         for i in pool:
             start = lnames[i].find(first)
-            found = match(lnames[i], start) if start >= 0 else None
-            if found is not None:
-                spans[i] = found.end() - start
+            hit = match(lnames[i], start) if start >= 0 else None
+            if hit is not None:
+                spans[i] = hit.end() - start
         return spans
 
     def _names_blob(self) -> bool:

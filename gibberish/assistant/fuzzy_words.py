@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 WORD = re.compile(r"[^\W_]+")
@@ -47,7 +47,7 @@ def _grouped(texts: Column) -> dict[str, list[int]]:
 
 
 def _postings(texts: Column) -> Postings:
-    found: Postings = {}
+    found: dict[str, list[int]] = {}
     findall = WORD.findall
     for text, entries in _grouped(texts).items():
         for word in set(findall(text)):
@@ -56,24 +56,30 @@ def _postings(texts: Column) -> Postings:
                 found[word] = list(entries)
             else:
                 held.extend(entries)
-    return found
+    return dict(found)  # typed as postings, which a patch may hold sets in
 
 
 def _firsts(lnames: Column) -> Postings:
     """A name's first word, where the name starts with it."""
-    found: Postings = {}
+    found: dict[str, list[int]] = {}
     for i, lname in enumerate(lnames):
         first = WORD.match(lname or "")
         if first is not None:
             found.setdefault(first.group(), []).append(i)
-    return found
+    return dict(found)
 
 
 def _wholes(lnames: Column) -> Postings:
-    return _grouped(lnames)
+    return dict(_grouped(lnames))
 
 
-def _change(postings: Postings, changed: list[int], old: Column, new: Column, split) -> None:
+def _change(
+    postings: Postings,
+    changed: list[int],
+    old: Column,
+    new: Column,
+    split: Callable[[str | None], set[str]],
+) -> None:
     """Take ``changed`` entries out of the words of their ``old`` texts, put them under
     the words of their ``new`` ones; a list is copied before it changes (the index this
     one came from keeps its own)."""
@@ -170,10 +176,19 @@ class WordPostings:
         """These postings for an index of as many entries where only ``changed`` ones
         differ; ``old`` and ``new`` are each index's (names, descriptions, contexts)."""
         made = WordPostings(
-            *(dict(p) for p in (self.names, self.firsts, self.wholes, self.descs, self.ctxs))
+            dict(self.names),
+            dict(self.firsts),
+            dict(self.wholes),
+            dict(self.descs),
+            dict(self.ctxs),
         )
-        columns = ((made.names, 0, _words), (made.firsts, 0, _first), (made.wholes, 0, _whole))
-        columns += ((made.descs, 1, _words), (made.ctxs, 2, _words))
+        columns = (
+            (made.names, 0, _words),
+            (made.firsts, 0, _first),
+            (made.wholes, 0, _whole),
+            (made.descs, 1, _words),
+            (made.ctxs, 2, _words),
+        )
         for postings, column, split in columns:
             _change(postings, changed, old[column], new[column], split)
         return made

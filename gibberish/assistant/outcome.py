@@ -57,7 +57,8 @@ def ref_of(tool: ExposedTool) -> str:
 
 def _proposal(result: RouteResult, model: str) -> Advice:
     calls = tuple(c for c in result.calls if c.exposed is not None)
-    first = calls[0]
+    first, first_tool = calls[0], calls[0].exposed
+    assert first_tool is not None  # calls holds only the exposed ones
     missing = tuple(first.missing) if result.status is RouteStatus.NEEDS_ARGUMENTS else ()
     unusual = tuple(u for c in calls for u in c.unusual)
     note = f"Proposed by {model} for “{result.request}”. Check the values before you run it."
@@ -68,7 +69,7 @@ def _proposal(result: RouteResult, model: str) -> Advice:
     if len(calls) > 1:
         others = ", ".join(ref_of(c.exposed) for c in calls[1:] if c.exposed is not None)
         note += f" It also proposed {len(calls) - 1} more call(s): {others}."
-    return Advice(Next.PROPOSE, note, calls, (ref_of(first.exposed),), missing, unusual)
+    return Advice(Next.PROPOSE, note, calls, (ref_of(first_tool),), missing, unusual)
 
 
 def advise(result: RouteResult, model: str, where: str = "this mode") -> Advice:

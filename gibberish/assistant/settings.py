@@ -52,8 +52,7 @@ class ModelSettings:
     """Sent as ``Authorization: Bearer`` to OpenAI-compatible servers; never stored."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.api, Api):
-            object.__setattr__(self, "api", Api(self.api))
+        object.__setattr__(self, "api", Api(self.api))  # from a file or a form: a string
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ModelSettings:

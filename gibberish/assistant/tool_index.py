@@ -167,10 +167,11 @@ def _layout(
             part = before.parts[i]
         else:
             key = (id(skill), tuple(names[start:end]))
-            part = previous.get(key) or made.get(key)
-            if part is None or part.skill is not skill:
+            found = previous.get(key) or made.get(key)
+            if found is None or found.skill is not skill:
                 tools = [ExposedTool(n, skill, t) for n, t in zip(key[1], skill.tools, strict=True)]
-                part = made[key] = analyse(skill, tools)
+                found = made[key] = analyse(skill, tools)
+            part = found
         parts.append(part)
         start = end
     return _Layout(offered, names, tuple(parts))

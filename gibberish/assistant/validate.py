@@ -187,6 +187,7 @@ def validate_call(
     call: ParsedCall | tuple[str, Mapping[str, Any]], catalog: ToolCatalog
 ) -> ValidatedCall:
     """Resolve the name in ``catalog`` and check the arguments against the tool's schema."""
+    arguments: Mapping[str, Any]
     if isinstance(call, ParsedCall):
         name, arguments = call.name, call.arguments
     else:

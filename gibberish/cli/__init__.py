@@ -28,6 +28,8 @@ COMMAND_MODULES = (
     "gibberish.cli.mcp",
     "gibberish.cli.context",
     "gibberish.cli.project",
+    "gibberish.cli.plugin",
+    "gibberish.cli.manage",
 )
 """Modules exposing ``COMMANDS = [...]``; a new front end adds its module name here."""
 
@@ -50,6 +52,9 @@ COMMAND_HINTS = {
     "uninstall": "gibberish.cli.install",
     "update": "gibberish.cli.install",
     "installed": "gibberish.cli.install",
+    "enable": "gibberish.cli.manage",
+    "disable": "gibberish.cli.manage",
+    "audit": "gibberish.cli.manage",
     "project": "gibberish.cli.project",
     "listen": "gibberish.cli.voice",
     "voice": "gibberish.cli.voice",
@@ -61,6 +66,7 @@ COMMAND_HINTS = {
     "stub": "gibberish.cli.disclosure",
     "mcp": "gibberish.cli.mcp",
     "context": "gibberish.cli.context",
+    "plugin": "gibberish.cli.plugin",
 }
 """Which module holds a command, so that running it imports that module alone. A command
 missing here still works: its name is looked for in every module of the tuple above."""

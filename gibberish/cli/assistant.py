@@ -194,7 +194,7 @@ def ask_command(
             click.echo(f"  {n}. {_shown(call)}", err=True)
     results = [_one_call(engine, route, call, dry_run, yes, compact) for call in calls]
     if dry_run:
-        report = dict(results[0]) if len(results) == 1 else {"calls": results}
+        report: dict[str, Any] = dict(results[0]) if len(results) == 1 else {"calls": results}
         report["confidence"] = route.confidence
         print_json(report)
         finish(0 if all("skipped" not in r for r in results) else 1)
@@ -258,7 +258,6 @@ def _one_call(
         execute(engine, prepared, yes=yes, compact=compact, model_chose=True)
     except SystemExit as done:
         return {"call": call.to_dict(), "exit": done.code}
-    return {"call": call.to_dict(), "exit": 0}
 
 
 def _explain(advice: Any) -> None:

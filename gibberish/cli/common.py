@@ -141,12 +141,17 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((100, 24)).columns
 
 
+MIN_FLEX = 30
+"""The narrowest a shortened column gets on a narrow terminal (the line wraps instead)."""
+
+
 def table(headers: list[str], rows: list[list[str]], *, flex: int | None = None) -> str:
     """A plain aligned table; column ``flex`` is shortened with … to fit the terminal."""
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
-    if flex is not None:
+    if flex is not None and stdout_is_terminal():  # piped: every cell whole, for programs
         fixed = sum(w for i, w in enumerate(widths) if i != flex) + 2 * (len(widths) - 1)
-        widths[flex] = max(len(headers[flex]), min(widths[flex], terminal_width() - fixed - 1))
+        room = max(MIN_FLEX, terminal_width() - fixed - 1)  # never cut to nothing
+        widths[flex] = max(len(headers[flex]), min(widths[flex], room))
 
     def cell(text: str, width: int) -> str:
         return text if len(text) <= width else text[: max(width - 1, 0)] + "…"

@@ -10,19 +10,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from gibberish.app import Engine, EngineError
 from gibberish.cli.common import CliState, fail, pass_state, print_json, printable, table
 
+if TYPE_CHECKING:
+    from gibberish.assistant.context import ContextBlock, ContextFeed
+    from gibberish.assistant.context_folders import Candidate
+    from gibberish.assistant.token_count import TokenCount
 
-def all_blocks(engine: Engine):
+
+def all_blocks(engine: Engine) -> list[ContextBlock]:
     return engine.feed.context_blocks()
 
 
-def _find(engine: Engine, name: str):
+def _find(engine: Engine, name: str) -> ContextBlock:
     for block in engine.feed.context_blocks():
         if block.name == name:
             return block
@@ -34,7 +39,9 @@ def _find(engine: Engine, name: str):
     )
 
 
-def context_feed(engine: Engine, request_names: Sequence[str], request: str, budget: int | None):
+def context_feed(
+    engine: Engine, request_names: Sequence[str], request: str, budget: int | None
+) -> ContextFeed:
     """The feed for one request: pinned blocks, plus ``request_names`` for this request."""
     try:
         feed = engine.feed.context_feed(request, request_names, budget)
@@ -82,7 +89,7 @@ def context_show(state: CliState, name: str) -> None:
     click.echo(block.body)
 
 
-def _count(text: str):
+def _count(text: str) -> TokenCount:
     """The block's tokens: the model server's tokenizer when it has one, else an estimate."""
     from gibberish.assistant.token_count import count_tokens
     from gibberish.settings import load_settings
@@ -182,7 +189,7 @@ def context_import(source: str) -> None:
             click.secho(f"warning: {printable(warning)}", err=True, fg="yellow")
 
 
-def _print_checklist(found) -> None:
+def _print_checklist(found: list[Candidate]) -> None:
     if not found:
         click.echo("No skills found in ~/.claude/skills, ~/.codex/skills, ~/.cursor/skills, ...")
         return

@@ -7,7 +7,9 @@ server's ``skills_*`` tools (gibberish/skills/disclosure.py). Errors print as
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import click
 
@@ -16,6 +18,8 @@ from gibberish.cli.common import CliState, fail, pass_state, print_json, printab
 from gibberish.export.stub import StubWriteError
 from gibberish.skills import disclosure
 from gibberish.skills.disclosure import DisclosureError
+
+T = TypeVar("T")
 
 
 def skill_folder(engine: Engine, name_or_path: str) -> Path:
@@ -33,7 +37,7 @@ def skill_folder(engine: Engine, name_or_path: str) -> Path:
     return skill.directory
 
 
-def _guard(action):
+def _guard(action: Callable[[], T]) -> T:
     try:
         return action()
     except DisclosureError as exc:

@@ -25,7 +25,7 @@ def _offline_sockets(active: bool) -> dict[str, object]:
     elif missing:
         detail = f"socket folders hidden, but {missing}"
     else:
-        detail = "refused (socket folders hidden, AF_UNIX refused by a seccomp filter)"
+        detail = "refused (socket folders hidden; only IP sockets inside the empty network, by a seccomp filter)"
     return {"check": "offline sockets", "ok": active and not missing, "detail": detail}
 
 
@@ -64,7 +64,7 @@ def _checks(state: CliState) -> list[dict[str, object]]:
             ),
         },
     ]
-    warning = engine.trust.secret_storage_warning()
+    warning = engine.trust.secret_storage_problem()
     checks.append(
         {
             "check": "secrets",

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from gibberish.app import EngineError
-from gibberish.cli.common import CliState, fail, pass_state, table
+from gibberish.cli.common import CliState, fail, pass_state, printable, table
 from gibberish.cli.sync_offer import mcp_consent, report_unapproved
 from gibberish.export import agents
 from gibberish.export.compile import (
@@ -22,11 +22,17 @@ from gibberish.export.compile import (
     write_outputs,
 )
 from gibberish.export.compile_sources import SourceUnusable, fetched_source, skills_in
-from gibberish.export.instruction_files import FORMAT_NAMES, instruction_format, plan_format
-from gibberish.export.sync import exportable
+from gibberish.export.instruction_files import (
+    FORMAT_NAMES,
+    InstructionFormat,
+    instruction_format,
+    plan_format,
+)
+from gibberish.export.sync import FolderPlan, exportable
 from gibberish.export.sync_all import SyncPlan, apply_sync, counts, plan_sync
 from gibberish.skills.disclosure import describe_error
 from gibberish.skills.model import SkillDefinition, Trust
+from gibberish.skills.named_files import missing_warnings
 from gibberish.skills.parser import parse_skill_file
 
 
@@ -68,9 +74,27 @@ def _chosen_skills(
     ]
 
 
-def _format_plans(formats, skills, home: Path, project: Path | None, notes: list[str]):
+def _not_exported(state: CliState, only: tuple[str, ...]) -> list[str]:
+    """Skills a sync leaves out whole (a link leading outside, a folder too big to
+    check): named, so an agent's copy never differs from gibberish's unsaid."""
+    if only:
+        return []
+    return [
+        f"{s.name}: not copied ({s.errors[0].message})"
+        for s in state.engine().library.skills()
+        if not exportable(s) and s.errors
+    ]
+
+
+def _format_plans(
+    formats: list[InstructionFormat],
+    skills: list[SkillDefinition],
+    home: Path,
+    project: Path | None,
+    notes: list[str],
+) -> list[FolderPlan]:
     """Plans for the opt-in instruction files (AGENTS.md, Copilot, Cursor rules)."""
-    plans = []
+    plans: list[FolderPlan] = []
     for fmt in formats:
         plan = plan_format(fmt, skills, home=home, project=project)
         if plan is None:
@@ -136,8 +160,15 @@ def sync_command(
         consent=mcp_consent(set(allow_mcp), ask=not dry_run and _interactive()),
     )
     plan.folders.extend(_format_plans(formats, skills, home, project, plan.notes))
+    plan.notes.extend(_not_exported(state, only))
     names = ", ".join([*(t.name for t in chosen), *(f.name for f in formats)])
-    _show_and_apply(plan, home, names, dry_run)
+    try:
+        _show_and_apply(plan, home, names, dry_run)
+    finally:
+        if not dry_run:
+            from gibberish.cli.restore import lock_after_sync
+
+            lock_after_sync(state, project)
 
 
 def _show_and_apply(plan: SyncPlan, home: Path, names: str, dry_run: bool) -> None:
@@ -196,7 +227,7 @@ def _skill_md_in(folder: Path) -> Path:
     return folder / "SKILL.md"
 
 
-def _refiner(state: CliState):
+def _refiner(state: CliState) -> Callable[[str], str]:
     from gibberish.assistant import client_for
     from gibberish.export.refine import refine_with
 
@@ -313,6 +344,8 @@ def _compile_one(
         )
     except CompileError as exc:
         fail(str(exc))
+    for warning in missing_warnings(definition):
+        click.secho(f"note: {printable(warning.format())}", err=True, fg="yellow")
     if options.to_stdout:
         click.echo(command.toml(), nl=False)
         return
@@ -383,7 +416,7 @@ def web_command(
         current_skills, token=token, bound_host=bound, allow_private_urls=allow_private_urls
     )
     shown = f"[{bound}]" if ":" in bound else bound
-    url = f"http://{shown}:{sock.getsockname()[1]}/?token={token}"
+    url = f"http://{shown}:{sock.getsockname()[1]}/#token={token}"
     click.echo(f"Compile page: {url}\n(only this link opens it; API docs: /docs; Ctrl+C stops)")
     if not no_browser and (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         import webbrowser

@@ -5,7 +5,7 @@ answer, an orderly shutdown of the interpreter frees each of the 100,000 or so o
 the parsed skills and the tool index are made of, collects once more and clears every
 module: some 80 ms, a third of the command, spent after its output is complete. Such a
 command ends with :func:`finish`: standard output, standard error and the log are
-flushed, then the process leaves with ``os._exit`` (docs/adr/0051-cli-quick-exit.md).
+flushed, then the process leaves with ``os._exit`` (docs/performance.md).
 
 Only when nothing is left to do: only in the ``gibberish`` program itself (``enable``,
 called by ``run_main``; the click group invoked in-process, as tests do, gets a plain

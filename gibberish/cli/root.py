@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -25,18 +27,18 @@ class LazyGroup(FullHelpGroup):
     to every module not imported yet when the name is not there.
     """
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         self._loaded: dict[str, click.Command] = {}
         self._pending = list(COMMAND_MODULES)
         super().__init__(*args, **kwargs)
 
     @property
-    def commands(self) -> dict[str, click.Command]:  # type: ignore[override]
+    def commands(self) -> MutableMapping[str, click.Command]:
         self._load_all()
         return self._loaded
 
     @commands.setter
-    def commands(self, value: dict[str, click.Command]) -> None:
+    def commands(self, value: Mapping[str, click.Command]) -> None:
         self._loaded.update(value)
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:

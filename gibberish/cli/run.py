@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -21,6 +21,7 @@ from gibberish.cli.arguments import parse_cli_arguments
 from gibberish.cli.common import CliState, pass_state, print_json, printable
 from gibberish.runner import Envelope
 from gibberish.session import Answer, authorize, never_approved
+from gibberish.skills.model import SkillDefinition, Trust
 from gibberish.skills.render import RenderError
 
 
@@ -44,8 +45,11 @@ def describe(prepared: PreparedRun) -> str:
         + f" — {printable(prepared.tool.description)}"
     )
     lines.append(
-        f"  skill     {printable(skill.name)} ({skill.trust.value}) {printable(str(skill.directory))}"
+        f"  skill     {printable(skill.name)} ({where_from(skill, trusted=decision.banner is None)}) "
+        f"{printable(str(skill.directory))}"
     )
+    if prepared.came_from:
+        lines.append(f"  from      {printable(prepared.came_from)}")
     lines.append(f"  argv      {printable(json.dumps(list(prepared.argv), ensure_ascii=False))}")
     lines.append(f"  folder    {printable(str(prepared.cwd))}")
     lines.append(f"  timeout   {prepared.timeout:g} s")
@@ -56,13 +60,45 @@ def describe(prepared: PreparedRun) -> str:
     if prepared.secrets:
         lines.append(f"  secrets   {printable(', '.join(prepared.secrets))} (given to this run)")
     lines.extend(f"  also runs {printable(line)}" for line in prepared.also_runs)
+    if decision.can_always_allow:
+        lines.extend(file_lines(prepared.covered_files))
     if decision.changed_files:
         lines.append("  changed since your approval:")
         lines.extend(f"            {printable(line)}" for line in decision.changed_files.lines())
+        lines.extend(diff_lines(prepared.changed_diff))
     lines.append(f"  why       {printable(decision.reason)}")
     if prepared.asks_again:
         lines.append(f"  next time {printable(prepared.asks_again)}")
     return "\n".join(lines)
+
+
+def where_from(skill: SkillDefinition, *, trusted: bool) -> str:
+    """The skill's trust in a few words: bundled, yours, came with a project folder, or
+    installed (and whether this version is trusted)."""
+    if skill.trust is Trust.BUNDLED:
+        return "bundled"
+    if skill.trust is Trust.USER:
+        return "yours"
+    from gibberish.trust.projects import untrusted_project_of
+
+    if untrusted_project_of(skill.directory) is not None:
+        return "came with a project folder you have not trusted"
+    return "installed, this version trusted" if trusted else "installed from outside"
+
+
+def file_lines(files: Sequence[str]) -> list[str]:
+    """Every file trusting this version covers, one a line under a ``files`` label."""
+    label = "  files     "
+    return [f"{label if i == 0 else ' ' * len(label)}{printable(f)}" for i, f in enumerate(files)]
+
+
+def diff_lines(diff: str) -> list[str]:
+    """The diff against the approved copy, under a ``diff`` label (none when empty)."""
+    label = "  diff      "
+    return [
+        f"{label if i == 0 else ' ' * len(label)}{printable(line)}"
+        for i, line in enumerate(diff.splitlines())
+    ]
 
 
 ANSWERS = {
@@ -86,7 +122,9 @@ def read_answer(prepared: PreparedRun, attempts: int = 3) -> Answer:
     (a first run); answered anyway to a confirmation, it allows this one run.
     """
     always = prepared.decision.can_always_allow
-    prompt = "Run it? [y]es once / [a]lways allow this skill / [N]o" if always else "Run it? [y/N]"
+    prompt = (
+        "Run it? [y]es once / [a]lways: trust this version / [N]o" if always else "Run it? [y/N]"
+    )
     for _ in range(attempts):
         typed = click.prompt(prompt, default="", show_default=False, err=True)
         answer = ANSWERS.get(typed.strip().lower())
@@ -119,30 +157,45 @@ def _terminal(model_chose: bool, compact: bool) -> Callable[[PreparedRun], Answe
     def answer(prepared: PreparedRun) -> Answer:
         if stdin_is_tty():
             return ask(prepared)
-        why = prepared.decision.reason
-        if model_chose and prepared.decision.person_must_answer and not never_approved(prepared):
-            refuse(
-                f"{why} There is no terminal to ask on, and --yes does not answer this "
-                f"question. Run `gibberish ask` in a terminal, or run it yourself with "
-                f"`gibberish run {prepared.ref}`.",
-                compact=compact,
-            )
-        if model_chose and never_approved(prepared):
-            refuse(
-                f"{prepared.ref} was picked for you (by the model, or from what was heard), "
-                f"and you have not approved it ({why}); there is no terminal to ask on, and "
-                "--yes does not cover a skill you never "
-                f"approved. Approve it with `gibberish approvals approve {prepared.skill.name}` "
-                "or run `gibberish ask` in a terminal.",
-                compact=compact,
-            )
-        refuse(
-            f"{prepared.ref} needs approval ({why}) and there is no terminal to ask on. "
-            "Run it in a terminal, or pass --yes to approve this one run.",
-            compact=compact,
-        )
+        refuse(without_a_terminal(prepared, model_chose), compact=compact)
 
     return answer
+
+
+def without_a_terminal(prepared: PreparedRun, model_chose: bool) -> str:
+    """Why a run that needs a question does not start without a terminal, and commands
+    that work: each one, run as shown, does what the sentence says."""
+    why = prepared.decision.reason
+    yourself = f"`{prepared.run_yourself}`"
+    if model_chose and prepared.decision.person_must_answer and not never_approved(prepared):
+        return (
+            f"{why} There is no terminal to ask on, and --yes does not answer this "
+            f"question. Run `gibberish ask` in a terminal, or run it yourself: {yourself}."
+        )
+    if model_chose and never_approved(prepared):
+        trust = ""
+        if not prepared.decision.person_must_answer and prepared.decision.first_run:
+            trust = (
+                f"Trust this version with `gibberish approvals approve {prepared.skill.name}` "
+                "(after that --yes covers it), "
+            )
+        return (
+            f"{prepared.ref} was picked for you (by the model, or from what was heard), "
+            f"and you have not approved it ({why}); there is no terminal to ask on, and "
+            f"--yes does not cover a skill you never approved. {trust}"
+            f"{'or r' if trust else 'R'}un `gibberish ask` in a terminal, or run it "
+            f"yourself: {yourself}."
+        )
+    trust = ""
+    if prepared.decision.first_run and prepared.decision.runs_once_trusted:
+        trust = (
+            f", or trust this version with `gibberish approvals approve {prepared.skill.name}` "
+            "(then it runs without asking)"
+        )
+    return (
+        f"{prepared.ref} needs approval ({why}) and there is no terminal to ask on. "
+        f"Run it in a terminal, or pass --yes to approve this one run{trust}."
+    )
 
 
 def execute(
@@ -205,7 +258,9 @@ def run_command(
     try:
         ref = engine.library.find_tool(target)
         args = parse_cli_arguments(ref.tool, pairs, args_json)
-        prepared = engine.runs.prepare(ref, args, cwd=cwd, context_dir=Path.cwd(), timeout=timeout)
+        prepared = engine.runs.prepare(
+            ref, args, cwd=cwd, context_dir=Path.cwd(), timeout=timeout, own_run=True
+        )
     except (EngineError, RenderError) as exc:
         refuse(str(exc), compact=compact)
     execute(engine, prepared, yes=yes, compact=compact)

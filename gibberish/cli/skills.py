@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -18,9 +19,12 @@ from gibberish.cli.common import (
     printable,
     table,
 )
+from gibberish.skills.disabled import disabled_names
+from gibberish.skills.fields import E_NO_SKILL_FILE, error
 from gibberish.skills.kind import INSTRUCTIONS, skill_kind
 from gibberish.skills.library import SkillLibrary, SkillSource
 from gibberish.skills.model import Diagnostic, Mode, Profile, SkillDefinition, Trust, tool_ref
+from gibberish.skills.named_files import missing_warnings
 from gibberish.skills.parser import parse_skill_file
 from gibberish.skills.render import RenderError
 from gibberish.skills.serialize import skill_to_dict
@@ -91,6 +95,8 @@ def list_command(state: CliState, as_json: bool, mode: str | None) -> None:
         click.echo("No skills found. Put skills in ~/.config/gibberish/skills/<name>/SKILL.md.")
         return
     rows = [_row(s, s.name in overrides) for s in skills]
+    rows += [[printable(n), "-", "-", "-", "-", "disabled", "turned off (`gibberish enable`)"]
+             for n in _disabled(engine.library)]  # fmt: skip
     click.echo(
         table(["NAME", "VERSION", "TRUST", "KIND", "TOOLS", "STATUS", "DESCRIPTION"], rows, flex=6)
     )
@@ -101,6 +107,11 @@ def list_command(state: CliState, as_json: bool, mode: str | None) -> None:
     broken = [s for s in skills if not s.ok]
     if broken:
         click.echo(f"\n{len(broken)} skill(s) failed to load; see `gibberish skills check`.")
+
+
+def _disabled(library: Any) -> list[str]:
+    """Skills turned off in the library's folders (``gibberish disable``), by name."""
+    return sorted({n for source in library.sources() for n in disabled_names(source.path)})
 
 
 def _with_override(data: dict, warning: Diagnostic | None) -> dict:
@@ -138,6 +149,16 @@ def _check_targets(
             found = library.skills()
             skills.extend(found)
             extra.extend(_library_only(library.diagnostics(), found))
+            if not found:  # as `install` says: nothing to check is an error
+                extra.append(
+                    error(
+                        E_NO_SKILL_FILE,
+                        f"no SKILL.md in {path} or the folders inside it; a skill is a folder "
+                        "holding a SKILL.md.",
+                        str(path),
+                        None,
+                    )
+                )
         else:
             fail(f"{path}: no such file or folder.")
     return skills, extra
@@ -165,7 +186,7 @@ def check_command(state: CliState, paths: tuple[Path, ...], profile: str, as_jso
         engine = state.engine()
         skills = engine.library.skills()
         extra = _library_only(engine.library.diagnostics(), skills)
-    diagnostics = extra + [d for s in skills for d in s.diagnostics]
+    diagnostics = extra + [d for s in skills for d in (*s.diagnostics, *missing_warnings(s))]
     errors = sum(d.is_error for d in diagnostics)
     warnings = len(diagnostics) - errors
     if as_json:

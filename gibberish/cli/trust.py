@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from gibberish.app import EngineError
+from gibberish.app import ApprovalPreview, EngineError
 from gibberish.cli.common import (
     CliState,
     FullHelpGroup,
@@ -50,7 +50,7 @@ def approvals_list(state: CliState, as_json: bool) -> None:
         )
     elif not statuses:
         click.echo(
-            "No approvals yet. A skill is approved the first time you choose “Always allow”."
+            "No approvals yet. A skill is approved the first time you choose “Trust this version”."
         )
     else:
         rows = [
@@ -62,14 +62,62 @@ def approvals_list(state: CliState, as_json: bool) -> None:
 
 @approvals_group.command("approve")
 @click.argument("skill_name", metavar="SKILL")
+@click.option("--yes", is_flag=True, help="Trust it without asking (needed without a terminal).")
 @pass_state
-def approvals_approve(state: CliState, skill_name: str) -> None:
-    """Approve a skill as it is on disk now (every file in its folder)."""
+def approvals_approve(state: CliState, skill_name: str, yes: bool) -> None:
+    """Trust a skill as it is on disk now: shows where it came from and every file the
+    approval covers, then asks. From then on your own runs of it go without a question,
+    until any of its files changes."""
+    from gibberish.cli import run as run_cli
+
+    trust = state.engine().trust
     try:
-        fp = state.engine().trust.approve_skill_by_name(skill_name)
+        preview = trust.approval_preview(skill_name)
     except EngineError as exc:
         fail(str(exc), 1)
-    click.echo(f"Approved {printable(skill_name)} ({fp.digest[:12]}, {len(fp.files)} file(s)).")
+    click.echo(describe_preview(preview), err=True)
+    if not yes:
+        if not run_cli.stdin_is_tty():
+            fail(
+                "There is no terminal to ask on; to trust this version anyway: "
+                f"gibberish approvals approve {printable(skill_name)} --yes",
+                1,
+            )
+        if not click.confirm("Trust this version?", default=False, err=True):
+            fail("Not trusted.", 1)
+    try:
+        trust.approve_preview(preview)
+    except EngineError as exc:
+        fail(str(exc), 1)
+    fp = preview.fingerprint
+    click.echo(
+        f"Approved {printable(skill_name)} ({fp.digest[:12]}, {len(fp.files)} file(s)): "
+        "your own runs of it go without a question until any of these files changes."
+    )
+
+
+def describe_preview(preview: ApprovalPreview) -> str:
+    """What ``approvals approve`` trusts, in the order of the run prompt: the skill, where
+    it came from, every file the approval covers, and what changed since an earlier one."""
+    from gibberish.cli.run import diff_lines, file_lines, where_from
+    from gibberish.trust.explain import changed_diff
+
+    skill = preview.skill
+    lines = [
+        click.style(f"Trust this version of {printable(skill.name)}?", bold=True),
+        f"  skill     {printable(skill.name)} ({where_from(skill, trusted=preview.approved)}) "
+        f"{printable(str(skill.directory))}",
+    ]
+    if preview.came_from:
+        lines.append(f"  from      {printable(preview.came_from)}")
+    lines.extend(file_lines(preview.files))
+    if preview.changed_files:
+        lines.append("  changed since your approval:")
+        lines.extend(f"            {printable(line)}" for line in preview.changed_files.lines())
+        lines.extend(diff_lines(changed_diff(skill.directory, preview.changed_files)))
+    if preview.approved:
+        lines.append("  status    this version is already trusted")
+    return "\n".join(lines)
 
 
 @approvals_group.command("revoke")
@@ -173,6 +221,12 @@ def secrets_source(host: str, delete: bool) -> None:
         source_auth.store(host, token)
     except Exception as exc:  # keyring backends raise their own types
         fail(f"cannot store the token in the keyring: {type(exc).__name__}", 1)
+    if source_auth.header_for(f"https://{host}/") != {"Authorization": f"Bearer {token}"}:
+        fail(  # read back as a download would: a backend that keeps nothing is not "stored"
+            f"The token for {printable(host)} was not stored: the keyring gave nothing back. "
+            "Run `gibberish doctor` to see which keyring is in use.",
+            1,
+        )
     click.echo(f"Stored a token for downloads from {printable(host)} (in the keyring).")
 
 

@@ -29,9 +29,10 @@ from gibberish.voice.settings import VOICE_BACKENDS
 if TYPE_CHECKING:
     from gibberish.voice import Proposal
     from gibberish.voice.whisper_install import Plan
+    from gibberish.voice.audio import AudioSource
 
 
-def _source(engine: Engine, file: Path | None):
+def _source(engine: Engine, file: Path | None) -> AudioSource:
     from gibberish.voice import MicrophoneSource, VoiceError, WavSource
 
     try:
@@ -52,7 +53,7 @@ def _hand_to_tray() -> bool:
     return hand_over(LISTEN)
 
 
-def _describe(proposal) -> str:
+def _describe(proposal: Proposal) -> str:
     heard = proposal.heard
     ms = heard.timings.get("latency", 0.0) * 1000
     said = heard.quoted() if heard.text else "nothing usable"
@@ -63,14 +64,16 @@ def _describe(proposal) -> str:
     ) + (f"; check {'; '.join(unusual)}" if unusual else "")
 
 
-def _explain(proposal) -> None:
+def _explain(proposal: Proposal) -> None:
     from gibberish.voice import ProposalStatus
 
     click.secho(f"gibberish: {proposal.message}", err=True, fg="red")
     call = proposal.call
     if proposal.status is ProposalStatus.NEEDS_ARGUMENTS and call is not None:
         args = " ".join(f"--arg {name}=…" for name in call.missing)
-        click.echo(f"  try: gibberish run {tool_ref(call.skill, call.tool)} {args}", err=True)
+        click.echo(
+            f"  try: gibberish run {tool_ref(call.skill or '', call.tool or '')} {args}", err=True
+        )
     if proposal.candidates:
         click.echo("  closest tools:", err=True)
         for match in proposal.candidates:

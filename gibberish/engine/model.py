@@ -12,7 +12,7 @@ from gibberish.runner import RunResult
 from gibberish.skills.model import Mode, SkillDefinition, ToolDefinition, tool_ref
 from gibberish.trust import explain
 from gibberish.trust.approvals import ApprovalRecord
-from gibberish.trust.decision import Decision
+from gibberish.trust.decision import ChangedFiles, Decision
 from gibberish.trust.fingerprint import Fingerprint, OutsideProgram
 from gibberish.trust.model_reads import RunOrigin
 
@@ -59,6 +59,9 @@ class PreparedRun:
     origin: RunOrigin = RunOrigin.PERSON
     hidden: tuple[str, ...] = ()
     """Credential places the run's sandbox hides (a model started it; trust/credentials)."""
+    own_run: bool = False
+    """The person started this run themselves (a Run they pressed, ``gibberish run``, a
+    form they confirmed); the decision table's own-run column was applied."""
 
     @property
     def ref(self) -> str:
@@ -81,6 +84,29 @@ class PreparedRun:
         return explain.reaches(self.skill, self.decision)
 
     @cached_property
+    def came_from(self) -> str:
+        """Where an installed skill came from, in words ("" for the person's own and
+        bundled skills); shown with a first run's question."""
+        return explain.came_from(self.skill)
+
+    @cached_property
+    def covered_files(self) -> tuple[str, ...]:
+        """Every file "Trust this version" covers: the skill folder's files and the
+        programs in the home folder its tools run."""
+        return explain.covered_files(self.fingerprint)
+
+    @cached_property
+    def changed_diff(self) -> str:
+        """What changed since the person trusted this skill, as a unified diff ("" when
+        nothing changed or no approved copy was kept)."""
+        return explain.changed_diff(self.skill.directory, self.decision.changed_files)
+
+    @cached_property
+    def run_yourself(self) -> str:
+        """The ``gibberish run`` command line that runs this same call as your own run."""
+        return explain.run_yourself(self.ref, self.arguments, self.cwd)
+
+    @cached_property
     def also_runs(self) -> tuple[str, ...]:
         """The programs outside the skill folder this tool starts, one line each."""
         return explain.also_runs(self.programs, self.tool.name)
@@ -91,6 +117,19 @@ class RecentRun:
     ref: str
     argv: tuple[str, ...]
     result: RunResult
+
+
+@dataclass(frozen=True)
+class ApprovalPreview:
+    """What ``gibberish approvals approve`` shows before it trusts a skill's version."""
+
+    skill: SkillDefinition
+    fingerprint: Fingerprint
+    came_from: str
+    files: tuple[str, ...]
+    approved: bool
+    """This exact version is already trusted."""
+    changed_files: ChangedFiles | None = None
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ described). It never blocks on a run: ``start`` returns a handle.
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import tempfile
 import threading
@@ -20,6 +21,7 @@ from gibberish import paths
 from gibberish.engine.library import LibraryFacade
 from gibberish.engine.model import EngineError, PreparedRun, RecentRun, ToolRef
 from gibberish.engine.trust import TrustFacade
+from gibberish.redaction import describe_redactions, redact_value
 from gibberish.runner import (
     RunHandle,
     RunResult,
@@ -36,8 +38,16 @@ from gibberish.runner.workdir import git_root
 from gibberish.settings import Settings
 from gibberish.skills.model import Mode, SkillDefinition, ToolDefinition
 from gibberish.skills.render import coerce_value, render
+from gibberish.trust import sealed_programs
 from gibberish.trust.decision import Decision
-from gibberish.trust.fingerprint import Fingerprint, outside_programs, snapshot_folder
+from gibberish.trust.fingerprint import (
+    Fingerprint,
+    FingerprintError,
+    combine,
+    fingerprint,
+    outside_programs,
+    snapshot_folder,
+)
 from gibberish.trust.model_reads import RunOrigin, limit_model_run, project_folder
 from gibberish.trust.secrets import MissingSecretError
 
@@ -79,14 +89,14 @@ class RunsFacade:
         return render(ref.tool, args, skill_dir=ref.skill.directory)
 
     def _reread(
-        self, ref: ToolRef, args: Mapping[str, Any]
+        self, ref: ToolRef, args: Mapping[str, Any], own_run: bool
     ) -> tuple[ToolRef, list[str], Decision, Fingerprint]:
         """SKILL.md changed since it was parsed: read it again, or refuse."""
         self._library.reload()
         fresh = self._library.find_tool(ref.ref)
         argv = render(fresh.tool, args, skill_dir=fresh.skill.directory)
         self._trust.check_program_inside(fresh)
-        decision, fp = self._trust.decide(fresh.skill, fresh.tool)
+        decision, fp = self._trust.decide(fresh.skill, fresh.tool, own_run=own_run)
         if not self._trust.shows_what_is_on_disk(fresh.skill, fp):
             raise EngineError(
                 f"Skill {fresh.skill.name!r} is changing on disk right now; try again in a moment."
@@ -112,11 +122,16 @@ class RunsFacade:
         timeout: float | None = None,
         mode: Mode | None = None,
         origin: RunOrigin = RunOrigin.PERSON,
+        own_run: bool = False,
     ) -> PreparedRun:
         """Render the argv and decide. Raises ``EngineError``/``RenderError`` for bad requests.
 
         ``origin`` says who picked the tool: a model's pick gets the limits of
-        ``trust.model_reads`` (no credentials, asks before reading outside the project)."""
+        ``trust.model_reads`` (no credentials, asks before reading outside the project).
+        ``own_run`` says the person started this run themselves — a Run they pressed,
+        ``gibberish run`` typed, a form they confirmed — so a version they trusted runs
+        without another question (docs/adr/0057); leave it False for anything a model or
+        the recognizer sends straight to run, which then asks before a tool that writes."""
         ref = self._library.find_tool(target) if isinstance(target, str) else target
         args = dict(args or {})
         argv = render(ref.tool, args, skill_dir=ref.skill.directory)
@@ -126,9 +141,9 @@ class RunsFacade:
             raise EngineError(
                 f"A timeout must be more than 0 and at most {MAX_TIMEOUT:g} seconds (got {timeout:g})."
             )
-        decision, fp = self._trust.decide(ref.skill, ref.tool)
+        decision, fp = self._trust.decide(ref.skill, ref.tool, own_run=own_run)
         if not self._trust.shows_what_is_on_disk(ref.skill, fp):
-            ref, argv, decision, fp = self._reread(ref, args)
+            ref, argv, decision, fp = self._reread(ref, args, own_run)
         decision, hidden = limit_model_run(
             origin,
             decision,
@@ -139,6 +154,7 @@ class RunsFacade:
             sandboxed=runner_sandbox.status().active,
             argv=argv,
             project=project_folder(run_dir, None if cwd else context_dir, git_root),
+            confirmed=own_run,
         )
         return PreparedRun(
             skill=ref.skill,
@@ -154,6 +170,7 @@ class RunsFacade:
             secrets=self._trust.secrets.receives(ref.skill),
             origin=origin,
             hidden=hidden,
+            own_run=own_run,
         )
 
     # ------------------------------------------------------------------ starting
@@ -186,13 +203,16 @@ class RunsFacade:
 
         The one place a run's process is described; everything the runner enforces
         (timeout, grace period, output limits, the environment filter, the sandbox) is
-        set here. The skill folder is checked against the fingerprint the person saw.
+        set here. The skill folder is checked against the fingerprint the person saw, and
+        a home program the tool runs is run from its sealed, checked copy.
         """
         try:
             secret_values = self._trust.secrets.resolve(prepared.skill)
         except MissingSecretError as exc:
             raise EngineError(str(exc)) from None
-        sandbox = self._verified_sandbox(prepared)
+        sandbox, sealed = self._verified_sandbox(prepared)
+        argv, fds = sealed_programs.substitute(prepared.argv, prepared.tool.name, sealed)
+        sealed_programs.close(sealed_programs.unused(sealed, fds))
         run_id = new_run_id()
         try:
             env = build_environment(
@@ -206,9 +226,10 @@ class RunsFacade:
             )
         except ValueError as exc:
             runner_sandbox.remove_snapshot(sandbox)
+            sealed_programs.close(sealed)
             raise EngineError(f"{prepared.ref}: {exc}.") from None
         return RunSpec(
-            argv=prepared.argv,
+            argv=argv,
             cwd=prepared.cwd,
             timeout=prepared.timeout,
             env=env,
@@ -217,18 +238,28 @@ class RunsFacade:
             log_path=self._run_logs.path_for(run_id),
             log_limit=FULL_LOG_LIMIT,
             sandbox=sandbox,
+            inherit_fds=fds,
         )
 
-    def _snapshot(self, sandbox: Sandbox, skill: SkillDefinition) -> Fingerprint:
-        """Copy the skill folder into the sandbox's private snapshot; its fingerprint.
-        On any failure the snapshot is removed (by the runner's ``remove_snapshot``, the
-        one place a snapshot is deleted) and the run refused."""
-        assert sandbox.snapshot is not None
+    def _folder_fingerprint(self, sandbox: Sandbox, skill: SkillDefinition) -> Fingerprint:
+        """The skill folder's fingerprint: of its private snapshot when sandboxed (copied
+        now), else of the folder itself. On any failure the snapshot is removed (by the
+        runner's ``remove_snapshot``, the one place a snapshot is deleted) and the run
+        refused."""
         try:
+            if sandbox.snapshot is None:
+                return fingerprint(skill.directory)
             snapshot_folder(skill.directory, sandbox.snapshot)
-            return self._trust.fingerprint(skill, folder=sandbox.snapshot)
-        except (OSError, EngineError) as exc:
+            return fingerprint(sandbox.snapshot)
+        except FingerprintError as exc:
             runner_sandbox.remove_snapshot(sandbox)
+            raise EngineError(f"Skill {skill.name!r}: {exc}") from None
+        except OSError as exc:
+            runner_sandbox.remove_snapshot(sandbox)
+            if sandbox.snapshot is None and not skill.directory.is_dir():
+                raise EngineError(
+                    f"Skill {skill.name!r} is gone from {skill.directory}; reload the skills."
+                ) from None
             raise EngineError(
                 f"Skill {skill.name!r} could not be copied for its run: {exc}"
             ) from None
@@ -241,13 +272,17 @@ class RunsFacade:
             runner_sandbox.prune_snapshots(parent)
         return Path(tempfile.mkdtemp(prefix="run-", dir=parent))
 
-    def _verified_sandbox(self, prepared: PreparedRun) -> Sandbox:
-        """The run's sandbox, with a private snapshot of the skill folder when sandboxed.
+    def _verified_sandbox(
+        self, prepared: PreparedRun
+    ) -> tuple[Sandbox, tuple[sealed_programs.SealedProgram, ...]]:
+        """The run's sandbox, with a private snapshot of the skill folder when sandboxed,
+        and a sealed copy of each home program the approval covers.
 
-        The snapshot (or, unsandboxed, the folder itself) must match the fingerprint the
-        person saw: if it changed since, the run is refused rather than running something
-        they did not see. Sandboxed, the run executes the verified copy, so a file swapped
-        in the original after this check is never what runs.
+        The snapshot (or, unsandboxed, the folder itself) and the sealed copies must
+        match the fingerprint the person saw: if anything changed since, the run is
+        refused rather than running something they did not see. The run executes the
+        verified copies — the snapshot when sandboxed, the sealed programs always — so a
+        file swapped in after this check is never what runs.
         """
         skill = prepared.skill
         sandboxed = runner_sandbox.status().active
@@ -259,14 +294,21 @@ class RunsFacade:
             gui=skill.gui,
             hidden=prepared.hidden,
         )
-        current = self._snapshot(sandbox, skill) if sandboxed else self._trust.fingerprint(skill)
-        if current.digest != prepared.fingerprint.digest:
+        folder = self._folder_fingerprint(sandbox, skill)
+        try:
+            sealed = sealed_programs.seal(outside_programs(skill))
+        except OSError as exc:
             runner_sandbox.remove_snapshot(sandbox)
+            raise EngineError(f"Skill {skill.name!r} cannot run: {exc}.") from None
+        files = {**folder.files, **sealed_programs.digests(sealed)}
+        if combine(files) != prepared.fingerprint.digest:
+            runner_sandbox.remove_snapshot(sandbox)
+            sealed_programs.close(sealed)
             raise EngineError(
                 f"Skill {skill.name!r} changed on disk after it was checked; "
                 "ask again to see what changed."
             )
-        return sandbox
+        return sandbox, sealed
 
     def run(
         self,
@@ -280,6 +322,21 @@ class RunsFacade:
         result = handle.wait()
         assert result is not None
         return result
+
+    def for_model(self, result: RunResult) -> dict[str, Any]:
+        """The envelope of ``result`` as a model may see it: what the run printed passes
+        the redaction (addresses' passwords, well-known token formats, private keys), and
+        the person's run log says what was removed. The log keeps the full output."""
+        envelope, counts = redact_value(result.envelope.to_dict())
+        assert isinstance(envelope, dict)
+        if counts and result.log_path is not None:
+            note = (
+                f"\n[gibberish] Removed before this output went to the model: "
+                f"{describe_redactions(counts)}.\n"
+            )
+            with contextlib.suppress(OSError), open(result.log_path, "a", encoding="utf-8") as log:
+                log.write(note)
+        return envelope
 
     # ------------------------------------------------------------------ runs under way
     def _finished(self, prepared: PreparedRun, handle: RunHandle, result: RunResult) -> None:

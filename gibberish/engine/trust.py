@@ -12,10 +12,16 @@ from dataclasses import replace
 from pathlib import Path
 
 from gibberish.engine.library import LibraryFacade
-from gibberish.engine.model import ApprovalStatus, EngineError, PreparedRun, ToolRef
+from gibberish.engine.model import (
+    ApprovalPreview,
+    ApprovalStatus,
+    EngineError,
+    PreparedRun,
+    ToolRef,
+)
 from gibberish.runner import sandbox as runner_sandbox
 from gibberish.skills.model import SkillDefinition, ToolDefinition, Trust
-from gibberish.trust import approved_copies
+from gibberish.trust import approved_copies, explain
 from gibberish.trust import projects as project_trust
 from gibberish.trust.approvals import ApprovalStore
 from gibberish.trust.decision import Decision
@@ -27,7 +33,7 @@ from gibberish.trust.fingerprint import (
 )
 from gibberish.trust.policy import ToolPolicy, decide
 from gibberish.trust.provenance import read_provenance
-from gibberish.trust.secrets import SecretStore
+from gibberish.trust.secrets import SecretStore, SecretStoreError
 
 
 class TrustFacade:
@@ -39,8 +45,11 @@ class TrustFacade:
         self.secrets = secrets
 
     # ------------------------------------------------------------------ deciding
-    def decide(self, skill: SkillDefinition, tool: ToolDefinition) -> tuple[Decision, Fingerprint]:
-        """Run, ask or refuse — from the tool's policy and the skill's approval today."""
+    def decide(
+        self, skill: SkillDefinition, tool: ToolDefinition, *, own_run: bool = False
+    ) -> tuple[Decision, Fingerprint]:
+        """Run, ask or refuse — from the tool's policy, the skill's approval today, and
+        whether the person started this run themselves (``own_run``; else a model did)."""
         fp = self.fingerprint(skill)
         state = self.approvals.state_for(skill.name, fp)
         untrusted = skill.trust is Trust.UNTRUSTED
@@ -50,7 +59,7 @@ class TrustFacade:
             read_only_enforced=runner_sandbox.status().active,
             project=str(project) if project is not None else None,
         )
-        decision = decide(policy, state)
+        decision = decide(policy, state, own_run=own_run)
         origin = read_provenance(skill.directory) if decision.banner else None
         if origin is not None:  # an installed skill: say where it came from
             decision = replace(decision, banner=f"{decision.banner} Source: {origin.source}")
@@ -132,15 +141,59 @@ class TrustFacade:
         self.approvals.approve(skill.name, fp, skill_dir=skill.directory)
         approved_copies.keep(skill.directory, fp.files)
 
+    def approval_preview(self, name: str) -> ApprovalPreview:
+        """What ``approve_skill_by_name`` would trust: the skill as it is on disk now, where
+        it came from, every file the approval covers, and what changed since an earlier
+        one. Shown before the person says yes; the same fingerprint is then approved, so
+        a file changed in between is not covered."""
+        skill = self._library.require(name)
+        self._refuse_project_skill(skill)
+        fp = self.fingerprint(skill)
+        state = self.approvals.state_for(skill.name, fp)
+        return ApprovalPreview(
+            skill=skill,
+            fingerprint=fp,
+            came_from=explain.came_from(skill),
+            files=explain.covered_files(fp),
+            approved=state.approved,
+            changed_files=state.changed_files,
+        )
+
+    @staticmethod
+    def _refuse_project_skill(skill: SkillDefinition) -> None:
+        """A skill of an untrusted project folder is not trusted by version: trusting the
+        project is what makes its skills the person's own (its warning says so)."""
+        if skill.trust is not Trust.UNTRUSTED:
+            return
+        project = project_trust.untrusted_project_of(skill.directory)
+        if project is not None:
+            raise EngineError(
+                f"“{skill.name}” came with the project folder {project}, which you have not "
+                f"trusted; trust the project instead: gibberish project trust {project}"
+            )
+
+    def approve_preview(self, preview: ApprovalPreview) -> None:
+        """Trust exactly the version ``preview`` showed; refused when the skill changed
+        since (the person did not see the new files) or it came with an untrusted project
+        (trusting the project is the way to make its skills the person's own)."""
+        skill = preview.skill
+        self._refuse_project_skill(skill)
+        if self.fingerprint(skill).digest != preview.fingerprint.digest:
+            raise EngineError(
+                f"“{skill.name}” changed on disk while you were looking at it; nothing was "
+                f"trusted. Run `gibberish approvals approve {skill.name}` again to see the "
+                "new version."
+            )
+        self._approve(skill, preview.fingerprint)
+
     def approve_skill_by_name(self, name: str) -> Fingerprint:
         """Approve a skill as it is on disk now (every file in its folder)."""
-        skill = self._library.require(name)
-        fp = self.fingerprint(skill)
-        self._approve(skill, fp)
-        return fp
+        preview = self.approval_preview(name)
+        self.approve_preview(preview)
+        return preview.fingerprint
 
     def approve_prepared(self, prepared: PreparedRun) -> None:
-        """ "Always allow this skill": remember the exact fingerprint the person saw."""
+        """ "Trust this version": remember the exact fingerprint the person saw."""
         self._approve(prepared.skill, prepared.fingerprint)
 
     def revoke(self, name: str) -> bool:
@@ -184,7 +237,10 @@ class TrustFacade:
         skill = self.check_secret(skill_name, secret)
         if not value:
             raise EngineError("An empty value was not stored.")
-        self.secrets.set(skill, secret, value)
+        try:
+            self.secrets.set(skill, secret, value)
+        except SecretStoreError as exc:
+            raise EngineError(str(exc)) from None
         return skill
 
     def delete_secret(self, skill_name: str, secret: str) -> bool:
@@ -198,3 +254,8 @@ class TrustFacade:
     def secret_storage_warning(self) -> str | None:
         """A sentence when the keyring keeps secrets in plain text; None otherwise."""
         return self.secrets.plaintext_warning()
+
+    def secret_storage_problem(self) -> str | None:
+        """A sentence when the keyring keeps nothing (a value set now is lost) or keeps
+        values in plain text; None when secrets are kept (``gibberish doctor``)."""
+        return self.secrets.storage_warning()

@@ -147,6 +147,9 @@ def wanted_servers(
         if isinstance(deps, Mapping) and deps.get("mcp") is not None:
             bundled = skill.trust is Trust.BUNDLED
             sources.append((f"{skill.source_path} dependencies.mcp", deps["mcp"], bundled))
+        plugin = _plugin_servers(skill)
+        if plugin is not None:
+            sources.append(plugin)
     for origin, raw, trusted in sources:
         for name, entry in _entries(raw):
             server, problem = _server(name, entry, origin, trusted)
@@ -155,6 +158,18 @@ def wanted_servers(
             elif server is not None and server.name not in servers:
                 servers[server.name] = server
     return servers, problems
+
+
+def _plugin_servers(skill: SkillDefinition) -> tuple[str, Any, bool] | None:
+    """The MCP servers of the plugin an installed skill came in, kept in its provenance
+    record (gibberish/install/plugin_source.py): never trusted, so always asked about."""
+    from gibberish.install.record import read_record
+
+    record = read_record(skill.directory) if skill.trust is not Trust.BUNDLED else None
+    servers = record.get("mcp") if record else None
+    if record is None or not isinstance(servers, Mapping) or not servers:
+        return None
+    return (f"the plugin {skill.name} came in ({record.get('source', '')})", servers, False)
 
 
 def _indent_of(text: str) -> str | int:

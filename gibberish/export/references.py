@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gibberish.skills.model import SkillDefinition
-from gibberish.skills.parser import is_inside
+from gibberish.skills.named_files import find_named
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_FILES = 200
@@ -26,6 +26,7 @@ _PATTERNS = (
     re.compile(r"""(?:href|src)\s*=\s*["']([^"']+)["']"""),
     re.compile(r"`([^`\n]+)`"),
     re.compile(r"(?<![\w/.])(\./[^\s)\]'\"`,;]+)"),
+    re.compile(r"(?<![\w/.\-`$~])((?:[\w\-]+/)*[\w\-]+\.md)\b(?![\w/])", re.IGNORECASE),
 )
 
 
@@ -51,12 +52,13 @@ def _candidates(text: str) -> list[str]:
 
 
 def _resolve(root: str, base: str, raw: str) -> str | None:
+    """The file ``raw`` names, exact or differing only in case (``REFERENCE.md`` for
+    ``reference.md``; see :mod:`gibberish.skills.named_files`)."""
     words = raw.split() or [raw]
     for word in words:
-        full = os.path.realpath(os.path.join(root, base, word))
-        skill_md = os.path.join(root, "SKILL.md")
-        if full != skill_md and is_inside(full, root) and os.path.isfile(full):
-            return os.path.relpath(full, root).replace(os.sep, "/")
+        found = find_named(root, base, word)
+        if found is not None:
+            return found
     return None
 
 

@@ -25,6 +25,7 @@ import stat
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 
 from gibberish.export.agents import AgentTarget
@@ -47,6 +48,8 @@ class Action(StrEnum):
     SKIP_EDITED = "skip-edited"
     SKIP_FOREIGN = "skip-foreign"
     SKIP_INVALID = "skip-invalid"
+    SKIP_LINK = "skip-link"
+    """A link in the skill that is not copied (to a folder, to nothing, a loop, outside)."""
     SKIP_UNAPPROVED = "skip-unapproved"
     """An MCP server entry the person has not agreed to (gibberish/export/mcp_config.py)."""
 
@@ -159,6 +162,29 @@ def skill_files(skill_dir: Path) -> dict[str, SourceFile]:
     return out
 
 
+def left_out_links(skill_dir: Path) -> list[tuple[str, str]]:
+    """The links a copy of the skill leaves out, and why: a link to a file inside is
+    copied as that file; a link to a folder, to nothing, in a loop or leading outside
+    is not (an agent's copy must never reach outside the skill)."""
+    out: list[tuple[str, str]] = []
+    root = os.path.realpath(skill_dir)
+    for dirpath, dirnames, filenames in os.walk(skill_dir):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
+        for name in sorted(dirnames + filenames):
+            full = os.path.join(dirpath, name)
+            if not os.path.islink(full):
+                continue
+            rel = os.path.relpath(full, skill_dir).replace(os.sep, "/")
+            target = os.path.realpath(full)
+            if not is_inside(target, root):
+                out.append((rel, "a link leading outside the skill; not copied"))
+            elif not os.path.exists(full):
+                out.append((rel, "a link to nothing (or in a loop); not copied"))
+            elif os.path.isdir(full):
+                out.append((rel, "a link to a folder; not copied (copy the folder instead)"))
+    return out
+
+
 def _file_sha(path: Path) -> str | None:
     try:
         if path.is_symlink() or not path.is_file():
@@ -193,17 +219,15 @@ def _plan_file(
     wanted = sha256_bytes(source.data)
     on_disk = None if linked else _file_sha(path)
     owned = record.files.get(rel)
-    step_args = {"data": source.data, "executable": source.executable}
+    writing = partial(SyncStep, data=source.data, executable=source.executable)
     if (on_disk is None and not (path.exists() or path.is_symlink())) or linked:
-        return SyncStep(Action.CREATE, path, rel, **step_args)
+        return writing(Action.CREATE, path, rel)
     if on_disk == wanted:
         if owned != wanted:  # identical content: adopt it silently
-            return SyncStep(
-                Action.UPDATE, path, rel, "already identical", seen=on_disk, **step_args
-            )
+            return writing(Action.UPDATE, path, rel, "already identical", seen=on_disk)
         return None
     if owned is not None and on_disk == owned:
-        return SyncStep(Action.UPDATE, path, rel, seen=on_disk, **step_args)
+        return writing(Action.UPDATE, path, rel, seen=on_disk)
     if owned is not None:
         return SyncStep(Action.SKIP_EDITED, path, rel, "edited since gibberish wrote it")
     return SyncStep(Action.SKIP_FOREIGN, path, rel, "not written by gibberish")
@@ -308,6 +332,10 @@ def _plan_skill(
     steps = _plan_copy(folder, skill.name, files, record)
     if any(s.action is Action.SKIP_FOREIGN and s.rel == skill.name for s in steps):
         return steps, {skill.name, *owned}
+    for rel, why in left_out_links(skill.directory):  # said out loud, never dropped silently
+        steps.append(
+            SyncStep(Action.SKIP_LINK, folder / skill.name / rel, f"{skill.name}/{rel}", why)
+        )
     return steps, {skill.name, *(f"{skill.name}/{rel}" for rel in files)}
 
 

@@ -96,7 +96,12 @@ class SyncOffer:
     def servers_to_agree(self) -> list[McpServer]:
         """The MCP servers this sync would write only with the person's agreement."""
         asked: list[McpServer] = []
-        self.plan(lambda server: asked.append(server) or False)
+
+        def refuse(server: McpServer) -> bool:
+            asked.append(server)
+            return False
+
+        self.plan(refuse)
         return asked
 
 

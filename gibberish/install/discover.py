@@ -13,9 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gibberish.install.dependencies import Dependencies, frontmatter, read_dependencies
-from gibberish.skills.fields import E_NO_TOOLS, SKILL_FILE_NAME, is_valid_skill_name
+from gibberish.skills.fields import (
+    E_NO_TOOLS,
+    SKILL_FILE_NAME,
+    W_NAME_MISMATCH,
+    is_valid_skill_name,
+)
 from gibberish.skills.kind import parse_either, skill_kind
 from gibberish.skills.model import Diagnostic, Profile, SkillDefinition, Trust
+from gibberish.skills.named_files import missing_warnings
 from gibberish.skills.parser import parse_skill_bytes, read_skill_bytes
 
 MAX_DEPTH = 4
@@ -150,6 +156,17 @@ def _shown(diagnostic: Diagnostic, real: str, shown: str) -> str:
 
 
 def show_warnings(found: Found, origin: str) -> list[str]:
+    """The warnings the install preview shows: the loader's, a ``name`` that differs from
+    the folder (the install names the folder after it), and files SKILL.md names that
+    the folder lacks (as ``skills check`` and ``compile`` warn)."""
     real = str(found.folder / SKILL_FILE_NAME)
     shown = f"{origin}{'/' + found.path if found.path else ''}/{SKILL_FILE_NAME}"
-    return [_shown(d, real, shown) for d in found.warnings]
+    lines = [_shown(d, real, shown) for d in found.warnings]
+    folder = found.path.rsplit("/", 1)[-1] if found.path else Path(origin).name
+    if found.name != folder and (found.path or Path(origin).is_dir()):
+        lines.append(
+            f"{shown}: warning {W_NAME_MISMATCH}: the skill is named {found.name!r} but its "
+            f"folder is {folder!r}; it is installed as {found.name!r}."
+        )
+    lines += [_shown(d, real, shown) for d in missing_warnings(found.skill)]
+    return lines

@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gibberish.install.archive import extract_archive, sniff_archive
-from gibberish.install.download import download
-from gibberish.install.gitfetch import fetch_git
 from gibberish.install.limits import FetchError, Limits
 from gibberish.install.netcheck import require_public
 from gibberish.install.sources import Source, SourceError, parse_source
@@ -118,7 +116,15 @@ def _fetch_archive(source: Source, scratch: Path, tree: StagingTree, limits: Lim
     return "sha256:" + _sha256(path)
 
 
+def _fetch_git(source: Source, scratch: Path, tree: StagingTree, limits: Limits) -> str:
+    from gibberish.install.gitfetch import fetch_git  # with httpx: only for git sources
+
+    return fetch_git(source, scratch, tree, limits)
+
+
 def _fetch_url(source: Source, scratch: Path, tree: StagingTree, limits: Limits) -> str:
+    from gibberish.install.download import download  # httpx: only for downloads
+
     body = scratch / "download"
     got = download(source.location, body, limits)
     if sniff_archive(body):
@@ -158,5 +164,5 @@ _FETCHERS = {
     "folder": _fetch_folder,
     "archive": _fetch_archive,
     "url": _fetch_url,
-    "git": fetch_git,
+    "git": _fetch_git,
 }

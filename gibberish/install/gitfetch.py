@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gibberish.install.limits import FetchError, Limits
-from gibberish.install.pinned import git_resolve_option
+from gibberish.install.pinned import PINNED_GIT_SCHEMES, git_pinned
 from gibberish.install.sources import Source
 from gibberish.install.tree import StagingTree
 
@@ -43,6 +43,24 @@ _DROPPED_ENV = (
     "GIT_OBJECT_DIRECTORY",
     "GIT_NAMESPACE",
 )
+_PUBLIC_ONLY_DROPPED_ENV = (
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_PROXY_COMMAND",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+)
+"""Anything that could send a public-only fetch elsewhere: a proxy does its own lookup."""
+ALLOWED_PROTOCOLS = "https:http:git:ssh:file"
+"""The transports the source parser accepts; never ``ext::``, ``fd::`` or a remote
+helper, whatever the person's git configuration or a server's redirect says."""
 
 
 def git_program() -> str:
@@ -63,25 +81,36 @@ def git_supports_resolve() -> bool:
     except (OSError, subprocess.TimeoutExpired, FetchError):
         return False
     found = re.search(rb"(\d+)\.(\d+)", done.stdout)
-    return bool(found) and (int(found[1]), int(found[2])) >= (2, 37)
+    return found is not None and (int(found[1]), int(found[2])) >= (2, 37)
 
 
-def _pin(source: Source, limits: Limits) -> list[str]:
-    """Options that keep git on the addresses checked just now (public-only fetches)."""
+def _pin(source: Source, limits: Limits) -> tuple[str, list[str]]:
+    """The URL git is given and the options that keep it on the addresses checked just
+    now (public-only fetches; anything that cannot be pinned is refused)."""
     if not limits.public_only:
-        return []
-    pin = git_resolve_option(source.location, public_only=True)
+        return source.location, []
+    location, pin = git_pinned(source.location)
     if pin and not git_supports_resolve():
         raise FetchError(
             "fetching a git repository over http(s) here needs git 2.37 or later (it keeps "
             "git on the address that was checked); update git or use the .zip of the repository."
         )
-    return pin
+    return location, pin
 
 
-def _git_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
-    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+def _git_env(public_only: bool = False) -> dict[str, str]:
+    """git's environment: the transports by list; for a public-only fetch also without
+    the person's git configuration (an ``insteadOf`` or proxy there would send git to an
+    address nobody checked), ssh commands or proxies."""
+    dropped = _DROPPED_ENV + (_PUBLIC_ONLY_DROPPED_ENV if public_only else ())
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
+    env.update(GIT_TERMINAL_PROMPT="0", LC_ALL="C", GIT_ALLOW_PROTOCOL=ALLOWED_PROTOCOLS)
+    if public_only:
+        env.update(
+            GIT_ALLOW_PROTOCOL=":".join(PINNED_GIT_SCHEMES),
+            GIT_CONFIG_NOSYSTEM="1",
+            GIT_CONFIG_GLOBAL=os.devnull,
+        )
     return env
 
 
@@ -91,14 +120,16 @@ def _git(
     argv = [git_program(), "-C", str(repo)]
     for item in SAFE_CONFIG:
         argv += ["-c", item]
-    if limits.public_only:  # a redirect could lead to a private address unchecked
-        argv += ["-c", "http.followRedirects=false", *pin]
+    if limits.public_only:  # a redirect or proxy could lead to an address unchecked
+        argv += ["-c", "http.followRedirects=false", "-c", "http.proxy=", "-c", "core.gitProxy="]
+        argv += pin
     if args[0] == "fetch":
         done = _run_watched([*argv, *args], repo, limits)
     else:  # local commands: quick, nothing arrives from outside
         try:
             done = subprocess.run(
-                [*argv, *args], capture_output=True, env=_git_env(), stdin=subprocess.DEVNULL,
+                [*argv, *args], capture_output=True, env=_git_env(limits.public_only),
+                stdin=subprocess.DEVNULL,
                 timeout=limits.total_timeout, check=False,
             )  # fmt: skip
         except subprocess.TimeoutExpired as exc:
@@ -120,7 +151,8 @@ def _run_watched(argv: list[str], repo: Path, limits: Limits) -> subprocess.Comp
     deadline = time.monotonic() + limits.total_timeout
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         process = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=_git_env(),
+            argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+            env=_git_env(limits.public_only),
             start_new_session=True,
         )  # fmt: skip
         try:
@@ -174,10 +206,10 @@ def fetch_git(source: Source, scratch: Path, tree: StagingTree, limits: Limits) 
 def _fetch_commit(repo: Path, source: Source, limits: Limits) -> str:
     ref = source.ref or "HEAD"
     base = ("fetch", "-q", "--no-tags", "--no-recurse-submodules")
-    # public_only: git's curl connects only to the addresses checked here (pinned.py)
-    pin = _pin(source, limits)
+    # public_only: git connects only to the addresses checked here (pinned.py)
+    location, pin = _pin(source, limits)
     shallow = _git(
-        repo, *base, "--depth", "1", "--", source.location, ref,
+        repo, *base, "--depth", "1", "--", location, ref,
         limits=limits, check=False, pin=pin,
     )  # fmt: skip
     if shallow.returncode == 0:
@@ -189,7 +221,7 @@ def _fetch_commit(repo: Path, source: Source, limits: Limits) -> str:
         )
     # A commit id the server will not serve shallowly: fetch the history, then find it.
     _git(
-        repo, *base, "--", source.location,
+        repo, *base, "--", location,
         "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*", limits=limits, pin=pin,
     )  # fmt: skip
     return _rev_parse(repo, ref, source, limits)
@@ -237,7 +269,7 @@ class _CatFile:
             argv += ["-c", item]
         self.process = subprocess.Popen(
             [*argv, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, env=_git_env(),
+            stderr=subprocess.DEVNULL, env=_git_env(limits.public_only),
         )  # fmt: skip
 
     def __enter__(self) -> _CatFile:

@@ -8,17 +8,25 @@ every address is public (when ``public_only``), and connects to one of exactly t
 addresses. The request still names the host (``Host`` header) and TLS still sends the
 name (SNI) and checks the certificate against it: only the address lookup is pinned.
 
-Git over http(s) is pinned the same way by :func:`git_resolve_option`
-(``http.curloptResolve``, git 2.37 and later).
+Git is pinned by :func:`git_pinned`, for every scheme a public-only fetch may use:
+over http(s) by ``http.curloptResolve`` (git 2.37 and later), over ``git://`` by
+handing git the checked address itself in place of the name. ssh (``ssh://``,
+``git+ssh://``, scp-style ``user@host:path``) cannot be pinned — ssh looks the name up
+again through the person's ssh settings (``HostName``, ``ProxyCommand``,
+``CanonicalizeHostname``) and offers their keys to whatever answers — so a public-only
+fetch refuses it, as it refuses every other transport (``ext::``, ``file://``, remote
+helpers): ADR 0060.
 """
 
 from __future__ import annotations
 
 import typing
+from urllib.parse import urlsplit, urlunsplit
 
 import httpcore
 import httpx
 
+from gibberish.install.limits import FetchError
 from gibberish.install.netcheck import host_of, resolve_checked
 
 
@@ -73,3 +81,36 @@ def git_resolve_option(url: str, *, public_only: bool) -> list[str]:
         return []
     pinned = ",".join(f"[{a}]" if ":" in a else a for a in addresses)
     return ["-c", f"http.curloptResolve={host}:{port}:{pinned}"]
+
+
+PINNED_GIT_SCHEMES = ("https", "http", "git")
+"""The transports a public-only git fetch may use: the ones whose address can be pinned."""
+
+NOT_PINNABLE = (
+    "{url}: the page fetches git repositories from the internet only over https:// (or "
+    "git://). An ssh address would use this computer's ssh settings and keys, and ssh "
+    "looks the name up again itself; use the repository's https:// address."
+)
+
+
+def git_pinned(url: str) -> tuple[str, list[str]]:
+    """What to hand git for a public-only fetch of ``url``: the URL (a ``git://`` name
+    replaced by the address just checked) and the options that pin an http(s) one.
+
+    FetchError for a private answer and for every scheme that cannot be pinned.
+    """
+    scheme = urlsplit(url).scheme.lower() if "://" in url else ""
+    if scheme in ("http", "https"):
+        return url, git_resolve_option(url, public_only=True)
+    if scheme == "git":
+        host, port = host_of(url)
+        address = resolve_checked(host, port, public_only=True)[0]
+        return _with_address(url, address, port), []
+    raise FetchError(NOT_PINNABLE.format(url=url))
+
+
+def _with_address(url: str, address: str, port: int) -> str:
+    parts = urlsplit(url)
+    shown = f"[{address}]" if ":" in address else address
+    user = f"{parts.username}@" if parts.username else ""
+    return urlunsplit((parts.scheme, f"{user}{shown}:{port}", parts.path, parts.query, ""))

@@ -4,7 +4,8 @@ Its presence makes the skill ``untrusted`` (see docs/trust.md). Besides the four
 the trust layer reads (source, kind, imported_at, fingerprint), the installer records
 ``resolved`` (the commit, or ``sha256:`` of the archive or file), ``installed_at``,
 ``installed_by`` (``user``, ``lock`` or the skill that needed it), ``version`` and
-``pinned`` (a source string that fetches exactly this content again).
+``pinned`` (a source string that fetches exactly this content again), and ``mcp``: the
+MCP servers of the plugin the skill came in, which sync offers as the skill's own.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ def write_record(
     installed_at: str,
     installed_by: str,
     durable: bool = True,
+    mcp: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    record = {
+    record: dict[str, Any] = {
         "source": without_credentials(source),
         "kind": kind,
         "imported_at": installed_at,
@@ -41,6 +43,8 @@ def write_record(
         "installed_at": installed_at,
         "installed_by": installed_by,
     }
+    if mcp:  # a plugin's MCP servers: sync offers them with this skill, with consent
+        record["mcp"] = mcp
     text = json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     if durable:
         atomic_write_bytes(skill_dir / PROVENANCE_FILE, text.encode("utf-8"), mode=0o644)

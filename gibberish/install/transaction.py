@@ -32,11 +32,13 @@ from gibberish import paths
 from gibberish.install.dependencies import E_DEPENDENCY_CYCLE, McpServer
 from gibberish.install.discover import Found, InstallError, discover, found_at
 from gibberish.install.fetch import FetchError, Limits, Staged, fetch, remove_tree
+from gibberish.install.plugin_source import offered
 from gibberish.install.record import write_record
 from gibberish.install.relative_deps import inside, relative_path, same_repository
 from gibberish.install.sources import Source, SourceError, parse_source
 from gibberish.install.state import InstallState
 from gibberish.pathsafety import resolve_inside
+from gibberish.skills.disabled import disabled_names, write_disabled
 from gibberish.skills.projectdir import project_skills_dir
 
 STAGING = ".gibberish-staging"
@@ -83,6 +85,8 @@ class Plan:
     satisfied: dict[str, list[str]] = field(default_factory=dict)  # present dep → needed by
     mcp: list[tuple[McpServer, str]] = field(default_factory=list)
     links: dict[str, list[str]] = field(default_factory=dict)  # skill → its skill deps
+    notes: list[str] = field(default_factory=list)  # what a plugin's manifests left out
+    plugin_mcp: list[tuple[McpServer, str]] = field(default_factory=list)  # kept in records
 
     def conflicts(self) -> list[Planned]:
         return [p for p in self.skills if p.existing]
@@ -106,6 +110,8 @@ class Plan:
             },
             mcp=[(server, by) for server, by in self.mcp if by in keep],
             links={n: deps for n, deps in self.links.items() if n in keep},
+            notes=self.notes,
+            plugin_mcp=[(server, by) for server, by in self.plugin_mcp if by in keep],
         )
 
 
@@ -125,6 +131,8 @@ class Installer:
         self.limits = limits or Limits()
         self.base = base
         self.state = InstallState.load(target.state_file, target.skills_dir)
+        self.plugins: tuple[str, ...] = ()
+        """The plugins of a marketplace to install (``--plugin``); empty: all of them."""
 
     # -- staging ---------------------------------------------------------------------------
 
@@ -135,7 +143,8 @@ class Installer:
             workdir = self._workdir()
             stack.callback(_remove_if_empty, workdir)
             staged = self._fetch(stack, source, workdir)
-            plan = Plan(offered=discover(staged.root, staged.source.text))
+            offer = offered(staged.root, staged.source.text, self.plugins)
+            plan = Plan(offered=offer.found, notes=offer.notes)
             names = choose(plan.offered) if choose else [f.name for f in plan.offered]
             for found in (f for f in plan.offered if f.name in names):
                 planned = next((p for p in plan.skills if p.name == found.name), None)
@@ -145,6 +154,9 @@ class Installer:
                     top = Planned(found, staged, "user", self._existing(found.name))
                     self._resolve(top, [top.name], plan, stack, workdir)
                     plan.skills.append(top)
+            chosen = {p.name for p in plan.skills}
+            plan.plugin_mcp = [(server, by) for server, by in offer.servers if by in chosen]
+            plan.mcp.extend(plan.plugin_mcp)
             yield plan
 
     def _fetch(self, stack: contextlib.ExitStack, source: str | Source, workdir: Path) -> Staged:
@@ -154,7 +166,14 @@ class Installer:
         except (FetchError, SourceError) as exc:
             raise InstallError(str(exc)) from exc
 
-    def _resolve(self, item: Planned, chain: list[str], plan: Plan, stack, workdir: Path) -> None:
+    def _resolve(
+        self,
+        item: Planned,
+        chain: list[str],
+        plan: Plan,
+        stack: contextlib.ExitStack,
+        workdir: Path,
+    ) -> None:
         deps = item.found.dependencies
         plan.mcp.extend((server, item.name) for server in deps.mcp)
         linked = plan.links.setdefault(item.name, [])
@@ -177,7 +196,7 @@ class Installer:
             plan.skills.append(planned)
 
     def _dependency(
-        self, stack, text: str, name: str, item: Planned, workdir: Path
+        self, stack: contextlib.ExitStack, text: str, name: str, item: Planned, workdir: Path
     ) -> tuple[Staged, Found]:
         """A dependency: inside the same archive or repository when its path is relative
         (gibberish.install.relative_deps), else fetched from its own source."""
@@ -256,6 +275,10 @@ class Installer:
         with self._exclusive():
             return self._commit(plan, installed_at, installed_by, source_text)
 
+    def exclusive(self) -> contextlib.AbstractContextManager[None]:
+        """The target's lock, the state read again under it (for changes besides commit)."""
+        return self._exclusive()
+
     @contextlib.contextmanager
     def _exclusive(self) -> Iterator[None]:
         """One installer at a time per target; the state is read again under the lock."""
@@ -276,7 +299,9 @@ class Installer:
         moved: list[tuple[Path, Path | None]] = []
         backups = Path(tempfile.mkdtemp(prefix="old-", dir=self._workdir()))
         try:
-            records = [self._record(item, stamp, installed_by, source_text) for item in plan.skills]
+            records = [
+                self._record(item, stamp, installed_by, source_text, plan) for item in plan.skills
+            ]
             os.sync()  # every staged file on disk before any folder is renamed into place
             for item, record in zip(plan.skills, records, strict=True):
                 moved.append(self._move_into_place(item, backups))
@@ -295,7 +320,12 @@ class Installer:
         return [p.name for p in plan.skills]
 
     def _record(
-        self, item: Planned, stamp: str, installed_by: str | None, source_text: str | None
+        self,
+        item: Planned,
+        stamp: str,
+        installed_by: str | None,
+        source_text: str | None,
+        plan: Plan,
     ) -> dict:
         source = item.staged.source
         pinned = source.pinned(item.staged.resolved)
@@ -309,6 +339,7 @@ class Installer:
             installed_at=stamp,
             installed_by=installed_by or item.required_by,
             durable=False,
+            mcp={s.name: s.to_dict() for s, by in plan.plugin_mcp if by == item.name},
         )
 
     def _move_into_place(self, item: Planned, backups: Path) -> tuple[Path, Path | None]:
@@ -385,6 +416,9 @@ class Installer:
             self._remove_folder(victim)
             self.state.forget(victim)
             removed.append(victim)
+        off = disabled_names(self.target.skills_dir)
+        if off & set(removed):
+            write_disabled(self.target.skills_dir, off - set(removed))
         self.state.save()
         return removed
 

@@ -8,12 +8,13 @@ ever written, nothing is written through a link, every file gets plain permissio
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import IO, NoReturn
 
 from gibberish.install.limits import FetchError, Limits
 
@@ -69,7 +70,7 @@ class StagingTree:
         if not self._left_out(parts):
             self._make_parents((*parts, "x"))
 
-    def add_file(self, name: str, data: BinaryIO, mode: int = 0o644) -> None:
+    def add_file(self, name: str, data: IO[bytes], mode: int = 0o644) -> None:
         parts = self._claim(name, "file")
         if parts is None:
             return
@@ -117,23 +118,34 @@ class StagingTree:
         with open(source, "rb") as handle:
             self.add_file(name, handle, os.stat(source).st_mode)
 
-    def refuse(self, name: str, what: str) -> None:
+    def refuse(self, name: str, what: str) -> NoReturn:
         raise FetchError(
             f"{self.origin}: the entry {name!r} is {what}; skills may hold only files, "
             "folders and links inside themselves."
         )
 
     def finish(self) -> None:
-        """Check every link once more against the real tree (a chain of links could escape)."""
+        """Check every link once more against the real tree (a chain of links could escape),
+        and leave out, with a note in ``skipped``, a link in a loop or to nothing: only a
+        link that stays inside and leads somewhere is kept (the install's audit lists those)."""
         root = os.path.realpath(self.root)
-        for parts, kind in self._kinds.items():
+        for parts, kind in list(self._kinds.items()):
             if kind != "link":
                 continue
-            resolved = os.path.realpath(self.root.joinpath(*parts))
+            path = self.root.joinpath(*parts)
+            resolved = os.path.realpath(path)
             if resolved != root and not resolved.startswith(root + os.sep):
                 raise FetchError(
                     f"{self.origin}: the link {'/'.join(parts)!r} leads outside through other links."
                 )
+            name = "/".join(parts)
+            try:
+                os.stat(path)
+            except OSError as exc:
+                what = "in a loop" if exc.errno == errno.ELOOP else "to nothing"
+                os.unlink(path)
+                del self._kinds[parts]
+                self.skipped.append(f"{name} (a link {what}; left out)")
 
     # -- bookkeeping -----------------------------------------------------------------------
 

@@ -12,8 +12,14 @@ Two kinds of tools:
 * **disclosure tools** — ``skills_list``, ``skills_outline``, ``skills_show``,
   ``skills_open``, ``skills_sources``, ``skills_search`` (the gateway of a stub).
 
-Each SKILL.md is a resource (``skill://NAME/SKILL.md``) and each instruction skill a
-prompt. ``MCPServer`` builds a tool's schema from a Python signature; skill tools are
+Each file of a skill is a resource (``skill://NAME/PATH``, SKILL.md listed, the others
+through one template), each instruction skill a prompt, and the Skills extension
+(:mod:`gibberish.mcp.skills_extension`) lists them with their digests. Every tool says
+honestly what it does (``readOnlyHint``, ``destructiveHint``, ``openWorldHint``) and
+what it returns (an output schema). A call that needs approval is asked in the tray's
+dialog; the server never asks the client (no elicitation). The SDK serves both protocol
+eras from this one server: the ``initialize`` handshake (2025-11-25 and older) and the
+stateless 2026-07-28 revision. ``MCPServer`` builds a tool's schema from a Python signature; skill tools are
 data, so this subclass adds them in ``list_tools``/``call_tool`` and leaves everything
 else (the disclosure tools, resources, prompts, the protocol) to the SDK.
 """
@@ -28,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.prompts.base import Prompt
 from mcp.server.mcpserver.resources.types import FunctionResource
 from mcp_types import CLIENT_INFO_META_KEY, CallToolResult, TextContent, Tool, ToolAnnotations
@@ -43,6 +49,11 @@ from gibberish.mcp.approval import (
     client_label,
     request_approval,
 )
+from gibberish.mcp.skills_extension import (
+    SkillsExtension,
+    read_bytes,
+    resource_content,
+)
 from gibberish.session import Answer, authorize, never_approved
 from gibberish.skills import disclosure
 from gibberish.skills.disclosure import DisclosureError
@@ -55,6 +66,21 @@ if TYPE_CHECKING:
 Approver = Callable[["PreparedRun", str], "tuple[str, str] | None"]
 """Asks the person about a prepared run on behalf of a client (``client_label``)."""
 """Asks a person about a prepared run: ``(answer, message)`` or None when nobody can."""
+
+ENVELOPE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "success": {"type": "boolean"},
+        "exit_code": {"type": ["integer", "null"]},
+        "output": {"type": "string"},
+        "truncated": {"type": "boolean"},
+        "duration_ms": {"type": "integer"},
+        "error": {"type": "string"},
+        "parsed": {},
+    },
+    "required": ["success", "exit_code", "output", "truncated", "duration_ms"],
+}
+"""What a skill tool returns (docs/adr/0008-running-a-tool.md): its structured content."""
 
 DISCLOSURE_TOOLS = (
     "skills_list",
@@ -107,18 +133,24 @@ def client_of(context: Any) -> str:
 
 
 def how_to_approve(prepared: PreparedRun) -> str:
-    if prepared.decision.person_must_answer and not never_approved(prepared):
+    """Why a call that needs a question is refused when no tray runs, and what works
+    instead: each command named, run as shown, does what the sentence says."""
+    yourself = f"run it yourself: `{prepared.run_yourself}`"
+    tray = "start the tray (`gibberish`) and call again to answer in its dialog"
+    decision = prepared.decision
+    if decision.person_must_answer and not never_approved(prepared):
         # The skill is approved: approving it again would not answer this question.
+        return f"{decision.reason} No gibberish tray is running to ask you: {tray}, or {yourself}."
+    if never_approved(prepared) and decision.first_run and decision.runs_once_trusted:
         return (
-            f"{prepared.decision.reason} No gibberish tray is running to ask you: start "
-            f"the tray (`gibberish`) to answer in a dialog, or run it yourself with "
-            f"`gibberish run {prepared.ref}`."
+            f"{prepared.ref} needs your approval ({decision.reason}) and no gibberish "
+            f"tray is running to ask you. Trust this version: `gibberish approvals approve "
+            f"{prepared.skill.name}` (then calls like this one run without asking); or "
+            f"{tray}; or {yourself}."
         )
     return (
-        f"{prepared.ref} needs your approval ({prepared.decision.reason}) and no gibberish "
-        "tray is running to ask you. Start the tray (`gibberish`) to approve calls in a "
-        f"dialog, or approve the skill as it is now: `gibberish approvals approve "
-        f"{prepared.skill.name}`."
+        f"{prepared.ref} needs your approval ({decision.reason}) and no gibberish tray is "
+        f"running to ask you: {tray}, or {yourself}."
     )
 
 
@@ -145,10 +177,14 @@ class GibberishMCP(MCPServer):
         approver: Approver = tray_approver,
         cwd: Path | None = None,
     ) -> None:
-        super().__init__(
-            name="gibberish", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
-        )
         self.engine = engine
+        super().__init__(
+            name="gibberish",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            log_level="WARNING",
+            extensions=[SkillsExtension(self._servable)],
+        )
         self.mode = mode or engine.mode_context().mode
         self.approver = approver
         self.cwd = cwd or Path.cwd()
@@ -160,8 +196,14 @@ class GibberishMCP(MCPServer):
         for skill in engine.library.skills():
             if not any(d.code in disclosure.UNLOADED for d in skill.errors):
                 self._add_resource(skill)
+        self._add_file_template()
         for block in context_blocks(engine.library.skills()):
             self._add_prompt(block)
+
+    def _servable(self) -> list[tuple[str, Path]]:
+        """The skills served now (folders re-read first): the Skills extension's list."""
+        self.engine.library.reload()
+        return disclosure.servable(self.engine.library.skills())
 
     # ------------------------------------------------------------------ skill tools
     @staticmethod
@@ -183,8 +225,10 @@ class GibberishMCP(MCPServer):
             title=f"{skill.name}: {exposed.tool.name}",
             description=f"{description} (skill {skill.name})",
             input_schema=parameters_schema(exposed),
+            output_schema=ENVELOPE_SCHEMA,
             annotations=ToolAnnotations(
                 read_only_hint=skill.read_only,
+                destructive_hint=not skill.read_only,
                 open_world_hint=skill.network,
             ),
         )
@@ -250,8 +294,8 @@ class GibberishMCP(MCPServer):
             result = self.engine.runs.run(prepared, confirmed=confirmed)
         except EngineError as exc:
             return refuse(str(exc))
-        envelope = result.envelope
-        return _envelope_result(envelope.to_dict(), error=not envelope.success)
+        envelope = self.engine.runs.for_model(result)  # redacted; the run log says what
+        return _envelope_result(envelope, error=not result.envelope.success)
 
     def _ask(self, prepared: PreparedRun, client: str) -> Answer:
         """``session.authorize``'s question, put to the person in the tray's dialog."""
@@ -277,7 +321,7 @@ class GibberishMCP(MCPServer):
         return skill.directory
 
     def _add_disclosure_tools(self) -> None:
-        read = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+        read = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
         for fn in (
             self.skills_list,
             self.skills_outline,
@@ -349,6 +393,22 @@ class GibberishMCP(MCPServer):
                 fn=read,
             )
         )
+
+    def _add_file_template(self) -> None:
+        """``skill://NAME/PATH``: any file ``skills_sources`` lists for skill NAME, as the
+        bytes the Skills extension digested (text when UTF-8, else a blob)."""
+
+        def read(name: str, path: str) -> str | bytes:
+            try:
+                return resource_content(read_bytes(self._folder(name), path))
+            except (DisclosureError, ToolError) as exc:
+                raise ResourceError(str(exc)) from None
+
+        self.resource(
+            "skill://{name}/{+path}",
+            name="skill-file",
+            description="A file of a skill, by its path inside the skill folder.",
+        )(read)
 
     def _add_prompt(self, block: ContextBlock) -> None:
         def prompt() -> str:

@@ -10,8 +10,8 @@ Modules, one job each: ``spec`` (what to run), ``env`` (the child environment),
 group and run-id sweep), ``supervise`` (one run's life), ``workers`` (threads),
 ``handle`` (the public start/run/RunHandle), ``envelope`` (the result), ``sandbox``
 (bubblewrap around a run whose spec asks for it), ``sandbox_mounts`` (what of the host
-a sandboxed run sees), ``seccomp`` (the filter that keeps offline runs from Unix
-sockets), ``sandbox_advice`` (why bwrap is blocked, and the fix), ``logs`` (run log
+a sandboxed run sees), ``seccomp`` (the filter that keeps offline runs to a list of
+socket families), ``sandbox_advice`` (why bwrap is blocked, and the fix), ``logs`` (run log
 paths and pruning).
 
 Decisions beyond docs/adr/0008-running-a-tool.md:

@@ -41,7 +41,7 @@ def _sequence_length(lead: int) -> int:
     return 4
 
 
-def head_cut(data: bytes) -> int:
+def head_cut(data: bytes | bytearray) -> int:
     """Length of the longest prefix of ``data`` that does not end inside a character."""
     end = len(data)
     start = end - 1
@@ -52,7 +52,7 @@ def head_cut(data: bytes) -> int:
     return start if start + _sequence_length(data[start]) > end else end
 
 
-def tail_start(data: bytes) -> int:
+def tail_start(data: bytes | bytearray) -> int:
     """Offset of the first byte of ``data`` that does not continue a cut character."""
     start = 0
     while start < min(3, len(data)) and _is_continuation(data[start]):

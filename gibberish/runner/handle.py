@@ -11,11 +11,13 @@ quitting the app does not leave its tools running.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import os
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from gibberish.runner import sandbox, seccomp
 from gibberish.runner.capture import LogFile, OutputCapture
@@ -133,6 +135,9 @@ class RunHandle:
             return self._execute_spec()
         finally:
             sandbox.remove_snapshot(self.spec.sandbox)
+            for fd in self.spec.inherit_fds:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
 
     def _command(self, executable: str) -> tuple[tuple[str, ...], str, bool, int | None]:
         """argv, program file, whether it is sandboxed, and the seccomp filter's descriptor
@@ -143,7 +148,8 @@ class RunHandle:
         current = sandbox.status()
         if not current.active or current.bwrap is None:
             return spec.argv, executable, False, None
-        program = seccomp.unix_socket_filter() if spec.sandbox.blocks_unix_sockets else None
+        box = spec.sandbox
+        program = seccomp.offline_filter(display=box.gui) if box.offline else None
         fd = seccomp.filter_fd(program) if program is not None else None
         argv = sandbox.wrap(
             current.bwrap,
@@ -169,7 +175,7 @@ class RunHandle:
             return self._launch_failure(exc)
 
         argv, program, sandboxed, filter_fd = self._command(executable)
-        passed = (filter_fd,) if filter_fd is not None else ()
+        passed = ((filter_fd,) if filter_fd is not None else ()) + spec.inherit_fds
         started = time.monotonic()
         try:
             popen = spawn(argv, executable=program, cwd=spec.cwd, env=spec.env, pass_fds=passed)
@@ -281,7 +287,7 @@ class RunHandle:
         envelope: Envelope,
         status: RunStatus,
         *,
-        log_path=None,
+        log_path: Path | None = None,
         log_truncated: bool = False,
     ) -> RunResult:
         return RunResult(

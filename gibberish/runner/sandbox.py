@@ -83,7 +83,9 @@ class Sandbox:
 
     @property
     def blocks_unix_sockets(self) -> bool:
-        """Offline runs get the seccomp filter, unless they were granted the display."""
+        """Offline runs may not make Unix sockets, unless they were granted the display
+        (every offline run gets the socket-family filter; this says whether it lets
+        ``AF_UNIX`` through)."""
         return self.offline and not self.gui
 
 
@@ -217,7 +219,7 @@ def wrap(
     The program is the path the runner already resolved, so nothing inside the sandbox
     can change which file runs; it sees that path as its ``argv[0]``. ``seccomp_fd`` is a
     descriptor holding the compiled filter of :mod:`gibberish.runner.seccomp`, inherited
-    by bwrap, for a run that :attr:`Sandbox.blocks_unix_sockets`.
+    by bwrap, for every :attr:`Sandbox.offline` run.
     """
     args = [bwrap, *_ALWAYS]
     if sandbox.offline:

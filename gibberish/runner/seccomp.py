@@ -1,29 +1,36 @@
-"""The seccomp filter an offline run gets: no Unix-domain sockets, no io_uring.
+"""The seccomp filter an offline run gets: socket families by list, no io_uring.
 
-``network: false`` gives a run its own network namespace, which covers every IP socket
-and the *abstract* Unix sockets, but not Unix sockets that are files: those are reached
-through the file system, and a file-system path does not care which network namespace
-asks. Hiding the folders where sockets usually live (``/run``, ``/tmp``, ``/var/tmp``,
-the session's runtime folder) covers most of them; this filter covers the rest (a
-``ControlPath`` in ``~/.ssh``, a database's socket under ``/var/lib``) by refusing
-``socket(AF_UNIX, …)`` with ``EACCES``: whatever cannot make a Unix socket cannot
-connect one.
+``network: false`` gives a run its own network namespace. That covers the IP families
+and the *abstract* Unix sockets, but not every address family: a Unix socket that is a
+file is reached through the file system, and families such as ``AF_VSOCK`` (the
+hypervisor's host on WSL2, Firecracker and cloud VMs), ``AF_BLUETOOTH`` or ``AF_CAN``
+are not isolated by a network namespace at all. So an offline run may create only the
+families on a short list, and every other number is refused with ``EACCES`` — including
+numbers a future kernel adds (everything at or above :data:`FAMILY_CEILING`):
 
-seccomp cannot look inside the address given to ``connect()`` (it sees only a pointer),
-so the family is checked where it is a plain number, at ``socket()``. ``socketpair()``
-stays allowed: it makes two connected ends inside the run and reaches nothing outside.
-``io_uring_setup`` is refused too, because an io_uring ring can connect sockets without
-the ``socket``/``connect`` system calls the filter sees. The family is compared on its
-low 32 bits only, as the kernel reads it (an ``int``). Only the machine's own
-architecture is allowed; a 32-bit program (which could use ``socketcall``, whose
-arguments seccomp cannot read) is killed rather than let through.
+* ``socket()``: ``AF_INET`` and ``AF_INET6`` — inside the run's empty namespace they
+  reach only its own loopback (a tool that talks to itself over 127.0.0.1 keeps
+  working); ``AF_UNIX`` only for a run granted the display (``gui: true``), whose
+  Wayland/X11 socket is a Unix socket.
+* ``socketpair()``: ``AF_UNIX`` — two connected ends made inside the run, reaching
+  nothing outside (``subprocess`` and ``multiprocessing`` use them).
+
+Everything else — ``AF_NETLINK`` included (glibc falls back when it is refused) — is
+refused; ADR 0062 gives the reasons. seccomp cannot look inside the address given to
+``connect()`` (it sees only a pointer), so the family is checked where it is a plain
+number, at ``socket()``. ``io_uring_setup`` is refused too, because an io_uring ring can
+make and connect sockets without the system calls the filter sees. The family is
+compared on its low 32 bits, as the kernel reads it (an ``int``); a value with upper
+bits set is refused outright. Only the machine's own architecture is allowed; a 32-bit
+program (which could use ``socketcall``, whose arguments seccomp cannot read) is killed
+rather than let through.
 
 The filter is compiled by libseccomp (the library Flatpak, systemd and container
 runtimes use) through its Python bindings — the official ``seccomp`` module where the
 distribution ships it, else ``pyseccomp`` from PyPI — and handed to bwrap as a compiled
 BPF program on a file descriptor (``bwrap --seccomp FD``). Where neither is available
-:func:`unix_socket_filter` returns None and the run relies on the hidden folders alone;
-``gibberish doctor`` says so.
+:func:`offline_filter` returns None and the run relies on its namespace and the hidden
+folders alone; ``gibberish doctor`` says so.
 """
 
 from __future__ import annotations
@@ -34,9 +41,23 @@ import socket
 import tempfile
 import threading
 from types import ModuleType
+from typing import Any
+
+FAMILY_CEILING = 46
+"""One past the highest address family Linux knows today (``AF_MCTP`` is 45): every
+family number at or above it is refused, so a family a later kernel adds is refused
+without a change here."""
+
+SOCKET_FAMILIES = frozenset({socket.AF_INET, socket.AF_INET6})
+"""What ``socket()`` may make in an offline run (plus ``AF_UNIX`` with the display)."""
+
+SOCKETPAIR_FAMILIES = frozenset({socket.AF_UNIX})
+"""What ``socketpair()`` may make in an offline run."""
+
+_LOW_32 = 0xFFFFFFFF
 
 _lock = threading.Lock()
-_compiled: bytes | None = None
+_compiled: dict[bool, bytes] = {}
 _problem: str | None = None
 
 
@@ -48,14 +69,23 @@ def _bindings() -> ModuleType:
     return seccomp
 
 
-def _compile() -> bytes:
-    lib = _bindings()
+def _refuse_all_but(lib: ModuleType, rules: Any, call: str, allowed: frozenset[int]) -> None:
+    """Refuse ``call`` for every family number not in ``allowed``: each known one by its
+    low 32 bits, and every 64-bit value at or above the ceiling (which also catches a
+    permitted family with upper bits set)."""
     refuse = lib.ERRNO(errno.EACCES)
+    for family in range(FAMILY_CEILING):
+        if family not in allowed:
+            rules.add_rule(refuse, call, lib.Arg(0, lib.MASKED_EQ, _LOW_32, family))
+    rules.add_rule(refuse, call, lib.Arg(0, lib.GE, FAMILY_CEILING))
+
+
+def _compile(display: bool) -> bytes:
+    lib = _bindings()
     rules = lib.SyscallFilter(defaction=lib.ALLOW)
-    # The kernel reads the family as a 32-bit int; compare only those bits, or a caller
-    # could set the upper 32 and slip an AF_UNIX socket past a 64-bit comparison.
-    family = lib.Arg(0, lib.MASKED_EQ, 0xFFFFFFFF, socket.AF_UNIX)
-    rules.add_rule(refuse, "socket", family)
+    families = SOCKET_FAMILIES | ({socket.AF_UNIX} if display else set())
+    _refuse_all_but(lib, rules, "socket", frozenset(families))
+    _refuse_all_but(lib, rules, "socketpair", SOCKETPAIR_FAMILIES)
     rules.add_rule(lib.ERRNO(errno.ENOSYS), "io_uring_setup")
     with tempfile.TemporaryFile() as out:
         rules.export_bpf(out)
@@ -63,21 +93,22 @@ def _compile() -> bytes:
         return out.read()
 
 
-def unix_socket_filter() -> bytes | None:
-    """The compiled BPF program (cached per process), or None where it cannot be built."""
-    global _compiled, _problem
+def offline_filter(display: bool = False) -> bytes | None:
+    """The compiled BPF program for an offline run (cached per process), or None where it
+    cannot be built. ``display``: the run was granted the display's Unix sockets."""
+    global _problem
     with _lock:
-        if _compiled is None and _problem is None:
+        if display not in _compiled and _problem is None:
             try:
-                _compiled = _compile()
+                _compiled[display] = _compile(display)
             except (ImportError, OSError, RuntimeError, ValueError) as exc:
                 _problem = f"{type(exc).__name__}: {exc}"
-        return _compiled
+        return _compiled.get(display)
 
 
 def why_unavailable() -> str | None:
     """Why there is no filter here (a sentence), or None when there is one."""
-    if unix_socket_filter() is not None:
+    if offline_filter() is not None:
         return None
     return (
         f"the seccomp filter cannot be built ({_problem}); install libseccomp2 and "

@@ -50,6 +50,10 @@ class RunSpec:
     log_limit: int = DEFAULT_LOG_LIMIT
     sandbox: Sandbox | None = None
     """Run inside bubblewrap as this says, when bwrap works here; None: never."""
+    inherit_fds: tuple[int, ...] = ()
+    """Descriptors the run inherits at the same numbers: the sealed copies of programs it
+    executes as ``/proc/self/fd/N``. The runner owns them: it closes them once the run
+    has started (or could not), so a spec that carries them is started once."""
 
     def __post_init__(self) -> None:
         argv = tuple(self.argv)

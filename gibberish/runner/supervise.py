@@ -120,8 +120,9 @@ class Supervisor:
         try:
             os.set_blocking(self._fd, False)
             self._selector.register(self._fd, selectors.EVENT_READ, "out")
-            if self._watcher.fileno() is not None:
-                self._selector.register(self._watcher.fileno(), selectors.EVENT_READ, "exit")
+            exit_fd = self._watcher.fileno()
+            if exit_fd is not None:
+                self._selector.register(exit_fd, selectors.EVENT_READ, "exit")
             self._selector.register(self._waker.fileno(), selectors.EVENT_READ, "wake")
             ending = self._watch()
             self._selector.unregister(self._waker.fileno())

@@ -372,18 +372,36 @@ def show(root: Path, section: str | None = None, max_lines: int | None = None) -
 
 
 def open_file(root: Path, path: str, max_bytes: int = MAX_OPEN_BYTES) -> str:
-    """A file of the skill as text (refused outside the folder; binary files described)."""
+    """A file of the skill as text — exactly the files :func:`sources` lists, nothing else
+    (not a hidden folder's file such as ``.git/config``, not a symlink); binary files are
+    described, not shown."""
     require_skill_md(root)
     target = inside(root, path)
+    listed = {relative(root, p) for p in walk_files(root)}
+    wanted = os.path.normpath(path).replace(os.sep, "/")
+    if wanted not in listed:
+        raise DisclosureError(
+            E_FILE_NOT_FOUND,
+            f"{path!r} is not a file of this skill (skills_sources lists the files there are).",
+        )
     if not target.is_file():
         raise DisclosureError(E_FILE_NOT_FOUND, f"{path!r} is not a file of this skill.")
-    with target.open("rb") as handle:
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(Path(os.path.realpath(root)) / wanted, flags)
+    except OSError as exc:
+        message = f"{path!r} cannot be opened ({exc.strerror})."
+        raise DisclosureError(E_FILE_NOT_FOUND, message) from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise DisclosureError(E_FILE_NOT_FOUND, f"{path!r} is not a file of this skill.")
         data = handle.read(max_bytes + 1)
+        size = os.fstat(handle.fileno()).st_size
     if b"\x00" in data[:8192]:
-        return f"({path} is a binary file of {target.stat().st_size} bytes)"
+        return f"({path} is a binary file of {size} bytes)"
     text = data[:max_bytes].decode("utf-8", errors="replace")
     if len(data) > max_bytes:
-        text += f"\n… (cut at {max_bytes} bytes of {target.stat().st_size})"
+        text += f"\n… (cut at {max_bytes} bytes of {size})"
     return text
 
 

@@ -238,6 +238,11 @@ class _Refused(Exception):
         self.index = index
 
 
+def _at(event: yaml.Event) -> int:
+    """Where ``event`` starts in the text (the parser marks every event it makes)."""
+    return event.start_mark.index if event.start_mark is not None else 0
+
+
 _NODE_START = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
 _NODE_END = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
@@ -270,7 +275,7 @@ def _screen(yaml_text: str) -> None:
                 F.E_YAML_ALIAS,
                 "anchors and aliases (&name / *name) are not allowed in SKILL.md frontmatter; "
                 "write each value out in full.",
-                event.start_mark.index,
+                _at(event),
             )
         if isinstance(event, _NODE_START):
             depth += 1
@@ -279,7 +284,7 @@ def _screen(yaml_text: str) -> None:
                     F.E_YAML,
                     f"invalid YAML in the frontmatter: lists and mappings are nested more "
                     f"than {MAX_YAML_DEPTH} levels deep. Flatten the value.",
-                    event.start_mark.index,
+                    _at(event),
                 )
         elif isinstance(event, _NODE_END):
             depth -= 1
@@ -461,11 +466,14 @@ def _check_name(c: _Checker, key: str, raw: Any) -> Any:
             "letters, digits and single hyphens, not at either end (e.g. 'git-status').",
         )
     elif c.expected_name is not None and raw != c.expected_name:
-        c.err(
-            F.E_NAME_MISMATCH,
+        # One verdict everywhere (check, compile, install, the library): accepted under
+        # its folder's name with a warning; an install names the folder after 'name'.
+        c.warn(
+            F.W_NAME_MISMATCH,
             key,
-            f"the skill is named {raw!r} but its folder is {c.expected_name!r}; "
-            "rename the folder or change 'name' so they are equal.",
+            f"the skill is named {raw!r} but its folder is {c.expected_name!r}; it is "
+            f"used as {c.expected_name!r} here (an install names its folder {raw!r}). "
+            "Rename the folder or change 'name' so they are equal.",
         )
     else:
         return raw
@@ -741,7 +749,7 @@ def _check_duplicates(c: _Checker) -> None:
 
 
 def _check_required(c: _Checker) -> None:
-    required = ("name", "description")
+    required: tuple[str, ...] = ("name", "description")
     if c.profile is Profile.GIBBERISH:
         required = ("name", "version", "description")
     for key in required:

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gibberish import paths
 from gibberish.skills import fields as F
+from gibberish.skills.disabled import disabled_names
 from gibberish.skills.entry import CachedEntry as _Entry
 from gibberish.skills.entry import Sig as _Sig
 from gibberish.skills.entry import SkillSource
@@ -389,10 +390,10 @@ class SkillLibrary:
 
     def _candidates(self, source: SkillSource, diags: list[Diagnostic]) -> list[_Candidate]:
         """Skill folders of one source, sorted by name; missing sources are just empty."""
-        root = str(source.path)
+        root, off = str(source.path), disabled_names(source.path)  # off: turned off, kept
         try:
             with os.scandir(root) as it:
-                entries = [e for e in it if not e.name.startswith(".")]
+                entries = [e for e in it if _listed(e.name, off)]
         except FileNotFoundError:
             return []
         except NotADirectoryError:
@@ -535,9 +536,16 @@ class SkillLibrary:
         )
 
 
+def _listed(name: str, off: frozenset[str]) -> bool:
+    """Whether a folder entry may be a skill: not hidden, not turned off."""
+    return not name.startswith(".") and name not in off
+
+
 def _named(source: SkillSource, name: str) -> _Candidate | None:
     """``source``'s skill folder ``name`` as a scan would list it, or None."""
     folder = os.path.join(source.path, name)
+    if name in disabled_names(source.path):
+        return None
     try:
         if not os.path.isdir(folder) or name not in os.listdir(source.path):
             return None  # (the listing: a case-insensitive disk must not match "Git")

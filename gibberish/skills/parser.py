@@ -303,12 +303,14 @@ def _parse_guarded(
     sha256: str,
 ) -> SkillDefinition:
     """Parse, turning any exception into an E-INTERNAL error on this one skill."""
-    name, name_diags = name
+    skill_name, name_diags = name
     try:
-        skill = _parse_text(text, path=path, profile=profile, trust=trust, name=name, sha256=sha256)
+        skill = _parse_text(
+            text, path=path, profile=profile, trust=trust, name=skill_name, sha256=sha256
+        )
     except Exception as exc:  # a parser bug must not take the library down
         return _broken(
-            path, name, [internal_error(str(path), exc), *name_diags], profile, trust, sha256
+            path, skill_name, [internal_error(str(path), exc), *name_diags], profile, trust, sha256
         )
     if name_diags:
         skill = dataclasses.replace(skill, diagnostics=(*name_diags, *skill.diagnostics))

@@ -250,7 +250,7 @@ class Finding(NamedTuple):
 
     code: str
     """A stable diagnostic code (``E-PLACEHOLDER-IN-INLINE-CODE`` ...)."""
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, which no caller uses
     """The word it is about."""
     message: str
     warning: bool
@@ -320,6 +320,32 @@ class _PositionalSteps:
     shapes: list[str | None]
     covered: set[int]
     words: Sequence[TemplateWord]
+    slots: list[Slot]
+
+    # The scanner's state readers and reporters, which these steps call.
+    def text(self, k: int) -> str:
+        raise NotImplementedError
+
+    def add(self, code: str, k: int, message: str, *, warning: bool = False) -> None:
+        raise NotImplementedError
+
+    def tainted(self, k: int) -> bool:
+        raise NotImplementedError
+
+    def code(self, k: int, name: str, how: str, spec: Program, attached: str | None = None) -> None:
+        raise NotImplementedError
+
+    def shell_words(self, start: int, end: int, name: str, how: str) -> None:
+        raise NotImplementedError
+
+    def chooses(self, k: int, name: str, what: str, attached: str | None = None) -> None:
+        raise NotImplementedError
+
+    def environment(self, k: int, name: str, text: str | None) -> None:
+        raise NotImplementedError
+
+    def program(self, i: int, stop: int, via: str | None) -> None:
+        raise NotImplementedError
 
     def at_wrapper(self, line: _Line, j: int) -> int:
         spec, shape = line.spec, self.shapes[j]

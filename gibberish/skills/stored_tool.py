@@ -5,7 +5,7 @@ through a Python call; most processes never look at them (a listing of names, th
 a model request that reads the router's saved analysis and declares a handful of tools).
 The parse cache stores each tool's parameters as tuples of plain values instead, which
 unpickle without a Python call each, and a ``StoredTool`` makes the definitions the
-first time ``parameters`` is read (docs/adr/0052-stored-tool-parameters.md). It is equal to,
+first time ``parameters`` is read (docs/performance.md, "Tools in the parse cache keep their parameters as tuples"). It is equal to,
 and hashes like, the ``ToolDefinition`` a parse gives; ``dataclasses.replace`` on it
 works as on any tool.
 """
@@ -34,7 +34,7 @@ Raw = tuple[Any, ...]
 class StoredTool(ToolDefinition):
     __slots__ = ("_raw",)
 
-    @property  # type: ignore[override]
+    @property
     def parameters(self) -> tuple[ParameterDefinition, ...]:
         raw = getattr(self, "_raw", None)
         if raw is None:

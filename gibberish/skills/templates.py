@@ -293,13 +293,15 @@ def _walk(node: Any, source: str, out: list[_Problem]) -> None:
             if part.kind == "operator":
                 code = "E-SHELL-BACKGROUND" if part.op == "&" else "E-SHELL-LIST"
             if code is not None:
-                out.append(_structural(code, *part.pos, source))
+                start, end = part.pos
+                out.append(_structural(code, start, end, source))
             elif part.kind != "word":
                 _walk(part, source, out)
     elif kind == "compound":
         out.append(_compound(node, source))
     else:  # function, if, for, while, until, and anything newer
-        out.append(_structural("E-SHELL-COMPOUND", *node.pos, source))
+        start, end = node.pos
+        out.append(_structural("E-SHELL-COMPOUND", start, end, source))
 
 
 _PART_CODES: dict[str, dict[str, str]] = {

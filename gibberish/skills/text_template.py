@@ -1,6 +1,6 @@
 """A command template known by its text alone, its words parsed when first needed.
 
-The parse cache stores every template this way (docs/adr/0050-templates-kept-as-text.md):
+The parse cache stores every template this way (docs/performance.md, "The parse cache keeps command templates as text"):
 a warm load of 1,000 skills used to restore some 27,000 word, fragment and tuple objects
 for 5,000 templates, more than half of all it restored, though almost no template is
 looked at in a process (rendering a run, fingerprinting a skill). A template's words

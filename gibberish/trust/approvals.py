@@ -46,10 +46,11 @@ cannot be read counts as not given.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import hmac
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -196,7 +197,7 @@ class ApprovalStore:
             for name, entry in sorted(approvals.items())
         ]
 
-    def notices(self) -> list[str]:
+    def notices(self) -> builtins.list[str]:
         """One-time messages for the user; each is returned once (drain semantics)."""
         pending = self._notices.drain()
         extra = getattr(self._keys, "notices", None)
@@ -247,7 +248,7 @@ class ApprovalStore:
             raise _Unreadable(f"the approvals counter failed: {type(exc).__name__}") from None
 
     @contextlib.contextmanager
-    def _locked(self):
+    def _locked(self) -> Iterator[None]:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             with self._lock:
@@ -266,7 +267,7 @@ class ApprovalStore:
         except OSError as exc:
             raise _Unreadable(f"{self.path}: {_why(exc)}") from None
 
-    def _update(self, change) -> None:
+    def _update(self, change: Callable[[dict[str, Any]], bool]) -> None:
         key = self._key()
         try:
             with self._locked():

@@ -16,6 +16,7 @@ checks a model's arguments against it.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -55,6 +56,10 @@ HOME_PLACES = (
     ".var/app/org.chromium.Chromium",
     ".var/app/com.google.Chrome",
     ".var/app/com.brave.Browser",
+    ".codex/auth.json",
+    ".claude/.credentials.json",
+    ".gitconfig",
+    ".hgrc",
 )
 #: The system's own secrets (readable when gibberish runs as root).
 SYSTEM_PLACES = ("/etc/shadow", "/etc/gshadow", "/etc/ssl/private")
@@ -64,6 +69,11 @@ CREDENTIAL_NAMES = frozenset(
     {".ssh", ".gnupg", ".aws", ".azure", ".kube", ".netrc", ".git-credentials", ".pgpass"}
     | {".password-store", ".vault-token", ".pypirc", ".npmrc", "keyrings", "kwalletd"}
 )
+#: Version-control internals: a remote's address (``.git/config``), a credential store
+#: (``.git/credentials``, ``.hg/hgrc``'s ``[auth]``) may hold a token. A model-started
+#: run never reads inside these, wherever they are; they are not hidden from the run
+#: (its own ``git status`` needs them), only refused as arguments.
+VCS_NAMES = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul", ".fslckout"})
 #: Under the configuration folder (``~/.config`` or ``$XDG_CONFIG_HOME``).
 CONFIG_PLACES = (
     "gcloud",
@@ -77,6 +87,9 @@ CONFIG_PLACES = (
     "microsoft-edge",
     "vivaldi",
     "keybase",
+    "git/credentials",
+    "git/config",
+    "hg/hgrc",
 )
 #: Environment variables that move one of those places elsewhere.
 PLACE_VARS = (
@@ -107,6 +120,10 @@ KINDS = {
     ".password-store": "a password store",
     "keyrings": "the desktop keyring",
     ENV_FILE_PREFIX: "environment secrets",
+    ".git": "version-control settings (a remote's address may hold a token)",
+    ".hg": "version-control settings (a remote's address may hold a token)",
+    ".codex": "an agent's login",
+    ".claude": "an agent's login",
 }
 
 
@@ -169,6 +186,11 @@ def names_a_credential(path: str) -> bool:
     return env_file or any(part in CREDENTIAL_NAMES for part in parts)
 
 
+def names_vcs_internals(path: str) -> bool:
+    """``path`` is a version-control folder or inside one (``.git/config``, ``.hg/hgrc``)."""
+    return any(part in VCS_NAMES for part in path.split("/"))
+
+
 def env_files(folder: Path) -> list[Path]:
     """``.env`` and ``.env.*`` files directly in ``folder`` (a project's secrets)."""
     try:
@@ -178,18 +200,30 @@ def env_files(folder: Path) -> list[Path]:
     return [Path(e.path) for e in entries if names_a_credential(e.name)]
 
 
+@functools.lru_cache(maxsize=16)
+def _fixed_places(home: str, configs: tuple[str, ...], moved: tuple[str, ...]) -> tuple[str, ...]:
+    """The places that follow from the home and configuration folders and the variables
+    alone, as strings (built once per environment: a model-started run checks them all)."""
+    places = [os.path.join(home, rel) for rel in HOME_PLACES]
+    for config in configs:
+        places += [os.path.join(config, rel) for rel in CONFIG_PLACES]
+    return tuple(dict.fromkeys([*places, *moved, *SYSTEM_PLACES]))
+
+
+def _place_strings(env: Mapping[str, str], workdir: Path | None) -> list[str]:
+    home = _home(env)
+    configs = tuple(str(c) for c in _config_home(env, home))
+    moved = tuple(str(p) for p in _from_vars(env))
+    places = list(_fixed_places(str(home), configs, moved))
+    places += [str(p) for p in _ssh_host_keys() + _own_state()]
+    if workdir is not None:
+        places += [str(p) for p in env_files(workdir)]
+    return list(dict.fromkeys(places))
+
+
 def credential_places(env: Mapping[str, str], *, workdir: Path | None = None) -> list[Path]:
     """Every place credentials may be kept, absolute, whether or not it exists now."""
-    home = _home(env)
-    places = [home / rel for rel in HOME_PLACES]
-    for config in _config_home(env, home):
-        places += [config / rel for rel in CONFIG_PLACES]
-    places += _from_vars(env)
-    places += [Path(p) for p in SYSTEM_PLACES] + _ssh_host_keys()
-    places += _own_state()
-    if workdir is not None:
-        places += env_files(workdir)
-    return list(dict.fromkeys(places))
+    return [Path(p) for p in _place_strings(env, workdir)]
 
 
 def expand_declared(declared: Iterable[str], env: Mapping[str, str]) -> list[Path]:
@@ -214,11 +248,11 @@ def guarded_places(
     resolved once here, so a caller can compare many paths against them cheaply)."""
     allowed = [os.path.realpath(d) for d in expand_declared(declared, env)]
     out = []
-    for place in map(str, credential_places(env, workdir=workdir)):
+    for place in _place_strings(env, workdir):
         # A place that does not exist holds nothing to read; resolving links (a system
         # call per path component) is paid only for those that do.
         real = os.path.realpath(place) if os.path.lexists(place) else place
-        if not any(within(real, a) or within(place, a) for a in allowed):
+        if not allowed or not any(within(real, a) or within(place, a) for a in allowed):
             out.append((place, real))
     return out
 

@@ -52,6 +52,11 @@ class Decision:
     person_must_answer: bool = False
     """A run that would have run unasked asks because a model chose a path outside the
     project: a person answers it, a standing ``--yes`` does not."""
+    asks_again: str = ""
+    """When this skill will ask next time, in words (``trust.explain.asks_again``)."""
+    runs_once_trusted: bool = False
+    """A first run whose question "Trust this version" settles: trusted, this same kind
+    of run would go without asking (so a message may suggest trusting it)."""
 
     @property
     def runs(self) -> bool:
@@ -67,7 +72,7 @@ class Decision:
 
     @property
     def can_always_allow(self) -> bool:
-        """ "Always allow this skill" is offered only for first-run approvals."""
+        """ "Trust this version" is offered only for first-run approvals."""
         return self.asks and self.first_run
 
     @classmethod
@@ -86,5 +91,15 @@ class Decision:
         first_run: bool = False,
         changed_files: ChangedFiles | None = None,
         banner: str | None = None,
+        asks_again: str = "",
+        runs_once_trusted: bool = False,
     ) -> Decision:
-        return cls(DecisionKind.ASK, reason, first_run, changed_files, banner)
+        return cls(
+            DecisionKind.ASK,
+            reason,
+            first_run,
+            changed_files,
+            banner,
+            asks_again=asks_again,
+            runs_once_trusted=runs_once_trusted,
+        )

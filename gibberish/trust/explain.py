@@ -9,29 +9,68 @@ policy differently.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+import shlex
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from gibberish.paths import home_short
 from gibberish.skills.model import SkillDefinition, Trust
-from gibberish.trust.decision import Decision
-from gibberish.trust.fingerprint import OutsideProgram
+from gibberish.trust import approved_copies
+from gibberish.trust.decision import ChangedFiles, Decision
+from gibberish.trust.fingerprint import Fingerprint, OutsideProgram
+from gibberish.trust.provenance import is_imported, read_provenance
 
 
 def asks_again(skill: SkillDefinition, decision: Decision) -> str:
-    """When this skill will ask next time, in words ("" when the run is refused)."""
+    """When this skill will ask next time, in words ("" when the run is refused): the
+    sentence the decision table chose (``trust.policy``), or the model-read rule."""
     if decision.refused:
         return ""
-    if skill.trust is Trust.UNTRUSTED:
-        return "Imported skills ask before every run."
-    if skill.always_ask:
-        return "This skill asks before every run, as it requests, even once trusted."
-    if not skill.read_only:
-        return "This skill can change things, so it asks before every run, even once trusted."
     if decision.person_must_answer:
         return "A model's read outside the project is asked about every time."
-    return "Once trusted, it runs without asking until any of its files changes."
+    if decision.asks_again:
+        return decision.asks_again
+    if skill.always_ask:
+        return "This skill asks before every run, as it requests, even once trusted."
+    return "It runs without asking until any of its files changes."
+
+
+def came_from(skill: SkillDefinition) -> str:
+    """Where an installed skill came from ("" when it has no provenance file): its source
+    (without credentials), how it was fetched and when."""
+    origin = read_provenance(skill.directory)
+    if origin is None:
+        return (
+            "not known: the record of where this skill came from cannot be read"
+            if (skill.trust is Trust.UNTRUSTED and is_imported(skill.directory))
+            else ""
+        )
+    when = origin.imported_at.split("T", 1)[0]
+    return f"{origin.source} ({origin.kind}, installed {when})"
+
+
+def changed_diff(directory: Path, changed: ChangedFiles | None) -> str:
+    """The unified diff of what changed since the person trusted the skill, against the
+    copy kept at approval ("" when nothing changed or no copy was kept)."""
+    if not changed:
+        return ""
+    copy = approved_copies.approved(directory)
+    if copy is None:
+        return ""
+    return approved_copies.diff(
+        directory, [*changed.added, *changed.removed, *changed.modified], copy
+    )
+
+
+def covered_files(fp: Fingerprint) -> tuple[str, ...]:
+    """Every file the fingerprint covers, as a person reads it: the skill folder's own
+    files by their path inside it, then programs in the home folder (``~/bin/helper``)."""
+    inside = sorted(name for name in fp.files if not name.startswith("/"))
+    outside = sorted(home_short(Path(name)) for name in fp.files if name.startswith("/"))
+    return (*inside, *outside)
 
 
 def also_runs(programs: Iterable[OutsideProgram], tool: str) -> tuple[str, ...]:
@@ -77,3 +116,17 @@ def reaches(skill: SkillDefinition, decision: Decision) -> tuple[Reach, ...]:
         why = "the model chose it; outside the project"
         found.append(Reach("reads-outside", "Reads outside", tuple(decision.reads_outside), why))
     return tuple(found)
+
+
+def run_yourself(ref: str, arguments: Mapping[str, Any], cwd: Path) -> str:
+    """The ``gibberish run`` command that runs this same call as the person's own run,
+    quoted for a POSIX shell: the same tool, arguments and working folder, so a message
+    that suggests it suggests something that does what it says."""
+    words = ["gibberish", "run", ref]
+    if all(isinstance(v, str) for v in arguments.values()):
+        for name, value in arguments.items():
+            words += ["--arg", f"{name}={value}"]
+    elif arguments:
+        words += ["--args-json", json.dumps(dict(arguments), ensure_ascii=False)]
+    words += ["--cwd", str(cwd)]
+    return shlex.join(words)

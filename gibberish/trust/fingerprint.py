@@ -44,9 +44,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from gibberish.trust.decision import ChangedFiles
 from gibberish.trust.provenance import PROVENANCE_FILE
+
+if TYPE_CHECKING:
+    from gibberish.skills.model import CommandTemplate, SkillDefinition
 
 SKIPPED_TOP_DIRS = frozenset({".git"})
 """Folders skipped at the top of a skill folder only; deeper down they are fingerprinted."""
@@ -318,7 +322,7 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def _named_files(command, home: str) -> list[tuple[str, bool]]:
+def _named_files(command: CommandTemplate, home: str) -> list[tuple[str, bool]]:
     """``(word, is_program)``: the program, and literal arguments naming a path in home."""
     first = command.words[0]
     named = [(first.literal_text, True)] if first.is_literal else []
@@ -344,7 +348,7 @@ def _resolve_word(word: str, home: str, search: str) -> str | None:
 
 
 def outside_programs(
-    skill, *, search_path: str | None = None, home: Path | None = None
+    skill: SkillDefinition, *, search_path: str | None = None, home: Path | None = None
 ) -> tuple[OutsideProgram, ...]:
     """Every program a tool of ``skill`` runs from outside its folder, resolved now.
 
@@ -396,7 +400,7 @@ def with_programs(fp: Fingerprint, programs: tuple[OutsideProgram, ...]) -> Fing
 
 
 def skill_fingerprint(
-    skill, *, folder: Path | None = None, search_path: str | None = None
+    skill: SkillDefinition, *, folder: Path | None = None, search_path: str | None = None
 ) -> Fingerprint:
     """The fingerprint an approval is given to: the folder plus the home programs it runs.
 

@@ -9,9 +9,14 @@ fed, and whatever the tool prints goes back to it. So for a model-started run (M
 * an argument that names a credential place (:mod:`gibberish.trust.credentials`) the
   skill does not declare is **refused**, saying why — with or without the sandbox, and
   without one it is the only thing that stands in the way;
-* an argument that names a path outside the folder the run works in (the focused
-  project, else the home folder) and outside the skill's own folder **asks first**,
-  naming what will be read; ``--yes`` does not answer that question;
+* so does an argument inside a version-control folder (``.git/config``,
+  ``.hg/hgrc``: a remote's address may hold a token), wherever it is;
+* what a model-started run may read is a list, not a list of exceptions: its project
+  folder, the skill's own folder and the places the skill declares. An argument that
+  names any other path **asks first**, naming what will be read; ``--yes`` does not
+  answer that question. The home folder is never a project (nor is any folder above
+  it): an agent started in ``~`` has no project, so every path in the home folder the
+  skill did not declare asks;
 * the run's sandbox hides every undeclared credential place (empty folders and files),
   which also covers a tool that reaches them by itself (``grep -r`` over the home).
 
@@ -78,7 +83,15 @@ def _inside(path: str, folder: str, real: str) -> bool:
 
 def _named_credential(path: str, allowed: Sequence[str]) -> bool:
     declared = any(credentials.within(path, a) for a in allowed)
-    return not declared and credentials.names_a_credential(path)
+    named = credentials.names_a_credential(path) or credentials.names_vcs_internals(path)
+    return not declared and named
+
+
+def no_project(project: Path, home: Path) -> bool:
+    """The home folder, or a folder above it (``/``, ``/home``), is never a project."""
+    folder, real = str(project), os.path.realpath(project)
+    home_text, home_real = str(home), os.path.realpath(home)
+    return any(credentials.within(h, f) for h in (home_text, home_real) for f in (folder, real))
 
 
 def check_arguments(
@@ -88,16 +101,16 @@ def check_arguments(
     skill: SkillDefinition,
     guarded: Sequence[tuple[str, str]],
     home: Path,
-    project: Path,
+    project: Path | None,
 ) -> ModelReads:
     """Which of a model's argument values name a guarded credential place (``guarded``:
-    place and real path; or a path with a credential's name in it the skill does not
-    declare) or a path outside the working folder and the skill's folder."""
-    own = [(str(f), os.path.realpath(f)) for f in (project, skill.directory)]
-    allowed = [
-        os.path.realpath(d)
-        for d in credentials.expand_declared(skill.credentials, {"HOME": str(home)})
-    ]
+    place and real path; or a path with a credential's or version-control folder's name
+    in it the skill does not declare) or a path outside the project (None: there is
+    none), the skill's folder and the places it declares."""
+    declared = credentials.expand_declared(skill.credentials, {"HOME": str(home)})
+    allowed = [os.path.realpath(d) for d in declared]
+    folders = [skill.directory, *declared] + ([project] if project is not None else [])
+    own = [(str(f), os.path.realpath(f)) for f in folders]
     found_credentials: list[Path] = []
     outside: list[Path] = []
     for value in (s for v in arguments.values() for s in _strings(v)):
@@ -173,6 +186,7 @@ def limit_model_run(
     argv: Sequence[str] = (),
     project: Path | None = None,
     env: Mapping[str, str] | None = None,
+    confirmed: bool = False,
 ) -> tuple[Decision, tuple[str, ...]]:
     """The decision for a run ``origin`` started, and the places its sandbox hides.
 
@@ -180,7 +194,8 @@ def limit_model_run(
     template, ``cat ~/.aws/credentials``) that is an undeclared credential place is
     refused too — reading it needs ``credentials:`` — though only the model's values
     count as reads outside the ``project`` (default: ``workdir``, where relative values
-    are taken from)."""
+    are taken from). ``confirmed``: the person pressed Run on these values in the form
+    (its output goes to them), which answers the read-outside question, never a refusal."""
     if origin is RunOrigin.PERSON:
         return decision, ()
     env = os.environ if env is None else env
@@ -188,25 +203,42 @@ def limit_model_run(
     hidden = credentials.hidden_places(guarded)
     home = Path(env.get("HOME") or os.path.expanduser("~"))
     project = workdir if project is None else project
+    place: Path | None = None if no_project(project, home) else project
     reads = check_arguments(
-        arguments, workdir=workdir, skill=skill, guarded=guarded, home=home, project=project
+        arguments, workdir=workdir, skill=skill, guarded=guarded, home=home, project=place
     )
     words = {str(i): w for i, w in enumerate(_absolute_words(argv[1:]))}
     in_template = check_arguments(
-        words, workdir=workdir, skill=skill, guarded=guarded, home=home, project=project
+        words, workdir=workdir, skill=skill, guarded=guarded, home=home, project=place
     )
     found = tuple(dict.fromkeys(reads.credentials + in_template.credentials))
     if found:
         return Decision.refuse(refusal(ref, skill, found, sandboxed=sandboxed)), hidden
-    if not reads.outside or decision.refused:
+    if not reads.outside or decision.refused or confirmed:
         return decision, hidden
+    return _asked_about_reads(decision, ref, reads.outside, project, place is not None), hidden
+
+
+def _asked_about_reads(
+    decision: Decision, ref: str, found: tuple[Path, ...], project: Path, is_project: bool
+) -> Decision:
+    """The decision once it asks, and a person must answer, about reads outside the
+    project (``found``)."""
+    where = (
+        f"outside {project}"
+        if is_project
+        else f"with no project open ({project} is the home folder or above it, never a project)"
+    )
     question = (
-        f"A model (or what was heard) asks {ref} to read {_shown(reads.outside)}, outside "
-        f"{project}; "
+        f"A model (or what was heard) asks {ref} to read {_shown(found)}, {where}; "
         "gibberish asks before a model reads outside the project."
     )
-    outside = tuple(str(p) for p in reads.outside)
+    outside = tuple(str(p) for p in found)
     if decision.runs:  # a read that would have run unasked: a person must answer
-        asked = replace(Decision.ask(question), reads_outside=outside, person_must_answer=True)
-        return asked, hidden
-    return replace(decision, reason=f"{question} {decision.reason}", reads_outside=outside), hidden
+        return replace(Decision.ask(question), reads_outside=outside, person_must_answer=True)
+    return replace(
+        decision,
+        reason=f"{question} {decision.reason}",
+        reads_outside=outside,
+        person_must_answer=True,
+    )

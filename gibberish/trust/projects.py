@@ -4,7 +4,7 @@ A folder with a ``gibberish.toml`` may be a repository someone else wrote and th
 just cloned. Until they trust that folder, its ``.gibberish/skills`` load as
 **untrusted** (every run asks, with the warning banner, and never "Trust this version")
 and never hide a bundled or user skill of the same name; the library says which one
-was kept (docs/trust.md, "Project folders"). This follows Gemini CLI's trusted folders.
+was kept (docs/security.md, "Project folders"). This follows Gemini CLI's trusted folders.
 
 The list lives in ``$XDG_DATA_HOME/gibberish/trusted-projects.json`` (mode 0600), keyed
 by the folder's real path, so a link to a project is the same project and a moved or

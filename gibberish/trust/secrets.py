@@ -13,7 +13,10 @@ to bundled and user skills of that name, never to an untrusted (imported) one. P
 plain name to :meth:`SecretStore.set` stores such an unbound secret.
 
 :meth:`SecretStore.plaintext_warning` says when the keyring backend keeps values in a
-plain file (``keyrings.alt``'s ``PlaintextKeyring``, for one), so the CLI can warn.
+plain file (``keyrings.alt``'s ``PlaintextKeyring``, for one), so the CLI can warn;
+:meth:`SecretStore.storage_warning` also says when it keeps nothing at all (``keyring``'s
+null backend, a locked or missing one), and ``set`` reads every value back, so a secret
+that was not kept is never reported as stored.
 
 No value ever appears in a repr, a log line or an exception message: errors name the
 skill and the secret, the mapping ``resolve`` returns prints ``'***'`` for every value,
@@ -22,10 +25,14 @@ and keyring errors are re-raised without their cause (whose text could echo a va
 
 from __future__ import annotations
 
+import builtins
+import contextlib
 import hashlib
 import json
 import os
 import re
+import secrets as secrets_module
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -112,10 +119,17 @@ class SecretStore:
         _check(skill, name)
         if not isinstance(value, str) or value == "":
             raise SecretStoreError(f"An empty value for {name} of {skill} was not stored.")
+        user = _username(skill, name)
         try:
-            self._keyring().set_password(SERVICE, _username(skill, name), value)
+            backend = self._keyring()
+            backend.set_password(SERVICE, user, value)
         except Exception as exc:
             raise SecretStoreError(_keyring_failure("store", skill, name, exc, value)) from None
+        if not _keeps(backend, user, value):
+            raise SecretStoreError(
+                f"{name} for {skill} was not stored: the keyring backend "
+                f"{_backend_name(backend)} did not keep it. {KEEP_ADVICE}"
+            )
         self._update_index(skill, lambda names: names | {name})
 
     def get(self, skill: SkillRef, name: str) -> str | None:
@@ -181,6 +195,33 @@ class SecretStore:
             raise MissingSecretError(skill.name, tuple(missing), _missing_message(skill, missing))
         return values
 
+    def storage_warning(self) -> str | None:
+        """A sentence when secrets set now would not be kept, or kept in plain text; None
+        when the keyring keeps them. Writes, reads back and deletes one probe value, as
+        only a round trip shows a backend that accepts values and keeps nothing."""
+        try:
+            backend = self._keyring()
+        except Exception as exc:
+            return f"Secrets cannot be kept: no keyring can be used ({type(exc).__name__}). {KEEP_ADVICE}"
+        probe = f"probe-{secrets_module.token_hex(8)}"
+        try:
+            backend.set_password(SERVICE, PROBE_USER, probe)
+            kept = _keeps(backend, PROBE_USER, probe)
+        except Exception as exc:
+            return (
+                f"Secrets cannot be kept: the keyring backend {_backend_name(backend)} "
+                f"refused a value ({type(exc).__name__}). {KEEP_ADVICE}"
+            )
+        finally:
+            with contextlib.suppress(Exception):
+                backend.delete_password(SERVICE, PROBE_USER)
+        if not kept:
+            return (
+                f"Secrets are not kept: the keyring backend {_backend_name(backend)} stores "
+                f"nothing, so a secret you set is lost at once. {KEEP_ADVICE}"
+            )
+        return self.plaintext_warning()
+
     def plaintext_warning(self) -> str | None:
         """A sentence when the keyring backend stores values unencrypted; None otherwise."""
         try:
@@ -221,7 +262,9 @@ class SecretStore:
             if isinstance(k, str) and isinstance(v, list)
         }
 
-    def _update_index(self, skill: str, change) -> None:
+    def _update_index(
+        self, skill: str, change: Callable[[builtins.set[str]], builtins.set[str]]
+    ) -> None:
         try:
             self.index_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             with self._lock:
@@ -238,6 +281,28 @@ class SecretStore:
                 f"The list of secret names in {self.index_path} could not be updated "
                 f"({type(exc).__name__})."
             ) from None
+
+
+KEEP_ADVICE = (
+    "Use a system keyring (GNOME Keyring, KWallet, macOS Keychain, unlocked), or name one "
+    "that keeps values in PYTHON_KEYRING_BACKEND."
+)
+PROBE_USER = "gibberish-storage-check"
+"""The keyring entry ``storage_warning`` writes, reads back and deletes."""
+
+
+def _keeps(backend: keyring.backend.KeyringBackend, user: str, value: str) -> bool:
+    """Whether ``backend`` gives ``value`` back for ``user`` (a backend that stores nothing
+    accepts it and returns None)."""
+    try:
+        return backend.get_password(SERVICE, user) == value
+    except Exception:
+        return False
+
+
+def _backend_name(backend: keyring.backend.KeyringBackend) -> str:
+    kind = type(backend)
+    return f"{kind.__module__}.{kind.__name__}"
 
 
 def _may_use_unbound(skill: SkillDefinition) -> bool:

@@ -93,6 +93,7 @@ class Controller(QObject):
             parent=self,
         )
         self.text.launch_requested.connect(self._launch_requested)
+        self.text.tool_picked.connect(self._tool_picked)
         self.text.settings_requested.connect(self.open_settings)
         self.text.notice.connect(self.notify)
         self.dialogs = Dialogs(self)
@@ -198,6 +199,10 @@ class Controller(QObject):
         """*Install skill…*, or a folder, archive or URL dropped on the launcher."""
         self.installing.install_skill(source)
 
+    @guard
+    def export_plugin(self) -> None:
+        self.dialogs.open_export(self.engine, self.seams.open_url)
+
     def trust_project(self, project: Path, names: list[str]) -> None:
         self.installing.trust_project(project, names)
 
@@ -277,6 +282,10 @@ class Controller(QObject):
         if launched.prepared is None:
             return None
         return self.runs.start(launched.prepared, confirmed=launched.confirmed)
+
+    def _tool_picked(self, ref: str) -> None:
+        """A tool the person picked in the command bar: their own run, as a menu click."""
+        self.launch(ref)
 
     def _launch_requested(self, ref: str, arguments: Any, note: str, missing: tuple) -> None:
         from gibberish.trust.model_reads import RunOrigin  # the router picked it

@@ -21,11 +21,12 @@ class DesktopCheck(QObject):
         super().__init__(controller)
         self._controller = controller
         self.found.connect(self._tell)
-        self.thread: threading.Thread | None = None
+        self.worker: threading.Thread | None = None
+        """The check's thread, once started (not ``thread``: that is ``QObject.thread()``)."""
 
     def start(self) -> None:
-        self.thread = threading.Thread(target=self._check, name="desktop-check", daemon=True)
-        self.thread.start()
+        self.worker = threading.Thread(target=self._check, name="desktop-check", daemon=True)
+        self.worker.start()
 
     def _check(self) -> None:
         from gibberish.desktop.detect import focus_backend, focus_capability, identify

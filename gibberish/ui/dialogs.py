@@ -16,12 +16,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from PySide6.QtWidgets import QMessageBox, QWidget
+    from PySide6.QtWidgets import QDialog, QMessageBox, QWidget
 
     from gibberish.app import Engine
     from gibberish.export.sync_offer import SyncOffer
     from gibberish.install.transaction import Installer
     from gibberish.skills.model import SkillDefinition
+    from gibberish.ui.export.dialog import ExportDialog
     from gibberish.ui.install.dialog import InstallDialog
     from gibberish.ui.install.sync_offer_dialog import SyncOfferDialog
 
@@ -57,6 +58,7 @@ class Dialogs(QObject):
         from gibberish.ui.problem_dialog import ProblemDialog
         from gibberish.ui.widgets import plain_box
 
+        box: QDialog
         if skill is None:
             box = plain_box("warning", f"Problem in {name} — gibberish", f"“{name}” is gone.")
             box.setObjectName("problem-dialog")
@@ -123,6 +125,16 @@ class Dialogs(QObject):
 
         dialog = InstallDialog(installer, source)
         self.keep("install", dialog)
+        dialog.open()
+        return dialog
+
+    def open_export(self, engine: Engine, open_url: Callable[..., object]) -> ExportDialog:
+        """*Export as a plugin…*: the Engine's skills, by the rule ``plugin build`` uses."""
+        from gibberish.export.plugin import choices
+        from gibberish.ui.export.dialog import ExportDialog
+
+        dialog = ExportDialog(choices(engine.library.skills()), open_url=open_url)
+        self.keep("export", dialog)
         dialog.open()
         return dialog
 

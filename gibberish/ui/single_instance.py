@@ -118,6 +118,7 @@ def start_lock(path: str, wait: float = LOCK_WAIT) -> Iterator[bool]:
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
     try:
         deadline = time.monotonic() + wait
+        locked = False
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -125,7 +126,6 @@ def start_lock(path: str, wait: float = LOCK_WAIT) -> Iterator[bool]:
                 if time.monotonic() < deadline:
                     time.sleep(0.01)  # the other start holds it for milliseconds
                     continue
-                locked = False
             else:
                 locked = True
             break
@@ -219,13 +219,13 @@ class SingleInstance(QObject):
 
     def listen(self) -> bool:
         """Listen on the socket, replacing a stale one (call only after ``forward`` failed)."""
-        from PySide6.QtNetwork import QLocalServer, QLocalSocket
+        from PySide6.QtNetwork import QAbstractSocket, QLocalServer
 
         self.removed_stale = os.path.exists(self.name)
         server = QLocalServer(self)
         server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
         if not server.listen(self.name):
-            if server.serverError() == QLocalSocket.LocalSocketError.AddressInUseError or (
+            if server.serverError() == QAbstractSocket.SocketError.AddressInUseError or (
                 os.path.exists(self.name)
             ):
                 # Nobody answered on it (forward() failed): a crashed instance's leftover.

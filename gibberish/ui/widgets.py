@@ -9,7 +9,15 @@ palette's placeholder colour, so a dark theme gets dark banners.
 from __future__ import annotations
 
 from PySide6.QtCore import QMimeData, QSize, Qt
-from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics, QPalette, QResizeEvent, QTextOption
+from PySide6.QtGui import (
+    QFont,
+    QFontDatabase,
+    QFontMetrics,
+    QPalette,
+    QResizeEvent,
+    QSyntaxHighlighter,
+    QTextOption,
+)
 from PySide6.QtWidgets import QFrame, QLabel, QMessageBox, QPlainTextEdit, QSizePolicy, QWidget
 
 from gibberish.ui import theme
@@ -210,6 +218,8 @@ class CodeBox(QPlainTextEdit):
     ) -> None:
         super().__init__(parent)
         self.max_lines = max_lines
+        self.highlighter: QSyntaxHighlighter | None = None
+        """Colours the text when set; kept here so it lives as long as the box."""
         self.setReadOnly(True)
         self.setFont(mono_font())
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)

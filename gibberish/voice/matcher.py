@@ -63,10 +63,10 @@ def _match_slot(
                     return found
         return None
     if slot.kind in (SlotKind.CHOICE, SlotKind.FLAG):
-        for words, value in slot.choices:
+        for words, choice in slot.choices:
             end = _take(words, tokens, j)
             if end is not None:
-                said = True if slot.kind is SlotKind.FLAG else value
+                said = True if slot.kind is SlotKind.FLAG else choice
                 found = _match(w, i + 1, end, {**args, slot.param: said})
                 if found is not None:
                     return found

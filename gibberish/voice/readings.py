@@ -31,7 +31,7 @@ def number_readings(text: str, limit: int = NEIGHBOURS) -> list[str]:
             i += 1
             continue
         value = parse_number(words[i : i + run])
-        for other in nearest_values(value, limit):  # type: ignore[arg-type]
+        for other in nearest_values(value, limit) if value is not None else ():
             readings.append(" ".join([*words[:i], spoken_number(other), *words[i + run :]]))
         i += run
     return readings

@@ -259,8 +259,8 @@ class WhisperRecognizer:
         speech = len(samples) / SAMPLE_RATE
         if speech > FULL_WINDOW:
             return self._transcribe_long(samples)
-        full = self._padding is None
-        window = FULL_WINDOW if full else window_seconds(speech, self._padding)
+        padding = self._padding
+        window = FULL_WINDOW if padding is None else window_seconds(speech, padding)
         began = time.perf_counter()
         encoded, encoded_window = self._states(samples, window)
         encoded_at = time.perf_counter()

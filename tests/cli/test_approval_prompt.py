@@ -53,8 +53,8 @@ def test_an_unclear_answer_is_asked_again_then_declined(write_skill, invoke, ter
 
 
 def test_a_confirmation_uses_the_same_words(write_skill, invoke, terminal) -> None:
-    write_skill("echoer")
-    assert invoke("approvals", "approve", "echoer").exit_code == 0  # not read_only: confirms
+    write_skill("echoer", extra="always_ask: true\n")
+    assert invoke("approvals", "approve", "echoer", "--yes").exit_code == 0  # still confirms
     result = invoke("run", "echoer.say", "--arg", "words=hi", input="yes\n")
     assert result.exit_code == 0 and "Run it? [y/N]" in result.output
     always = invoke("run", "echoer.say", "--arg", "words=hi", input="a\n")
@@ -66,7 +66,7 @@ def test_run_yes_on_an_imported_skill_still_shows_its_warning(write_skill, invok
     (folder / ".gibberish-source.json").write_text("{}")
     result = invoke("run", "imported.say", "--arg", "words=hi", "--yes")
     assert result.exit_code == 0, result.output
-    assert "WARNING: This skill was imported from outside gibberish" in result.output
+    assert "WARNING: This skill was installed from outside gibberish" in result.output
 
 
 def test_ask_yes_never_runs_an_imported_skill(write_skill, invoke, model_server) -> None:

@@ -100,7 +100,10 @@ def test_ask_dry_run_turns_a_reply_into_a_validated_call(
     assert request.path == "/api/generate" and request.body["raw"] is True
 
 
-def test_ask_goes_through_the_decision_table(write_skill, invoke, model_server, tmp_path) -> None:
+def test_ask_goes_through_the_decision_table(
+    write_skill, invoke, model_server, tmp_path, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the agent's project holds the file it is asked to make
     write_skill("maker", tools=TOUCH_TOOL)
     target = tmp_path / "made.txt"
     reply = CALL.format(name="touch_file", args=f"path:<escape>{target}<escape>")
@@ -113,7 +116,7 @@ def test_ask_goes_through_the_decision_table(write_skill, invoke, model_server, 
     still = invoke("ask", "create made.txt", "--endpoint", model_server.url, "--yes")
     assert still.exit_code == 1 and "never approved" in still.output
     assert not target.exists()
-    assert invoke("approvals", "approve", "maker").exit_code == 0
+    assert invoke("approvals", "approve", "maker", "--yes").exit_code == 0
     model_server.queue(Text(reply))
     ran = invoke("ask", "create made.txt", "--endpoint", model_server.url, "--yes")
     assert ran.exit_code == 0, ran.output
@@ -180,7 +183,9 @@ def test_ask_runs_every_one_of_four_parallel_calls(write_skill, invoke, model_se
     from tests.assistant.fakeserver import Calls
 
     write_skill("echoer")
-    assert invoke("approvals", "approve", "echoer").exit_code == 0  # --yes runs approved skills
+    assert (
+        invoke("approvals", "approve", "echoer", "--yes").exit_code == 0
+    )  # --yes runs approved skills
     words = ["one", "two", "three", "four"]
     model_server.queue(Calls([("say", {"words": w}) for w in words]))
     result = invoke("ask", "say it", "--endpoint", model_server.url, "--api", "ollama-chat", "-y")
@@ -196,7 +201,7 @@ def test_ask_skips_a_call_it_cannot_run_and_says_why(write_skill, invoke, model_
     from tests.assistant.fakeserver import Calls
 
     write_skill("counter", tools=COUNT_TOOL)
-    assert invoke("approvals", "approve", "counter").exit_code == 0
+    assert invoke("approvals", "approve", "counter", "--yes").exit_code == 0
     model_server.queue(
         Calls([("repeat", {"times": 2_000_000_000_000_000}), ("repeat", {"times": 3})])
     )
@@ -220,7 +225,7 @@ def test_ask_runs_where_run_would_from_the_callers_folder(
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     write_skill("counter", tools=COUNT_TOOL)
-    assert invoke("approvals", "approve", "counter").exit_code == 0
+    assert invoke("approvals", "approve", "counter", "--yes").exit_code == 0
     repo = tmp_path / "work" / "repo"
     (repo / "sub").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(repo)], check=True)

@@ -36,7 +36,7 @@ def test_without_the_sandbox_model_credentials_rest_on_the_argument_check(fresh)
 def test_with_the_sandbox_both_are_enforced(fresh) -> None:
     found = checks()
     assert found["model credentials"]["ok"] is True
-    assert found["offline sockets"]["ok"] is (seccomp.unix_socket_filter() is not None)
+    assert found["offline sockets"]["ok"] is (seccomp.offline_filter() is not None)
 
 
 @pytest.mark.skipif(not sandbox.status().active, reason="no working bubblewrap here")

@@ -46,7 +46,7 @@ def test_a_script_tool_runs_from_a_relative_skills_dir(tmp_path: Path) -> None:
     common = [sys.executable, "-m", "gibberish", *only_spec2]
 
     approved = subprocess.run(
-        [*common, "approvals", "approve", "hello"],
+        [*common, "approvals", "approve", "hello", "--yes"],
         cwd=work, capture_output=True, text=True, timeout=60, env=os.environ.copy(),
     )  # fmt: skip
     assert approved.returncode == 0, approved.stderr

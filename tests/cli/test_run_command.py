@@ -90,7 +90,7 @@ def test_always_allow_on_a_terminal_then_runs_without_asking(
     monkeypatch.setattr(run_module, "stdin_is_tty", lambda: True)
     first = invoke("run", "echoer.say", "--arg", "words=one", input="a\n")
     assert first.exit_code == 0, first.output
-    assert "Run it? [y]es once / [a]lways allow this skill / [N]o" in first.output
+    assert "Run it? [y]es once / [a]lways: trust this version / [N]o" in first.output
     assert '"argv"' not in first.output  # the argv is shown as the facts, not as a key
     assert '["echo", "one"]' in first.output
     monkeypatch.setattr(run_module, "stdin_is_tty", lambda: False)
@@ -107,25 +107,36 @@ def test_always_allow_on_a_terminal_then_runs_without_asking(
     assert "declined" in third.output
 
 
-def test_without_a_sandbox_an_allowed_read_only_tool_asks_every_time_and_says_why(
-    write_skill, invoke, monkeypatch, no_sandbox
+def test_without_a_sandbox_a_trusted_read_only_tool_asks_a_model_every_time_not_you(
+    write_skill, invoke, monkeypatch, no_sandbox, tmp_path
 ) -> None:
-    write_skill("echoer", extra="read_only: true\n")
+    """Unsandboxed, ``read_only`` is only the author's word: it earns a model's run
+    nothing (asks every time, saying why), while your own run of the version you trusted
+    does not rest on it and runs."""
+    from gibberish.app import Engine, EngineOptions
+    from gibberish.trust.model_reads import RunOrigin
+
+    folder = write_skill("echoer", extra="read_only: true\n")
     monkeypatch.setattr(run_module, "stdin_is_tty", lambda: True)
     first = invoke("run", "echoer.say", "--arg", "words=one", input="a\n")
     assert first.exit_code == 0, first.output
-    assert "[a]lways allow this skill" in first.output
-    for words in ("two", "three"):
-        again = invoke("run", "echoer.say", "--arg", f"words={words}", input="y\n")
-        assert again.exit_code == 0, again.output
-        assert "without a sandbox (bubblewrap)" in again.output
-        assert "[a]lways" not in again.output  # allowing again would change nothing
-        assert envelope(again.output)["output"] == f"{words}\n"
+    assert "[a]lways: trust this version" in first.output
     monkeypatch.setattr(run_module, "stdin_is_tty", lambda: False)
-    unattended = invoke("run", "echoer.say", "--arg", "words=four")
-    assert unattended.exit_code == 1
-    assert "without a sandbox" in envelope(unattended.output)["error"]
-    assert "--yes" in unattended.output
+    for words in ("two", "three"):
+        again = invoke("run", "echoer.say", "--arg", f"words={words}")
+        assert again.exit_code == 0, again.output
+        assert envelope(again.output)["output"] == f"{words}\n"
+    engine = Engine(
+        EngineOptions(extra_skills_dirs=(folder.parent,), include_user=False, include_bundled=False)
+    )
+    project = tmp_path / "project"  # a model's run from a project (home is never one)
+    project.mkdir()
+    by_model = engine.runs.prepare(
+        "echoer.say", {"words": "four"}, cwd=project, origin=RunOrigin.MODEL
+    )
+    assert by_model.decision.asks and not by_model.decision.first_run
+    assert "without a sandbox (bubblewrap)" in by_model.decision.reason
+    assert "asks every time" in by_model.asks_again
 
 
 def test_declining_on_a_terminal_runs_nothing(write_skill, invoke, monkeypatch, tmp_path) -> None:

@@ -41,7 +41,7 @@ def test_tool_output_in_the_envelope_is_escaped_and_still_means_the_same(
     write_skill, invoke
 ) -> None:
     write_skill("noisy", tools=PRINTF_TOOL, extra="read_only: true\n")
-    invoke("approvals", "approve", "noisy")
+    invoke("approvals", "approve", "noisy", "--yes")
     for flags in ((), ("--json",)):
         result = invoke("run", "noisy.shout", *flags, *confirm_flags())
         assert result.exit_code == 0, result.output

@@ -25,9 +25,9 @@ def test_approvals_approve_list_revoke_and_reset(write_skill, invoke) -> None:
     write_skill("echoer")
     write_skill("other")
     assert "No approvals yet" in invoke("approvals", "list").output
-    approved = invoke("approvals", "approve", "echoer")
-    assert approved.exit_code == 0 and approved.output.startswith("Approved echoer (")
-    assert invoke("approvals", "approve", "other").exit_code == 0
+    approved = invoke("approvals", "approve", "echoer", "--yes")
+    assert approved.exit_code == 0 and approved.stdout.startswith("Approved echoer (")
+    assert invoke("approvals", "approve", "other", "--yes").exit_code == 0
     listed = invoke("approvals", "list").output
     assert "echoer" in listed and "other" in listed and "approved" in listed
     data = json.loads(invoke("approvals", "list", "--json").stdout)
@@ -48,8 +48,8 @@ def test_approvals_approve_list_revoke_and_reset(write_skill, invoke) -> None:
 def test_approvals_list_says_when_a_skill_changed_or_is_gone(write_skill, invoke) -> None:
     folder = write_skill("echoer")
     gone = write_skill("gone")
-    invoke("approvals", "approve", "echoer")
-    invoke("approvals", "approve", "gone")
+    invoke("approvals", "approve", "echoer", "--yes")
+    invoke("approvals", "approve", "gone", "--yes")
     (folder / "notes.txt").write_text("new file\n")
     (gone / "SKILL.md").unlink()
     gone.rmdir()
@@ -62,7 +62,7 @@ def test_approvals_list_says_when_a_skill_changed_or_is_gone(write_skill, invoke
 
 def test_approving_an_unknown_skill_is_a_clear_error(write_skill, invoke) -> None:
     write_skill("echoer")
-    result = invoke("approvals", "approve", "nope")
+    result = invoke("approvals", "approve", "nope", "--yes")
     assert result.exit_code == 1 and "No skill named 'nope'" in result.output
     assert "Traceback" not in result.output
 

@@ -174,6 +174,15 @@ def gib() -> Callable[..., Result]:
 
 
 @pytest.fixture
+def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``install``, ``update`` and ``uninstall`` ask as if a person were at a terminal
+    (without one they never ask: they refuse and name the flag)."""
+    from gibberish.cli import install as install_cli
+
+    monkeypatch.setattr(install_cli, "_interactive", lambda: True)
+
+
+@pytest.fixture
 def user_skills() -> Path:
     return paths.user_skills_dir()
 

@@ -91,6 +91,7 @@ def test_open_reads_a_file_and_refuses_paths_outside(skill: Path, tmp_path: Path
         with pytest.raises(DisclosureError) as caught:
             disclosure.open_file(skill, path)
         assert caught.value.code == "E012", path
+    os.unlink(skill / "link.txt")  # while it is there, the skill's files cannot be listed
     with pytest.raises(DisclosureError) as missing:
         disclosure.open_file(skill, "nope.md")
     assert missing.value.code == "E021"
@@ -151,3 +152,50 @@ def test_open_describes_binary_files_and_cuts_large_ones(skill: Path) -> None:
     (skill / "latin1.md").write_bytes(b"# Caf\xe9\n")
     assert disclosure.open_file(skill, "latin1.md") == "# Caf\ufffd\n"
     assert [h.title for h in disclosure.outline(skill) if h.file == "latin1.md"] == ["Caf\ufffd"]
+
+
+# -- skills_open serves exactly what skills_sources lists (issue 37) --------------------
+
+TOKEN_CONFIG = (
+    '[remote "origin"]\n\turl = https://x-access-token:ghp_SECRET0123456789@github.com/o/r\n'
+)
+
+
+@pytest.fixture
+def with_git_config(skill: Path) -> Path:
+    (skill / ".git" / "config").write_text(TOKEN_CONFIG, encoding="utf-8")
+    (skill / ".hg").mkdir()
+    (skill / ".hg" / "hgrc").write_text("[paths]\ndefault = https://u:pw@h/r\n", encoding="utf-8")
+    (skill / "references" / ".private").mkdir()
+    (skill / "references" / ".private" / "notes.md").write_text("# hidden\n", encoding="utf-8")
+    os.symlink("../SKILL.md", skill / "references" / "again.md")  # a link inside the folder
+    return skill
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".git/config",
+        "./.git/config",
+        ".git//config",
+        "references/../.git/config",
+        ".git/HEAD",
+        ".hg/hgrc",
+        "references/.private/notes.md",
+        "references/again.md",
+        "references",
+        ".",
+    ],
+)
+def test_open_refuses_what_sources_does_not_list(with_git_config: Path, path: str) -> None:
+    listed = {f.path for f in disclosure.sources(with_git_config)}
+    assert os.path.normpath(path) not in listed
+    with pytest.raises(DisclosureError) as caught:
+        disclosure.open_file(with_git_config, path)
+    assert "ghp_SECRET" not in str(caught.value)
+
+
+def test_open_serves_every_file_sources_lists(with_git_config: Path) -> None:
+    for item in disclosure.sources(with_git_config):
+        assert isinstance(disclosure.open_file(with_git_config, item.path), str)
+    assert "Call it twice" in disclosure.open_file(with_git_config, "./references/api.md")

@@ -75,8 +75,11 @@ def art_zip(names: list[str] | None = None) -> bytes:
 def web():  # type: ignore[no-untyped-def]
     installed = [parse_skill_file(BUNDLED_SKILLS / "notes" / "SKILL.md")]
     app = create_app(lambda: installed, max_upload=64 * 1024)
-    person = TestClient(app, base_url="http://127.0.0.1:8765")
-    person.get(f"/?token={app.state.token}")
+    person = TestClient(
+        app,
+        base_url="http://127.0.0.1:8765",
+        headers={"Authorization": f"Bearer {app.state.token}"},
+    )
     return app, person
 
 

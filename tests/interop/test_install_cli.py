@@ -30,7 +30,7 @@ def _tree(root: Path) -> dict[str, bytes]:
     return files_under(root) if root.exists() else {}
 
 
-def test_folder_of_skills_offers_a_checklist(tmp_path, gib, user_skills) -> None:
+def test_folder_of_skills_offers_a_checklist(tmp_path, gib, user_skills, terminal) -> None:
     for name in ("alpha", "beta", "gamma"):
         write_skill(tmp_path / "src", name)
     result = gib("install", str(tmp_path / "src"), input="1,gamma\ny\n")
@@ -44,7 +44,7 @@ def test_folder_of_skills_offers_a_checklist(tmp_path, gib, user_skills) -> None
     assert record["installed_by"] == "user" and record["installed_at"] and record["fingerprint"]
 
 
-def test_saying_no_installs_nothing(tmp_path, gib, user_skills, state_file) -> None:
+def test_saying_no_installs_nothing(tmp_path, gib, user_skills, state_file, terminal) -> None:
     write_skill(tmp_path / "src", "alpha")
     result = gib("install", str(tmp_path / "src" / "alpha"), input="n\n")
     assert "Nothing installed" in result.output
@@ -131,7 +131,9 @@ def test_a_hostile_archive_is_refused_through_the_cli(tmp_path, gib, user_skills
     assert not user_skills.exists() or list(user_skills.iterdir()) == []
 
 
-def test_overwriting_your_own_skill_asks_and_no_keeps_it(tmp_path, gib, user_skills) -> None:
+def test_overwriting_your_own_skill_asks_and_no_keeps_it(
+    tmp_path, gib, user_skills, terminal
+) -> None:
     mine = write_skill(user_skills, "alpha", command="echo mine")
     write_skill(tmp_path / "src", "alpha", command="echo theirs")
     result = gib("install", str(tmp_path / "src" / "alpha"), "--yes", input="n\n")
@@ -144,7 +146,9 @@ def test_overwriting_your_own_skill_asks_and_no_keeps_it(tmp_path, gib, user_ski
     assert "echo theirs" in (mine / "SKILL.md").read_text()
 
 
-def test_a_bundled_name_asks_before_hiding_the_bundled_skill(tmp_path, gib, user_skills) -> None:
+def test_a_bundled_name_asks_before_hiding_the_bundled_skill(
+    tmp_path, gib, user_skills, terminal
+) -> None:
     write_skill(tmp_path / "src", "git", command="echo not-the-real-git")
     result = gib("install", str(tmp_path / "src" / "git"), "--yes", input="n\n")
     assert "would hide the bundled skill" in result.output and result.exit_code == 1
@@ -222,7 +226,7 @@ def test_malformed_dependencies_are_refused(tmp_path, gib, user_skills) -> None:
 
 
 def test_uninstall_refuses_while_needed_and_offers_orphans(
-    tmp_path, gib, user_skills, state_file
+    tmp_path, gib, user_skills, state_file, terminal
 ) -> None:
     deps = "dependencies:\n  skills:\n    - ../{0}\n"
     write_skill(tmp_path / "src", "app", extra=deps.format("lib"))
@@ -242,7 +246,7 @@ def test_uninstall_refuses_while_needed_and_offers_orphans(
     assert json.loads(state_file.read_text())["skills"] == {}
 
 
-def test_uninstall_force_and_keeping_orphans(tmp_path, gib, user_skills) -> None:
+def test_uninstall_force_and_keeping_orphans(tmp_path, gib, user_skills, terminal) -> None:
     write_skill(tmp_path / "src", "app", extra="dependencies:\n  skills:\n    - ../lib\n")
     write_skill(tmp_path / "src", "lib")
     assert gib("install", str(tmp_path / "src" / "app"), "--yes").exit_code == 0

@@ -22,7 +22,9 @@ def _everything(root: Path) -> dict[str, bytes]:
     }
 
 
-def test_update_shows_changes_and_needs_approval_again(tmp_path, gib, user_skills) -> None:
+def test_update_shows_changes_and_needs_approval_again(
+    tmp_path, gib, user_skills, terminal
+) -> None:
     repo = git_repo(tmp_path / "repo", {"pdf/SKILL.md": skill_text("pdf", command="echo v1")})
     assert gib("install", f"file://{repo}#main:pdf", "--yes").exit_code == 0
     engine = Engine(EngineOptions(include_bundled=False))

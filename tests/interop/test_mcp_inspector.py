@@ -66,7 +66,11 @@ def test_inspector_lists_tools_calls_read_only_and_is_refused_approval(
     tools = {
         t["name"]: t for t in inspect(inspector, skills_dir, "--method", "tools/list")["tools"]
     }
-    assert tools["say"]["annotations"] == {"readOnlyHint": True, "openWorldHint": False}
+    assert tools["say"]["annotations"] == {
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "openWorldHint": False,
+    }
     assert tools["say"]["inputSchema"]["required"] == ["words"]
     assert "skills_search" in tools
 

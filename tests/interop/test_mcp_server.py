@@ -140,7 +140,10 @@ def test_a_call_that_needs_approval_is_refused_without_a_tray(
 
     result = with_session(skills_dir, body)
     assert result.is_error is True
-    assert "gibberish approvals approve writer" in result.structured_content["error"]
+    error = result.structured_content["error"]
+    assert "start the tray (`gibberish`)" in error
+    assert f"`gibberish run writer.mark --arg folder={tmp_path} --cwd " in error
+    assert "approvals approve" not in error  # trusting would not stop a model's write asking
     assert not (tmp_path / "marker").exists()
 
 

@@ -61,13 +61,13 @@ def test_a_trusted_project_has_no_banner(tmp_path: Path) -> None:
     assert not decision.banner and TRUST_HINT not in decision.reason
 
 
-def test_an_installed_skill_still_says_imported_from_outside(tmp_path: Path) -> None:
+def test_an_installed_skill_still_says_installed_from_outside(tmp_path: Path) -> None:
     installed = paths.user_skills_dir() / "fetched"
     installed.mkdir(parents=True)
     (installed / "SKILL.md").write_text(skill_text("fetched").replace("read_only: true\n", ""))
     (installed / ".gibberish-source.json").write_text(json.dumps({"url": "https://x"}))
     decision = prepared_in(tmp_path, "fetched.hello").decision
-    assert decision.banner and "imported from outside" in decision.banner
+    assert decision.banner and "installed from outside" in decision.banner
     assert TRUST_HINT not in decision.banner
 
 

@@ -39,9 +39,8 @@ def client() -> TestClient:
 
 def authorized(app) -> TestClient:  # type: ignore[no-untyped-def]
     """A client holding the launch's token, as the page's own browser tab does."""
-    client = TestClient(app, base_url="http://127.0.0.1:8765")
-    client.get(f"/?token={app.state.token}")  # the first visit sets the cookie
-    return client
+    headers = {"Authorization": f"Bearer {app.state.token}"}
+    return TestClient(app, base_url="http://127.0.0.1:8765", headers=headers)
 
 
 def _post(client: TestClient, path: str, data: dict, upload: bytes | None = None, name="s.zip"):
@@ -162,13 +161,15 @@ def test_gibberish_web_serves_on_loopback(tmp_path: Path) -> None:
     with gibberish_web(tmp_path, port) as process:
         assert process.stdout is not None
         line = process.stdout.readline()  # printed once the port is bound
-        assert f"http://127.0.0.1:{port}/?token=" in line, line
+        assert f"http://127.0.0.1:{port}/#token=" in line, line  # never sent to a server
         url = line.split()[2]
+        token = url.split("#token=")[1]
         with httpx.Client(timeout=5) as browser:
-            page = _until_served(lambda: browser.get(url, follow_redirects=True), process)
+            page = _until_served(lambda: browser.get(url), process)
             assert page.status_code == 200 and "Compile a skill" in page.text
-            assert "token" not in str(page.url)  # swapped for a cookie
-            skills = browser.get(f"http://127.0.0.1:{port}/api/v1/skills").json()
+            assert "set-cookie" not in page.headers
+            bearer = {"Authorization": f"Bearer {token}"}
+            skills = browser.get(f"http://127.0.0.1:{port}/api/v1/skills", headers=bearer).json()
             assert "notes" in [s["name"] for s in skills]
         bare = httpx.get(f"http://127.0.0.1:{port}/api/v1/skills", timeout=5)
         assert bare.status_code == 403 and "notes" not in bare.text

@@ -47,7 +47,7 @@ class Served:
     token: str
 
     def __add__(self, path: str) -> str:  # the link gibberish web prints, for "/"
-        return f"{self.base}{path}?token={self.token}" if path == "/" else self.base + path
+        return f"{self.base}{path}#token={self.token}" if path == "/" else self.base + path
 
 
 @pytest.fixture

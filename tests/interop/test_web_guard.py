@@ -21,7 +21,6 @@ import pytest
 from fastapi.testclient import TestClient
 
 from gibberish.export.web.app import create_app
-from gibberish.export.web.guard import cookie_name
 from gibberish.install import download as download_module
 from gibberish.install import fetch as fetch_module
 from gibberish.install.limits import FetchError
@@ -55,29 +54,40 @@ def stranger(app) -> TestClient:  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def person(app) -> TestClient:  # type: ignore[no-untyped-def]
-    """The person's browser tab: opened the printed link, holds the cookie."""
-    client = TestClient(app, base_url=BASE)
-    first = client.get(f"/?token={app.state.token}", follow_redirects=False)
-    assert first.status_code == 303 and first.headers["location"] == "/"
-    assert "httponly" in first.headers["set-cookie"].lower()
-    assert "samesite=strict" in first.headers["set-cookie"].lower()
-    return client
+    """The person's browser tab: took the token from the printed link, sends it as Bearer."""
+    return TestClient(app, base_url=BASE, headers={"Authorization": f"Bearer {app.state.token}"})
 
 
-PATHS = ["/", "/api/v1/skills", "/api/v1/targets", "/openapi.json", "/docs", "/static/app.js"]
+API_PATHS = ["/api/v1/skills", "/api/v1/targets", "/api/v1/nothing-here"]
+SHELL_PATHS = ["/", "/openapi.json", "/docs", "/static/app.js", "/static/style.css"]
 
 
-@pytest.mark.parametrize("path", PATHS)
-def test_every_page_and_endpoint_needs_the_token(stranger: TestClient, path: str) -> None:
+@pytest.mark.parametrize("path", API_PATHS)
+def test_every_endpoint_needs_the_token(stranger: TestClient, path: str) -> None:
     response = stranger.get(path)
     assert response.status_code == 403
     assert "notes" not in response.text and "token" in response.json()["hint"]
 
 
+@pytest.mark.parametrize("path", SHELL_PATHS)
+def test_the_shell_is_served_without_the_token_and_holds_nothing_of_the_person(
+    stranger: TestClient, path: str
+) -> None:
+    response = stranger.get(path)
+    assert response.status_code == 200
+    assert "notes" not in response.text and "set-cookie" not in response.headers
+
+
+def test_an_old_token_link_moves_the_token_to_the_fragment(app, stranger: TestClient) -> None:  # type: ignore[no-untyped-def]
+    first = stranger.get(f"/?token={app.state.token}", follow_redirects=False)
+    assert first.status_code == 303 and first.headers["location"] == f"/#token={app.state.token}"
+    assert "set-cookie" not in first.headers
+    assert stranger.get("/?token=wrong", follow_redirects=False).status_code == 403
+
+
 @pytest.mark.parametrize(
     "how",
     [
-        {"cookies": {"gibberish_web_8765": "wrong"}},
         {"headers": {"Authorization": "Bearer "}},
         {"headers": {"Authorization": "Bearer x"}},
         {"params": {"token": ""}},
@@ -96,11 +106,21 @@ def test_token_prefix_or_case_change_is_refused(app) -> None:  # type: ignore[no
         assert client.get("/api/v1/skills", params={"token": wrong}).status_code == 403
 
 
-def test_the_link_then_the_cookie_or_a_bearer_header_are_served(app, person: TestClient) -> None:  # type: ignore[no-untyped-def]
-    assert person.get("/api/v1/skills").json()[0]["name"] == "notes"
-    api = TestClient(app, base_url=BASE, headers={"Authorization": f"Bearer {app.state.token}"})
-    assert api.get("/api/v1/skills").status_code == 200
-    assert cookie_name(8765) in person.cookies
+def test_a_bearer_header_or_the_parameter_is_served_and_no_cookie_is_set(
+    app, person: TestClient
+) -> None:  # type: ignore[no-untyped-def]
+    answer = person.get("/api/v1/skills")
+    assert answer.json()[0]["name"] == "notes" and "set-cookie" not in answer.headers
+    api = TestClient(app, base_url=BASE)
+    assert api.get("/api/v1/skills", params={"token": app.state.token}).status_code == 200
+    assert not person.cookies and not api.cookies
+
+
+@pytest.mark.parametrize("name", ["gibberish_web_8765", "gibberish_web_0", "token", "session"])
+def test_a_cookie_holding_the_token_opens_nothing(app, name: str) -> None:  # type: ignore[no-untyped-def]
+    """Whatever a cookie holds, another listener on this computer could replay it."""
+    client = TestClient(app, base_url=BASE, cookies={name: app.state.token})
+    assert client.get("/api/v1/skills").status_code == 403
 
 
 def test_installed_skills_are_not_compiled_for_a_stranger(stranger: TestClient) -> None:
@@ -143,7 +163,7 @@ def test_only_the_bound_address_and_localhost_are_served(
         {"Sec-Fetch-Site": "cross-site", "Origin": "http://127.0.0.1:8765"},
     ],
 )
-def test_a_post_from_another_site_is_refused_even_with_the_cookie(
+def test_a_post_from_another_site_is_refused_even_with_the_token(
     person: TestClient, headers: dict
 ) -> None:
     response = person.post(
@@ -299,5 +319,6 @@ def test_another_local_user_cannot_read_the_skills(tmp_path: Path) -> None:
         if other.returncode != 0 and not other.stdout:
             pytest.skip(f"the user nobody cannot run {sys.executable}: {other.stderr[-200:]}")
         assert other.stdout.strip() == "403", other.stdout + other.stderr
-        with httpx.Client(timeout=5) as mine:
-            assert mine.get(url, follow_redirects=True).status_code == 200
+        token = url.split("#token=")[1]
+        with httpx.Client(timeout=5, headers={"Authorization": f"Bearer {token}"}) as mine:
+            assert mine.get(f"http://127.0.0.1:{port}/api/v1/skills").status_code == 200

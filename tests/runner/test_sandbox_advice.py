@@ -1,4 +1,4 @@
-"""What the notice, ``gibberish doctor`` and README say when bwrap is blocked.
+"""What the notice, ``gibberish doctor`` and the docs say when bwrap is blocked.
 
 A fake ``bwrap`` on PATH fails exactly as Ubuntu 24.04's does under its AppArmor
 user-namespace restriction (``bwrap: setting up uid map: Permission denied``, exit 1,
@@ -25,7 +25,7 @@ OLD_DEBIAN = (
     "allow non-privileged user namespaces. On e.g. debian this can be enabled with "
     "'sysctl kernel.unprivileged_userns_clone=1'."
 )
-README = Path(__file__).resolve().parents[2] / "README.md"
+DESKTOP_DOC = Path(__file__).resolve().parents[2] / "docs" / "desktop.md"
 
 
 def fake_bwrap(folder: Path, stderr: str) -> Path:
@@ -122,7 +122,7 @@ def test_a_missing_bwrap_still_names_the_package(monkeypatch, tmp_path: Path) ->
     assert "bwrap was not found" in text and "apt install bubblewrap" in text
 
 
-def test_readme_says_what_to_do_under_the_apparmor_restriction() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_the_docs_say_what_to_do_under_the_apparmor_restriction() -> None:
+    text = DESKTOP_DOC.read_text(encoding="utf-8")
     assert "setting up uid map: Permission denied" in text
     assert "apparmor_restrict_unprivileged_userns" in text and "/etc/apparmor.d/bwrap" in text

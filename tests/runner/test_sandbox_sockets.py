@@ -130,7 +130,7 @@ def test_without_seccomp_the_hidden_places_still_hold(
 ) -> None:
     """Where libseccomp is missing, the socket folders are hidden all the same: /run,
     /var/tmp, a literal /tmp argument, X11, /dev/shm and the abstract namespace."""
-    monkeypatch.setattr(seccomp, "unix_socket_filter", lambda: None)
+    monkeypatch.setattr(seccomp, "offline_filter", lambda display=False: None)
     files = host_sockets[:7]  # /run, /var/tmp, /tmp argument, X11, tmux, /dev/shm, ~/.ssh
     abstract = host_sockets[-1]
     outcomes = probe(make_spec, box, *files, abstract)
@@ -139,7 +139,7 @@ def test_without_seccomp_the_hidden_places_still_hold(
 
 
 def test_the_filter_refuses_unix_sockets_but_not_socketpairs(make_spec) -> None:
-    if seccomp.unix_socket_filter() is None:
+    if seccomp.offline_filter() is None:
         pytest.skip(f"no seccomp filter here: {seccomp.why_unavailable()}")
     code = """
 import socket
@@ -174,7 +174,7 @@ else:
 
 
 def test_the_filter_cannot_be_passed_with_upper_bits_in_the_family(make_spec) -> None:
-    if seccomp.unix_socket_filter() is None:
+    if seccomp.offline_filter() is None:
         pytest.skip(f"no seccomp filter here: {seccomp.why_unavailable()}")
     result = run(make_spec(PY, "-c", RAW_SOCKET, sandbox=Sandbox(network=False)))
     out = result.envelope.output.split()
@@ -197,7 +197,7 @@ print("MADE" if fd >= 0 else os.strerror(ctypes.get_errno()).split()[0], flush=T
 def _raw(make_spec, box: Sandbox, *argv: str) -> str:
     import platform
 
-    if seccomp.unix_socket_filter() is None:
+    if seccomp.offline_filter() is None:
         pytest.skip(f"no seccomp filter here: {seccomp.why_unavailable()}")
     if platform.machine() != "x86_64":
         pytest.skip("the raw system call numbers used here are x86_64's")
@@ -343,7 +343,7 @@ def _as_nobody(box: Sandbox, code: str, *args: str) -> list[str]:
         pytest.skip("needs root and setpriv (util-linux) to become nobody")
     if not os.access(SYSTEM_PY, os.X_OK):
         pytest.skip(f"{SYSTEM_PY} is not installed")
-    program = seccomp.unix_socket_filter() if box.blocks_unix_sockets else None
+    program = seccomp.offline_filter(display=box.gui) if box.offline else None
     fd = seccomp.filter_fd(program) if program is not None else None
     status = sandbox.status()
     assert status.bwrap is not None

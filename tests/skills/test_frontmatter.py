@@ -181,7 +181,7 @@ def test_valid_names(good):
 
 def test_name_must_equal_the_folder_name():
     skill = parse(front("other") + HELLO_TOOL)
-    diag = only(skill, "E-NAME-MISMATCH")
+    diag = only(skill, "W-NAME-MISMATCH")
     assert_located(diag, PATH, 2)
     assert "'other'" in diag.message and "'demo'" in diag.message
     assert skill.name == "demo"
@@ -189,7 +189,7 @@ def test_name_must_equal_the_folder_name():
 
 def test_expected_name_overrides_the_folder_name():
     skill = parse_skill_text(front("demo") + HELLO_TOOL, path=PATH, expected_name="renamed")
-    assert "E-NAME-MISMATCH" in codes(skill)
+    assert "W-NAME-MISMATCH" in codes(skill)
 
 
 # --- version ---------------------------------------------------------------------------

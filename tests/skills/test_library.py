@@ -151,11 +151,19 @@ def test_profile_is_passed_to_the_parser(tmp_path):
 
 
 def test_a_broken_instruction_skill_stays_a_problem(tmp_path):
-    write_skill(tmp_path, "instr", front("other", version=None) + "Just prose.\n")
+    write_skill(tmp_path, "instr", "---\nname: instr\n---\n\nJust prose, no description.\n")
     gib = make_library(tmp_path)
     gib.load()
     assert {"E-MISSING-FIELD", "E-NO-TOOLS"} <= set(codes(gib.get("instr")))
     assert [s.name for s in gib.problems()] == ["instr"]
+
+
+def test_a_name_differing_from_the_folder_is_a_warning_not_a_problem(tmp_path):
+    write_skill(tmp_path, "instr", front("other", version=None) + "Just prose.\n")
+    gib = make_library(tmp_path)
+    gib.load()
+    assert gib.get("instr").ok and "W-NAME-MISMATCH" in codes(gib.get("instr"))
+    assert gib.problems() == []
 
 
 # --- sources and precedence ----------------------------------------------------------------

@@ -187,7 +187,7 @@ def test_diagnostics_are_sorted_by_line(tmp_path):
 def test_expected_name_defaults_to_the_folder(tmp_path):
     skill = parse_skill_text(skill_text("demo"), path=tmp_path / "other" / "SKILL.md")
     assert skill.name == "other"
-    assert "E-NAME-MISMATCH" in codes(skill)
+    assert "W-NAME-MISMATCH" in codes(skill)
 
 
 def assert_wellformed(skill: SkillDefinition, path: Path) -> None:

@@ -22,10 +22,12 @@ from PySide6.QtWidgets import (
 )
 
 from gibberish.app import Engine
+from gibberish.export.plugin import choices
 from gibberish.ui import accessibility
 from gibberish.ui.approval.approvals_dialog import ApprovalsDialog
 from gibberish.ui.approval.dialog import ApprovalDialog
 from gibberish.ui.command_bar.bar import CommandBar
+from gibberish.ui.export.dialog import ExportDialog
 from gibberish.ui.runs.param_form import ParameterForm
 from gibberish.ui.settings.dialog import SettingsDialog
 from tests.ui.conftest import make_controller, wait_for_result
@@ -72,6 +74,7 @@ def windows(qtbot, engine: Engine) -> Iterator[tuple[str, QWidget]]:
         yield f"settings ({settings.tabs.tabText(tab).replace('&', '')})", settings
     engine.trust.approve_prepared(engine.runs.prepare("hello.say_hello"))
     yield "approvals", ApprovalsDialog(engine.trust)
+    yield "export", ExportDialog(choices(engine.library.skills()))
     controller = make_controller(engine, tray=False)
     controller.start()
     yield "launcher", controller.surface.launcher

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QPlainTextEdit
 from gibberish.app import Engine
 from gibberish.session import Answer
 from gibberish.trust.decision import Decision
+from gibberish.trust.provenance import write_provenance
 from gibberish.ui.approval.dialog import ApprovalDialog, ApprovalPrompter
 from tests.helpers.sandbox import requires_sandbox
 from tests.ui.conftest import tool_block, wait_for_result, write_skill
@@ -75,10 +75,10 @@ def test_changed_since_approval_lists_the_changed_files(
     dialog = dialog_for(qtbot, prepared)
     changed = text_of(dialog, "approval-changed")
     assert "+ new.sh" in changed and "~ fail.sh" in changed
-    assert "changed since you approved it" in text_of(dialog, "approval-reason")
+    assert "changed since you trusted it" in text_of(dialog, "approval-reason")
 
 
-def test_untrusted_skill_shows_the_banner_and_no_always_allow(
+def test_an_installed_skill_shows_its_warning_source_files_and_trust_this_version(
     qtbot, engine: Engine, skills_dir: Path
 ) -> None:
     write_skill(
@@ -87,17 +87,20 @@ def test_untrusted_skill_shows_the_banner_and_no_always_allow(
         [tool_block("fetch", "Fetch something.", "echo fetched")],
         extra="network: true",
     )
-    (skills_dir / "imported" / ".gibberish-source.json").write_text(
-        json.dumps({"url": "https://x"})
-    )
+    folder = skills_dir / "imported"
+    (folder / "helper.sh").write_text("#!/bin/sh\n")
+    write_provenance(folder, "https://example.org/imported.git", "git", "0" * 64)
     engine.library.reload()
     prepared = engine.runs.prepare("imported.fetch")
     dialog = dialog_for(qtbot, prepared)
-    assert "imported from outside" in text_of(dialog, "approval-banner")
-    assert "untrusted" in text_of(dialog, "approval-skill")
+    assert "installed from outside" in text_of(dialog, "approval-banner")
+    assert "Source: https://example.org/imported.git" in text_of(dialog, "approval-banner")
+    assert "not trusted in this version" in text_of(dialog, "approval-skill")
+    assert text_of(dialog, "approval-source").startswith("https://example.org/imported.git (git")
+    assert text_of(dialog, "approval-files").splitlines() == ["SKILL.md", "helper.sh"]
     assert text_of(dialog, "approval-network").startswith("Yes")
-    assert dialog.always_button is None
-    assert dialog.once_button is not None
+    assert dialog.always_button is not None and dialog.once_button is not None
+    assert "Trust this version" in dialog.always_button.text().replace("&", "")
 
 
 def test_refuse_shows_the_reason_and_no_run_button(qtbot, engine: Engine) -> None:
@@ -144,15 +147,21 @@ def test_controller_always_allow_stores_the_approval(qtbot, controller, approval
     wait_for_result(qtbot, session)
 
 
-def test_without_a_sandbox_the_controller_asks_again_and_says_why(
+def test_without_a_sandbox_the_controller_asks_a_proposal_again_and_says_why(
     qtbot, controller, approvals, no_sandbox
 ) -> None:
+    """Your own Run of the version you trusted runs, sandbox or not; a proposal sent
+    straight to run asks, as ``read_only`` is only the author's word without bwrap."""
+    from gibberish.trust.model_reads import RunOrigin
+
     approvals.answer = Answer.ALWAYS
     wait_for_result(qtbot, controller.launch("hello.say_hello"))
     assert [r.skill for r in controller.engine.trust.approvals.list()] == ["hello"]
     approvals.answer = Answer.ONCE
     approvals.seen.clear()
-    session = controller.launch("hello.say_hello")
+    wait_for_result(qtbot, controller.launch("hello.say_hello"))
+    assert approvals.seen == []
+    session = controller.launch("hello.say_hello", origin=RunOrigin.MODEL)
     assert session is not None
     (asked,) = approvals.seen
     assert "sandbox" in asked.decision.reason and not asked.decision.can_always_allow

@@ -128,13 +128,13 @@ def test_buttons_name_their_effect_and_the_dialog_says_when_it_asks_again(
     assert "next time it asks for approval again" in _again(dialog)
 
 
-def test_a_skill_that_changes_things_says_it_keeps_asking(qtbot, engine: Engine) -> None:
+def test_a_skill_that_changes_things_says_who_it_keeps_asking(qtbot, engine: Engine) -> None:
     dialog = shown(qtbot, engine.runs.prepare("slow.fail"))  # not read_only
-    assert "asks before every run, even once trusted" in _again(dialog)
-    assert "without asking" not in _again(dialog)
+    assert "runs without asking when you start it yourself" in _again(dialog)
+    assert "when a model or what was heard starts it, it asks every time" in _again(dialog)
 
 
-def test_always_ask_and_untrusted_say_so(qtbot, engine: Engine, skills_dir: Path) -> None:
+def test_always_ask_and_installed_say_so(qtbot, engine: Engine, skills_dir: Path) -> None:
     write_skill(
         skills_dir,
         "careful",
@@ -149,6 +149,6 @@ def test_always_ask_and_untrusted_say_so(qtbot, engine: Engine, skills_dir: Path
     assert "asks before every run, as it requests" in _again(
         shown(qtbot, engine.runs.prepare("careful.go"))
     )
-    assert "Imported skills ask before every run" in _again(
-        shown(qtbot, engine.runs.prepare("imported.go"))
-    )
+    installed = _again(shown(qtbot, engine.runs.prepare("imported.go")))
+    assert installed.startswith("Trust this version: remembers these exact files.")
+    assert "Once you trust this version, it runs without asking" in installed

@@ -32,6 +32,7 @@ TOP_LEVEL = [
     "open-skills-folder",
     "reload-skills",
     "install-skill",
+    "export-plugin",
     "approvals",
     "settings",
     "quit",

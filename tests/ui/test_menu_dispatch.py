@@ -146,6 +146,7 @@ def test_the_menu_cache_is_rewritten_only_when_it_changes(tmp_path) -> None:
     def engine(description: str) -> SimpleNamespace:
         skill = SimpleNamespace(
             name="one",
+            directory=tmp_path / "one",
             description=description,
             trust="user",
             modes=["Global"],

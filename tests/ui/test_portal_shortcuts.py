@@ -180,8 +180,8 @@ def test_a_compositor_socket_that_is_gone_is_told_once(
         ctl.notified.connect(lambda *a, said=said: said.append(a))
         ctl.start()
         try:
-            qtbot.waitUntil(lambda ctl=ctl: ctl.desktop_check.thread is not None, timeout=10_000)
-            ctl.desktop_check.thread.join(10)
+            qtbot.waitUntil(lambda ctl=ctl: ctl.desktop_check.worker is not None, timeout=10_000)
+            ctl.desktop_check.worker.join(10)
             QCoreApplication.processEvents()  # deliver the queued finding, if any
             told = [s for s in said if s[0] == "Automatic mode"]
             if start == 0:

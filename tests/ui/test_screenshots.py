@@ -38,6 +38,7 @@ EXPECTED = {
     "command-bar-dark",
     "command-bar-asking",
     "command-bar-no-server",
+    "export-plugin",
 }
 
 

@@ -165,3 +165,18 @@ def test_real_second_gibberish_opens_the_command_bar_of_the_first(tmp_path: Path
         if first.poll() is None:
             first.kill()
             first.wait()
+
+
+def test_a_socket_that_cannot_be_made_is_a_no_not_a_crash(qtbot, tmp_path: Path) -> None:
+    """``listen`` looks at why Qt refused (address in use: a leftover to remove) through
+    the server's error, a ``QAbstractSocket.SocketError``; any refusal is False."""
+    for name in (
+        str(tmp_path / "missing" / "gibberish.sock"),  # no such folder
+        str(tmp_path / ("x" * 200) / "gibberish.sock"),  # longer than a socket path may be
+    ):
+        instance = SingleInstance(name)
+        try:
+            assert instance.listen() is False
+            assert instance.server is None
+        finally:
+            instance.close()

@@ -38,7 +38,7 @@ def listen(root: Path, *extra: str) -> Result:
 
 def approve(root: Path) -> None:
     args = ["--no-user-skills", "--no-bundled", "--skills-dir", str(root)]
-    done = CliRunner().invoke(cli, [*args, "approvals", "approve", "heard"])
+    done = CliRunner().invoke(cli, [*args, "approvals", "approve", "heard", "--yes"])
     assert done.exit_code == 0, done.output
 
 
@@ -63,14 +63,17 @@ def test_yes_does_not_run_a_skill_changed_since_its_approval(root: Path, tmp_pat
     assert "--yes does not cover" in result.stderr
 
 
-def test_yes_does_not_run_an_imported_skill(root: Path, tmp_path: Path) -> None:
+def test_yes_does_not_run_an_installed_skill_until_its_version_is_trusted(
+    root: Path, tmp_path: Path
+) -> None:
     marker = tmp_path / "ran"
     folder = spoken_skill(root, marker)
     write_provenance(folder, "https://example.invalid/heard.zip", "zip", fingerprint(folder).digest)
-    approve(root)
     result = listen(root)
     assert result.exit_code == 1 and not marker.exists()
     assert "--yes does not cover" in result.stderr
+    approve(root)  # trusting this version makes it like your own skill
+    assert listen(root).exit_code == 0 and marker.exists()
 
 
 def test_yes_does_not_run_a_read_only_skill_never_approved(root: Path, tmp_path: Path) -> None:

@@ -2,17 +2,23 @@
 
 A server on 127.0.0.1 is reachable by every web page the person has open (a cross-origin
 ``multipart/form-data`` POST needs no CORS preflight), by DNS-rebinding sites, and by
-every other user of the computer. So, as Jupyter does:
+every other user of the computer. So:
 
-* **A per-launch secret token.** ``gibberish web`` prints (and opens) a URL carrying
-  ``?token=…``; the first visit swaps it for an ``HttpOnly``, ``SameSite=Strict`` cookie
-  and drops it from the address bar. Every request needs the cookie, the query
-  parameter, or ``Authorization: Bearer <token>`` (API clients); anything else gets 403.
-  Another local user cannot read the token (it is only in the person's terminal and
-  browser), so cannot list or compile their skills.
+* **A per-launch secret token, never in a cookie.** Cookies ignore ports: whatever a
+  cookie for ``127.0.0.1``/``localhost`` holds, the browser also sends to every other
+  server on those names — another local user's included — which could replay it here.
+  So ``gibberish web`` prints (and opens) a link carrying the token in its *fragment*
+  (``/#token=…``), which a browser never sends to any server; the page moves it into
+  its tab's ``sessionStorage`` (per origin: scheme, host *and* port) and drops it from
+  the address bar, then sends it as ``Authorization: Bearer <token>`` with every API
+  call. Every ``/api`` request needs that header or ``?token=`` (API clients); anything
+  else gets 403, and no response sets a cookie. The page's shell — the packaged HTML,
+  script, style and the OpenAPI description, none of which holds anything of the
+  person's — is served without the token; an old ``/?token=…`` link is redirected to
+  the fragment form. ADR 0061.
 * **Host allowlist**: exactly the bound address and ``localhost`` (DNS rebinding).
 * **Origin / Sec-Fetch-Site** on every state-changing request: a browser's cross-site
-  request is refused even if a cookie were sent along.
+  request is refused even if it carried the token.
 * A body larger than the upload cap is refused from its Content-Length, before reading.
 """
 
@@ -21,7 +27,7 @@ from __future__ import annotations
 import hmac
 import secrets
 from collections.abc import Awaitable, Callable
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from fastapi import Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
@@ -35,14 +41,21 @@ NEEDS_TOKEN = (
     "other pages and other users of this computer are not served."
 )
 
+SHELL_PATHS = frozenset({"/", "/docs", "/openapi.json", "/favicon.ico"})
+"""Served without the token (GET/HEAD only): the packaged page, not the person's data."""
+SHELL_PREFIX = "/static/"
+
 
 def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def cookie_name(port: int | None) -> str:
-    """One cookie per port: cookies ignore ports, and two pages may run at once."""
-    return f"gibberish_web_{port or 0}"
+def is_shell(request: Request) -> bool:
+    """The page's packaged files, which hold nothing of the person's (GET/HEAD only)."""
+    if request.method not in ("GET", "HEAD") or "token" in request.query_params:
+        return False
+    path = request.url.path
+    return path in SHELL_PATHS or path.startswith(SHELL_PREFIX)
 
 
 def split_host(header: str) -> tuple[str, int | None]:
@@ -63,11 +76,12 @@ def _refuse(status: int, error: str, hint: str = "") -> JSONResponse:
     return JSONResponse({"error": error, "hint": hint}, status_code=status)
 
 
-def _given_token(request: Request, port: int | None) -> str:
+def _given_token(request: Request) -> str:
+    """The Bearer header or the ``token`` parameter; a cookie never counts."""
     header = request.headers.get("authorization", "")
     if header.lower().startswith("bearer "):
         return header[7:].strip()
-    return request.query_params.get("token") or request.cookies.get(cookie_name(port), "")
+    return request.query_params.get("token", "")
 
 
 def _cross_site(request: Request) -> str | None:
@@ -100,12 +114,16 @@ def _too_large(request: Request) -> JSONResponse | None:
 
 
 async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-    """The checks above, in order: host, token, origin, size."""
+    """The checks above, in order: host, token (except for the shell), origin, size."""
     state = request.app.state
-    host, port = split_host(request.headers.get("host", ""))
+    host, _port = split_host(request.headers.get("host", ""))
     if host not in state.allowed_hosts:
         return _refuse(403, "Only local requests are served.", "Use http://127.0.0.1 or localhost.")
-    given = _given_token(request, port)
+    if is_shell(request):
+        shell = await call_next(request)
+        shell.headers.setdefault("Referrer-Policy", "no-referrer")
+        return shell
+    given = _given_token(request)
     if not given or not hmac.compare_digest(given.encode(), state.token.encode()):
         return _refuse(403, "This page needs its token.", NEEDS_TOKEN)
     if request.method not in SAFE_METHODS:
@@ -115,12 +133,10 @@ async def guard(request: Request, call_next: Callable[[Request], Awaitable[Respo
         too_large = _too_large(request)
         if too_large is not None:
             return too_large
-    if request.method == "GET" and "token" in request.query_params:
-        rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
-        target = request.url.path + ("?" + "&".join(f"{k}={v}" for k, v in rest) if rest else "")
-        response: Response = RedirectResponse(target, status_code=303)
+    if request.method == "GET" and request.url.path == "/" and "token" in request.query_params:
+        # an old-style link: the token moves to the fragment, which is never sent again
+        response: Response = RedirectResponse(f"/#token={quote(given, safe='')}", status_code=303)
     else:
         response = await call_next(request)
-    response.set_cookie(cookie_name(port), state.token, httponly=True, samesite="strict", path="/")
     response.headers.setdefault("Referrer-Policy", "no-referrer")
     return response

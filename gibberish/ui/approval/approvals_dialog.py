@@ -108,7 +108,8 @@ class ApprovalsDialog(QDialog):
     def names(self) -> list[str]:
         out = []
         for i in range(self.table.topLevelItemCount()):
-            name = self.table.topLevelItem(i).data(0, NAME_ROLE)
+            item = self.table.topLevelItem(i)
+            name = item.data(0, NAME_ROLE) if item is not None else None
             if name:
                 out.append(str(name))
         return out
@@ -116,7 +117,7 @@ class ApprovalsDialog(QDialog):
     def select(self, skill: str) -> None:
         for i in range(self.table.topLevelItemCount()):
             item = self.table.topLevelItem(i)
-            if item.data(0, NAME_ROLE) == skill:
+            if item is not None and item.data(0, NAME_ROLE) == skill:
                 self.table.setCurrentItem(item)
 
     def revoke_selected(self) -> None:

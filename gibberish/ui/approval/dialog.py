@@ -10,7 +10,9 @@ approves anything; every button is auto-default, so Enter presses the *focused* 
 and nothing else; Ctrl+Enter is "Run once"; every button has a mnemonic (Alt+R, Alt+T,
 Alt+C); a focused button wears a highlight-coloured ring, distinct from the default
 button's outline. "Trust this version" appears only when the decision offers it
-(``decision.can_always_allow``), and the dialog says in words when it will ask again
+(``decision.can_always_allow``), with where the skill came from and every file it
+covers (``PreparedRun.came_from``, ``covered_files``); the dialog says in words when it
+will ask again
 (``asks_again``, following docs/trust.md). A ``refuse`` decision shows the reason and
 no run button.
 
@@ -66,8 +68,9 @@ if TYPE_CHECKING:
 TRUST_TEXT = {
     Trust.BUNDLED: "bundled — ships with gibberish",
     Trust.USER: "your skill — from your skills folder",
-    Trust.UNTRUSTED: "untrusted — imported from outside",
+    Trust.UNTRUSTED: "installed from outside — not trusted in this version",
 }
+TRUSTED_INSTALL_TEXT = "installed from outside — you trusted this version"
 
 
 class _Rows:
@@ -165,7 +168,7 @@ class ApprovalDialog(QDialog):
         """What runs: the skill and its trust, the tool, the argv, folder, timeout, network."""
         skill, tool = prepared.skill, prepared.tool
         version = f" {skill.version}" if skill.version else ""
-        trust = _trust_text(skill)
+        trust = _trust_text(skill, trusted=prepared.decision.banner is None)
         rows.add("Skill", value_label(f"{skill.name}{version}  ·  {trust}", wrap=False), "skill")
         tool_text = f"**{human}** `{prepared.ref}`"
         if tool.description:
@@ -190,8 +193,16 @@ class ApprovalDialog(QDialog):
         rows.add("Network", value_label(network, wrap=False), "network")
 
     def _add_trust_rows(self, rows: _Rows, prepared: PreparedRun) -> None:
-        """What the approval covers: changed files and their diff, secrets, programs
-        outside the folder, and the script this run starts."""
+        """What the approval covers: where the skill came from, every file "Trust this
+        version" covers, changed files and their diff, secrets, programs outside the
+        folder, and the script this run starts."""
+        if prepared.came_from:
+            rows.add("From", value_label(prepared.came_from, wrap=True), "source")
+        if prepared.decision.can_always_allow:
+            files = code_box("\n".join(prepared.covered_files), max_lines=6)
+            accessibility.name(files, "Every file trusting this version covers")
+            rows.add("Files", files, "files")
+            rows.note(help_label("Trust this version covers exactly these files."))
         changed = prepared.decision.changed_files
         if changed:
             files = code_box("\n".join(changed.lines()), max_lines=6)
@@ -211,8 +222,8 @@ class ApprovalDialog(QDialog):
             path, text = script
             view = code_box(text, max_lines=8)
             view.setLineWrapMode(view.LineWrapMode.NoWrap)
-            view.highlighter = ShellHighlighter(view.document(), view.palette())
-            view.highlighter.rehighlight()
+            view.highlighter = highlighter = ShellHighlighter(view.document(), view.palette())
+            highlighter.rehighlight()
             accessibility.name(view, f"Content of {path.name}", "The script this run starts")
             rows.add(path.name, view, "script")
 
@@ -333,13 +344,13 @@ def asks_again(prepared: PreparedRun) -> str:
     """When this skill will ask next time (``PreparedRun.asks_again``, the same sentence
     the command line prints), and what each button does about it."""
     rule = prepared.asks_again
-    if prepared.skill.trust is Trust.UNTRUSTED:
-        return f"{rule} Run once runs it this time only."
     if prepared.decision.can_always_allow:
         return (
             f"Trust this version: remembers these exact files. {rule} "
             "Run once: this time only; next time it asks for approval again."
         )
+    if prepared.decision.banner:
+        return f"{rule} Run once runs it this time only."
     return rule
 
 
@@ -382,12 +393,15 @@ def access_rows(prepared: PreparedRun) -> list[tuple[str, str, str]]:
     return rows
 
 
-def _trust_text(skill: SkillDefinition) -> str:
-    """Where the skill comes from, in a few words; an untrusted project's skill names it."""
+def _trust_text(skill: SkillDefinition, *, trusted: bool) -> str:
+    """Where the skill comes from, in a few words; an untrusted project's skill names it,
+    and an installed one says whether this version is trusted."""
     from gibberish.trust.projects import untrusted_project_of
 
     if skill.trust is Trust.UNTRUSTED:
         project = untrusted_project_of(skill.directory)
         if project is not None:
             return f"untrusted — came with the project folder {home_short(project)}"
+        if trusted:
+            return TRUSTED_INSTALL_TEXT
     return TRUST_TEXT.get(skill.trust, skill.trust.value)

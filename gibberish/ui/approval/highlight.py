@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtGui import QFont, QSyntaxHighlighter, QTextCharFormat, QTextDocument
+from PySide6.QtGui import QFont, QPalette, QSyntaxHighlighter, QTextCharFormat, QTextDocument
 
 from gibberish.ui import theme
 
@@ -52,7 +52,7 @@ KIND_OF = {"keyword": "info", "expansion": "warning", "string": "success", "comm
 class ShellHighlighter(QSyntaxHighlighter):
     """Colours shell syntax in ``document`` with tones of the widget's palette."""
 
-    def __init__(self, document: QTextDocument, palette) -> None:
+    def __init__(self, document: QTextDocument, palette: QPalette) -> None:
         super().__init__(document)
         self.formats: dict[str, QTextCharFormat] = {}
         for rule, kind in KIND_OF.items():

@@ -168,7 +168,8 @@ class _ResultDelegate(QStyledItemDelegate):
         option: QStyleOptionViewItem,
         index: QModelIndex | QPersistentModelIndex,
     ) -> None:
-        tools = index.model().tools
+        model = index.model()
+        tools = model.tools if isinstance(model, _Results) else []
         row = index.row()
         if not 0 <= row < len(tools):
             return
@@ -209,9 +210,9 @@ def most_used(
     each ref's place in ``tools`` (made only when something was run)."""
     counts: dict[str, int] = {}
     newest: dict[str, int] = {}
-    for place, ref in enumerate(history):
-        counts[ref] = counts.get(ref, 0) + 1
-        newest.setdefault(ref, place)
+    for place, name in enumerate(history):
+        counts[name] = counts.get(name, 0) + 1
+        newest.setdefault(name, place)
     positions = position() if counts else {}
     used = sorted(
         (positions[ref] for ref in counts if ref in positions),
@@ -547,7 +548,7 @@ class CommandBar(QFrame):
         self.activateWindow()
         self.input.setFocus()
 
-    def eventFilter(self, watched: object, event: QEvent) -> bool:
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.input and event.type() == QEvent.Type.KeyPress:
             assert isinstance(event, QKeyEvent)
             return self._key(event)

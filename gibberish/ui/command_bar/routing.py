@@ -69,10 +69,15 @@ Outcome = Proposal | Choices | None
 
 
 class TextRouter(Protocol):
-    instant: bool
-    """False: ``propose`` may take long; the controller calls it on a worker thread."""
-    busy_text: str
-    """What the command bar says while a slow router works ("Asking functiongemma…")."""
+    @property
+    def instant(self) -> bool:
+        """False: ``propose`` may take long; the controller calls it on a worker thread."""
+        ...
+
+    @property
+    def busy_text(self) -> str:
+        """What the command bar says while a slow router works ("Asking functiongemma…")."""
+        ...
 
     def propose(
         self,
@@ -180,21 +185,20 @@ def outcome_of(result: RouteResult, model: str, mode: Mode | None = None) -> Out
     where = f"{mode.value} mode" if mode is not None else "this mode"
     advice = advise(result, model, where)
     if advice.next is Next.PROPOSE:
-        first, *others = [c for c in advice.calls if c.exposed is not None]
+        first, *others = [(c, c.exposed) for c in advice.calls if c.exposed is not None]
         n = len(others) + 1
         then = tuple(
             Proposal(
-                ref_of(call.exposed),
+                ref_of(exposed),
                 dict(call.arguments),
                 f"Call {k} of {n} proposed by {model} for “{result.request}”. "
                 "Check the values before you run it.",
                 tuple(call.missing),
             )
-            for k, call in enumerate(others, 2)
+            for k, (call, exposed) in enumerate(others, 2)
         )
-        return Proposal(
-            ref_of(first.exposed), dict(first.arguments), advice.message, advice.missing, then
-        )
+        call, exposed = first
+        return Proposal(ref_of(exposed), dict(call.arguments), advice.message, advice.missing, then)
     return Choices(
         advice.message,
         advice.refs,

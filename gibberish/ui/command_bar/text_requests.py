@@ -34,6 +34,7 @@ class TextRequests(QObject):
     """Owns the command bar and the question being asked; emits what to do next."""
 
     launch_requested = Signal(str, object, str, tuple)  # ref, arguments, note, missing
+    tool_picked = Signal(str)  # ref: the person picked this tool in the bar (their own run)
     settings_requested = Signal()
     notice = Signal(object)  # a session.Notice: nothing matched and no bar is open to say so
 
@@ -166,7 +167,7 @@ class TextRequests(QObject):
         return self.command_bar
 
     def _tool_chosen(self, ref: str) -> None:
-        self.launch_requested.emit(ref, {}, "", ())
+        self.tool_picked.emit(ref)
 
     @guard
     def route(self, text: str) -> None:

@@ -34,6 +34,7 @@ from gibberish.ui import icons
 from gibberish.ui.widgets import MARGIN, SPACING, banner, code_box, help_label
 
 if TYPE_CHECKING:
+    from gibberish.install.audit import Audit
     from gibberish.install.transaction import Installer, Plan
 
 NAME_ROLE = Qt.ItemDataRole.UserRole
@@ -60,6 +61,7 @@ class InstallDialog(QDialog):
         self._installer: Installer | None = None
         self._stack: contextlib.ExitStack | None = None
         self.plan: Plan | None = None
+        self.audits: dict[str, Audit] = {}
         self._closed = False
         self._looked.connect(self._show_plan)
         self._build(source)
@@ -114,6 +116,11 @@ class InstallDialog(QDialog):
         self.replace.toggled.connect(self._update_button)
         self.replace.hide()
         layout.addWidget(self.replace)
+        self.accept_risks = QCheckBox()
+        self.accept_risks.setObjectName("install-accept-risks")
+        self.accept_risks.toggled.connect(self._update_button)
+        self.accept_risks.hide()
+        layout.addWidget(self.accept_risks)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
         self.install_button = buttons.addButton("Install", QDialogButtonBox.ButtonRole.AcceptRole)
         self.install_button.setObjectName("install-confirm")
@@ -153,13 +160,14 @@ class InstallDialog(QDialog):
         try:
             installer = self._make_installer()
             plan = stack.enter_context(installer.stage(text))
+            audits = audit_plan(plan)
         except Exception as exc:  # shown in the dialog, never a traceback
             stack.close()
             with contextlib.suppress(RuntimeError):  # the dialog may be gone already
                 self._looked.emit(None, _describe(exc))
             return
         try:
-            self._looked.emit((installer, stack, plan), "")
+            self._looked.emit((installer, stack, plan, audits), "")
         except RuntimeError:  # the dialog was deleted while fetching
             stack.close()
 
@@ -170,7 +178,7 @@ class InstallDialog(QDialog):
         if self._closed:  # closed while fetching: drop what was fetched
             result[1].close()
             return
-        self._installer, self._stack, self.plan = result
+        self._installer, self._stack, self.plan, self.audits = result
         offered = self.plan.offered
         self.status.setText(f"{len(offered)} skill(s) found. Choose which to install:")
         self.list.blockSignals(True)
@@ -199,7 +207,13 @@ class InstallDialog(QDialog):
         if self.plan is None:
             return
         plan = self.plan.only(self.chosen())
-        self.details.setPlainText("\n".join(describe_plan(plan)))
+        self.details.setPlainText("\n".join(describe_plan(plan, self.audits)))
+        risky = self._risky(plan)
+        self.accept_risks.setVisible(bool(risky))
+        if risky:
+            self.accept_risks.setText(
+                f"Install anyway: I read the high-risk findings in {', '.join(risky)} (above)"
+            )
         conflicts = plan.conflicts()
         self.replace.setVisible(bool(conflicts))
         if conflicts:
@@ -210,9 +224,15 @@ class InstallDialog(QDialog):
     def _update_button(self) -> None:
         plan = self.plan.only(self.chosen()) if self.plan is not None else None
         ready = plan is not None and bool(plan.skills)
-        if ready and plan.conflicts() and not self.replace.isChecked():
+        if plan is not None and plan.conflicts() and not self.replace.isChecked():
+            ready = False
+        if plan is not None and ready and self._risky(plan) and not self.accept_risks.isChecked():
             ready = False
         self.install_button.setEnabled(ready)
+
+    def _risky(self, plan: Plan) -> list[str]:
+        """The chosen skills whose audit has a high-risk finding."""
+        return [p.name for p in plan.skills if p.name in self.audits and self.audits[p.name].high]
 
     def install(self) -> None:
         if self.plan is None or self._installer is None:
@@ -232,7 +252,7 @@ class InstallDialog(QDialog):
     def _release(self) -> None:
         if self._stack is not None:
             self._stack.close()
-        self._stack, self.plan, self._installer = None, None, None
+        self._stack, self.plan, self._installer, self.audits = None, None, None, {}
 
     def done(self, result: int) -> None:
         self._closed = True
@@ -240,8 +260,16 @@ class InstallDialog(QDialog):
         super().done(result)
 
 
-def describe_plan(plan: Plan) -> list[str]:
-    """What the plan would add, as the CLI shows it: skills, tools and exact commands."""
+def audit_plan(plan: Plan) -> dict[str, Audit]:
+    """The audit of every skill the plan holds (read on the worker thread)."""
+    from gibberish.install.audit import audit_folder
+
+    return {p.name: audit_folder(p.found.folder, p.found.skill, p.name) for p in plan.skills}
+
+
+def describe_plan(plan: Plan, audits: dict[str, Audit] | None = None) -> list[str]:
+    """What the plan would add, as the CLI shows it: skills, tools, exact commands and
+    what the audit found."""
     lines: list[str] = []
     for item in plan.skills:
         why = "" if item.required_by == "user" else f"  (needed by {item.required_by})"
@@ -251,6 +279,8 @@ def describe_plan(plan: Plan) -> list[str]:
             command = tool.command.source if tool.command else "(no command)"
             lines.append(f"    {tool.name}: {command}")
         lines.extend(f"    {d.code}: {d.message}" for d in item.found.warnings)
+        if audits and item.name in audits:
+            lines.extend(f"    {line}" for line in audits[item.name].lines())
     for name, needers in sorted(plan.satisfied.items()):
         lines.append(f"= {name} (already available; needed by {', '.join(sorted(set(needers)))})")
     for server, needer in plan.mcp:

@@ -1,13 +1,16 @@
 """What the menu looked like last time, so the tray can show it before the Engine has loaded.
 
 After every menu built from the real Engine, a small snapshot (skill names, descriptions,
-trust, tool names and descriptions, the problem count, the mode) is written to
+trust, folders, tool names and descriptions, the problem count, the mode) is written to
 ``paths.cache_dir()/menu.cache`` — only when it changed. It is ``marshal`` data (plain
 lists, strings and numbers; rebuilt whenever it cannot be read) because loading it is on
 the start-up path and ``marshal`` needs no import. At the next start the menu is
 drawn from it at once, and rebuilt from the Engine as soon as that has loaded (a few
 hundred milliseconds later). A stale entry is harmless: clicking it goes through the
 Engine like any click, which says so when the skill is gone. Qt-free.
+
+The stand-ins hold every field the menu reads (``protocol.MenuSkill`` and the rest), so
+mypy checks them against the same protocol as the Engine's skills.
 """
 
 from __future__ import annotations
@@ -21,9 +24,14 @@ from gibberish import paths
 from gibberish.fileio import atomic_write_bytes
 
 if TYPE_CHECKING:
-    from gibberish.app import Engine
+    from collections.abc import Sequence
 
-FORMAT = 1
+    from gibberish.app import Engine
+    from gibberish.skills.model import Diagnostic
+    from gibberish.ui.menu.protocol import MenuContext, MenuSkill
+
+FORMAT = 2
+"""Raised whenever a snapshot's fields change: an older file is then read as none."""
 FILE_NAME = "menu.cache"
 
 
@@ -32,7 +40,7 @@ def cache_path() -> Path:
 
 
 class CachedContext:
-    """Stands in for ``ModeContext`` (the fields the menu reads; the mode as its value)."""
+    """Stands in for ``ModeContext`` (``protocol.MenuContext``; the mode as its value)."""
 
     __slots__ = ("automatic", "focus", "mode", "reason")
 
@@ -52,32 +60,32 @@ class CachedTool:
 
 
 class CachedSkill:
-    """The parts of a ``SkillDefinition`` the menu shows (kept light: no skills model import)."""
+    """A ``SkillDefinition`` as the menu reads it (``protocol.MenuSkill``), kept light: no
+    skills model import. Only working skills with tools are cached."""
 
-    __slots__ = ("description", "modes", "name", "tools", "trust")
+    __slots__ = ("description", "directory", "modes", "name", "tools", "trust")
     ok = True
-    errors: tuple[Any, ...] = ()
+    errors: tuple[Diagnostic, ...] = ()
 
     def __init__(
         self,
         name: str,
+        directory: Path,
         description: str = "",
         trust: str = "user",
         modes: tuple[str, ...] = ("Global",),
         tools: tuple[CachedTool, ...] = (),
     ) -> None:
         self.name = name
+        self.directory = directory
         self.description = description
         self.trust = trust
         self.modes = modes
         self.tools = tools
 
-    def available_in(self, mode: str) -> bool:
-        return "Global" in self.modes or mode in self.modes
-
 
 class CachedLibrary:
-    """Stands in for the Engine's library in ``menu.build_menu``: skills, no problems."""
+    """Stands in for the Engine's library (``protocol.MenuLibrary``): skills, no problems."""
 
     def __init__(self, skills: list[CachedSkill] | None = None) -> None:
         self.skill_list = skills or []
@@ -88,18 +96,20 @@ class CachedLibrary:
     def problems(self) -> list[CachedSkill]:
         return []  # shown from the Engine once it has loaded (the details are not cached)
 
-    def overrides(self) -> dict[str, Any]:
+    def overrides(self) -> dict[str, Diagnostic]:
         return {}  # like the problems: from the Engine once it has loaded
 
 
-def snapshot(engine: Engine, context: Any) -> dict[str, Any]:
+def snapshot(engine: Engine, context: MenuContext) -> dict[str, Any]:
     skills = []
-    for skill in engine.library.skills():
+    shown: Sequence[MenuSkill] = engine.library.skills()
+    for skill in shown:
         if not skill.ok or not skill.tools:
             continue
         skills.append(
             {
                 "name": skill.name,
+                "directory": str(skill.directory),
                 "description": skill.description,
                 "trust": str(skill.trust),
                 "modes": [str(m) for m in skill.modes],
@@ -130,7 +140,7 @@ def _encode(data: dict[str, Any]) -> bytes:
     return marshal.dumps((FORMAT, sys.version_info[:2], data))
 
 
-def save(engine: Engine, context: Any, path: Path | None = None) -> bool:
+def save(engine: Engine, context: MenuContext, path: Path | None = None) -> bool:
     """Write the snapshot when it differs from the last one; True when written."""
     path = path or cache_path()
     blob = _encode(snapshot(engine, context))
@@ -163,6 +173,7 @@ def load(path: Path | None = None) -> tuple[CachedLibrary, CachedContext] | None
 def _skill(entry: dict[str, Any]) -> CachedSkill:
     return CachedSkill(
         name=str(entry["name"]),
+        directory=Path(str(entry["directory"])),
         description=str(entry.get("description", "")),
         trust=str(entry.get("trust", "user")),
         modes=tuple(str(m) for m in entry.get("modes", ["Global"])),

@@ -11,6 +11,7 @@ goes in front of every request the command bar sends to the model
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from gibberish.ui.menu.model import Kind, MenuItem, elide, separator
@@ -41,7 +42,7 @@ class ContextMenu:
                     tooltip=f"{block.description}\n{block.trust}, from {block.source}",
                     checkable=True,
                     checked=block.name in pinned or block.name in loaded,
-                    trigger=lambda n=block.name: self.toggle(n),
+                    trigger=partial(self.toggle, block.name),
                 )
             )
         if not items:

@@ -2,7 +2,7 @@
 
 The tray menu at 1,000 skills has some 5,000 tool actions. Connecting each one's
 ``triggered`` signal to its own Python closure kept 5,000 closures and 5,000 PySide
-connections alive for as long as the menu lived (several MiB, docs/adr/0053-lighter-tray-menu.md).
+connections alive for as long as the menu lived (several MiB, docs/performance.md).
 Instead an action carries its trigger as its data (``QAction.setData``), and each menu
 connects its ``triggered(QAction)`` signal once, to a closure that calls the action's
 trigger.

@@ -65,7 +65,7 @@ class LauncherWindow(QWidget):
         self.setWindowTitle("gibberish")
         self.setWindowIcon(icons.app_icon())
         self.setAcceptDrops(True)
-        self._triggers: dict[str, Callable[[], None]] = {}
+        self._triggers: dict[str, Callable[[], object]] = {}
         self._buttons: dict[str, QPushButton] = {}
         self._mnemonics: set[str] = set()
 
@@ -123,11 +123,7 @@ class LauncherWindow(QWidget):
     # ------------------------------------------------------------------ content
     def set_items(self, items: Sequence[MenuItem]) -> None:
         """Show ``items`` (from ``menu.build_menu``), keeping which rows were expanded."""
-        expanded = {
-            self.tree.topLevelItem(i).data(0, NAME_ROLE)
-            for i in range(self.tree.topLevelItemCount())
-            if self.tree.topLevelItem(i).isExpanded()
-        }
+        expanded = {row.data(0, NAME_ROLE) for row in self._rows() if row.isExpanded()}
         first_build = self.tree.topLevelItemCount() == 0
         self._restoring = True  # rebuilding expands rows: not the person's choice
         self.tree.clear()
@@ -136,7 +132,7 @@ class LauncherWindow(QWidget):
             button.setParent(None)
             button.deleteLater()
         self._buttons.clear()
-        self._mnemonics: set[str] = set()
+        self._mnemonics = set()
         self._clear_layout(self.top_row)
         self._clear_layout(self.bottom_row)
 
@@ -154,8 +150,7 @@ class LauncherWindow(QWidget):
                 node.setExpanded(True)
         if first_build:
             saved = load_expanded()
-            for i in range(self.tree.topLevelItemCount()):
-                node = self.tree.topLevelItem(i)
+            for node in self._rows():
                 name = str(node.data(0, NAME_ROLE))
                 if saved is not None:
                     node.setExpanded(name in saved)
@@ -163,6 +158,11 @@ class LauncherWindow(QWidget):
                     node.setExpanded(True)
         self._restoring = False
         self.bottom_row.insertStretch(0, 1)
+
+    def _rows(self) -> list[QTreeWidgetItem]:
+        """The top-level rows."""
+        rows = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
+        return [row for row in rows if row is not None]
 
     def _add_node(self, parent: QTreeWidgetItem, item: MenuItem) -> QTreeWidgetItem:
         node = QTreeWidgetItem(parent, [item.text])
@@ -205,7 +205,7 @@ class LauncherWindow(QWidget):
     def _clear_layout(layout: QHBoxLayout) -> None:
         while layout.count():
             taken = layout.takeAt(0)
-            widget = taken.widget()
+            widget = taken.widget() if taken is not None else None
             if widget is not None:
                 widget.setParent(None)
 
@@ -217,8 +217,9 @@ class LauncherWindow(QWidget):
         def walk(node: QTreeWidgetItem) -> None:
             for i in range(node.childCount()):
                 child = node.child(i)
-                found.append(str(child.data(0, NAME_ROLE)))
-                walk(child)
+                if child is not None:
+                    found.append(str(child.data(0, NAME_ROLE)))
+                    walk(child)
 
         walk(self.tree.invisibleRootItem())
         return found
@@ -261,11 +262,7 @@ class LauncherWindow(QWidget):
     def _remember_expanded(self, _item: QTreeWidgetItem) -> None:
         if self._restoring:
             return
-        names = [
-            str(self.tree.topLevelItem(i).data(0, NAME_ROLE))
-            for i in range(self.tree.topLevelItemCount())
-            if self.tree.topLevelItem(i).isExpanded()
-        ]
+        names = [str(row.data(0, NAME_ROLE)) for row in self._rows() if row.isExpanded()]
         save_expanded(names)
 
     def show_status(self, title: str, body: str, *, failed: bool = False) -> None:

@@ -15,6 +15,7 @@ tests (and people writing desktop automation) can rely on:
 ``problems`` / ``problem:NAME``  skills that failed to load
 ``recent`` / ``recent:N``     recent runs (0 = newest)
 ``open-skills-folder`` ``reload-skills`` ``install-skill`` ``approvals`` ``settings`` ``quit``
+``export-plugin``             *Export as a plugin…* (after ``install-skill``)
 ============================  =============================================
 
 Skill submenus are *lazy*: their tools are created when the submenu is about to show
@@ -27,21 +28,22 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
+from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction, QActionGroup, QIcon
 from PySide6.QtWidgets import QMenu
 
 from gibberish.ui import icons
 from gibberish.ui.formatting import human_duration, human_title, plain_tooltip
 from gibberish.ui.menu.dispatch import carry_trigger, dispatch_triggers
+from gibberish.ui.menu.protocol import MenuContext, MenuLibrary, MenuSkill, offered_in
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from gibberish.app import RecentRun
-    from gibberish.skills.model import Diagnostic, Mode, SkillDefinition
-    from gibberish.trust.modes import ModeContext
+    from gibberish.skills.model import Mode
 
 MODES: tuple[str, ...] = ("Global", "Dev", "Meeting", "Writer")
 """``Mode`` values (a ``StrEnum``): the menu needs no import of the skills model."""
@@ -92,7 +94,7 @@ class MenuItem:
         checkable: bool = False,
         checked: bool = False,
         group: str | None = None,
-        trigger: Callable[[], None] | None = None,
+        trigger: Callable[[], object] | None = None,
         children: Children = (),
         key: object = None,
     ) -> None:
@@ -135,27 +137,18 @@ def separator(name: str) -> MenuItem:
     return MenuItem(name, kind=Kind.SEPARATOR)
 
 
-class MenuLibrary(Protocol):
-    """What the menu reads of the skills: the Engine's library, or the cached stand-in."""
-
-    def skills(self) -> Sequence[SkillDefinition]: ...
-
-    def problems(self) -> Sequence[SkillDefinition]: ...
-
-    def overrides(self) -> dict[str, Diagnostic]: ...
-
-
 class MenuActions(Protocol):
     """What the menu's entries do (the controller implements it)."""
 
     def set_mode(self, mode: Mode | str | None) -> None: ...
     def open_command_bar(self) -> None: ...
     def listen(self) -> None: ...
-    def launch(self, ref: str) -> None: ...
+    def launch(self, ref: str) -> object: ...
     def show_problem(self, name: str) -> None: ...
     def show_recent(self, index: int) -> None: ...
     def open_skills_folder(self) -> None: ...
     def install_skill(self) -> None: ...
+    def export_plugin(self) -> None: ...
     def reload_skills(self) -> None: ...
     def open_approvals(self) -> None: ...
     def open_settings(self) -> None: ...
@@ -181,7 +174,7 @@ def elide(text: str, limit: int = MAX_LABEL) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _skill_tooltip(skill: SkillDefinition) -> str:
+def _skill_tooltip(skill: MenuSkill) -> str:
     trust = icons.TRUST_LABELS.get(skill.trust, str(skill.trust))
     lines = [skill.description, f"Trust: {trust}"]
     if skill.trust == "untrusted":
@@ -194,7 +187,7 @@ def _skill_tooltip(skill: SkillDefinition) -> str:
     return "\n".join(line for line in lines if line)
 
 
-def mode_items(context: ModeContext, actions: MenuActions) -> list[MenuItem]:
+def mode_items(context: MenuContext, actions: MenuActions) -> list[MenuItem]:
     items = [
         MenuItem(
             "mode-auto",
@@ -215,13 +208,13 @@ def mode_items(context: ModeContext, actions: MenuActions) -> list[MenuItem]:
                 checkable=True,
                 checked=not context.automatic and context.mode == mode,
                 group="mode",
-                trigger=lambda m=mode: actions.set_mode(m),
+                trigger=partial(actions.set_mode, mode),
             )
         )
     return items
 
 
-def skill_items(skill: SkillDefinition, actions: MenuActions) -> list[MenuItem]:
+def skill_items(skill: MenuSkill, actions: MenuActions) -> list[MenuItem]:
     from gibberish.skills.model import tool_ref  # loaded by then: the skill is one
 
     refs = [(tool, tool_ref(skill.name, tool.name)) for tool in skill.tools]
@@ -249,7 +242,7 @@ def build_menu(
     library: MenuLibrary,
     recent: Sequence[RecentRun],
     actions: MenuActions,
-    context: ModeContext,
+    context: MenuContext,
     *,
     loading: bool = False,
 ) -> list[MenuItem]:
@@ -268,7 +261,7 @@ def build_menu(
     ]
 
 
-def head_items(context: ModeContext, actions: MenuActions) -> list[MenuItem]:
+def head_items(context: MenuContext, actions: MenuActions) -> list[MenuItem]:
     """The mode submenu, *Ask…*, *Listen* and the line above the skills."""
     how = "automatic" if context.automatic else "manual"
     return [
@@ -296,7 +289,7 @@ def head_items(context: ModeContext, actions: MenuActions) -> list[MenuItem]:
     ]
 
 
-def skill_entry(skill: SkillDefinition, actions: MenuActions) -> MenuItem:
+def skill_entry(skill: MenuSkill, actions: MenuActions) -> MenuItem:
     """One skill's submenu entry. Its key is what the submenu shows (each tool's name and
     description): an edit that changes them replaces the submenu, and the menu drawn from
     ``menu_cache`` keeps every entry the loaded skills show the same way."""
@@ -312,16 +305,16 @@ def skill_entry(skill: SkillDefinition, actions: MenuActions) -> MenuItem:
 
 
 def skill_section(
-    skills: Sequence[SkillDefinition],
-    context: ModeContext,
+    skills: Sequence[MenuSkill],
+    context: MenuContext,
     actions: MenuActions,
     *,
     loading: bool = False,
-    entry: Callable[[SkillDefinition], MenuItem] | None = None,
+    entry: Callable[[MenuSkill], MenuItem] | None = None,
 ) -> list[MenuItem]:
     """A submenu per skill offered in ``context``'s mode (``entry`` makes each one)."""
     make = entry or (lambda skill: skill_entry(skill, actions))
-    items = [make(s) for s in skills if s.ok and s.tools and s.available_in(context.mode)]
+    items = [make(s) for s in skills if offered_in(s, context.mode)]
     if not items:
         items.append(
             MenuItem(
@@ -345,7 +338,7 @@ def problem_items(library: MenuLibrary, actions: MenuActions) -> list[MenuItem]:
                 f"problem:{skill.name}",
                 elide(f"{skill.name}: {message}"),
                 tooltip="\n".join(d.format() for d in skill.errors) or message,
-                trigger=lambda n=skill.name: actions.show_problem(n),
+                trigger=partial(actions.show_problem, skill.name),
             )
         )
     for name, warning in library.overrides().items():
@@ -354,7 +347,7 @@ def problem_items(library: MenuLibrary, actions: MenuActions) -> list[MenuItem]:
                 f"override:{name}",
                 elide(f"{name}: overrides another skill of the same name"),
                 tooltip=warning.message,
-                trigger=lambda n=name: actions.show_problem(n),
+                trigger=partial(actions.show_problem, name),
             )
         )
     return items
@@ -380,7 +373,7 @@ def recent_menu(recent: Sequence[RecentRun], actions: MenuActions) -> MenuItem:
                 f"recent:{index}",
                 text,
                 tooltip=tip,
-                trigger=lambda i=index: actions.show_recent(i),
+                trigger=partial(actions.show_recent, index),
             )
         )
     return MenuItem(
@@ -406,6 +399,12 @@ def tail_items(actions: MenuActions) -> list[MenuItem]:
             "Install skill…",
             tooltip="From a folder, an archive or a URL (or drop one on the launcher)",
             trigger=actions.install_skill,
+        ),
+        MenuItem(
+            "export-plugin",
+            "Export as a plugin…",
+            tooltip="Your skills as one folder for Claude Code, Gemini CLI and other agents",
+            trigger=actions.export_plugin,
         ),
         MenuItem("approvals", "Approvals…", trigger=actions.open_approvals),
         MenuItem("settings", "Settings…", trigger=actions.open_settings),
@@ -441,7 +440,7 @@ class _LazyFill:
 
     def __init__(self, menu: QMenu, item: MenuItem) -> None:
         self.action = menu.menuAction()
-        self.item = item
+        self.item: MenuItem | None = item
         self.filled = False
         self.volatile = item.key is None
         # A closure, which the connection keeps alive (a bound method of a plain object
@@ -452,7 +451,7 @@ class _LazyFill:
         if self.filled and not self.volatile:
             return
         menu = self.action.menu()  # RuntimeError once the submenu was deleted
-        if not isinstance(menu, QMenu) or menu.parent() is None:
+        if not isinstance(menu, QMenu) or menu.parent() is None or self.item is None:
             return  # taken out of its menu (replaced): it is about to be deleted
         self.filled = True
         fill_all(populate_qmenu(menu, self.item.items()))
@@ -526,7 +525,7 @@ def make_entry(
 def discard_entry(menu: QMenu, action: QAction) -> None:
     """Take ``action`` (or its submenu) out of ``menu``; unparented first, so lookups by
     name never find it, and deleted on the next turn of the event loop."""
-    sub = action.menu()
+    sub = cast("QObject | None", action.menu())  # None for a plain action, whatever the stub says
     menu.removeAction(action)
     if sub is not None:
         sub.setParent(None)

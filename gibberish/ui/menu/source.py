@@ -37,14 +37,14 @@ from gibberish.ui.menu.model import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from pathlib import Path
 
     from gibberish.app import Engine
-    from gibberish.skills.model import SkillDefinition
     from gibberish.trust.modes import ModeContext
     from gibberish.ui.engine_host import EngineHost
     from gibberish.ui.menu.model import MenuActions
+    from gibberish.ui.menu.protocol import MenuSkill
 
 
 log = logging.getLogger("gibberish.ui")
@@ -105,9 +105,9 @@ class MenuSource:
                 *tail_items(self.actions),
             ]
         cached = menu_cache.load()
-        library, context = cached if cached is not None else (menu_cache.CachedLibrary(), None)
-        self._context = context or menu_cache.CachedContext()
-        return build_menu(library, [], self.actions, self._context, loading=True)  # type: ignore[arg-type]
+        library, last = cached if cached is not None else (menu_cache.CachedLibrary(), None)
+        self._context = last or menu_cache.CachedContext()
+        return build_menu(library, [], self.actions, self._context, loading=True)
 
     def _skill_section(self, engine: Engine, context: ModeContext) -> list[MenuItem]:
         """The skills' entries (and the problems), made again only when the skills or the
@@ -132,7 +132,7 @@ class MenuSource:
             return
         self._saver.request(engine, context)
 
-    def _skill_entries(self, skills: list[SkillDefinition], context: ModeContext) -> list[MenuItem]:
+    def _skill_entries(self, skills: Sequence[MenuSkill], context: ModeContext) -> list[MenuItem]:
         """``menu.skill_section``, from entries kept while their skill is the same object."""
         kept, self._entries = self._entries, {}
         mode = context.mode
@@ -153,7 +153,7 @@ class _Entry:
 
     __slots__ = ("item", "modes", "skill")
 
-    def __init__(self, skill: SkillDefinition, actions: MenuActions) -> None:
+    def __init__(self, skill: MenuSkill, actions: MenuActions) -> None:
         self.skill = skill
         self.item = skill_entry(skill, actions) if skill.ok and skill.tools else None
         self.modes = None if "Global" in skill.modes else frozenset(skill.modes)

@@ -146,8 +146,10 @@ class MenuView(QObject):
         for index, action in enumerate(order):
             if index < len(current) and current[index] is action:
                 continue
-            before = current[index] if index < len(current) else None
-            self.menu.insertAction(before, action)
+            if index < len(current):
+                self.menu.insertAction(current[index], action)
+            else:
+                self.menu.addAction(action)
             if id(action) in at:
                 current.remove(action)
             else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from gibberish import paths
@@ -22,7 +23,7 @@ MAX_VALUE = 2000
 SECRET_NAME = re.compile(r"pass(word|phrase)?|secret|token|api[_-]?key|credential|private", re.I)
 
 
-def _file():
+def _file() -> Path:
     return paths.state_dir() / "form-values.json"
 
 

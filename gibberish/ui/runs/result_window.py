@@ -147,7 +147,7 @@ class ResultWindow(QWidget):
         self.argv = tuple(argv)
         self.status = "pending"
         self.result: RunResult | None = None
-        self.open_path: Callable[[Path], None] = lambda p: QDesktopServices.openUrl(
+        self.open_path: Callable[[Path], object] = lambda p: QDesktopServices.openUrl(
             QUrl.fromLocalFile(str(p))
         )
         self._cancel: Callable[[], None] | None = None
@@ -170,8 +170,8 @@ class ResultWindow(QWidget):
         self._add_banners(layout)
         self._add_output(layout)
         layout.addLayout(self._buttons())
-        QShortcut(QKeySequence(QKeySequence.StandardKey.Cancel), self, activated=self.close)
-        QShortcut(QKeySequence("Ctrl+."), self, activated=self.request_cancel)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Cancel), self).activated.connect(self.close)
+        QShortcut(QKeySequence("Ctrl+."), self).activated.connect(self.request_cancel)
         self.view.installEventFilter(self)
         keyboard_buttons(self)
         self.resize(720, 460)

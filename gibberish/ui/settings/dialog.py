@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from gibberish import paths
+from gibberish.assistant.settings import Api
 from gibberish.settings import (
     DEFAULT_MODEL_ENDPOINT,
     DEFAULT_MODEL_NAME,
@@ -57,6 +58,7 @@ from gibberish.ui.widgets import (
     mnemonic_buttons,
 )
 from gibberish.voice.whisper_install import Environment
+from gibberish.voice.settings import Activation, VoiceBackend
 
 TIMEOUT_RANGE = (1.0, 600.0)
 BUDGET_RANGE = (64, 131072)
@@ -423,16 +425,16 @@ class SettingsDialog(QDialog):
             enabled=self.model_enabled.isChecked(),
             endpoint=self.endpoint.text().strip() or self.original.model.endpoint,
             model=self.model_name.text().strip() or self.original.model.model,
-            api=str(self.api.currentData()),
+            api=Api(str(self.api.currentData())),
             timeout=float(self.model_timeout.value()),
             budget=int(self.model_budget.value()),
         )
         voice = replace(
             self.original.voice,
-            backend=str(self.voice_backend.currentData()),
+            backend=VoiceBackend(str(self.voice_backend.currentData())),
             model_folder=self.model_folder.text().strip(),
             microphone=self.microphone_setting(),
-            activation=str(self.activation.currentData()),
+            activation=Activation(str(self.activation.currentData())),
             spoken_feedback=self.spoken_feedback.isChecked(),
             listen_in_meeting=self.listen_in_meeting.isChecked(),
             second_opinion=self.second_opinion.isChecked(),

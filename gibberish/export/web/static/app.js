@@ -5,6 +5,21 @@ const $ = (id) => document.getElementById(id);
 const form = $("form");
 let ready = false;
 
+// The launch's token: from the link's fragment (never sent to any server) into this
+// tab's sessionStorage (per origin, so no page on another port can read it), then out
+// of the address bar. It goes only to this server, as a Bearer header, never a cookie.
+const TOKEN_KEY = "gibberish-web-token";
+const fromLink = new URLSearchParams(location.hash.slice(1)).get("token");
+if (fromLink) {
+  sessionStorage.setItem(TOKEN_KEY, fromLink);
+  history.replaceState(null, "", location.pathname + location.search);
+}
+const token = sessionStorage.getItem(TOKEN_KEY) || "";
+
+function api(path, options = {}) {
+  return fetch(path, { ...options, headers: { Authorization: `Bearer ${token}` }, credentials: "omit" });
+}
+
 function formData() {
   const source = form.querySelector("input[name=source]:checked").value;
   const data = new FormData();
@@ -30,7 +45,7 @@ async function post(path) {
   $("busy").hidden = false;
   $("error").hidden = true;
   try {
-    const response = await fetch(path, { method: "POST", body: formData() });
+    const response = await api(path, { method: "POST", body: formData() });
     if (!response.ok) {
       let body = {};
       try { body = await response.json(); } catch (_) { /* not JSON */ }
@@ -87,15 +102,22 @@ $("download").addEventListener("click", async () => {
 
 form.addEventListener("change", () => { $("download").disabled = true; });
 
+async function listed(path) {
+  const response = await api(path);
+  const body = await response.json();
+  if (!response.ok) throw body;
+  return body;
+}
+
 async function init() {
-  const [skills, targets] = await Promise.all([
-    fetch("/api/v1/skills").then((r) => r.json()),
-    fetch("/api/v1/targets").then((r) => r.json()),
-  ]);
+  const [skills, targets] = await Promise.all([listed("/api/v1/skills"), listed("/api/v1/targets")]);
   for (const skill of skills) $("installed").append(new Option(skill.name, skill.name));
   for (const agent of targets.agents) $("agent").append(new Option(agent.title, agent.id));
   ready = true;
   document.body.dataset.ready = String(ready);
 }
 
-init().catch(() => showError("Could not load the lists of skills and agents.", "Reload the page."));
+init().catch((body) => {
+  if (body && body.error) showError(body.error, body.hint);
+  else showError("Could not load the lists of skills and agents.", "Reload the page.");
+});

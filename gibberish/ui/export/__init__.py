@@ -1,0 +1,1 @@
+"""*Export as a plugin…*: the person's skills as one plugin folder for coding agents."""

