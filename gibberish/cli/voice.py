@@ -28,8 +28,8 @@ from gibberish.voice.settings import VOICE_BACKENDS
 
 if TYPE_CHECKING:
     from gibberish.voice import Proposal
-    from gibberish.voice.whisper_install import Plan
     from gibberish.voice.audio import AudioSource
+    from gibberish.voice.whisper_install import Plan
 
 
 def _source(engine: Engine, file: Path | None) -> AudioSource:
@@ -255,10 +255,10 @@ def _install_with_bar(plan: Plan, cancel: threading.Event) -> str:
     from gibberish.voice import whisper_install
 
     outcome: list[object] = []
-    seen = {"done": 0, "what": ""}
+    seen: list[tuple[str, int]] = [("", 0)]
 
     def progress(what: str, done: int, _total: int) -> None:
-        seen["done"], seen["what"] = done, what
+        seen[0] = (what, done)
 
     def work() -> None:
         try:
@@ -275,7 +275,7 @@ def _install_with_bar(plan: Plan, cancel: threading.Event) -> str:
         except KeyboardInterrupt:
             cancel.set()
             click.echo("\nCancelling…", err=True)
-        show(str(seen["what"]), int(seen["done"]), not worker.is_alive())
+        show(*seen[0], not worker.is_alive())
     result = outcome[0] if outcome else whisper_install.SetupError("Setting up Whisper stopped.")
     if isinstance(result, whisper_install.SetupError):
         fail(str(result), 1)

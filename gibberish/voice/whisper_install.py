@@ -294,7 +294,7 @@ def _download_all(plan: Plan, folder: Path, report: Progress, stop: threading.Ev
     opener = _opener(plan.environment)
     total = plan.size
     done = 0
-    files = []
+    files: list[Path] = []
     for download in plan.downloads:
         name = Path(download.filename).name
         if not name or name in {".", ".."} or "/" in name:

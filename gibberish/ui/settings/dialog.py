@@ -57,8 +57,8 @@ from gibberish.ui.widgets import (
     keyboard_buttons,
     mnemonic_buttons,
 )
-from gibberish.voice.whisper_install import Environment
 from gibberish.voice.settings import Activation, VoiceBackend
+from gibberish.voice.whisper_install import Environment
 
 TIMEOUT_RANGE = (1.0, 600.0)
 BUDGET_RANGE = (64, 131072)
