@@ -23,13 +23,17 @@ Three figures, each printed next to its floor as a ratio:
   than the clear ``VoiceError``/``EngineError``), floor 0.
 
 Run: ``.venv/bin/python benchmarks/voice_unseen.py [--people] [--voices] [--held-out]
-[--hostile 300] [--whisper-model auto] [--no-doubt]`` (people, development voices and
-hostile files without a part flag; the held-out voices only when asked for).
+[--hostile 300] [--whisper-model auto] [--no-doubt] [--voice-set DIR]`` (people,
+development voices and hostile files without a part flag; the held-out voices only when
+asked for). The synthesized voices are made once per run into a kept folder (its path
+and the set's sha256 are printed with the figures); ``--voice-set DIR`` measures the same
+files again, e.g. grammar alone and with Whisper on one set.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
 import subprocess
@@ -161,39 +165,71 @@ def _speak(voice: Voice, text: str, out: Path) -> Path:
     return out
 
 
-def voices(whisper: str, chosen: dict[str, Voice], label: str) -> None:
+def voice_set(chosen: dict[str, Voice], folder: Path) -> tuple[dict[tuple[str, str], Path], str]:
+    """Every phrase spoken by every voice of ``chosen``, as files in ``folder``, and the
+    set's checksum. espeak-ng's output varies between runs, so a run synthesizes once into
+    a folder that is kept; given again (``--voice-set``), the same files are measured
+    again and the checksum says so."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files: dict[tuple[str, str], Path] = {}
+    for name, voice in chosen.items():
+        (folder / name).mkdir(exist_ok=True)
+        for phrase in IN_GRAMMAR + OUT_OF_GRAMMAR:
+            out = folder / name / f"{phrase.slug}.wav"
+            if not out.is_file():
+                _speak(voice, phrase.text, out)
+                for extra in (out.with_suffix(".raw.wav"), out.with_suffix(".fx.wav")):
+                    extra.unlink(missing_ok=True)
+            files[(name, phrase.slug)] = out
+    return files, checksum(files)
+
+
+def checksum(files: dict[tuple[str, str], Path]) -> str:
+    """sha256 over each file's voice, phrase and sha256, in sorted order."""
+    lines = [
+        f"{name}/{slug} {hashlib.sha256(path.read_bytes()).hexdigest()}\n"
+        for (name, slug), path in sorted(files.items())
+    ]
+    return hashlib.sha256("".join(lines).encode()).hexdigest()
+
+
+def voices(whisper: str, chosen: dict[str, Voice], label: str, folder: Path) -> None:
     missing = sorted(
         set().union(*(v.programs for v in chosen.values()))
         - {p for p in ("flite", "espeak-ng", "sox") if shutil.which(p)}
     )
-    if missing:
+    if missing and not (folder / next(iter(chosen))).is_dir():
         print(f"{label}: skipped ({', '.join(missing)} not installed)")
         return
+    files, digest = voice_set(chosen, folder)
+    print(f"{label}: voice set {folder} (sha256 {digest[:16]}, {len(files)} recordings)")
     listen = _listener(Engine(EngineOptions(include_user=False)), whisper)
     total_exact = total_rejected = 0
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, voice in chosen.items():
-            exact = rejected = 0
-            for phrase in IN_GRAMMAR + OUT_OF_GRAMMAR:
-                got = _got(listen(_speak(voice, phrase.text, Path(tmp) / f"{phrase.slug}.wav")))
-                expected = (
-                    None if phrase.tool is None else (phrase.tool, phrase.arguments, phrase.status)
-                )
-                if phrase.tool is None:
-                    rejected += got is None
-                else:
-                    exact += got == expected
-                if got != expected:
-                    print(f"  MISS {name}: {phrase.text!r} -> {got}")
-            print(
-                f"  {name:<18} exact {exact}/{len(IN_GRAMMAR)}  rejected {rejected}/{len(OUT_OF_GRAMMAR)}"
+    for name in chosen:
+        exact = rejected = 0
+        for phrase in IN_GRAMMAR + OUT_OF_GRAMMAR:
+            got = _got(listen(files[(name, phrase.slug)]))
+            expected = (
+                None if phrase.tool is None else (phrase.tool, phrase.arguments, phrase.status)
             )
-            total_exact += exact
-            total_rejected += rejected
+            if phrase.tool is None:
+                rejected += got is None
+            else:
+                exact += got == expected
+            if got != expected:
+                print(f"  MISS {name}: {phrase.text!r} -> {got}")
+        print(
+            f"  {name:<18} exact {exact}/{len(IN_GRAMMAR)}  rejected {rejected}/{len(OUT_OF_GRAMMAR)}"
+        )
+        total_exact += exact
+        total_rejected += rejected
     n = len(chosen)
     tag = " + whisper" if whisper else " (grammar alone)"
+    sums = f"  [voice set sha256 {digest[:16]}]"
     _ratio(f"{label}{tag}: exact", total_exact, n * len(IN_GRAMMAR), 0.95 if whisper else 0.90)
+    print(sums)
     _ratio(f"{label}{tag}: rejected", total_rejected, n * len(OUT_OF_GRAMMAR), 0.90)
+    print(sums)
 
 
 def hostile(count: int) -> None:
@@ -243,6 +279,13 @@ def main() -> None:
         "--held-out", action="store_true", help="the held-out voices (measure only; ADR 0045)"
     )
     parser.add_argument("--hostile", type=int, default=0, metavar="N")
+    parser.add_argument(
+        "--voice-set",
+        type=Path,
+        metavar="DIR",
+        help="where the synthesized voices are kept (reused when it holds them already); "
+        "default: a new folder under the system's temporary folder, kept after the run",
+    )
     parser.add_argument("--whisper-model", default="", help="a CTranslate2 folder, or auto")
     parser.add_argument(
         "--no-doubt",
@@ -267,10 +310,11 @@ def main() -> None:
     everything = not (args.people or args.voices or args.held_out or args.hostile)
     if args.people or everything:
         people(whisper)
+    kept = args.voice_set or Path(tempfile.mkdtemp(prefix="gibberish-voice-set-"))
     if args.voices or everything:
-        voices(whisper, DEV, "development voices")
+        voices(whisper, DEV, "development voices", kept / "development")
     if args.held_out:
-        voices(whisper, HELD_OUT_VOICES, "held-out voices")
+        voices(whisper, HELD_OUT_VOICES, "held-out voices", kept / "held-out")
     if args.hostile or everything:
         hostile(args.hostile or 300)
 

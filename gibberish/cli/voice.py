@@ -7,6 +7,10 @@ What was heard is a proposal like a model's call: ``listen`` puts it through
 from __future__ import annotations
 
 import json
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,6 +29,7 @@ from gibberish.voice.settings import VOICE_BACKENDS
 if TYPE_CHECKING:
     from gibberish.voice import Proposal
     from gibberish.voice.audio import AudioSource
+    from gibberish.voice.whisper_install import Plan
 
 
 def _source(engine: Engine, file: Path | None) -> AudioSource:
@@ -196,7 +201,10 @@ def devices_command() -> None:
     except VoiceError as exc:
         fail(str(exc), 1)
     if not devices:
-        fail("No microphone found: plug one in (and check it is not muted).", 1)
+        from gibberish.voice.microphones import NO_MICROPHONE, sound_server
+
+        server = sound_server()
+        fail((server.trouble() if server is not None else "") or NO_MICROPHONE, 1)
     rows = [
         [
             ("* " if d.is_default else "  ") + str(d.index),
@@ -207,6 +215,101 @@ def devices_command() -> None:
         for d in devices
     ]
     click.echo(table(["#", "name", "channels", "rate"], rows, flex=1))
+
+
+@voice_group.command("setup")
+@click.option("--yes", "-y", is_flag=True, help="Download without asking (the size is still said).")
+@pass_state
+def setup_command(state: CliState, yes: bool) -> None:
+    """Set Whisper up: download it into gibberish's environment, check it, switch to it.
+
+    The size is said first; Ctrl-C during the download stops it and changes nothing.
+    Only a model that heard a test recording correctly is switched to.
+    """
+    from gibberish.voice import whisper_install
+
+    engine = state.engine()
+    click.echo("Finding out what Whisper needs…", err=True)
+    try:
+        plan = whisper_install.plan()
+    except whisper_install.SetupError as exc:
+        fail(str(exc), 1)
+    click.echo(plan.sentence(), err=True)
+    if plan.downloads and not yes:
+        if not sys.stdin.isatty():
+            fail("Nothing was downloaded: run again with --yes to agree to the download.", 1)
+        if not click.confirm("Download and set it up?", default=True, err=True):
+            raise SystemExit(1)
+    model = _install_with_bar(plan, threading.Event())
+    voice = replace(engine.settings.voice, model_folder=model, second_opinion=True)
+    engine.update_settings(replace(engine.settings, voice=voice))
+    click.echo(
+        "Whisper is set up and heard a test recording correctly; it now checks what the "
+        f"tools' phrases hear (model: {model}).",
+        err=True,
+    )
+
+
+def _install_with_bar(plan: Plan, cancel: threading.Event) -> str:
+    """Runs the install on a thread under a progress bar; Ctrl-C cancels the download."""
+    from gibberish.voice import whisper_install
+
+    outcome: list[object] = []
+    seen: list[tuple[str, int]] = [("", 0)]
+
+    def progress(what: str, done: int, _total: int) -> None:
+        seen[0] = (what, done)
+
+    def work() -> None:
+        try:
+            outcome.append(whisper_install.install(plan, progress, cancel))
+        except whisper_install.SetupError as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=work, name="whisper-setup", daemon=True)
+    worker.start()
+    show = _bar(plan.size) if sys.stderr.isatty() else _lines(plan.size)
+    while worker.is_alive():
+        try:
+            worker.join(0.2)
+        except KeyboardInterrupt:
+            cancel.set()
+            click.echo("\nCancelling…", err=True)
+        show(*seen[0], not worker.is_alive())
+    result = outcome[0] if outcome else whisper_install.SetupError("Setting up Whisper stopped.")
+    if isinstance(result, whisper_install.SetupError):
+        fail(str(result), 1)
+    return str(result)
+
+
+def _bar(size: int) -> Callable[[str, int, bool], None]:
+    """A terminal's progress bar of ``size`` bytes."""
+    bar = click.progressbar(length=max(size, 1), label="Setting up Whisper", file=sys.stderr)
+    bar.__enter__()
+    shown = [0]
+
+    def show(_what: str, done: int, last: bool) -> None:
+        step = min(done, size) - shown[0]
+        if step > 0:
+            bar.update(step)
+            shown[0] += step
+        if last:
+            bar.__exit__(None, None, None)
+
+    return show
+
+
+def _lines(size: int) -> Callable[[str, int, bool], None]:
+    """For a log rather than a terminal: a line each time the step or the tenth changes."""
+    said: list[tuple[str, int]] = []
+
+    def show(what: str, done: int, _last: bool) -> None:
+        tenth = 10 * min(done, size) // max(size, 1)
+        if what and (not said or said[-1] != (what, tenth)):
+            said.append((what, tenth))
+            click.echo(f"Setting up Whisper: {what} {10 * tenth}%", err=True)
+
+    return show
 
 
 COMMANDS = [listen_command, voice_group]

@@ -178,6 +178,7 @@ class Controller(QObject):
             rewatch=self.rewatch,
             show_notices=self.show_notices,
             show_fatal=self.seams.show_fatal,
+            stop_watching_microphone=self.voice.stop_watching,
         )
         return Lifecycle(parts, steps, tray_available=tray_available, parent=self)
 

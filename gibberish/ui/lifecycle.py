@@ -69,6 +69,7 @@ class TraySteps:
     rewatch: Callable[[], None]
     show_notices: Callable[[], None]
     show_fatal: Callable[[str, str], Any]
+    stop_watching_microphone: Callable[[], None]
 
 
 class Lifecycle(QObject):
@@ -131,6 +132,7 @@ class Lifecycle(QObject):
         p.reloading.stop()
         p.shortcuts.close()
         p.text.shutdown()
+        self._steps.stop_watching_microphone()
         if p.host.is_ready:
             engine = p.host.get()
             try:

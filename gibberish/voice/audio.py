@@ -93,13 +93,19 @@ class InputDevice:
 
 
 def input_devices() -> list[InputDevice]:
-    """The microphones PortAudio sees (devices with at least one input channel)."""
+    """The microphones PortAudio sees (devices with at least one input channel), its list
+    made again first when the sound server's sources changed (``microphones``)."""
+    from gibberish.voice import microphones
+
     sd = _sounddevice()
+    server = microphones.sound_server()
+    microphones.PORTAUDIO.refresh(sd, server)
     try:
         devices = sd.query_devices()
         default_in = sd.default.device[0]
     except Exception as exc:  # PortAudioError is not importable without the library
-        raise VoiceError(f"Could not list audio devices: {exc}.") from None
+        said = microphones.open_error(str(exc), server)
+        raise VoiceError(said or f"Could not list the microphones ({exc}).") from None
     return [
         InputDevice(i, d["name"], d["max_input_channels"], d["default_samplerate"], i == default_in)
         for i, d in enumerate(devices)
@@ -137,7 +143,10 @@ class MicrophoneSource:
         self._stop.set()
 
     def frames(self, size: int) -> Iterator[bytes]:
+        from gibberish.voice import microphones
+
         sd = _sounddevice()
+        server = microphones.check(sd)
         blocks: queue.Queue[bytes] = queue.Queue()
 
         def callback(indata: Any, _frames: int, _time: Any, _status: Any) -> None:
@@ -146,8 +155,8 @@ class MicrophoneSource:
             self.peak_level = max(self.peak_level, self.level)
             blocks.put(block)
 
-        try:
-            stream = sd.RawInputStream(
+        def open_stream() -> Any:
+            return sd.RawInputStream(
                 samplerate=SAMPLE_RATE,
                 channels=1,
                 dtype="int16",
@@ -155,8 +164,17 @@ class MicrophoneSource:
                 device=self.device,
                 callback=callback,
             )
-        except Exception as exc:
-            raise VoiceError(self._open_error(exc)) from None
+
+        try:
+            stream = open_stream()
+        except Exception:
+            # PortAudio's device list may predate the sound server or the microphone:
+            # make it again and try once more before saying why.
+            microphones.PORTAUDIO.refresh(sd, server, force=True)
+            try:
+                stream = open_stream()
+            except Exception as exc:
+                raise VoiceError(self._open_error(exc, server)) from None
         budget = int(self.max_seconds * SAMPLE_RATE * SAMPLE_WIDTH)
         with stream:
             self.opened.set()
@@ -168,8 +186,13 @@ class MicrophoneSource:
                 budget -= len(block)
                 yield from _chunks(block, size)
 
-    def _open_error(self, exc: Exception) -> str:
-        text = str(exc)
-        if "Invalid number of channels" in text or "No Default Input" in text or "-9996" in text:
-            return "No microphone found: plug one in, or pick one in Settings (gibberish voice devices lists them)."
-        return f"Could not open the {self.description}: {text}."
+    def _open_error(self, exc: Exception, server: Any) -> str:
+        from gibberish.voice.microphones import open_error
+
+        said = open_error(str(exc), server)
+        if said:
+            return said
+        return (
+            f"Could not open the {self.description} ({exc}). Pick another microphone in "
+            "Settings, Voice (gibberish voice devices lists them)."
+        )

@@ -21,7 +21,13 @@ from gibberish.voice.interpret import Proposal, ProposalStatus, interpret
 from gibberish.voice.listen import StreamingRecognizer, capture
 from gibberish.voice.matcher import PhraseMatcher
 from gibberish.voice.readings import number_readings
-from gibberish.voice.second_opinion import KeptAudio, Weighed, decide, worth_asking
+from gibberish.voice.second_opinion import (
+    KeptAudio,
+    Weighed,
+    below_the_floor,
+    decide,
+    worth_asking,
+)
 from gibberish.voice.settings import VOICE_BACKENDS
 from gibberish.voice.sounds_like import SoundsLike
 from gibberish.voice.whisper import Weight
@@ -170,6 +176,8 @@ class VoiceService:
                 proposal = self._second_opinion(
                     bytes(kept.audio), proposal, grammar, catalog, config
                 )
+            elif kept is None and config.backend == "pocketsphinx":
+                proposal = below_the_floor(proposal)
         proposal.heard.timings["total"] = time.perf_counter() - began
         return proposal
 

@@ -42,6 +42,8 @@ class VoiceSettings:
     listen_in_meeting: bool = False
     second_opinion: bool = True
     """With PocketSphinx and a ``model_folder``: ask Whisper when the phrases do not fit."""
+    whisper_offered: bool = False
+    """The first Listen offered to set Whisper up; it is offered once."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "backend", VoiceBackend(self.backend))
@@ -58,5 +60,6 @@ VOICE_TABLE = Table(
         boolean("spoken_feedback"),
         boolean("listen_in_meeting"),
         boolean("second_opinion"),
+        boolean("whisper_offered"),
     ),
 )

@@ -149,3 +149,27 @@ def test_the_form_says_to_check_a_weakly_heard_number(qtbot, tmp_path) -> None:
     finally:
         ctl.voice.listening.wait()
         ctl.shutdown()
+
+
+def test_the_first_listen_offers_whisper_once(qtbot, monkeypatch) -> None:
+    from gibberish.voice import whisper_setup
+
+    monkeypatch.setattr(
+        whisper_setup, "whisper_setup", lambda: whisper_setup.WhisperSetup(False, "", "")
+    )
+    forms = FakeForms(cancel=True)
+    ctl = _controller(FIVE_COMMITS, forms)
+    ctl.start()
+    said: list[tuple[str, str, bool]] = []
+    ctl.notified.connect(lambda *notice: said.append(notice))
+    try:
+        for _ in range(2):
+            ctl.listen()
+            qtbot.waitUntil(lambda: not ctl.voice.listening.busy, timeout=60_000)
+            ctl.voice.listening.wait()
+        offers = [n for n in said if n[0] == "A better recognizer is one click away"]
+        assert len(offers) == 1 and "Set up Whisper" in offers[0][1]
+        assert ctl.engine.settings.voice.whisper_offered
+    finally:
+        ctl.voice.listening.wait()
+        ctl.shutdown()

@@ -250,7 +250,7 @@ def test_packaged_entries_match_what_the_app_writes() -> None:
     assert (REPO_ROOT / "resources" / "gibberish.svg").is_file()
 
 
-def test_the_voice_settings_say_how_to_get_whisper(
+def test_the_voice_settings_offer_to_set_whisper_up(
     qtbot, controller: Controller, monkeypatch
 ) -> None:
     from gibberish.voice import whisper_setup
@@ -260,5 +260,21 @@ def test_the_voice_settings_say_how_to_get_whisper(
     controller.open_settings()
     dialog = controller.dialogs.open["settings"]
     label = dialog.findChild(object, "settings-voice-whisper-setup")
-    assert label.text() == missing.sentence()
-    assert "pipx inject gibberish" in label.text()
+    assert "not set up" in label.text() and "100 MB" in label.text()
+    start = dialog.findChild(object, "settings-voice-whisper-start")
+    assert start.text() == "Set up &Whisper…" and not start.isHidden()
+
+
+def test_whisper_installed_by_hand_is_offered_to_be_checked_and_used(
+    qtbot, controller: Controller, monkeypatch
+) -> None:
+    from gibberish.voice import whisper_setup
+
+    installed = whisper_setup.WhisperSetup(True, "/models/tiny.en", "")
+    monkeypatch.setattr(whisper_setup, "whisper_setup", lambda: installed)
+    controller.open_settings()
+    dialog = controller.dialogs.open["settings"]
+    start = dialog.findChild(object, "settings-voice-whisper-start")
+    assert start.text() == "Check it and &use it…" and not start.isHidden()
+    label = dialog.findChild(object, "settings-voice-whisper-setup")
+    assert label.text() == installed.sentence()

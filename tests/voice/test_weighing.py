@@ -91,7 +91,7 @@ def _whisper(catalog, text: str, call: tuple | None = None) -> Proposal:
 def test_a_number_heard_is_always_worth_asking_about(catalog) -> None:
     sure = _proposal(catalog, "show the last nine commits", ("git_log", {"count": 9}), fit=-1.0)
     assert worth_asking(sure)
-    plain = _proposal(catalog, "show git status", ("git_status", {}), fit=-1.0)
+    plain = _proposal(catalog, "what is the git status", ("git_status", {}), fit=-1.0)
     assert not worth_asking(plain)
 
 
@@ -127,12 +127,15 @@ def test_a_doubtful_phrase_far_less_likely_than_what_whisper_heard_is_vetoed(cat
     # Whisper misspelling what it heard right: within the margin, the phrase stands.
     near = Weighed([(forced, Weight(-3 * (VETO_NATS - 0.5) - 3.0, 3))], Weight(-3.0, 3))
     assert decide(forced, heard, weighed=near) is forced
-    # A phrase that fits the sound is not doubted, so Whisper has no veto over it.
+    # A short phrase is checked even when it fits the sound (item: short phrases): the
+    # same weights refuse it.
     fits = _proposal(catalog, "find files", ("find_files", {}), fit=-1.0)
-    assert (
-        decide(fits, heard, weighed=dataclasses.replace(far, readings=[(fits, far.readings[0][1])]))
-        is fits
-    )
+    short_far = dataclasses.replace(far, readings=[(fits, far.readings[0][1])])
+    assert decide(fits, heard, weighed=short_far).status is ProposalStatus.NO_MATCH
+    # A longer phrase that fits the sound is not doubted, so Whisper has no veto over it.
+    longer = _proposal(catalog, "find files named report", ("find_files", {}), fit=-1.0)
+    long_far = dataclasses.replace(far, readings=[(longer, far.readings[0][1])])
+    assert decide(longer, heard, weighed=long_far) is longer
 
 
 def test_whisper_s_own_call_is_weighed_like_any_reading(catalog) -> None:

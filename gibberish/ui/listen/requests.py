@@ -9,10 +9,12 @@ voice are followed so that, when the settings ask for it, their end is spoken.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QTimer, SignalInstance
+from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 
 from gibberish.ui.errors import guard
 from gibberish.ui.listen.level_meter import LevelMeter
@@ -29,6 +31,9 @@ if TYPE_CHECKING:
 
 
 class VoiceRequests(QObject):
+    microphone_ready = Signal()
+    """A microphone that was missing (or a sound server not running) appeared."""
+
     """Given what it acts on: the Engine, the surface and the command bar that show what
     is heard, the seams (a microphone, a voice), and the tray's launch and notice; it
     follows ``runs_changed`` (the run windows' signal) to speak a run's end."""
@@ -58,6 +63,8 @@ class VoiceRequests(QObject):
         self._launch = launch
         self._notify = notify
         self._show_runs = show_runs
+        self._watching: tuple[threading.Thread, threading.Event] | None = None
+        self.microphone_ready.connect(self._microphone_ready)
         self.listening = Listening(self)
         self.listening.state.connect(self._voice_state)
         self.listening.heard.connect(self._heard)
@@ -92,6 +99,24 @@ class VoiceRequests(QObject):
             device = engine.settings.voice.microphone
             source = MicrophoneSource(int(device) if device.isdigit() else device or None)
         self.listening.start(engine, mode, source, held=held)
+        self._offer_whisper()
+
+    def _offer_whisper(self) -> None:
+        """Once, on the first Listen without Whisper: say that the better recognizer is
+        one click away in Settings → Voice (the offer is remembered in the settings)."""
+        from gibberish.voice.whisper_setup import whisper_setup
+
+        engine = self._engine()
+        voice = engine.settings.voice
+        if voice.whisper_offered or voice.model_folder or whisper_setup().model:
+            return
+        offered = replace(voice, whisper_offered=True)
+        engine.update_settings(replace(engine.settings, voice=offered))
+        self._say_notice(
+            "A better recognizer is one click away",
+            "Whisper hears requests more reliably. To set it up (a download of about "
+            "100 MB), open Settings, Voice, and press Set up Whisper.",
+        )
 
     def _voice_state(self, state: str) -> None:
         """The tray's icon for ``state``; while listening, with the level meter in it."""
@@ -142,7 +167,38 @@ class VoiceRequests(QObject):
             self._voice_runs.append(session)
 
     def _listen_failed(self, message: str) -> None:
+        from gibberish.voice.microphones import NO_MICROPHONE, NOT_RUNNING
+
         self._say_notice("Not listening", message, failed=True)
+        if message in (NO_MICROPHONE, NOT_RUNNING):
+            self.watch_for_microphone()
+
+    def watch_for_microphone(self) -> None:
+        """Looks for the microphone on a thread (``microphones.wait_until_ready``: every
+        2 s, for 5 minutes at most) and says when it is there."""
+        from gibberish.voice.microphones import wait_until_ready
+
+        if self._watching is not None and self._watching[0].is_alive():
+            return
+        stop = threading.Event()
+        thread = threading.Thread(
+            target=wait_until_ready,
+            args=(stop, self.microphone_ready.emit),
+            name="microphone-watch",
+            daemon=True,
+        )
+        self._watching = (thread, stop)
+        thread.start()
+
+    def stop_watching(self) -> None:
+        if self._watching is not None:
+            thread, stop = self._watching
+            stop.set()
+            thread.join(5)
+            self._watching = None
+
+    def _microphone_ready(self) -> None:
+        self._say_notice("Microphone ready", "The microphone is there now: listen again.")
 
     def _say_notice(self, title: str, body: str, *, failed: bool = False) -> None:
         from gibberish.engine.run_flow import Notice

@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QListWidget,
     QPushButton,
@@ -49,6 +48,7 @@ from gibberish.settings import (
 )
 from gibberish.ui import icons
 from gibberish.ui.settings.shortcuts_tab import ShortcutsBox, ShortcutStatus
+from gibberish.ui.settings.whisper_box import WhisperSetupBox
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
@@ -58,6 +58,7 @@ from gibberish.ui.widgets import (
     mnemonic_buttons,
 )
 from gibberish.voice.settings import Activation, VoiceBackend
+from gibberish.voice.whisper_install import Environment
 
 TIMEOUT_RANGE = (1.0, 600.0)
 BUDGET_RANGE = (64, 131072)
@@ -278,7 +279,7 @@ class SettingsDialog(QDialog):
         self.voice_backend.setAccessibleName("Recognizer")
         form.addRow("Recognizer", self.voice_backend)
         form.addRow("Whisper model", self._model_folder_row(current.model_folder))
-        form.addRow("", self._whisper_setup_label())
+        form.addRow("", self._whisper_setup_box(current.model_folder))
         form.addRow("Microphone", self._microphone_box(current.microphone))
         self.activation = _choice(
             "settings-voice-activation", ACTIVATION_LABELS, current.activation
@@ -311,16 +312,31 @@ class SettingsDialog(QDialog):
         )
         return box
 
-    def _whisper_setup_label(self) -> QLabel:
-        """Whether Whisper is installed, and else the exact command that installs it
-        (``pipx inject`` for a pipx install): gibberish downloads nothing by itself."""
-        from gibberish.voice.whisper_setup import whisper_setup
+    def _whisper_setup_box(self, in_use: str) -> WhisperSetupBox:
+        """Whether Whisper is set up, and a button that sets it up (size said first); a
+        checked set-up switches the fields to it (``whisper_box``)."""
+        self.whisper_box = WhisperSetupBox(
+            self, environment=self.whisper_environment, in_use=in_use
+        )
+        self.whisper_setup = self.whisper_box.status
+        self.whisper_box.ready.connect(self._whisper_ready)
+        return self.whisper_box
 
-        setup = whisper_setup()
-        self.whisper_setup = help_label(setup.sentence())
-        self.whisper_setup.setObjectName("settings-voice-whisper-setup")
-        self.whisper_setup.setAccessibleName("Whisper setup")
-        return self.whisper_setup
+    @staticmethod
+    def whisper_environment() -> Environment:
+        """The environment Whisper is set up in: gibberish's own (tests replace this)."""
+        return Environment.current()
+
+    def done(self, result: int) -> None:
+        """Closing stops a Whisper download under way (an install step in progress
+        finishes and checks on its own; the settings are not switched to it)."""
+        if self.whisper_box.busy:
+            self.whisper_box.stop()
+        super().done(result)
+
+    def _whisper_ready(self, folder: str) -> None:
+        self.model_folder.setText(folder)
+        self.second_opinion.setChecked(True)
 
     def _model_folder_row(self, folder: str) -> QWidget:
         row = QWidget()
