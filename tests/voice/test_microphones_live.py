@@ -198,7 +198,7 @@ def test_a_microphone_in_use_is_said_in_words() -> None:
 
 
 def test_the_tray_says_no_microphone_then_that_the_headset_is_ready(qtbot, pulse: Pulse) -> None:
-    from gibberish.app import Engine, EngineOptions
+    from gibberish.engine.core import Engine, EngineOptions
     from tests.ui.conftest import FakeForms, make_controller
 
     pulse.start()
