@@ -158,14 +158,14 @@ def test_the_help_pages_show_examples() -> None:
 
 
 def test_a_command_with_no_place_yet_is_listed_at_the_top_for_all_to_see() -> None:
-    @click.command("plugin")
-    def plugin() -> None:
-        """Build a plugin."""
+    @click.command("brand-new")
+    def brand_new() -> None:
+        """Do something new."""
 
     group = LazyGroup(name="gibberish")
-    group.add_command(plugin)
+    group.add_command(brand_new)
     output = CliRunner().invoke(group, ["--help"]).output
-    assert "Other commands:" in output and "Build a plugin." in output
+    assert "Other commands:" in output and "Do something new." in output
 
 
 def test_one_command_of_a_shelf_imports_its_own_module_only() -> None:
