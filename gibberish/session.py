@@ -22,9 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gibberish.app import Engine, EngineError, PreparedRun
+from gibberish.runner.workdir import working_directory
 from gibberish.skills.model import Trust
 from gibberish.skills.render import RenderError
 from gibberish.trust.model_reads import RunOrigin
@@ -43,8 +45,25 @@ class Answer(StrEnum):
     ALWAYS = "always"
 
 
+@dataclass(frozen=True)
+class FolderOffer:
+    """The working folder a form shows before a run, and why it is that one."""
+
+    path: Path
+    why: str
+    """"the folder of the focused terminal", "the folder you used last time" …"""
+
+
+class ChosenArguments(dict):
+    """A form's answer: the arguments, and the working folder the person settled on
+    (None: the folder offered)."""
+
+    folder: Path | None = None
+
+
 class ArgumentsPrompt(Protocol):
-    """Asks for a tool's arguments; None when the person cancelled."""
+    """Asks for a tool's arguments; None when the person cancelled. A prompt that shows
+    the working folder (``folder``) may return ``ChosenArguments`` with another one."""
 
     def ask(
         self,
@@ -56,6 +75,7 @@ class ArgumentsPrompt(Protocol):
         *,
         note: str = "",
         missing: Sequence[str] = (),
+        folder: FolderOffer | None = None,
     ) -> dict[str, Any] | None: ...
 
 
@@ -93,6 +113,23 @@ class Launch:
     prepared: PreparedRun | None = None
     confirmed: bool = False
     failure: str = ""
+
+
+def folder_offer(ref: str, context_dir: Path | None, chosen: Path | None = None) -> FolderOffer:
+    """The working folder to show in the form, and why: one chosen before (a recent run),
+    the focused terminal's project, the folder this tool last ran in, else home."""
+    from gibberish.runner.workdir import working_directory
+
+    if chosen is not None:
+        return FolderOffer(chosen, "the folder of that run")
+    if context_dir is not None and Path(context_dir).is_dir():
+        return FolderOffer(working_directory(context_dir), "the folder of the focused window")
+    from gibberish.engine.run_history import last_folder
+
+    last = last_folder(ref)
+    if last is not None:
+        return FolderOffer(last, "the folder you used last time")
+    return FolderOffer(working_directory(None), "your home folder: no window with a folder had the focus")
 
 
 def never_approved(prepared: PreparedRun) -> bool:
@@ -171,10 +208,14 @@ class Session:
         note: str = "",
         missing: Sequence[str] = (),
         origin: RunOrigin | None = None,
+        folder: Path | None = None,
+        ask_arguments: bool = True,
     ) -> Launch:
         """Steps 1–4. ``prefilled``, ``note`` and ``missing`` come from a proposal (a
         model's call): the form shows them and the person confirms or corrects every
-        value before the Engine decides — a proposal never skips the form or approval."""
+        value before the Engine decides — a proposal never skips the form or approval.
+        ``folder`` is a working folder chosen before (a recent run); ``ask_arguments``
+        False runs ``prefilled`` as they are (*Run again*), still through the decision."""
         engine = self.engine
         try:
             target = engine.library.find_tool(ref)
@@ -187,7 +228,10 @@ class Session:
                 ref, failure=f"The skill “{skill.name}” was removed from {skill.directory}."
             )
         arguments = dict(prefilled or {})
-        if target.tool.parameters:
+        context_dir = context.focus.cwd if context.focus is not None else None
+        offer = folder_offer(target.ref, context_dir, folder)
+        chosen = folder
+        if ask_arguments and self._asks(target.tool, offer.path):
             values = self.arguments.ask(
                 target.skill,
                 target.tool,
@@ -196,15 +240,19 @@ class Session:
                 None,
                 note=note,
                 missing=tuple(missing),
+                folder=offer,
             )
             if values is None:
                 return Launch(ref)
-            arguments = values
-        context_dir = context.focus.cwd if context.focus is not None else None
+            arguments = dict(values)
+            chosen = getattr(values, "folder", None) or chosen
+        if chosen is None and offer.path != working_directory(context_dir):
+            chosen = offer.path
         try:
             prepared = engine.runs.prepare(
                 target,
                 arguments,
+                cwd=chosen,
                 context_dir=context_dir,
                 mode=context.mode,
                 origin=origin or RunOrigin.PERSON,
@@ -218,6 +266,17 @@ class Session:
         if verdict.refused:
             return Launch(ref)
         return Launch(ref, prepared, confirmed=verdict.confirmed)
+
+    @staticmethod
+    def _asks(tool: ToolDefinition, folder: Path) -> bool:
+        """The form opens for a tool with parameters, and for one without whose folder
+        lacks what it needs (the form says so and offers folders that fit)."""
+        from gibberish.runner.needs import folder_need
+
+        if tool.parameters:
+            return True
+        need = folder_need(tool)
+        return need is not None and not need.met_by(folder)
 
     def reload(self, *, manual: bool = False) -> None:
         """Re-read changed skills; announce skills that broke or recovered."""

@@ -34,7 +34,7 @@ from gibberish.ui.menu.view import UPDATE_BUDGET_S, MenuView
 from gibberish.ui.reloader import BackgroundReload
 from gibberish.ui.reloading import Reloading
 from gibberish.ui.runs.views import RunSession, RunViews
-from gibberish.ui.seams import Lazy, Seams
+from gibberish.ui.seams import Seams
 from gibberish.ui.shortcuts import TrayShortcuts
 from gibberish.ui.single_instance import dispatch
 from gibberish.ui.surface import Surface
@@ -43,7 +43,8 @@ from gibberish.ui.watcher import SkillsWatcher
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from gibberish.app import Engine
+    from gibberish.app import Engine, PreparedRun
+    from gibberish.engine.run_history import PastRun
     from gibberish.session import Notice, Session
     from gibberish.settings import Settings
     from gibberish.skills.model import Mode
@@ -84,6 +85,8 @@ class Controller(QObject):
         self.menus.follow_project = lambda folder: self.reloader.start(follow=folder)
         self.shut_down = False
         self.runs = RunViews(lambda: self.engine, self)
+        self.runs.host = lambda: self.text.bar()
+        self.runs.again = self.run_again
         self.runs.changed.connect(self.runs_changed)
         self.runs.notice.connect(self.notify)
         self.text = TextRequests(
@@ -93,6 +96,7 @@ class Controller(QObject):
             parent=self,
         )
         self.text.launch_requested.connect(self._launch_requested)
+        self.text.past_chosen.connect(self._past_chosen)
         self.text.settings_requested.connect(self.open_settings)
         self.text.notice.connect(self.notify)
         self.dialogs = Dialogs(self)
@@ -116,11 +120,12 @@ class Controller(QObject):
     def session(self) -> Session:
         if self._session is None:
             from gibberish.session import Session
+            from gibberish.ui.command_bar.in_window import WindowApprovals, WindowForms
 
             self._session = Session(
                 lambda: self.engine,
-                arguments=self.seams.forms or Lazy("gibberish.ui.runs.param_form", "FormPrompter"),
-                approval=self.seams.approval_prompter(),
+                arguments=self.seams.forms or WindowForms(self.text.bar),
+                approval=self.seams.approvals or WindowApprovals(self.text.bar),
                 notify=self.notify,
                 reloaded=self.reloading.reloaded,
             )
@@ -267,16 +272,45 @@ class Controller(QObject):
         note: str = "",
         missing: Sequence[str] = (),
         origin: RunOrigin | None = None,
+        folder: Path | None = None,
+        ask_arguments: bool = True,
     ) -> RunSession | None:
         """Form → prepare → decision → run (``Session.launch``); the run's window, or None."""
         launched = self.session.launch(
-            ref, prefilled, context=self.menus.context, note=note, missing=missing, origin=origin
+            ref,
+            prefilled,
+            context=self.menus.context,
+            note=note,
+            missing=missing,
+            origin=origin,
+            folder=folder,
+            ask_arguments=ask_arguments,
         )
         if launched.failure:
             self.runs.fail_before_start(ref, launched.failure)
         if launched.prepared is None:
             return None
         return self.runs.start(launched.prepared, confirmed=launched.confirmed)
+
+    def run_again(self, prepared: PreparedRun) -> RunSession | None:
+        """*Run again*: the same tool, values and folder, through the decision again (an
+        approval is asked again when the trust table says so), without the form."""
+        return self.launch(
+            prepared.ref,
+            dict(prepared.arguments),
+            folder=prepared.cwd,
+            ask_arguments=False,
+            origin=prepared.origin,
+        )
+
+    def _past_chosen(self, past: PastRun) -> None:
+        """A recent run chosen in the bar: its form, filled with that run's values and folder."""
+        from pathlib import Path
+
+        folder = Path(past.folder) if past.folder else None
+        self.launch(
+            past.ref, dict(past.arguments), folder=folder if folder and folder.is_dir() else None
+        )
 
     def _launch_requested(self, ref: str, arguments: Any, note: str, missing: tuple) -> None:
         from gibberish.trust.model_reads import RunOrigin  # the router picked it

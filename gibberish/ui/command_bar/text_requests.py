@@ -34,6 +34,7 @@ class TextRequests(QObject):
     """Owns the command bar and the question being asked; emits what to do next."""
 
     launch_requested = Signal(str, object, str, tuple)  # ref, arguments, note, missing
+    past_chosen = Signal(object)  # a run_history.PastRun chosen among the recent runs
     settings_requested = Signal()
     notice = Signal(object)  # a session.Notice: nothing matched and no bar is open to say so
 
@@ -52,6 +53,8 @@ class TextRequests(QObject):
         self._auto_router: TextRouter | None = None
         self._asking: Asking | None = None
         self.command_bar: CommandBar | None = None
+        self.embedded_bar: CommandBar | None = None
+        """The launcher window's own bar (no tray): the one window is that window."""
         self._offered: tuple[Mode, list[SkillDefinition], list[ToolRef]] | None = None
 
     @property
@@ -136,9 +139,15 @@ class TextRequests(QObject):
         return thread
 
     def open_bar(self) -> None:
+        from gibberish.engine import run_history
+
         bar = self.bar()
-        bar.history = [run.ref for run in self._engine().runs.recent()]
-        bar.input.clear()  # the last words typed are not ranked again over the new tools
+        engine = self._engine()
+        bar.history = [run.ref for run in engine.runs.recent()]
+        bar.pinned = list(engine.settings.pinned_tools)
+        bar.past_runs = run_history.runs()
+        if not bar.steps.active:
+            bar.input.clear()  # the last words typed are not ranked again over the new tools
         bar.set_tools(self._tools())
         bar.popup()
 
@@ -151,8 +160,9 @@ class TextRequests(QObject):
         if self.command_bar is None:
             from gibberish.ui.command_bar.bar import CommandBar
 
-            self.command_bar = CommandBar()
+            self.command_bar = self.embedded_bar or CommandBar()
             self.command_bar.tool_chosen.connect(self._tool_chosen)
+            self.command_bar.run_chosen.connect(self.past_chosen)
             self.command_bar.text_submitted.connect(self._bar_submitted)
             self.command_bar.cancel_requested.connect(self.cancel)
             self.command_bar.settings_requested.connect(self.settings_requested)
