@@ -48,6 +48,8 @@ class Lifecycle(QObject):
         # turns of this length while the GUI thread waits for it: 1 ms, not 5.
         sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
         c.surface.show(no_tray=no_tray, tray_available=c.tray_available, items=c.menus.items)
+        if c.surface.launcher is not None:  # the launcher window is the one window
+            c.text.embedded_bar = c.surface.launcher.bar
         if c.surface.tray is not None:
             c.rebuild_menu()
         if c.host.is_ready:

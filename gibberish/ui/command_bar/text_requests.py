@@ -139,21 +139,29 @@ class TextRequests(QObject):
         return thread
 
     def open_bar(self) -> None:
-        from gibberish.engine import run_history
-
         bar = self.bar()
-        engine = self._engine()
-        bar.history = [run.ref for run in engine.runs.recent()]
-        bar.pinned = list(engine.settings.pinned_tools)
-        bar.past_runs = run_history.runs()
+        self._prime(bar)
         if not bar.steps.active:
             bar.input.clear()  # the last words typed are not ranked again over the new tools
         bar.set_tools(self._tools())
         bar.popup()
 
+    def _prime(self, bar: CommandBar) -> None:
+        """What the empty query lists: pinned tools, recent runs, the most used."""
+        from gibberish.engine import run_history
+
+        engine = self._engine()
+        bar.history = [run.ref for run in engine.runs.recent()]
+        bar.pinned = list(engine.settings.pinned_tools)
+        bar.past_runs = run_history.runs()
+
     def refresh(self) -> None:
-        if self.command_bar is not None and self.command_bar.isVisible():
-            self.command_bar.set_tools(self._tools())
+        bar = self.embedded_bar or self.command_bar
+        if bar is not None and bar.isVisible():
+            if bar.embedded:
+                self.command_bar = bar
+            self._prime(bar)
+            bar.set_tools(self._tools())
 
     def bar(self) -> CommandBar:
         """The command bar (made once), its hint naming what free text will be asked."""
