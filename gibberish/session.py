@@ -129,7 +129,9 @@ def folder_offer(ref: str, context_dir: Path | None, chosen: Path | None = None)
     last = last_folder(ref)
     if last is not None:
         return FolderOffer(last, "the folder you used last time")
-    return FolderOffer(working_directory(None), "your home folder: no window with a folder had the focus")
+    return FolderOffer(
+        working_directory(None), "your home folder: no window with a folder had the focus"
+    )
 
 
 def never_approved(prepared: PreparedRun) -> bool:

@@ -189,6 +189,33 @@ class Controller(QObject):
         self.text.open_bar()
 
     @guard
+    def welcome_once(self) -> None:
+        """The first start's welcome, in the one window (``command_bar.welcome``)."""
+        from gibberish.desktop.told import first_time
+
+        if not self.seams.welcome or self.shut_down or not first_time("welcome"):
+            return
+        from gibberish.desktop.autostart import launch_command
+        from gibberish.desktop.detect import identify
+        from gibberish.desktop.shortcuts import COMMAND_BAR, BoundRecord
+        from gibberish.ui.command_bar.welcome import SUGGESTED, Welcome, key_help
+        from gibberish.ui.formatting import title_of_ref
+
+        record = BoundRecord.load()
+        bound = record.triggers.get(COMMAND_BAR, "") if record is not None else ""
+        keys = key_help(identify().family, launch_command(), bound)
+        offered = {t.ref for t in self.engine.library.tools(self.menus.context.mode)}
+        ref = next((r for r in SUGGESTED if r in offered), None)
+        suggestion = (ref, title_of_ref(ref)) if ref else None
+        bar = self.text.bar()
+        self.text.open_bar()
+        bar.steps.show_dialog(Welcome(keys, suggestion, self._try_tool))
+        bar.show_step()
+
+    def _try_tool(self, ref: str) -> None:
+        self.launch(ref)
+
+    @guard
     def show_problem(self, name: str) -> None:
         self.dialogs.show_problem(name, self.engine.library.get(name))
 

@@ -30,6 +30,8 @@ COMMAND_BAR_WARM_UP_MS = 500
 """After the load, when the command bar and its ranker are made ahead of the first hotkey
 press (``TextRequests.warm_up``): still within the start, after its first follow-ups."""
 COMMAND_BAR_WARM_UP_RETRY_MS = 1000
+WELCOME_MS = 300
+"""The welcome waits this long after the load (the tray or launcher is painted first)."""
 """How long the warm-up waits while a menu or a dialog is open."""
 
 
@@ -125,6 +127,14 @@ class Lifecycle(QObject):
         c.desktop_check.start()
         gui_gc.freeze_survivors()  # the loaded skills live on: out of the collector's way
         QTimer.singleShot(COMMAND_BAR_WARM_UP_MS, self, self._warm_up)
+
+    def welcome_when_ready(self) -> None:
+        """The first start's welcome once the skills are loaded (``welcome_once``)."""
+        c = self._c
+        if c.host.is_ready:
+            QTimer.singleShot(WELCOME_MS, c, c.welcome_once)
+        else:
+            c.host.ready.connect(lambda: QTimer.singleShot(WELCOME_MS, c, c.welcome_once))
 
     def _warm_up(self) -> None:
         """Make the command bar ahead (a GUI turn of about 90 ms: Qt's enums for its

@@ -154,7 +154,7 @@ def test_problems_lists_broken_skills_with_their_first_diagnostic(controller: Co
     controller.reload()
     menu = open_menu(controller)
     problems = action(menu, "problems")
-    assert problems.text() == "Problems (1)"
+    assert problems.text() == "⚠ 1 skill has a problem"
     assert problems.isEnabled()
     open_submenu(menu, "problems")
     entry = action(menu, "problem:broken")

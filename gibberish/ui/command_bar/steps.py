@@ -120,6 +120,17 @@ class Steps(QObject):
                 app.aboutToQuit.disconnect(dialog.reject)
             self.remove(dialog)
 
+    def show_dialog(self, dialog: QDialog) -> None:
+        """A step nobody waits for (the welcome): it leaves when it is done."""
+        dialog.finished.connect(self._dialog_done)
+        self._push(dialog)
+
+    def _dialog_done(self) -> None:
+        dialog = self.sender()
+        if isinstance(dialog, QWidget):
+            self.remove(dialog)
+            dialog.deleteLater()
+
     def show_output(self, window: QWidget) -> None:
         """Put a run's output in the window, in place of an earlier output (closed)."""
         for i in reversed(range(self.stack.count())):

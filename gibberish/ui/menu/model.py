@@ -361,9 +361,13 @@ def problem_items(library: MenuLibrary, actions: MenuActions) -> list[MenuItem]:
 
 
 def problems_menu(entries: list[MenuItem]) -> MenuItem:
+    """*⚠ 2 skills have problems* (it stands out), or a quiet *No problems*."""
+    count = len(entries)
+    if count:
+        text = "⚠ 1 skill has a problem" if count == 1 else f"⚠ {count} skills have problems"
     return MenuItem(
         "problems",
-        f"Problems ({len(entries)})" if entries else "No problems",
+        text if count else "No problems",
         kind=Kind.MENU,
         enabled=bool(entries),
         tooltip="Skills that failed to load or hide another" if entries else "Every skill loaded",

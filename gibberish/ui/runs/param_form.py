@@ -423,7 +423,14 @@ class ParameterForm(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setObjectName("form-cancel")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
+        keys = "Enter runs · Esc goes back"
+        if self.folder_row is not None:
+            keys += " · Alt+F folder"
+        keys += " · Alt+D details"
+        self.keys = help_label(keys)
+        self.keys.setObjectName("form-keys")
         layout.addWidget(self.buttons)
+        layout.addWidget(self.keys)
         mnemonic_buttons(self)
         keyboard_buttons(self)
 
@@ -461,6 +468,9 @@ class ParameterForm(QDialog):
         )
         if first is not None:
             first.editor.setFocus()
+            select = getattr(first.editor, "selectAll", None)
+            if select is not None and not isinstance(first.editor, QPlainTextEdit):
+                select()  # a value typed replaces the one remembered
 
     @staticmethod
     def _hint(param: ParameterDefinition) -> str:

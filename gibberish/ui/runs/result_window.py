@@ -342,7 +342,11 @@ class ResultWindow(QWidget):
         self.keys.hide()
 
     def _again_clicked(self) -> None:
-        if self._run_again is not None and self.status != "running" and self.again_button.isVisible():
+        if (
+            self._run_again is not None
+            and self.status != "running"
+            and self.again_button.isVisible()
+        ):
             self._run_again()
 
     def _detach_clicked(self) -> None:

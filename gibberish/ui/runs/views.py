@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from gibberish.engine import run_history
 from gibberish.ui.errors import guard
 from gibberish.ui.runs.bridge import RunBridge, RunEvents
 
@@ -184,6 +183,8 @@ class RunViews(QObject):
             return
         session.result = result
         session.window.finish(result)
+        from gibberish.engine import run_history
+
         prepared = session.prepared
         run_history.add(prepared.ref, dict(prepared.arguments), prepared.cwd, ok=result.success)
         if not result.envelope.success:
