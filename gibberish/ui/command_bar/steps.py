@@ -131,6 +131,14 @@ class Steps(QObject):
             self.remove(dialog)
             dialog.deleteLater()
 
+    def leave_outputs(self) -> None:
+        """Back from any output shown (as its Back button would); a form or an approval
+        somebody waits for stays."""
+        for i in reversed(range(self.stack.count())):
+            page = self.stack.widget(i)
+            if isinstance(page, Page) and page.tall:
+                page.content.close()
+
     def show_output(self, window: QWidget) -> None:
         """Put a run's output in the window, in place of an earlier output (closed)."""
         for i in reversed(range(self.stack.count())):

@@ -253,7 +253,7 @@ class TextRequests(QObject):
             if outcome.failed:
                 log.warning("asking about %r failed: %s", text[:200], outcome.message)
             self._offer(outcome, text)
-        elif bar is not None and bar.isVisible():
+        elif bar is not None and bar.isVisible() and not bar.steps.active:
             self._offer(Choices(f"No tool matches “{text}”."), text)
         else:
             from gibberish.session import Notice
@@ -269,7 +269,8 @@ class TextRequests(QObject):
     def _offer(self, choices: Choices, text: str) -> None:
         """Show ``choices`` in the command bar under ``text`` (opening the bar if needed)."""
         bar = self.bar()
-        if not bar.isVisible():
+        bar.steps.leave_outputs()  # the choices replace an output shown (its run goes on)
+        if not bar.isVisible() or bar.input.text() != text:
             bar.set_tools(self._tools())
             bar.popup(text)
         bar.show_choices(

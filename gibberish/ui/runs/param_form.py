@@ -568,7 +568,9 @@ class FormPrompter:
         *,
         note: str = "",
         missing: Sequence[str] = (),
+        folder: FolderOffer | None = None,
     ) -> dict[str, Any] | None:
+        from gibberish.session import ChosenArguments
         from gibberish.ui.runs import form_memory
 
         ref = tool_ref(skill.name, tool.name)
@@ -576,13 +578,22 @@ class FormPrompter:
         values = {k: v for k, v in form_memory.remembered(ref).items() if k in known}
         values.update(prefilled or {})  # a proposal's values win over the last run's
         form = ParameterForm(
-            skill, tool, render, prefilled=values, note=note, missing=missing, parent=parent
+            skill,
+            tool,
+            render,
+            prefilled=values,
+            note=note,
+            missing=missing,
+            folder=folder,
+            parent=parent,
         )
         try:
             place(form)
             if form.exec() == QDialog.DialogCode.Accepted:
                 form_memory.remember(ref, form.values())
-                return form.values()
+                chosen = ChosenArguments(form.values())
+                chosen.folder = form.chosen_folder()
+                return chosen
             return None
         finally:
             form.deleteLater()
