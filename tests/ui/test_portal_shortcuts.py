@@ -160,7 +160,7 @@ def test_a_bus_without_the_portal_is_no_balloon_only_a_note_for_the_tab(
     qtbot, tmp_path, engine
 ) -> None:
     with session_bus(tmp_path / "bare") as address:
-        for start in range(2):
+        for _start in range(2):  # at every start
             ctl = make_controller(engine, session_bus=address)
             said: list[tuple[str, str, bool]] = []
             ctl.notified.connect(lambda *a, said=said: said.append(a))
