@@ -106,11 +106,10 @@ class Steps(QObject):
         app = QApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(dialog.reject)
+        wanted = dialog.focusWidget()  # set while it was built; lost when it moves in here
         self._push(dialog)
         show()
-        focus = dialog.focusWidget()
-        if focus is not None:
-            focus.setFocus()
+        self._focus(dialog, wanted)
         try:
             if not done:
                 loop.exec()
@@ -120,10 +119,20 @@ class Steps(QObject):
                 app.aboutToQuit.disconnect(dialog.reject)
             self.remove(dialog)
 
+    @staticmethod
+    def _focus(dialog: QWidget, wanted: QWidget | None) -> None:
+        first = getattr(dialog, "focus_first", None)
+        if first is not None:
+            first()
+        elif wanted is not None:
+            wanted.setFocus()
+
     def show_dialog(self, dialog: QDialog) -> None:
         """A step nobody waits for (the welcome): it leaves when it is done."""
+        wanted = dialog.focusWidget()
         dialog.finished.connect(self._dialog_done)
         self._push(dialog)
+        self._focus(dialog, wanted)
 
     def _dialog_done(self) -> None:
         dialog = self.sender()

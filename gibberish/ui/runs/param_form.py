@@ -466,11 +466,19 @@ class ParameterForm(QDialog):
         first = next(
             (self.fields[n] for n in self.attention), next(iter(self.fields.values()), None)
         )
-        if first is not None:
-            first.editor.setFocus()
-            select = getattr(first.editor, "selectAll", None)
-            if select is not None and not isinstance(first.editor, QPlainTextEdit):
-                select()  # a value typed replaces the one remembered
+        self._first = first
+        self.focus_first()
+
+    def focus_first(self) -> None:
+        """The focus on the first field to fill, its value selected: a value typed
+        replaces the one remembered (also after the form moved into another window)."""
+        first = self._first
+        if first is None:
+            return
+        first.editor.setFocus()
+        select = getattr(first.editor, "selectAll", None)
+        if select is not None and not isinstance(first.editor, QPlainTextEdit):
+            select()
 
     @staticmethod
     def _hint(param: ParameterDefinition) -> str:
