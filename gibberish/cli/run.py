@@ -21,6 +21,7 @@ from gibberish.cli.arguments import parse_cli_arguments
 from gibberish.cli.common import CliState, pass_state, print_json, printable
 from gibberish.runner import Envelope
 from gibberish.session import Answer, authorize, never_approved
+from gibberish.skills.model import ToolDefinition
 from gibberish.skills.render import RenderError
 
 
@@ -208,7 +209,27 @@ def run_command(
         prepared = engine.runs.prepare(ref, args, cwd=cwd, context_dir=Path.cwd(), timeout=timeout)
     except (EngineError, RenderError) as exc:
         refuse(str(exc), compact=compact)
+    lacking = folder_problem(ref.tool, prepared.cwd)
+    if lacking:
+        refuse(lacking, compact=compact)
     execute(engine, prepared, yes=yes, compact=compact)
+
+
+def folder_problem(tool: ToolDefinition, folder: Path) -> str:
+    """What the working folder lacks for ``tool``, with the recent folders that fit and
+    the flag that picks one ("" when nothing is missing): the form's rule."""
+    from gibberish.engine import run_history
+    from gibberish.paths import home_short
+    from gibberish.runner import needs
+
+    title = tool.name.replace("_", " ").capitalize()
+    lacking = needs.lacking(tool, title, folder)
+    if not lacking:
+        return ""
+    fits = needs.fitting(tool, run_history.folders())
+    where = ", ".join(home_short(f) for f in fits[:3])
+    also = f" Recent folders that have one: {where}." if where else ""
+    return f"{lacking} Run it from inside one, or pass --cwd FOLDER.{also}"
 
 
 COMMANDS = [run_command]

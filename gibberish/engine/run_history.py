@@ -94,15 +94,21 @@ def add(ref: str, arguments: dict[str, Any], folder: Path | str, *, ok: bool = T
 
 
 def folders(ref: str | None = None) -> list[Path]:
-    """Recent working folders, newest first (``ref``'s own first when given)."""
+    """Recent working folders that still exist, newest first (``ref``'s own first when
+    given). Each is only offered: the form shows it before anything runs there."""
     past = runs()
     if ref is not None:
         past = [r for r in past if r.ref == ref] + [r for r in past if r.ref != ref]
     seen: list[Path] = []
     for run in past:
         folder = Path(run.folder) if run.folder else None
-        if folder is not None and folder.is_absolute() and folder not in seen:
-            seen.append(folder)
+        if folder is None or not folder.is_absolute() or folder in seen:
+            continue
+        try:
+            if folder.is_dir():
+                seen.append(folder)
+        except OSError:
+            continue
     return seen[:MAX_FOLDERS]
 
 
