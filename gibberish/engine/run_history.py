@@ -70,14 +70,27 @@ def _read(data: object) -> PastRun | None:
     )
 
 
+_read_last: tuple[tuple[str, int, int], list[PastRun]] | None = None
+"""The last file read, by path, size and modification time: opening the command bar
+reads the list again only when it changed."""
+
+
 def runs() -> list[PastRun]:
     """Recent runs, newest first, one per distinct call."""
+    global _read_last
+    file = _file()
     try:
-        data = json.loads(_file().read_text(encoding="utf-8"))
+        stat = file.stat()
+        key = (str(file), stat.st_size, stat.st_mtime_ns)
+        if _read_last is not None and _read_last[0] == key:
+            return list(_read_last[1])
+        data = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
     found = [_read(item) for item in data] if isinstance(data, list) else []
-    return [run for run in found if run is not None]
+    listed = [run for run in found if run is not None]
+    _read_last = (key, listed)
+    return list(listed)
 
 
 def add(ref: str, arguments: dict[str, Any], folder: Path | str, *, ok: bool = True) -> None:

@@ -271,7 +271,6 @@ class Controller(QObject):
     def runs_changed(self) -> None:
         self.surface.show_runs(self.runs.running(), self.runs.failed)
         self.surface.set_items(self.menus.items)  # the launcher's "Recent runs"
-        self.text.refresh()  # the bar's recent runs
 
     # ================================================================== reload
     def rewatch(self, paths: set[str] | None = None) -> None:

@@ -214,6 +214,7 @@ def test_recent_runs_come_back_after_a_restart_by_title_and_arguments(
     ctl.menus.capture()
     session = ctl.launch("git.git_log", {"count": 2}, ask_arguments=False)
     qtbot.waitUntil(lambda: session.result is not None, timeout=20_000)
+    qtbot.waitUntil(lambda: bool(run_history.runs()), timeout=5_000)  # written on a thread
     assert run_history.runs()[0].arguments == {"count": 2}
     ctl.shutdown()
 

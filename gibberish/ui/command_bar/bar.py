@@ -312,6 +312,8 @@ class CommandBar(QFrame):
     text_submitted = Signal(str)
     cancel_requested = Signal()
     settings_requested = Signal()
+    searching = Signal()
+    """Back at the search after a step (the recent runs may have changed)."""
 
     def __init__(self, parent: QWidget | None = None, *, embedded: bool = False) -> None:
         super().__init__(
@@ -774,6 +776,7 @@ class CommandBar(QFrame):
             self.setFixedWidth(self._width)
             self.setMinimumHeight(0)
             self.setMaximumHeight(16777215)
+            self.searching.emit()
             self._fit()
             self.adjustSize()
             self.input.setFocus()
@@ -785,9 +788,10 @@ class CommandBar(QFrame):
         area = _area(self)
         width = min(STEP_WIDTH, area.width() - 2 * SCREEN_MARGIN)
         page = self.steps.stack.currentWidget()
-        wanted = page.sizeHint().height() + 24 if page is not None else 200
         if getattr(page, "tall", False):
-            wanted = max(wanted, STEP_HEIGHT)
+            wanted = STEP_HEIGHT
+        else:
+            wanted = page.sizeHint().height() + 24 if page is not None else 200
         height = min(wanted, area.height() - 2 * SCREEN_MARGIN)
         self.setFixedWidth(width)
         self.setFixedHeight(height)

@@ -17,7 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QEventLoop, QObject, Qt, Signal
-from PySide6.QtWidgets import QApplication, QDialog, QFrame, QScrollArea, QStackedWidget, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QFrame,
+    QScrollArea,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 
 class Page(QScrollArea):
@@ -40,6 +48,29 @@ class Page(QScrollArea):
         hint = self.content.sizeHint()
         hint.setHeight(hint.height() + 2)
         return hint
+
+
+class OutputPage(QWidget):
+    """An output: its own view scrolls, so it is held without a scroll area (less to lay
+    out between Enter and the first line)."""
+
+    tall = True
+
+    def __init__(self, content: QWidget) -> None:
+        super().__init__()
+        self.setObjectName("command-step")
+        self.content = content
+        content.setWindowFlags(Qt.WindowType.Widget)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(content)
+
+    def takeWidget(self) -> QWidget:
+        self.layout().removeWidget(self.content)
+        return self.content
+
+
+Holder = Page | OutputPage
 
 
 class Steps(QObject):
@@ -67,20 +98,20 @@ class Steps(QObject):
 
     def current(self) -> QWidget | None:
         page = self.stack.currentWidget()
-        return page.content if isinstance(page, Page) else None
+        return page.content if isinstance(page, Page | OutputPage) else None
 
-    def _push(self, content: QWidget, *, tall: bool = False) -> Page:
-        page = Page(content, tall=tall)
+    def _push(self, content: QWidget, *, tall: bool = False) -> Holder:
+        page: Holder = OutputPage(content) if tall else Page(content)
         self.stack.addWidget(page)
         self.stack.setCurrentWidget(page)
         content.show()
         self.changed.emit()
         return page
 
-    def _page_of(self, content: QWidget) -> Page | None:
+    def _page_of(self, content: QWidget) -> Holder | None:
         for i in range(self.stack.count()):
             page = self.stack.widget(i)
-            if isinstance(page, Page) and page.content is content:
+            if isinstance(page, Page | OutputPage) and page.content is content:
                 return page
         return None
 
@@ -145,14 +176,14 @@ class Steps(QObject):
         somebody waits for stays."""
         for i in reversed(range(self.stack.count())):
             page = self.stack.widget(i)
-            if isinstance(page, Page) and page.tall:
+            if isinstance(page, OutputPage):
                 page.content.close()
 
     def show_output(self, window: QWidget) -> None:
         """Put a run's output in the window, in place of an earlier output (closed)."""
         for i in reversed(range(self.stack.count())):
             page = self.stack.widget(i)
-            if isinstance(page, Page) and page.tall and page.content is not window:
+            if isinstance(page, OutputPage) and page.content is not window:
                 old = page.content
                 self.remove(old)
                 old.close()

@@ -171,6 +171,7 @@ class TextRequests(QObject):
             self.command_bar = self.embedded_bar or CommandBar()
             self.command_bar.tool_chosen.connect(self._tool_chosen)
             self.command_bar.run_chosen.connect(self.past_chosen)
+            self.command_bar.searching.connect(self.refresh)
             self.command_bar.text_submitted.connect(self._bar_submitted)
             self.command_bar.cancel_requested.connect(self.cancel)
             self.command_bar.settings_requested.connect(self.settings_requested)

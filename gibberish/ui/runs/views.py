@@ -15,6 +15,7 @@ reference in the middle of its destructor (a double delete).
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -25,11 +26,24 @@ from gibberish.ui.errors import guard
 from gibberish.ui.runs.bridge import RunBridge, RunEvents
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from gibberish.app import Engine, PreparedRun
     from gibberish.runner.envelope import RunResult
     from gibberish.runner.handle import RunHandle
     from gibberish.ui.command_bar.bar import CommandBar
     from gibberish.ui.runs.result_window import ResultWindow
+
+
+def _keep_run(ref: str, arguments: dict, folder: Path, ok: bool) -> None:
+    """Write a finished run to the recent runs (on a thread: the file is synced to disk)."""
+    from gibberish.engine import run_history
+
+    with _KEEPING:
+        run_history.add(ref, arguments, folder, ok=ok)
+
+
+_KEEPING = threading.Lock()
 
 
 class RunSession:
@@ -183,10 +197,9 @@ class RunViews(QObject):
             return
         session.result = result
         session.window.finish(result)
-        from gibberish.engine import run_history
-
         prepared = session.prepared
-        run_history.add(prepared.ref, dict(prepared.arguments), prepared.cwd, ok=result.success)
+        keep = (prepared.ref, dict(prepared.arguments), prepared.cwd, result.success)
+        threading.Thread(target=_keep_run, args=keep, name="recent-runs", daemon=True).start()
         if not result.envelope.success:
             self.failed = True
         if not session.window.isVisible():
