@@ -153,6 +153,7 @@ class Dialogs(QObject):
             engine.settings,
             shortcuts=shortcuts.status() if shortcuts is not None else None,
             change_keys=shortcuts.change_keys if shortcuts is not None else None,
+            tools=[(t.ref, t.tool.name, t.tool.description) for t in engine.library.tools()],
         )
         self.keep("settings", dialog)
         dialog.accepted.connect(self._settings_accepted)

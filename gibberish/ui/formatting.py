@@ -72,9 +72,9 @@ def run_notice(ref: str, result: RunResult) -> tuple[str, str]:
     envelope = result.envelope
     took = human_duration(envelope.duration_ms)
     if envelope.success:
-        return f"✓ {title_of_ref(ref)}", f"Finished in {took} · {ref}"
+        return f"✓ {title_of_ref(ref)}", f"Finished in {took}."
     why = envelope.error or first_line(envelope.output) or "The tool failed."
-    return f"✗ {title_of_ref(ref)}", f"{why} ({took}) · {ref}"
+    return f"✗ {title_of_ref(ref)}", f"{why} ({took})"
 
 
 NBSP = "\u00a0"

@@ -11,6 +11,7 @@ cards scroll when there are many, so the buttons stay on the screen.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 from collections.abc import Callable
@@ -73,10 +74,19 @@ CAUSES = {
 diagnostics already say their cause in the project's words."""
 
 
+def plain(text: str) -> str:
+    """Markdown headings and quoted names in a message as a person reads them:
+    ``'#### Parameters'`` → “Parameters”, ``'do_thing'`` → “do_thing”."""
+    text = re.sub(r"'#{1,6}\s*([^']+)'", r"“\1”", text)
+    text = re.sub(r"'([^'\s]+)'", r"“\1”", text)
+    return text[:1].upper() + text[1:]
+
+
 def cause(diagnostic: Diagnostic) -> tuple[str, str]:
     """(the cause in one line, the detail): the project's sentence for a parser's error,
     with the parser's own words as the detail."""
     what, hint = split_hint(diagnostic.message)
+    what, hint = plain(what), plain(hint) if hint else hint
     known = CAUSES.get(diagnostic.code)
     if known is None:
         return what, hint

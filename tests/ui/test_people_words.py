@@ -38,11 +38,7 @@ def visible_text(root: QWidget) -> list[str]:
     for widget in root.findChildren(QWidget):
         if not widget.isVisibleTo(root):
             continue
-        if isinstance(widget, QLabel):
-            found.append(widget.text())
-        elif isinstance(widget, QAbstractButton):
-            found.append(widget.text())
-        elif isinstance(widget, QLineEdit):
+        if isinstance(widget, QLabel | QAbstractButton | QLineEdit):
             found.append(widget.text())
     return [t for t in found if t]
 

@@ -4,6 +4,7 @@ desktop's own dialog for the keys (through the portal double on a real dbus-daem
 from __future__ import annotations
 
 import pytest
+from PySide6.QtWidgets import QPushButton
 
 from gibberish.settings import Settings
 from gibberish.ui.settings.dialog import SettingsDialog
@@ -33,7 +34,12 @@ def test_without_the_portal_it_shows_this_desktops_steps(qtbot, monkeypatch, eng
     dialog = SettingsDialog(engine.settings, shortcuts=status)
     qtbot.addWidget(dialog)
     summary = dialog.findChild(type(dialog.shortcuts.message), "settings-shortcuts-summary")
-    assert "bindsym" in summary.text()
+    assert "bindsym" not in summary.text()  # no lines to copy unless asked for
+    manual = dialog.findChild(type(dialog.shortcuts.message), "settings-shortcuts-manual")
+    assert manual.isHidden()
+    dialog.findChild(QPushButton, "settings-shortcuts-show-manual").click()
+    assert not manual.isHidden() and "bindsym" in manual.text()
+    assert "see Settings → Shortcuts" not in summary.text()
     assert dialog.findChild(type(dialog.shortcuts.pinned), "settings-shortcuts-tools") is not None
 
 

@@ -372,7 +372,8 @@ class CommandBar(QFrame):
         outer.addWidget(self.steps.stack)
         self.steps.stack.hide()
         self._width = WIDTH
-        self.setFixedWidth(WIDTH)
+        if not embedded:
+            self.setFixedWidth(WIDTH)
 
     def _input_line(self) -> QLineEdit:
         """Where the person types; it filters the list at every letter."""
@@ -495,9 +496,10 @@ class CommandBar(QFrame):
         return self._filtered(text, self._index.rank(text, 3 * MAX_RESULTS))
 
     def _filtered(self, text: str, matches: Sequence[FuzzyMatch[ToolRef]]) -> list[ToolRef]:
-        """A match on a word of the title or description first; a weaker match (letters
-        in order, a word of the skill's own description) only when it is close, or when
-        nothing matches on a word: "disk" offers Disk usage, not Memory usage."""
+        """A match on a word of the title, the description or the skill's name first; a
+        weaker match (letters in order, a word of the skill's description) only when it
+        is close, or when nothing matches on a word: "disk" offers Disk usage, not Memory
+        usage (whose skill's description speaks of disks)."""
         terms = [t for t in _WORD.findall(text.lower()) if t]
         strong = [m for m in matches if self._on_a_word(m.item, terms)]
         floor = WEAK_BESIDE_STRONG if strong else WEAK_ALONE
@@ -510,7 +512,7 @@ class CommandBar(QFrame):
         if words is None:
             if len(self._words) > 20_000:
                 self._words.clear()
-            text = f"{human_title(ref.tool.name)} {ref.tool.description}".lower()
+            text = f"{human_title(ref.tool.name)} {ref.tool.description} {ref.skill.name}".lower()
             words = self._words[id(ref.tool)] = tuple(set(_WORD.findall(text)))
         return bool(terms) and all(any(w.startswith(t) for w in words) for t in terms)
 
@@ -699,6 +701,9 @@ class CommandBar(QFrame):
         return super().eventFilter(watched, event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        if self.steps.active:  # a key that reached the frame, not the step: never the search's
+            super().keyPressEvent(event)
+            return
         if not self._key(event):
             super().keyPressEvent(event)
 
@@ -773,7 +778,8 @@ class CommandBar(QFrame):
         if active:
             self._fit_step()
         else:
-            self.setFixedWidth(self._width)
+            if not self.embedded:
+                self.setFixedWidth(self._width)
             self.setMinimumHeight(0)
             self.setMaximumHeight(16777215)
             self.searching.emit()

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeyEvent
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QMenu,
@@ -85,7 +85,7 @@ class LauncherWindow(QWidget):
         self.reason_row = QWidget()
         reason_layout = QHBoxLayout(self.reason_row)
         reason_layout.setContentsMargins(0, 0, 0, 0)
-        self.reason_label = banner(reason or "", kind="info")
+        self.reason_label = banner((reason or "").replace("`", ""), kind="info")
         self.reason_label.setObjectName("launcher-reason")
         reason_layout.addWidget(self.reason_label, 1)
         dismiss = QToolButton()
@@ -142,7 +142,17 @@ class LauncherWindow(QWidget):
         row.addWidget(self.menu_button)
         row.addWidget(self.status, 1)
         layout.addLayout(row)
-        self.resize(640, 560)
+        self.resize(640, 520)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Never taller or wider than the screen it opens on (the Menu button stays)."""
+        screen = self.screen()
+        if screen is not None:
+            area = screen.availableGeometry()
+            self.resize(
+                min(self.width(), area.width() - 40), min(self.height(), area.height() - 60)
+            )
+        super().showEvent(event)
 
     # ------------------------------------------------------------------ content
     def set_items(self, items: Sequence[MenuItem]) -> None:
