@@ -81,3 +81,23 @@ def test_a_status_without_keys_yet(qtbot) -> None:
     summary = dialog.findChild(type(dialog.shortcuts.message), "settings-shortcuts-summary")
     assert "Listen while held: no key yet" in summary.text()
     assert "git.git_status: Meta+G" in summary.text()
+
+
+def test_pinned_tools_are_ticked_in_a_searchable_list_not_typed(qtbot, engine) -> None:
+    from PySide6.QtCore import Qt
+
+    from gibberish.ui.settings.dialog import SettingsDialog
+
+    tools = [(t.ref, t.tool.name, t.tool.description) for t in engine.library.tools()]
+    dialog = SettingsDialog(engine.settings, tools=tools)
+    qtbot.addWidget(dialog)
+    box = dialog.shortcuts
+    assert box.pinned.isHidden()  # the ids are kept, never typed
+    box.search.setText("echo")
+    shown = [box.tool_list.item(r) for r in range(box.tool_list.count())]
+    visible = [i for i in shown if not i.isHidden()]
+    assert [i.text() for i in visible] == ["Echo text"]  # a title, not hello.echo_text
+    visible[0].setCheckState(Qt.CheckState.Checked)
+    assert box.pinned_tools() == ("hello.echo_text",)
+    visible[0].setCheckState(Qt.CheckState.Unchecked)
+    assert box.pinned_tools() == ()

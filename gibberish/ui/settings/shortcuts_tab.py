@@ -89,6 +89,7 @@ class ShortcutsBox(QGroupBox):
         self.pinned.setObjectName("settings-shortcuts-tools")
         self.pinned.setAccessibleName("Pinned tools, by id")
         self.pinned.hide()
+        column.addWidget(self.pinned)
         self.search = QLineEdit()
         self.search.setObjectName("settings-pinned-search")
         self.search.setPlaceholderText("Find a tool to pin…")
