@@ -93,7 +93,7 @@ class LauncherWindow(QWidget):
         dismiss.setToolTip("Hide this message")
         accessibility.name(dismiss, "Hide this message")
         dismiss.setAutoRaise(True)
-        dismiss.clicked.connect(self.reason_row.hide)
+        dismiss.clicked.connect(self._dismiss)
         reason_layout.addWidget(dismiss, 0, Qt.AlignmentFlag.AlignTop)
         self.reason_row.setVisible(bool(reason))
         layout.addWidget(self.reason_row)
@@ -104,6 +104,8 @@ class LauncherWindow(QWidget):
 
         self.bar = CommandBar(self, embedded=True)
         layout.addWidget(self.bar, 1)
+        self._reason = bool(reason)
+        self.bar.steps.changed.connect(self._step_changed)
 
         self.tree = _Tree()
         self.tree.setObjectName("launcher-tree")
@@ -143,6 +145,15 @@ class LauncherWindow(QWidget):
         row.addWidget(self.status, 1)
         layout.addLayout(row)
         self.resize(640, 520)
+
+    def _dismiss(self) -> None:
+        self._reason = False
+        self.reason_row.hide()
+
+    def _step_changed(self) -> None:
+        """A form, approval or output gets the whole window: the note about the tray
+        waits above the search."""
+        self.reason_row.setVisible(self._reason and not self.bar.steps.active)
 
     def showEvent(self, event: QShowEvent) -> None:
         """Never taller or wider than the screen it opens on (the Menu button stays)."""

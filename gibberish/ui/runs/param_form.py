@@ -377,6 +377,7 @@ class ParameterForm(QDialog):
         self.readable = PlainLabel("")
         self.readable.setObjectName("form-command")
         self.readable.setFont(mono_font())
+        self.readable.setWordWrap(True)
         self.readable.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         row.addWidget(self.readable, 1)
         self.details_button = QToolButton()
