@@ -273,7 +273,7 @@ class Session:
     def _asks(tool: ToolDefinition, folder: Path) -> bool:
         """The form opens for a tool with parameters, and for one without whose folder
         lacks what it needs (the form says so and offers folders that fit)."""
-        from gibberish.runner.needs import folder_need
+        from gibberish.engine.needs import folder_need
 
         if tool.parameters:
             return True

@@ -218,9 +218,8 @@ def run_command(
 def folder_problem(tool: ToolDefinition, folder: Path) -> str:
     """What the working folder lacks for ``tool``, with the recent folders that fit and
     the flag that picks one ("" when nothing is missing): the form's rule."""
-    from gibberish.engine import run_history
+    from gibberish.engine import needs, run_history
     from gibberish.paths import home_short
-    from gibberish.runner import needs
 
     title = tool.name.replace("_", " ").capitalize()
     lacking = needs.lacking(tool, title, folder)

@@ -115,8 +115,19 @@ def when(condition: Callable[[], bool], then: Callable[[], None]) -> QTimer:
     return timer
 
 
+OTHERS: set[int] = set()
+"""Windows other tests left on screen (not this test's to count)."""
+
+
 def shown_windows() -> list[QWidget]:
-    return [w for w in QApplication.topLevelWidgets() if w.isVisible() and w.isWindow()]
+    shown = [w for w in QApplication.topLevelWidgets() if w.isVisible() and w.isWindow()]
+    return [w for w in shown if id(w) not in OTHERS]
+
+
+@pytest.fixture(autouse=True)
+def _others() -> None:
+    OTHERS.clear()
+    OTHERS.update(id(w) for w in QApplication.topLevelWidgets() if w.isVisible())
 
 
 def test_git_log_five_commits_in_my_project_in_seven_keys_in_one_window(

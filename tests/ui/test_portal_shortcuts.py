@@ -16,7 +16,7 @@ import pytest
 from PySide6.QtCore import QCoreApplication
 
 from gibberish.app import Engine, EngineOptions
-from gibberish.runner import needs
+from gibberish.engine import needs
 from gibberish.voice.audio import read_wav
 from tests.desktop.portal_double import PortalDouble
 from tests.desktop.sessionbus import have_dbus_daemon, session_bus

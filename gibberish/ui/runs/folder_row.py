@@ -3,7 +3,7 @@
 "Runs in ~/code/app — the folder of the focused window", with a list to change it (the
 folder offered, the recent folders, another folder picked in the desktop's folder
 dialog). When the tool needs something the folder lacks (a git repository for the git
-tools, ``runner.needs``) the row says so in words before anything runs, offers the
+tools, ``engine.needs``) the row says so in words before anything runs, offers the
 recent folders that fit as buttons, and the form's Run stays disabled.
 """
 
@@ -22,9 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gibberish.engine import run_history
+from gibberish.engine import needs, run_history
 from gibberish.paths import home_short
-from gibberish.runner import needs
 from gibberish.ui import accessibility
 from gibberish.ui.widgets import PlainLabel, help_label, set_tone
 

@@ -1,4 +1,4 @@
-"""What a tool needs of the folder it runs in, said before it runs.
+"""What a tool needs of the folder it runs in, said before it runs (the form, the CLI).
 
 The git tools read the repository around their working folder; started anywhere else,
 git prints ``fatal: not a git repository`` — true, but a person should learn it before
