@@ -66,6 +66,7 @@ from gibberish.paths import home_short
 from gibberish.ui import accessibility
 from gibberish.ui.command_bar.steps import Steps
 from gibberish.ui.formatting import arguments_text, human_title, plain_text, plain_tooltip
+from gibberish.ui.skill_icons import skill_icon
 from gibberish.ui.spinner import Spinner
 from gibberish.ui.widgets import PlainLabel, set_tone
 
@@ -232,6 +233,11 @@ class _ResultDelegate(QStyledItemDelegate):
             )
         text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         rect = option.rect.adjusted(10, 5, -10, -5)
+        ref = tools[row]
+        side = self._line_spacing * 2 - 4 if self._line_spacing else 28
+        icon = skill_icon(ref.skill.name, ref.skill.directory)
+        icon.paint(painter, rect.left(), rect.top() + 1, side, side)
+        rect = rect.adjusted(side + 10, 0, 0, 0)
         tag = extra.tag if extra is not None else ""
         tag_width = QFontMetrics(option.font).horizontalAdvance(tag) + 12 if tag else 0
         title, description = self._lines(tools[row], extra, rect.width() - tag_width, option.font)
