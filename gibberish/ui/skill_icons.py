@@ -14,6 +14,8 @@ from pathlib import Path
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
+from gibberish.ui import theme
+
 NAMES = ("icon.svg", "icon.png")
 MAX_BYTES = 256 * 1024
 SIZE = 64
@@ -47,7 +49,7 @@ def letter_icon(name: str) -> QIcon:
     font.setPixelSize(SIZE // 2)
     font.setBold(True)
     painter.setFont(font)
-    painter.setPen(QColor("white"))
+    painter.setPen(theme.ICON_INK)
     letter = next((c for c in name if c.isalnum()), "?").upper()
     painter.drawText(QRectF(0, 0, SIZE, SIZE), int(Qt.AlignmentFlag.AlignCenter), letter)
     painter.end()
