@@ -112,8 +112,16 @@ class TextRequests(QObject):
         if self.command_bar is None:
             self.bar()
             QTimer.singleShot(0, self, self.indexes_ahead)
+            QTimer.singleShot(0, self, self._icons_ahead)
         else:
             self.indexes_ahead()
+
+    def _icons_ahead(self) -> None:
+        """Draw one letter icon in an idle turn: the first costs ~100 ms (the font and
+        the painter on a pixmap), which the first open would otherwise pay."""
+        from gibberish.ui.skill_icons import letter_icon
+
+        letter_icon("gibberish")
 
     def indexes_ahead(self) -> None:
         """Start making the bar's index (when the bar has none yet) and, with a model set
