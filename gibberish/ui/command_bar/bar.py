@@ -43,6 +43,7 @@ from PySide6.QtGui import (
     QKeyEvent,
     QPainter,
     QPalette,
+    QPixmap,
     QShowEvent,
     QStaticText,
     QTransform,
@@ -179,6 +180,7 @@ class _ResultDelegate(QStyledItemDelegate):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._laid_out: dict[tuple[str, str, int], tuple[QStaticText, QStaticText]] = {}
+        self._icons: dict[tuple[str, str, int], QPixmap] = {}
         self._font_key = ""
         self._bold = QFont()
         self._line_spacing = 0
@@ -188,6 +190,18 @@ class _ResultDelegate(QStyledItemDelegate):
     ) -> QSize:
         metrics = QFontMetrics(option.font)
         return QSize(option.rect.width(), metrics.lineSpacing() * 2 + 12)
+
+    def _icon(self, ref: ToolRef, side: int) -> QPixmap:
+        """The skill's icon at ``side`` pixels, scaled once and kept (a repaint at every
+        letter only draws it)."""
+        key = (ref.skill.name, str(ref.skill.directory), side)
+        found = self._icons.get(key)
+        if found is None:
+            if len(self._icons) > 4 * MAX_RESULTS * 40:
+                self._icons.clear()
+            found = skill_icon(ref.skill.name, ref.skill.directory).pixmap(side, side)
+            self._icons[key] = found
+        return found
 
     def _lines(
         self, ref: ToolRef, extra: Row | None, width: int, font: QFont
@@ -235,8 +249,7 @@ class _ResultDelegate(QStyledItemDelegate):
         rect = option.rect.adjusted(10, 5, -10, -5)
         ref = tools[row]
         side = self._line_spacing * 2 - 4 if self._line_spacing else 28
-        icon = skill_icon(ref.skill.name, ref.skill.directory)
-        icon.paint(painter, rect.left(), rect.top() + 1, side, side)
+        painter.drawPixmap(rect.left(), rect.top() + 1, self._icon(ref, side))
         rect = rect.adjusted(side + 10, 0, 0, 0)
         tag = extra.tag if extra is not None else ""
         tag_width = QFontMetrics(option.font).horizontalAdvance(tag) + 12 if tag else 0
