@@ -21,7 +21,7 @@ from gibberish.cli.common import CliState, pass_state, print_json, printable
 from gibberish.engine.core import MAX_TIMEOUT, Engine, EngineError, PreparedRun
 from gibberish.engine.run_flow import Answer, authorize, never_approved
 from gibberish.runner import Envelope
-from gibberish.skills.model import SkillDefinition, Trust
+from gibberish.skills.model import SkillDefinition, ToolDefinition, Trust
 from gibberish.skills.render import RenderError
 
 
@@ -263,7 +263,26 @@ def run_command(
         )
     except (EngineError, RenderError) as exc:
         refuse(str(exc), compact=compact)
+    lacking = folder_problem(ref.tool, prepared.cwd)
+    if lacking:
+        refuse(lacking, compact=compact)
     execute(engine, prepared, yes=yes, compact=compact)
+
+
+def folder_problem(tool: ToolDefinition, folder: Path) -> str:
+    """What the working folder lacks for ``tool``, with the recent folders that fit and
+    the flag that picks one ("" when nothing is missing): the form's rule."""
+    from gibberish.engine import needs, run_history
+    from gibberish.paths import home_short
+
+    title = tool.name.replace("_", " ").capitalize()
+    lacking = needs.lacking(tool, title, folder)
+    if not lacking:
+        return ""
+    fits = needs.fitting(tool, run_history.folders())
+    where = ", ".join(home_short(f) for f in fits[:3])
+    also = f" Recent folders that have one: {where}." if where else ""
+    return f"{lacking} Run it from inside one, or pass --cwd FOLDER.{also}"
 
 
 COMMANDS = [run_command]

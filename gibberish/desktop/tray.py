@@ -32,7 +32,6 @@ def no_tray_message(desktop: Desktop | None = None) -> str:
     desktop = desktop or identify()
     why = _WHY.get(desktop.family, "This desktop has no system tray (or it is not running).")
     return (
-        f"{why} Until then gibberish shows its menu in this window. Closing the window quits "
-        "gibberish; starting `gibberish` again opens the command bar, and every menu "
-        "action is also a command (`gibberish --help`)."
+        f"{why} Until then gibberish lives in this window: type to find a tool, and the "
+        "Menu button holds the rest. Closing the window quits gibberish."
     )

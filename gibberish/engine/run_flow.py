@@ -22,9 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gibberish.engine.core import Engine, EngineError, PreparedRun
+from gibberish.runner.workdir import working_directory
 from gibberish.skills.render import RenderError
 from gibberish.trust.model_reads import RunOrigin
 
@@ -43,8 +45,25 @@ class Answer(StrEnum):
     ALWAYS = "always"
 
 
+@dataclass(frozen=True)
+class FolderOffer:
+    """The working folder a form shows before a run, and why it is that one."""
+
+    path: Path
+    why: str
+    """"the folder of the focused terminal", "the folder you used last time" …"""
+
+
+class ChosenArguments(dict):
+    """A form's answer: the arguments, and the working folder the person settled on
+    (None: the folder offered)."""
+
+    folder: Path | None = None
+
+
 class ArgumentsPrompt(Protocol):
-    """Asks for a tool's arguments; None when the person cancelled."""
+    """Asks for a tool's arguments; None when the person cancelled. A prompt that shows
+    the working folder (``folder``) may return ``ChosenArguments`` with another one."""
 
     def ask(
         self,
@@ -56,6 +75,7 @@ class ArgumentsPrompt(Protocol):
         *,
         note: str = "",
         missing: Sequence[str] = (),
+        folder: FolderOffer | None = None,
     ) -> dict[str, Any] | None: ...
 
 
@@ -93,6 +113,25 @@ class Launch:
     prepared: PreparedRun | None = None
     confirmed: bool = False
     failure: str = ""
+
+
+def folder_offer(ref: str, context_dir: Path | None, chosen: Path | None = None) -> FolderOffer:
+    """The working folder to show in the form, and why: one chosen before (a recent run),
+    the focused terminal's project, the folder this tool last ran in, else home."""
+    from gibberish.runner.workdir import working_directory
+
+    if chosen is not None:
+        return FolderOffer(chosen, "the folder of that run")
+    if context_dir is not None and Path(context_dir).is_dir():
+        return FolderOffer(working_directory(context_dir), "the folder of the focused window")
+    from gibberish.engine.run_history import last_folder
+
+    last = last_folder(ref)
+    if last is not None:
+        return FolderOffer(last, "the folder you used last time")
+    return FolderOffer(
+        working_directory(None), "your home folder: no window with a folder had the focus"
+    )
 
 
 def never_approved(prepared: PreparedRun) -> bool:
@@ -173,15 +212,18 @@ class Session:
         note: str = "",
         missing: Sequence[str] = (),
         origin: RunOrigin | None = None,
+        folder: Path | None = None,
+        ask_arguments: bool = True,
     ) -> Launch:
         """Steps 1–4. ``prefilled``, ``note`` and ``missing`` come from a proposal (a
         model's call): the form shows them and the person confirms or corrects every
         value before the Engine decides — a proposal never skips the form or approval.
+        ``folder`` is a working folder chosen before (a recent run); ``ask_arguments``
+        False runs ``prefilled`` as they are (*Run again*), still through the decision.
 
         The run is the person's own (``own_run``: a trusted version runs without another
         question) when they started it (``origin`` PERSON) or confirmed its form; a
-        proposal of a tool without parameters has no form, so it is decided as a run a
-        model started."""
+        proposal that opens no form is decided as a run a model started."""
         engine = self.engine
         try:
             target = engine.library.find_tool(ref)
@@ -195,17 +237,23 @@ class Session:
             )
         arguments = dict(prefilled or {})
         own_run = origin in (None, RunOrigin.PERSON)
-        if target.tool.parameters:
-            values = self._ask_values(target, arguments, note, missing)
+        context_dir = context.focus.cwd if context.focus is not None else None
+        offer = folder_offer(target.ref, context_dir, folder)
+        chosen = folder
+        if ask_arguments and self._asks(target.tool, offer.path):
+            values = self._ask_values(target, arguments, note, missing, offer)
             if values is None:
                 return Launch(ref)
-            arguments = values
+            arguments = dict(values)
+            chosen = getattr(values, "folder", None) or chosen
             own_run = True  # the person read the values in the form and pressed Run
-        context_dir = context.focus.cwd if context.focus is not None else None
+        if chosen is None and offer.path != working_directory(context_dir):
+            chosen = offer.path
         try:
             prepared = engine.runs.prepare(
                 target,
                 arguments,
+                cwd=chosen,
                 context_dir=context_dir,
                 mode=context.mode,
                 origin=origin or RunOrigin.PERSON,
@@ -222,9 +270,15 @@ class Session:
         return Launch(ref, prepared, confirmed=verdict.confirmed)
 
     def _ask_values(
-        self, target: ToolRef, arguments: dict[str, Any], note: str, missing: Sequence[str]
-    ) -> dict[str, Any] | None:
-        """The tool's form, prefilled; the values the person confirmed, or None."""
+        self,
+        target: ToolRef,
+        arguments: dict[str, Any],
+        note: str,
+        missing: Sequence[str],
+        offer: FolderOffer,
+    ) -> Mapping[str, Any] | None:
+        """The tool's form, prefilled, with its working folder; the values the person
+        confirmed (with the folder they chose), or None."""
         return self.arguments.ask(
             target.skill,
             target.tool,
@@ -233,7 +287,19 @@ class Session:
             None,
             note=note,
             missing=tuple(missing),
+            folder=offer,
         )
+
+    @staticmethod
+    def _asks(tool: ToolDefinition, folder: Path) -> bool:
+        """The form opens for a tool with parameters, and for one without whose folder
+        lacks what it needs (the form says so and offers folders that fit)."""
+        from gibberish.engine.needs import folder_need
+
+        if tool.parameters:
+            return True
+        need = folder_need(tool)
+        return need is not None and not need.met_by(folder)
 
     def reload(self, *, manual: bool = False) -> None:
         """Re-read changed skills; announce skills that broke or recovered."""

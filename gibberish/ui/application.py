@@ -174,6 +174,7 @@ def run_application(
         # loaded before the menu; a second start meanwhile waits on the start lock.
         QTimer.singleShot(0, instance.listen_held)
         controller.start(no_tray=no_tray)
+        controller.lifecycle.welcome_when_ready()
         log.info("gibberish started (%s)", "launcher" if controller.surface.launcher else "tray")
         if on_start is not None:
             on_start(controller)

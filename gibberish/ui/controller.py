@@ -35,7 +35,7 @@ from gibberish.ui.menu.view import UPDATE_BUDGET_S, MenuView
 from gibberish.ui.reloader import BackgroundReload
 from gibberish.ui.reloading import Reloading
 from gibberish.ui.runs.views import RunSession, RunViews
-from gibberish.ui.seams import Lazy, Seams
+from gibberish.ui.seams import Seams
 from gibberish.ui.shortcuts import TrayShortcuts
 from gibberish.ui.single_instance import dispatch
 from gibberish.ui.surface import Surface
@@ -44,11 +44,13 @@ from gibberish.ui.watcher import SkillsWatcher
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from gibberish.engine.core import Engine
+    from gibberish.engine.core import Engine, PreparedRun
     from gibberish.engine.run_flow import Notice, Session
+    from gibberish.engine.run_history import PastRun
     from gibberish.settings import Settings
     from gibberish.skills.model import Mode
     from gibberish.trust.model_reads import RunOrigin
+    from gibberish.ui.command_bar.bar import CommandBar
 
 log = logging.getLogger("gibberish.ui")
 
@@ -84,6 +86,8 @@ class Controller(QObject):
         self.menus = MenuSource(self.host, self)
         self.menus.follow_project = lambda folder: self.reloader.start(follow=folder)
         self.runs = RunViews(lambda: self.engine, self)
+        self.runs.host = lambda: self._text_bar()
+        self.runs.again = self.run_again
         self.runs.changed.connect(self.runs_changed)
         self.runs.notice.connect(self.notify)
         self.text = TextRequests(
@@ -94,6 +98,7 @@ class Controller(QObject):
         )
         self.text.launch_requested.connect(self._launch_requested)
         self.text.tool_picked.connect(self._tool_picked)
+        self.text.past_chosen.connect(self._past_chosen)
         self.text.settings_requested.connect(self.open_settings)
         self.text.notice.connect(self.notify)
         self.dialogs = Dialogs(self)
@@ -179,6 +184,7 @@ class Controller(QObject):
             show_notices=self.show_notices,
             show_fatal=self.seams.show_fatal,
             stop_watching_microphone=self.voice.stop_watching,
+            welcome_once=self.welcome_once,
         )
         return Lifecycle(parts, steps, tray_available=tray_available, parent=self)
 
@@ -196,11 +202,12 @@ class Controller(QObject):
     def session(self) -> Session:
         if self._session is None:
             from gibberish.engine.run_flow import Session
+            from gibberish.ui.command_bar.in_window import WindowApprovals, WindowForms
 
             self._session = Session(
                 lambda: self.engine,
-                arguments=self.seams.forms or Lazy("gibberish.ui.runs.param_form", "FormPrompter"),
-                approval=self.seams.approval_prompter(),
+                arguments=self.seams.forms or WindowForms(self.text.bar),
+                approval=self.seams.approvals or WindowApprovals(self.text.bar),
                 notify=self.notify,
                 reloaded=self.reloading.reloaded,
             )
@@ -262,6 +269,37 @@ class Controller(QObject):
     def open_command_bar(self) -> None:
         self.menus.capture()
         self.text.open_bar()
+
+    @guard
+    def _text_bar(self) -> CommandBar:
+        """The command bar's window, where run output is shown (made on first use)."""
+        return self.text.bar()
+
+    def welcome_once(self) -> None:
+        """The first start's welcome, in the one window (``command_bar.welcome``)."""
+        from gibberish.desktop.told import first_time
+
+        if not self.seams.welcome or self.shut_down or not first_time("welcome"):
+            return
+        from gibberish.desktop.autostart import launch_command
+        from gibberish.desktop.detect import identify
+        from gibberish.desktop.shortcuts import COMMAND_BAR, BoundRecord
+        from gibberish.ui.command_bar.welcome import SUGGESTED, Welcome, key_help
+        from gibberish.ui.formatting import title_of_ref
+
+        record = BoundRecord.load()
+        bound = record.triggers.get(COMMAND_BAR, "") if record is not None else ""
+        keys = key_help(identify().family, launch_command(), bound)
+        offered = {t.ref for t in self.engine.library.tools(self.menus.context.mode)}
+        ref = next((r for r in SUGGESTED if r in offered), None)
+        suggestion = (ref, title_of_ref(ref)) if ref else None
+        bar = self.text.bar()
+        self.text.open_bar()
+        bar.steps.show_dialog(Welcome(keys, suggestion, self._try_tool))
+        bar.show_step()
+
+    def _try_tool(self, ref: str) -> None:
+        self.launch(ref)
 
     @guard
     def show_problem(self, name: str) -> None:
@@ -356,10 +394,19 @@ class Controller(QObject):
         note: str = "",
         missing: Sequence[str] = (),
         origin: RunOrigin | None = None,
+        folder: Path | None = None,
+        ask_arguments: bool = True,
     ) -> RunSession | None:
         """Form → prepare → decision → run (``Session.launch``); the run's window, or None."""
         launched = self.session.launch(
-            ref, prefilled, context=self.menus.context, note=note, missing=missing, origin=origin
+            ref,
+            prefilled,
+            context=self.menus.context,
+            note=note,
+            missing=missing,
+            origin=origin,
+            folder=folder,
+            ask_arguments=ask_arguments,
         )
         if launched.failure:
             self.runs.fail_before_start(ref, launched.failure)
@@ -370,6 +417,26 @@ class Controller(QObject):
     def _tool_picked(self, ref: str) -> None:
         """A tool the person picked in the command bar: their own run, as a menu click."""
         self.launch(ref)
+
+    def run_again(self, prepared: PreparedRun) -> RunSession | None:
+        """*Run again*: the same tool, values and folder, through the decision again (an
+        approval is asked again when the trust table says so), without the form."""
+        return self.launch(
+            prepared.ref,
+            dict(prepared.arguments),
+            folder=prepared.cwd,
+            ask_arguments=False,
+            origin=prepared.origin,
+        )
+
+    def _past_chosen(self, past: PastRun) -> None:
+        """A recent run chosen in the bar: its form, filled with that run's values and folder."""
+        from pathlib import Path
+
+        folder = Path(past.folder) if past.folder else None
+        self.launch(
+            past.ref, dict(past.arguments), folder=folder if folder and folder.is_dir() else None
+        )
 
     def _launch_requested(self, ref: str, arguments: Any, note: str, missing: tuple) -> None:
         from gibberish.trust.model_reads import RunOrigin  # the router picked it

@@ -104,7 +104,7 @@ class Dialogs(QObject):
             "warning",
             "Trust this project? — gibberish",
             f"Trust the project folder {project}?",
-            f"It holds {len(names)} skill(s): {', '.join(names)}. They came with the "
+            f"It holds {_plural(len(names), 'skill')}: {', '.join(names)}. They came with the "
             "folder (a clone, a download), not from you, so they load as untrusted: every run "
             "asks first, with a warning, and they never hide your own or the bundled skills.\n\n"
             "Trust it only if you know who wrote them. Trusted, they load as your own skills "
@@ -165,6 +165,7 @@ class Dialogs(QObject):
             engine.settings,
             shortcuts=shortcuts.status() if shortcuts is not None else None,
             change_keys=shortcuts.change_keys if shortcuts is not None else None,
+            tools=[(t.ref, t.tool.name, t.tool.description) for t in engine.library.tools()],
         )
         self.keep("settings", dialog)
         dialog.accepted.connect(self._settings_accepted)
@@ -175,3 +176,9 @@ class Dialogs(QObject):
         result = getattr(dialog, "result_settings", None)
         if callable(result):
             self.settings_accepted.emit(result())
+
+
+def _plural(count: int, one: str) -> str:
+    from gibberish.ui.formatting import plural
+
+    return plural(count, one)

@@ -13,6 +13,7 @@ from gibberish.paths import home_short
 
 if TYPE_CHECKING:
     from gibberish.runner.envelope import RunResult
+    from gibberish.skills.model import ParameterDefinition, ToolDefinition
 
 
 def human_bytes(count: int) -> str:
@@ -71,9 +72,9 @@ def run_notice(ref: str, result: RunResult) -> tuple[str, str]:
     envelope = result.envelope
     took = human_duration(envelope.duration_ms)
     if envelope.success:
-        return f"✓ {title_of_ref(ref)}", f"Finished in {took} · {ref}"
+        return f"✓ {title_of_ref(ref)}", f"Finished in {took}."
     why = envelope.error or first_line(envelope.output) or "The tool failed."
-    return f"✗ {title_of_ref(ref)}", f"{why} ({took}) · {ref}"
+    return f"✗ {title_of_ref(ref)}", f"{why} ({took})"
 
 
 NBSP = "\u00a0"
@@ -127,6 +128,85 @@ def plain_tooltip(text: str) -> str:
         return text
     escaped = html.escape(text).replace("\n", "<br>")
     return f"<qt style='white-space:pre-wrap'>{escaped}</qt>"
+
+
+_DEFAULT_NOTE = re.compile(r"\s*\((?:default|defaults to)\b[^)]*\)\s*", re.I)
+LABEL_LIMIT = 40
+
+
+def plain_text(text: str) -> str:
+    """A skill's Markdown as a person reads it: no backticks, stars or underscores of
+    emphasis (the words stay)."""
+    text = re.sub(r"`([^`\n]*)`", r"\1", text)
+    text = re.sub(r"\*\*([^*\n]+)\*\*", r"\1", text)
+    text = re.sub(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])", r"\1", text)
+    return text.replace("`", "")
+
+
+def param_label(param: ParameterDefinition) -> str:
+    """A field's label in people's words: the parameter's description, short (its
+    first sentence without "(default: …)"), else its name as a title."""
+    text = _DEFAULT_NOTE.sub(" ", plain_text(param.description)).strip()
+    first = re.split(r"(?<=[.;:!?])\s", text, maxsplit=1)[0].rstrip(".;:!? ")
+    if first and len(first) <= LABEL_LIMIT:
+        return first[0].upper() + first[1:]
+    return human_title(param.name)
+
+
+def param_hint(param: ParameterDefinition) -> str:
+    """What is left of the description once the label took its first sentence."""
+    label = param_label(param)
+    text = plain_text(param.description).strip()
+    if label == human_title(param.name) or not text:
+        return text
+    rest = _DEFAULT_NOTE.sub(" ", text).strip()
+    rest = rest[len(label) :].lstrip(".;:!? ") if rest.lower().startswith(label.lower()) else rest
+    return rest.strip()
+
+
+def arguments_text(tool: ToolDefinition | None, arguments: dict) -> str:
+    """A run's arguments as a person reads them: "Number of commits to show: 5"."""
+    parts = []
+    for name, value in arguments.items():
+        param = tool.parameter(name) if tool is not None else None
+        label = param_label(param) if param is not None else human_title(name)
+        shown = ", ".join(map(str, value)) if isinstance(value, list | tuple) else value
+        if isinstance(value, bool):
+            shown = "yes" if value else "no"
+        parts.append(f"{label}: {shown}")
+    return " · ".join(parts)
+
+
+def readable_command(tool: ToolDefinition | None, argv: Sequence[str]) -> str:
+    """The command as a person thinks of it: the program's own name and the arguments
+    that carry their values. A wrapper in the skill's folder reads as what it wraps
+    (``…/scripts/safe-git`` → ``git``) and option words the template always passes
+    (``--oneline``) are left out: ``git log -n 10``. The exact argv is shown beside it."""
+    if not argv:
+        return ""
+    program = os.path.basename(argv[0]) or argv[0]
+    if program.startswith("safe-"):
+        program = program[len("safe-") :]
+    fixed: list[str] = []
+    command = tool.command if tool is not None else None
+    if command is not None:
+        words = list(command.args)
+        for at, word in enumerate(words):
+            literal = not word.placeholders
+            text = word.literal_text if literal else ""
+            follows = words[at + 1] if at + 1 < len(words) else None
+            if literal and text.startswith("-") and (follows is None or not follows.placeholders):
+                fixed.append(text)
+    rest = list(argv[1:])
+    for flag in fixed:
+        if flag in rest:
+            rest.remove(flag)
+    return command_text([program, *rest])
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """ "1 skill", "2 skills" (``many`` when the plural is not ``one`` + s)."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 __all__ = ["NBSP", "command_text", "home_short", "human_title", "inline_markdown"]

@@ -40,6 +40,8 @@ COMMAND_BAR_WARM_UP_MS = 500
 """After the load, when the command bar and its ranker are made ahead of the first hotkey
 press (``TextRequests.warm_up``): still within the start, after its first follow-ups."""
 COMMAND_BAR_WARM_UP_RETRY_MS = 1000
+WELCOME_MS = 300
+"""The welcome waits this long after the load (the tray or launcher is painted first)."""
 """How long the warm-up waits while a menu or a dialog is open."""
 
 
@@ -70,6 +72,7 @@ class TraySteps:
     show_notices: Callable[[], None]
     show_fatal: Callable[[str, str], Any]
     stop_watching_microphone: Callable[[], None]
+    welcome_once: Callable[[], None]
 
 
 class Lifecycle(QObject):
@@ -100,6 +103,8 @@ class Lifecycle(QObject):
         # turns of this length while the GUI thread waits for it: 1 ms, not 5.
         sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
         p.surface.show(no_tray=no_tray, tray_available=self._tray_available, items=p.menus.items)
+        if p.surface.launcher is not None:  # the launcher window is the one window
+            p.text.embedded_bar = p.surface.launcher.bar
         if p.surface.tray is not None:
             self._steps.rebuild_menu()
         if p.host.is_ready:
@@ -176,6 +181,14 @@ class Lifecycle(QObject):
         p.desktop_check.start()
         gui_gc.freeze_survivors()  # the loaded skills live on: out of the collector's way
         QTimer.singleShot(COMMAND_BAR_WARM_UP_MS, self, self._warm_up)
+
+    def welcome_when_ready(self) -> None:
+        """The first start's welcome once the skills are loaded (``welcome_once``)."""
+        host, welcome = self._p.host, self._steps.welcome_once
+        if host.is_ready:
+            QTimer.singleShot(WELCOME_MS, self, welcome)
+        else:
+            host.ready.connect(lambda: QTimer.singleShot(WELCOME_MS, self, welcome))
 
     def _warm_up(self) -> None:
         """Make the command bar ahead (a GUI turn of about 90 ms: Qt's enums for its

@@ -63,6 +63,7 @@ class Seams:
     audio: Callable[[], Any] | None = None  # None: the microphone from the [voice] settings
     speak: Callable[[str], Any] | None = None  # None: spd-say / espeak-ng when enabled
     session_bus: str | None = None  # None: DBUS_SESSION_BUS_ADDRESS (the portal's shortcuts)
+    welcome: bool = True  # the first start's welcome in the window (tests may skip it)
 
     def approval_prompter(self) -> ApprovalPrompt:
         """The approval dialog (made when first asked), or the test's answers."""

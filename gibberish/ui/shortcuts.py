@@ -229,15 +229,19 @@ class TrayShortcuts(QObject):
         self.actions.released(ident)
 
     def _failed(self, message: str, missing: bool) -> None:
-        from gibberish.desktop.detect import identify
-        from gibberish.desktop.shortcuts import manual_setup
-        from gibberish.desktop.told import first_time
+        """Kept for Settings → Shortcuts and ``gibberish doctor``; no balloon when the
+        desktop simply has no portal (the first start's welcome says how to bind a key
+        here). A portal that failed is said once, in a sentence."""
         from gibberish.engine.run_flow import Notice
 
         self.problem = message
         if missing:
-            if not first_time("no-portal"):
-                return
-            family = identify().family
-            message = f"{message}\n{manual_setup(family, launch_command())}"
-        self._notify(Notice("Global shortcuts", message, failed=not missing))
+            return
+        self._notify(
+            Notice(
+                "Keyboard shortcuts",
+                "The desktop did not bind gibberish's keys. "
+                "Settings → Shortcuts says why and what to do.",
+                failed=True,
+            )
+        )

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from gibberish.ui.menu.launcher import LauncherWindow
     from gibberish.ui.runs.views import RunSession
 
-FORCED_REASON = "Started with --no-tray: gibberish shows its menu in this window."
+FORCED_REASON = ""
+"""Started with ``--no-tray``: the person asked for this window, nothing to explain."""
 
 
 class Surface(QObject):
@@ -44,7 +45,9 @@ class Surface(QObject):
         if no_tray or not tray_available:
             from gibberish.ui.menu.launcher import LauncherWindow
 
-            self.launcher = LauncherWindow(FORCED_REASON if no_tray else no_tray_message())
+            self.launcher = LauncherWindow(
+                FORCED_REASON if no_tray else no_tray_message(), menu=self.menu
+            )
             self.launcher.closed.connect(self.closed)
             self.launcher.dropped.connect(self.install_requested)
             self.launcher.set_items(items())

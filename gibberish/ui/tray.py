@@ -19,6 +19,9 @@ from gibberish.ui.icons import TrayState
 NOTIFICATION_MS = 8000
 
 
+TOOLTIP = "gibberish — click to find and run a tool; right-click for the menu"
+
+
 class Tray(QObject):
     """Owns the ``QSystemTrayIcon``; the controller drives its state and messages."""
 
@@ -31,7 +34,7 @@ class Tray(QObject):
         self.icon = QSystemTrayIcon(icons.tray_icon(TrayState.NORMAL), self)
         self.icon.setObjectName("tray-icon")
         self.icon.setContextMenu(menu)
-        self.icon.setToolTip("gibberish")
+        self.icon.setToolTip(TOOLTIP)
         self.icon.activated.connect(self._activated)
 
     def show(self) -> None:
@@ -44,7 +47,7 @@ class Tray(QObject):
         if state != self.state:
             self.state = state
             self.icon.setIcon(icons.tray_icon(state))
-        self.icon.setToolTip(tooltip or "gibberish")
+        self.icon.setToolTip(tooltip or TOOLTIP)
 
     def set_level(self, bars: int) -> None:
         """While listening: the icon's level bars and the tooltip say how loud it is."""

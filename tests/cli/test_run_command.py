@@ -319,3 +319,24 @@ def test_a_timeout_out_of_range_is_refused_by_its_flag(write_skill, invoke) -> N
     for value in ("0", "301", "-1"):
         result = invoke("run", "echoer.say", "--arg", "words=x", "--timeout", value, "--yes")
         assert result.exit_code == 2 and "--timeout" in result.output and "300" in result.output
+
+
+def test_a_git_tool_outside_a_repository_is_refused_in_words_with_folders_that_fit(
+    invoke, tmp_path: Path
+) -> None:
+    from gibberish.engine import run_history
+
+    project = tmp_path / "project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    run_history.add("git.git_log", {}, project)
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    result = invoke("run", "git.git_log", "--cwd", str(outside), bundled=True)
+    assert result.exit_code != 0
+    said = result.output
+    assert "Git log needs a git repository" in said and "--cwd FOLDER" in said
+    assert "project" in said  # the recent folder that has one
+    assert "fatal: not a git repository" not in said  # nothing ran
+    inside = invoke("run", "git.git_log", "--cwd", str(project), bundled=True)
+    assert "needs a git repository" not in inside.output

@@ -126,9 +126,11 @@ class FakeForms:
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.extras: list[dict[str, Any]] = []
 
-    def ask(self, skill, tool, render, prefilled=None, parent=None, *, note="", missing=()):
+    def ask(
+        self, skill, tool, render, prefilled=None, parent=None, *, note="", missing=(), folder=None
+    ):
         self.calls.append((f"{skill.name}.{tool.name}", dict(prefilled or {})))
-        self.extras.append({"note": note, "missing": tuple(missing)})
+        self.extras.append({"note": note, "missing": tuple(missing), "folder": folder})
         if self.cancel:
             return None
         values = dict(prefilled or {})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QTextLayout
 from PySide6.QtWidgets import QLabel
 
@@ -53,7 +54,8 @@ def test_a_hostile_description_is_shown_literally(qtbot, engine: Engine, skills_
     assert form.windowTitle() == "Git log — gibberish"
     about = form.findChild(QLabel, "form-description")
     shown = about.text()
-    assert "<code>git log</code>" in shown and "&lt;a href=" in shown
+    assert about.textFormat() == Qt.TextFormat.PlainText  # markup is never read as markup
+    assert "`" not in shown and "git log" in shown and "<a href=" in shown  # no raw Markdown
     dialog = ApprovalDialog(engine.runs.prepare("hostile.git_log", {"text": "x"}))
     qtbot.addWidget(dialog)
     assert dialog.windowTitle() == "Run Git log? — gibberish"
@@ -65,7 +67,9 @@ def test_form_and_result_windows_have_different_titles(qtbot, controller) -> Non
     session = controller.launch("hello.echo_text", {"text": "x"})
     wait_for_result(qtbot, session)
     assert session.window.windowTitle() == "Echo text — succeeded — gibberish"
-    assert "hello.echo_text" in session.window.findChild(QLabel, "result-description").text()
+    about = session.window.findChild(QLabel, "result-description").text()
+    assert "hello.echo_text" not in about  # people's words; the id is in the details
+    assert "hello.echo_text" in session.window.findChild(QLabel, "result-command").toolTip()
 
 
 def test_a_quoted_argument_never_wraps_inside(qtbot) -> None:
@@ -103,5 +107,5 @@ def test_a_notification_says_tick_or_cross_the_tool_and_the_duration(
     title, body, failed = notifications[-1]
     assert session.result.status is RunStatus.SUCCEEDED
     assert title == "✓ Echo text" and not failed
-    assert body.startswith("Finished in ") and "hello.echo_text" in body
+    assert body.startswith("Finished in ") and "hello.echo_text" not in body  # no ids
     assert "first line" not in body

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QLabel, QMessageBox
+from PySide6.QtWidgets import QApplication, QLabel, QMessageBox, QWidget
 
 from gibberish.ui.problem_dialog import ProblemDialog, split_hint
 from tests.ui.conftest import make_controller
@@ -40,7 +40,9 @@ def test_problem_details_show_file_line_message_and_hint(qtbot, engine, skills_d
     dialog = ProblemDialog(skill, lambda p, line: opened.append((p, line)))
     qtbot.addWidget(dialog)
     where, what, hint = dialog.rows[0]
-    assert where == "SKILL.md:3"
+    assert where == "SKILL.md, line 3"
+    shown = dialog.findChild(QWidget, "problem-line")
+    assert shown is not None and shown.toPlainText().startswith("3  version:")  # the line itself
     assert "semantic version" in what and str(skills_dir) not in what
     assert hint.startswith("Write MAJOR.MINOR.PATCH")
     texts = " ".join(label.text() for label in dialog.findChildren(QLabel))
@@ -48,6 +50,28 @@ def test_problem_details_show_file_line_message_and_hint(qtbot, engine, skills_d
     assert dialog.open_button.text().replace("&", "") == "Open SKILL.md at line 3"
     dialog.open_button.click()
     assert opened == [(path, 3)]
+
+
+def test_a_yaml_error_reads_in_the_projects_words_with_the_line_and_a_wide_button(
+    qtbot, engine, skills_dir
+) -> None:
+    folder = skills_dir / "hello"
+    text = (folder / "SKILL.md").read_text(encoding="utf-8")
+    (folder / "SKILL.md").write_text(
+        text.replace("description:", "modes: [Dev, Global\ndescription:", 1), encoding="utf-8"
+    )
+    engine.library.reload()
+    dialog = ProblemDialog(engine.library.get("hello"), lambda p, line: None)
+    qtbot.addWidget(dialog)
+    dialog.resize(600, 400)
+    dialog.show()
+    where, what, detail = dialog.rows[0]
+    assert what == "The settings at the top (between the two --- lines) are not valid YAML."
+    assert "expected" in detail or "while" in detail  # the parser's words, as the detail only
+    assert ", line " in where
+    button = dialog.open_button
+    assert button.text().replace("&", "").startswith("Open SKILL.md at line ")
+    assert button.width() >= dialog.width() - 60  # full width: never clipped to "pen SKILL.md"
 
 
 def test_the_editor_is_visual_with_the_line(tmp_path, monkeypatch) -> None:

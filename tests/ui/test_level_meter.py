@@ -26,6 +26,7 @@ from gibberish.ui.listen.level_meter import (
     listening_icon,
     meter_fraction,
 )
+from gibberish.ui.tray import TOOLTIP
 from gibberish.voice import WavSource
 from gibberish.voice.audio import loudness
 from tests.ui.conftest import FakeForms, make_controller
@@ -123,7 +124,7 @@ def test_the_tray_shows_the_level_while_listening_only(qtbot, bars: int) -> None
     ctl.start()
     tray = ctl.surface.tray
     tray.set_level(bars)  # not listening: nothing changes
-    assert tray.icon.toolTip() == "gibberish"
+    assert tray.icon.toolTip() == TOOLTIP
     tray.set_state(TrayState.LISTENING, "gibberish — listening…")
     tray.set_level(bars)
     assert tray.icon.toolTip() == f"gibberish — listening… ({describe(bars)})"

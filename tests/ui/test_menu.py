@@ -155,7 +155,7 @@ def test_problems_lists_broken_skills_with_their_first_diagnostic(controller: Co
     controller.reload()
     menu = open_menu(controller)
     problems = action(menu, "problems")
-    assert problems.text() == "Problems (1)"
+    assert problems.text() == "⚠ 1 skill has a problem"
     assert problems.isEnabled()
     open_submenu(menu, "problems")
     entry = action(menu, "problem:broken")
@@ -251,7 +251,9 @@ def test_no_tray_flag_forces_the_launcher(qtbot, engine) -> None:
     ctl.start(no_tray=True)
     try:
         assert ctl.surface.launcher is not None and ctl.surface.tray is None
-        assert "--no-tray" in ctl.surface.launcher.reason_label.text()
+        launcher = ctl.surface.launcher
+        assert not launcher.reason_row.isVisibleTo(launcher)  # asked for: nothing to explain
+        assert ctl.text.bar() is launcher.bar  # the launcher window is the one window
     finally:
         ctl.shutdown()
 

@@ -138,7 +138,7 @@ def test_free_text_is_asked_and_the_call_runs_after_the_form_and_the_approval(
     qtbot.keyClick(bar.input, Qt.Key.Key_Return)
 
     qtbot.waitUntil(lambda: bool(ctl.runs.sessions), timeout=10_000)
-    assert not bar.isVisible()
+    assert bar.isVisible() and bar.steps.active  # the output, in the same window
     assert ctl.seams.forms.calls == [("hello.echo_text", {"text": "hi from the model"})]
     (extras,) = ctl.seams.forms.extras
     assert "functiongemma" in extras["note"] and extras["missing"] == ()
@@ -392,7 +392,7 @@ def test_model_disabled_keeps_the_fuzzy_path(
 
     ctl.text.route("could you say hello please")  # ``ask`` from a second process: unchanged
     assert "hello.say_hello" in {s.prepared.ref for s in ctl.runs.sessions.values()}
-    assert not bar.isVisible()
+    assert bar.steps.active  # its output shows in the one window
     ctl.text.route("qqqq xxxx")
     assert notifications[-1][0] == "No tool found"
     assert model.requests == []  # no HTTP at all
@@ -441,7 +441,7 @@ def test_several_proposed_calls_are_each_shown_in_order_through_their_own_decisi
     use_model(engine, model.url, api="ollama-chat")
     model.queue(Calls([("echo_text", {"text": "first"}), ("echo_text", {"text": "second"})]))
     type_and_enter(qtbot, ctl, "say first then second", ctrl=True)
-    qtbot.waitUntil(lambda: len(ctl.runs.sessions) == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: len(engine.runs.recent()) == 2, timeout=10_000)
     assert ctl.seams.forms.calls == [
         ("hello.echo_text", {"text": "first"}),
         ("hello.echo_text", {"text": "second"}),
@@ -449,7 +449,7 @@ def test_several_proposed_calls_are_each_shown_in_order_through_their_own_decisi
     first_note, second_note = (e["note"] for e in ctl.seams.forms.extras)
     assert "1 more call" in first_note and "Call 2 of 2" in second_note
     assert [p.argv[-1] for p in ctl.seams.approvals.seen] == ["first", "second"]
-    for session in ctl.runs.sessions.values():
-        qtbot.waitUntil(lambda s=session: s.result is not None, timeout=10_000)
-    outputs = sorted(s.window.output_text().strip() for s in ctl.runs.sessions.values())
+    outputs = sorted(r.result.envelope.output.strip() for r in engine.runs.recent())
     assert outputs == ["first", "second"]
+    shown = ctl.text.command_bar.steps.current()  # the window shows the last call's output
+    assert shown is not None and shown.argv[-1] == "second"

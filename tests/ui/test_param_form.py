@@ -31,7 +31,7 @@ def test_one_widget_per_type_with_defaults(qtbot, engine: Engine) -> None:
     assert form.fields["count"].editor.value() == 3
     assert form.fields["ratio"].editor.value() == 0.5
     required = form.findChild(object, "label-name")
-    assert required.text() == "name *" and required.font().bold()  # required marker
+    assert required.text() == "A name to print *" and required.font().bold()  # from its description
     assert "*" in form.findChild(object, "label-name").text()
     assert "*" not in form.findChild(object, "label-count").text()
 
@@ -39,7 +39,7 @@ def test_one_widget_per_type_with_defaults(qtbot, engine: Engine) -> None:
 def test_required_field_blocks_run_until_filled(qtbot, engine: Engine) -> None:
     form = make_form(qtbot, engine, "kinds.all_types")
     assert not form.ok_button.isEnabled()
-    assert "Required: name" in form.error_label.text()
+    assert "Still to fill in: A name to print" in form.error_label.text()
     qtbot.keyClicks(form.fields["name"].editor, "Ada")
     assert form.ok_button.isEnabled()
     assert form.error_label.isHidden()

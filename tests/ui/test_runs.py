@@ -56,7 +56,7 @@ def test_timeout_while_the_window_is_closed_notifies(qtbot, controller, notifica
     qtbot.waitUntil(lambda: bool(notifications), timeout=15_000)
     title, body, failed = notifications[-1]
     assert title == "✗ Nap"
-    assert failed and "2 s" in body and "slow.nap" in body  # "Timed out after 2 s (2.0 s)"
+    assert failed and "2 s" in body and "Nap" in title  # "✗ Nap", "Timed out after 2 s (2.0 s)"
     assert session.result.status is RunStatus.TIMED_OUT
     assert session.key not in controller.runs.sessions  # the hidden window is gone
     assert controller.surface.tray.state == "failed"

@@ -4,6 +4,7 @@ desktop's own dialog for the keys (through the portal double on a real dbus-daem
 from __future__ import annotations
 
 import pytest
+from PySide6.QtWidgets import QPushButton
 
 from gibberish.settings import Settings
 from gibberish.ui.settings.dialog import SettingsDialog
@@ -33,7 +34,12 @@ def test_without_the_portal_it_shows_this_desktops_steps(qtbot, monkeypatch, eng
     dialog = SettingsDialog(engine.settings, shortcuts=status)
     qtbot.addWidget(dialog)
     summary = dialog.findChild(type(dialog.shortcuts.message), "settings-shortcuts-summary")
-    assert "bindsym" in summary.text()
+    assert "bindsym" not in summary.text()  # no lines to copy unless asked for
+    manual = dialog.findChild(type(dialog.shortcuts.message), "settings-shortcuts-manual")
+    assert manual.isHidden()
+    dialog.findChild(QPushButton, "settings-shortcuts-show-manual").click()
+    assert not manual.isHidden() and "bindsym" in manual.text()
+    assert "see Settings → Shortcuts" not in summary.text()
     assert dialog.findChild(type(dialog.shortcuts.pinned), "settings-shortcuts-tools") is not None
 
 
@@ -75,3 +81,23 @@ def test_a_status_without_keys_yet(qtbot) -> None:
     summary = dialog.findChild(type(dialog.shortcuts.message), "settings-shortcuts-summary")
     assert "Listen while held: no key yet" in summary.text()
     assert "git.git_status: Meta+G" in summary.text()
+
+
+def test_pinned_tools_are_ticked_in_a_searchable_list_not_typed(qtbot, engine) -> None:
+    from PySide6.QtCore import Qt
+
+    from gibberish.ui.settings.dialog import SettingsDialog
+
+    tools = [(t.ref, t.tool.name, t.tool.description) for t in engine.library.tools()]
+    dialog = SettingsDialog(engine.settings, tools=tools)
+    qtbot.addWidget(dialog)
+    box = dialog.shortcuts
+    assert box.pinned.isHidden()  # the ids are kept, never typed
+    box.search.setText("echo")
+    shown = [box.tool_list.item(r) for r in range(box.tool_list.count())]
+    visible = [i for i in shown if not i.isHidden()]
+    assert [i.text() for i in visible] == ["Echo text"]  # a title, not hello.echo_text
+    visible[0].setCheckState(Qt.CheckState.Checked)
+    assert box.pinned_tools() == ("hello.echo_text",)
+    visible[0].setCheckState(Qt.CheckState.Unchecked)
+    assert box.pinned_tools() == ()

@@ -107,7 +107,7 @@ def test_required_is_not_red_before_the_person_typed(qtbot, engine: Engine) -> N
     target = engine.library.find_tool("kinds.all_types")
     form = ParameterForm(target.skill, target.tool, lambda a: engine.runs.render(target, a))
     qtbot.addWidget(form)
-    assert form.error_label.text() == "Required: name."
+    assert form.error_label.text() == "Still to fill in: A name to print."
     assert form.error_label.property("tone") == "muted"
     form.findChild(QCheckBox, "param-verbose").setChecked(True)
     assert form.error_label.property("tone") == "error"

@@ -19,6 +19,7 @@ by a second ``gibberish`` process (a desktop shortcut) with no window of ours ar
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -30,6 +31,7 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     QPoint,
+    QRect,
     QSize,
     Qt,
     Signal,
@@ -42,6 +44,7 @@ from PySide6.QtGui import (
     QKeyEvent,
     QPainter,
     QPalette,
+    QPixmap,
     QShowEvent,
     QStaticText,
     QTransform,
@@ -61,19 +64,33 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gibberish.paths import home_short
 from gibberish.ui import accessibility
-from gibberish.ui.formatting import human_title, plain_tooltip
+from gibberish.ui.command_bar.steps import Steps
+from gibberish.ui.formatting import arguments_text, human_title, plain_text, plain_tooltip
+from gibberish.ui.skill_icons import skill_icon
 from gibberish.ui.spinner import Spinner
 from gibberish.ui.widgets import PlainLabel, set_tone
 
 if TYPE_CHECKING:
-    from gibberish.assistant.fuzzy import FuzzyIndex
+    from gibberish.assistant.fuzzy import FuzzyIndex, FuzzyMatch
     from gibberish.engine.core import ToolRef
+    from gibberish.engine.run_history import PastRun
 
+_WORD = re.compile(r"[^\W_]+")
 REF_ROLE = Qt.ItemDataRole.UserRole
 DESCRIPTION_ROLE = Qt.ItemDataRole.UserRole + 1
 MAX_RESULTS = 12
+RECENT_SHOWN = 5
+WEAK_BESIDE_STRONG = 0.5
+"""A match on no word of the title or description is listed beside word matches only
+from this score (its name holds the letters closely)."""
+WEAK_ALONE = 0.3
+"""... and alone (nothing matched on a word: a typo, letters of a name) from this one."""
 WIDTH = 600
+STEP_WIDTH = 760
+STEP_HEIGHT = 520
+SCREEN_MARGIN = 16
 HINT_CHOOSE = "↑↓ to choose · Enter to open · Esc to close"
 HINT_BUSY = "Esc to cancel"
 HINT_EDIT = "Edit the text and press Enter to try again · Esc to close"
@@ -84,6 +101,18 @@ delete it: a collection may start in the middle of painting it (any allocation i
 delegate's ``paint``), and a widget deleted while it is painted crashes Qt."""
 
 
+class Row:
+    """What a row says besides its tool: a tag ("Pinned", "Recent") and, for a recent
+    run, the run to start again with its arguments in words."""
+
+    __slots__ = ("past", "subtitle", "tag")
+
+    def __init__(self, tag: str = "", subtitle: str = "", past: PastRun | None = None) -> None:
+        self.tag = tag
+        self.subtitle = subtitle
+        self.past = past
+
+
 class _Results(QAbstractListModel):
     """The tools listed under the input: at most ``MAX_RESULTS`` rows, replaced as a whole
     when the text changes (one model reset; the view paints only these rows)."""
@@ -91,15 +120,25 @@ class _Results(QAbstractListModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.tools: list[ToolRef] = []
+        self.rows: list[Row | None] = []
 
-    def show(self, tools: Sequence[ToolRef]) -> bool:
+    def show(self, tools: Sequence[ToolRef], rows: Sequence[Row | None] = ()) -> bool:
         """List ``tools``; False when they are the ones listed already (nothing to redo)."""
-        if _same_tools(tools, self.tools):
+        rows = list(rows) or [None] * len(tools)
+        if _same_tools(tools, self.tools) and not any(rows) and not any(self.rows):
             return False
         self.beginResetModel()
         self.tools = list(tools)
+        self.rows = rows
         self.endResetModel()
         return True
+
+    def row_of(self, row: int) -> Row | None:
+        return self.rows[row] if 0 <= row < len(self.rows) else None
+
+    def past_run(self, row: int) -> PastRun | None:
+        extra = self.row_of(row)
+        return extra.past if extra is not None else None
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.tools)
@@ -111,15 +150,23 @@ class _Results(QAbstractListModel):
         if not index.isValid() or not 0 <= row < len(self.tools):
             return None
         ref = self.tools[row]
+        extra = self.row_of(row)
         if role == Qt.ItemDataRole.DisplayRole:
-            return f"{human_title(ref.tool.name)}   ·   {ref.ref}"
+            title = human_title(ref.tool.name)
+            return f"{title} · {extra.tag}" if extra is not None and extra.tag else title
         if role == REF_ROLE:
             return ref.ref
         if role == DESCRIPTION_ROLE:
-            return ref.tool.description.replace("`", "")
+            return _subtitle(ref, extra)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return plain_tooltip(ref.tool.description)
+            return plain_tooltip(plain_text(ref.tool.description))
         return None
+
+
+def _subtitle(ref: ToolRef, extra: Row | None) -> str:
+    if extra is not None and extra.subtitle:
+        return extra.subtitle
+    return plain_text(ref.tool.description)
 
 
 class _ResultDelegate(QStyledItemDelegate):
@@ -133,7 +180,8 @@ class _ResultDelegate(QStyledItemDelegate):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._laid_out: dict[tuple[str, int], tuple[QStaticText, QStaticText]] = {}
+        self._laid_out: dict[tuple[str, str, int], tuple[QStaticText, QStaticText]] = {}
+        self._icons: dict[tuple[str, str, int], QPixmap] = {}
         self._font_key = ""
         self._bold = QFont()
         self._line_spacing = 0
@@ -144,7 +192,21 @@ class _ResultDelegate(QStyledItemDelegate):
         metrics = QFontMetrics(option.font)
         return QSize(option.rect.width(), metrics.lineSpacing() * 2 + 12)
 
-    def _lines(self, ref: ToolRef, width: int, font: QFont) -> tuple[QStaticText, QStaticText]:
+    def _icon(self, ref: ToolRef, side: int) -> QPixmap:
+        """The skill's icon at ``side`` pixels, scaled once and kept (a repaint at every
+        letter only draws it)."""
+        key = (ref.skill.name, str(ref.skill.directory), side)
+        found = self._icons.get(key)
+        if found is None:
+            if len(self._icons) > 4 * MAX_RESULTS * 40:
+                self._icons.clear()
+            found = skill_icon(ref.skill.name, ref.skill.directory).pixmap(side, side)
+            self._icons[key] = found
+        return found
+
+    def _lines(
+        self, ref: ToolRef, extra: Row | None, width: int, font: QFont
+    ) -> tuple[QStaticText, QStaticText]:
         key = font.key()
         if key != self._font_key:
             self._font_key = key
@@ -152,14 +214,15 @@ class _ResultDelegate(QStyledItemDelegate):
             self._bold.setBold(True)
             self._line_spacing = QFontMetrics(font).lineSpacing()
             self._laid_out.clear()
-        found = self._laid_out.get((ref.ref, width))
+        subtitle = _subtitle(ref, extra)
+        line_key = (ref.ref, subtitle, width)
+        found = self._laid_out.get(line_key)
         if found is None:
             if len(self._laid_out) >= 40 * MAX_RESULTS:
                 self._laid_out.clear()
-            title = f"{human_title(ref.tool.name)}   ·   {ref.ref}"
-            description = ref.tool.description.replace("`", "")
-            found = (_laid_out(title, width, self._bold), _laid_out(description, width, font))
-            self._laid_out[(ref.ref, width)] = found
+            title = human_title(ref.tool.name)
+            found = (_laid_out(title, width, self._bold), _laid_out(subtitle, width, font))
+            self._laid_out[line_key] = found
         return found
 
     def paint(
@@ -169,10 +232,13 @@ class _ResultDelegate(QStyledItemDelegate):
         index: QModelIndex | QPersistentModelIndex,
     ) -> None:
         model = index.model()
-        tools = model.tools if isinstance(model, _Results) else []
+        if not isinstance(model, _Results):
+            return
+        tools = model.tools
         row = index.row()
         if not 0 <= row < len(tools):
             return
+        extra = model.row_of(row)
         painter.save()
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         palette = option.palette
@@ -184,10 +250,26 @@ class _ResultDelegate(QStyledItemDelegate):
             )
         text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         rect = option.rect.adjusted(10, 5, -10, -5)
-        title, description = self._lines(tools[row], rect.width(), option.font)
+        ref = tools[row]
+        side = self._line_spacing * 2 - 4 if self._line_spacing else 28
+        painter.drawPixmap(rect.left(), rect.top() + 1, self._icon(ref, side))
+        rect = rect.adjusted(side + 10, 0, 0, 0)
+        tag = extra.tag if extra is not None else ""
+        tag_width = QFontMetrics(option.font).horizontalAdvance(tag) + 12 if tag else 0
+        title, description = self._lines(tools[row], extra, rect.width() - tag_width, option.font)
         painter.setFont(self._bold)
         painter.setPen(palette.color(text_role))
         painter.drawStaticText(rect.topLeft(), title)
+        if tag:
+            painter.setFont(option.font)
+            painter.setPen(
+                palette.color(text_role if selected else QPalette.ColorRole.PlaceholderText)
+            )
+            painter.drawText(
+                rect.adjusted(0, 0, 0, -self._line_spacing),
+                int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop),
+                tag,
+            )
         painter.setFont(option.font)
         painter.setPen(palette.color(text_role if selected else QPalette.ColorRole.PlaceholderText))
         painter.drawStaticText(QPoint(rect.left(), rect.top() + self._line_spacing), description)
@@ -248,17 +330,24 @@ class CommandBar(QFrame):
     """
 
     tool_chosen = Signal(str)
+    run_chosen = Signal(object)  # a run_history.PastRun: the same call again, through its form
     text_submitted = Signal(str)
     cancel_requested = Signal()
     settings_requested = Signal()
+    searching = Signal()
+    """Back at the search after a step (the recent runs may have changed)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, *, embedded: bool = False) -> None:
         super().__init__(
             parent,
-            Qt.WindowType.Tool
+            Qt.WindowType.Widget
+            if embedded
+            else Qt.WindowType.Tool
             | Qt.WindowType.FramelessWindowHint
             | Qt.WindowType.WindowStaysOnTopHint,
         )
+        self.embedded = embedded
+        """Part of the launcher window (no tray): never hides itself, Esc clears."""
         self.setObjectName("command-bar")
         self.setWindowTitle("gibberish")
         self.setFrameShape(QFrame.Shape.StyledPanel)
@@ -272,6 +361,11 @@ class CommandBar(QFrame):
         self._index_of: list[ToolRef] = []  # the tools as given, to tell a change
         self._positions: dict[str, int] | None = None  # ref → place in ``_tools``
         self._row_height = 0
+        self._words: dict[int, tuple[str, ...]] = {}  # a tool's title and description words
+        self.pinned: Sequence[str] = ()
+        """``skill.tool`` refs pinned in the settings (first with an empty query)."""
+        self.past_runs: Sequence[PastRun] = ()
+        """Recent runs kept across restarts, newest first (``engine.run_history``)."""
         self._busy = False
         self._choices: tuple[str, ...] | None = None
         self.history: Sequence[str] = ()
@@ -279,8 +373,10 @@ class CommandBar(QFrame):
         self.ask_hint = "Enter to ask in your own words"
         """The hint's action for unmatched text (the controller names the model here)."""
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 10, 10, 10)
+        self.search_page = QWidget()
+        self.search_page.setObjectName("command-search")
+        layout = QVBoxLayout(self.search_page)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
         layout.addWidget(self._input_line())
         layout.addWidget(self._status_row())
@@ -289,7 +385,17 @@ class CommandBar(QFrame):
         self.hint.setObjectName("command-hint")
         _mute(self.hint)
         layout.addWidget(self.hint)
-        self.setFixedWidth(WIDTH)
+        self.steps = Steps(self)
+        self.steps.changed.connect(self._step_changed)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(10, 10, 10, 10)
+        outer.setSpacing(0)
+        outer.addWidget(self.search_page)
+        outer.addWidget(self.steps.stack)
+        self.steps.stack.hide()
+        self._width = WIDTH
+        if not embedded:
+            self.setFixedWidth(WIDTH)
 
     def _input_line(self) -> QLineEdit:
         """Where the person types; it filters the list at every letter."""
@@ -409,7 +515,28 @@ class CommandBar(QFrame):
         often lately first (ties: the most recent), then the rest by name."""
         if not text.strip() or self._index is None:
             return self._most_used()
-        return [m.item for m in self._index.rank(text, MAX_RESULTS)]
+        return self._filtered(text, self._index.rank(text, 3 * MAX_RESULTS))
+
+    def _filtered(self, text: str, matches: Sequence[FuzzyMatch[ToolRef]]) -> list[ToolRef]:
+        """A match on a word of the title, the description or the skill's name first; a
+        weaker match (letters in order, a word of the skill's description) only when it
+        is close, or when nothing matches on a word: "disk" offers Disk usage, not Memory
+        usage (whose skill's description speaks of disks)."""
+        terms = [t for t in _WORD.findall(text.lower()) if t]
+        strong = [m for m in matches if self._on_a_word(m.item, terms)]
+        floor = WEAK_BESIDE_STRONG if strong else WEAK_ALONE
+        taken = {id(m) for m in strong}
+        weak = [m for m in matches if id(m) not in taken and m.score >= floor]
+        return [m.item for m in (strong + weak)[:MAX_RESULTS]]
+
+    def _on_a_word(self, ref: ToolRef, terms: Sequence[str]) -> bool:
+        words = self._words.get(id(ref.tool))
+        if words is None:
+            if len(self._words) > 20_000:
+                self._words.clear()
+            text = f"{human_title(ref.tool.name)} {ref.tool.description} {ref.skill.name}".lower()
+            words = self._words[id(ref.tool)] = tuple(set(_WORD.findall(text)))
+        return bool(terms) and all(any(w.startswith(t) for w in words) for t in terms)
 
     @property
     def _position(self) -> dict[str, int]:
@@ -435,10 +562,41 @@ class CommandBar(QFrame):
             return
         self._choices = None
         self._set_status(None)
-        self._fill(self.ranked(text))
+        if not text.strip() and (self.pinned or self.past_runs):
+            self._fill(*self._home())
+        else:
+            self._fill(self.ranked(text))
 
-    def _fill(self, refs: Sequence[ToolRef]) -> None:
-        if self.model.show(refs) and refs:
+    def _home(self) -> tuple[list[ToolRef], list[Row | None]]:
+        """The empty query: pinned tools, recent runs (by title and arguments), then
+        suggestions (the tools used most lately, then the rest by name)."""
+        tools: list[ToolRef] = []
+        rows: list[Row | None] = []
+        position = self._position
+        for pinned in self.pinned:
+            if pinned in position and len(tools) < MAX_RESULTS:
+                tools.append(self._tools[position[pinned]])
+                rows.append(Row("Pinned"))
+        for past in self.past_runs[:RECENT_SHOWN]:
+            if past.ref in position and len(tools) < MAX_RESULTS:
+                tool = self._tools[position[past.ref]]
+                said = arguments_text(tool.tool, past.arguments)
+                where = home_short(past.folder) if past.folder else ""
+                subtitle = " · ".join(p for p in (said, f"in {where}" if where else "") if p)
+                tools.append(tool)
+                rows.append(Row("Recent", subtitle or plain_text(tool.tool.description), past))
+        shown = {t.ref for t, r in zip(tools, rows, strict=True) if r is not None and not r.past}
+        for ref in self._most_used():
+            if len(tools) >= MAX_RESULTS:
+                break
+            if ref.ref not in shown:
+                tools.append(ref)
+                rows.append(Row("Suggested"))
+                shown.add(ref.ref)
+        return tools, rows
+
+    def _fill(self, refs: Sequence[ToolRef], rows: Sequence[Row | None] = ()) -> None:
+        if self.model.show(refs, rows) and refs:
             self.results.setCurrentIndex(self.model.index(0, 0))
         self._fit()
 
@@ -539,14 +697,24 @@ class CommandBar(QFrame):
         self._choices = None
         self.input.setText(text)
         self._filter(text)
-        screen = QGuiApplication.screenAt(self.cursor().pos()) or QGuiApplication.primaryScreen()
-        if screen is not None:
-            area = screen.availableGeometry()
-            self.move(area.center().x() - self.width() // 2, area.top() + area.height() // 4)
+        if self.steps.active:
+            self.show_step()
+            return
+        if self.embedded:
+            self.show_step()
+            self.input.setFocus()
+            return
+        self._place()
         self.show()
         self.raise_()
         self.activateWindow()
         self.input.setFocus()
+
+    def _place(self) -> None:
+        """Centred near the top of the screen under the mouse."""
+        area = _area(self)
+        top = area.top() + area.height() // (8 if self.steps.active else 4)
+        self.move(area.center().x() - self.width() // 2, top)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.input and event.type() == QEvent.Type.KeyPress:
@@ -555,6 +723,9 @@ class CommandBar(QFrame):
         return super().eventFilter(watched, event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        if self.steps.active:  # a key that reached the frame, not the step: never the search's
+            super().keyPressEvent(event)
+            return
         if not self._key(event):
             super().keyPressEvent(event)
 
@@ -563,6 +734,8 @@ class CommandBar(QFrame):
         if key == Qt.Key.Key_Escape:
             if self._busy:
                 self.cancel()
+            elif self.embedded:
+                self.input.clear()
             else:
                 self.hide()
             return True
@@ -602,16 +775,76 @@ class CommandBar(QFrame):
         if self._busy:
             return
         ref = index.data(REF_ROLE)
-        self.hide()
-        if ref:
+        if not ref:
+            return
+        past = self.model.past_run(index.row())
+        if past is not None:
+            self.run_chosen.emit(past)
+        else:
             self.tool_chosen.emit(str(ref))
 
     def _announce(self, current: QModelIndex, _previous: QModelIndex) -> None:
         accessibility.announce(self.results, current)
 
     def _settings_clicked(self, _link: str) -> None:
-        self.hide()
+        if not self.embedded:
+            self.hide()
         self.settings_requested.emit()
+
+    # ------------------------------------------------------------------ steps
+    def _step_changed(self) -> None:
+        """A step (form, approval, output) came or went: show it or the search, and fit."""
+        active = self.steps.active
+        self.search_page.setVisible(not active)
+        self.steps.stack.setVisible(active)
+        if active:
+            self._fit_step()
+        else:
+            if not self.embedded:
+                self.setFixedWidth(self._width)
+            self.setMinimumHeight(0)
+            self.setMaximumHeight(16777215)
+            self.searching.emit()
+            self._fit()
+            self.adjustSize()
+            self.input.setFocus()
+
+    def _fit_step(self) -> None:
+        """A step's size: wide enough to read, never past the screen (it scrolls)."""
+        if self.embedded:
+            return
+        area = _area(self)
+        width = min(STEP_WIDTH, area.width() - 2 * SCREEN_MARGIN)
+        page = self.steps.stack.currentWidget()
+        if getattr(page, "tall", False):
+            wanted = STEP_HEIGHT
+        else:
+            wanted = page.sizeHint().height() + 24 if page is not None else 200
+        height = min(wanted, area.height() - 2 * SCREEN_MARGIN)
+        self.setFixedWidth(width)
+        self.setFixedHeight(height)
+        self._keep_on_screen()
+
+    def _keep_on_screen(self) -> None:
+        area = _area(self)
+        x = min(max(self.x(), area.left()), area.right() - self.width())
+        y = min(max(self.y(), area.top()), area.bottom() - self.height())
+        if (x, y) != (self.x(), self.y()):
+            self.move(x, y)
+
+    def show_step(self) -> None:
+        """Bring the window up on its current step (a tray click opens it at a tool)."""
+        if self.embedded:
+            window = self.window()
+            window.showNormal()
+            window.raise_()
+            window.activateWindow()
+            return
+        if not self.isVisible():
+            self._place()
+            self.show()
+        self.raise_()
+        self.activateWindow()
 
     def hideEvent(self, event: QHideEvent) -> None:
         """Hidden while a router thinks (focus lost, quit): the question is cancelled, so
@@ -629,11 +862,19 @@ class CommandBar(QFrame):
     def changeEvent(self, event: QEvent) -> None:
         if (
             event.type() == QEvent.Type.ActivationChange
+            and not self.embedded
+            and not self.steps.active
             and self.isVisible()
             and not self.isActiveWindow()
         ):
             self.hide()
         super().changeEvent(event)
+
+
+def _area(widget: QWidget) -> QRect:
+    """The available geometry of the screen under the mouse (or the primary one)."""
+    screen = QGuiApplication.screenAt(widget.cursor().pos()) or QGuiApplication.primaryScreen()
+    return screen.availableGeometry()
 
 
 def _by_name(tools: Sequence[ToolRef]) -> list[ToolRef]:

@@ -35,6 +35,7 @@ class TextRequests(QObject):
 
     launch_requested = Signal(str, object, str, tuple)  # ref, arguments, note, missing
     tool_picked = Signal(str)  # ref: the person picked this tool in the bar (their own run)
+    past_chosen = Signal(object)  # a run_history.PastRun chosen among the recent runs
     settings_requested = Signal()
     notice = Signal(object)  # a session.Notice: nothing matched and no bar is open to say so
 
@@ -53,6 +54,8 @@ class TextRequests(QObject):
         self._auto_router: TextRouter | None = None
         self._asking: Asking | None = None
         self.command_bar: CommandBar | None = None
+        self.embedded_bar: CommandBar | None = None
+        """The launcher window's own bar (no tray): the one window is that window."""
         self._offered: tuple[Mode, list[SkillDefinition], list[ToolRef]] | None = None
 
     @property
@@ -110,8 +113,16 @@ class TextRequests(QObject):
         if self.command_bar is None:
             self.bar()
             QTimer.singleShot(0, self, self.indexes_ahead)
+            QTimer.singleShot(0, self, self._icons_ahead)
         else:
             self.indexes_ahead()
+
+    def _icons_ahead(self) -> None:
+        """Draw one letter icon in an idle turn: the first costs ~100 ms (the font and
+        the painter on a pixmap), which the first open would otherwise pay."""
+        from gibberish.ui.skill_icons import letter_icon
+
+        letter_icon("gibberish")
 
     def indexes_ahead(self) -> None:
         """Start making the bar's index (when the bar has none yet) and, with a model set
@@ -138,22 +149,38 @@ class TextRequests(QObject):
 
     def open_bar(self) -> None:
         bar = self.bar()
-        bar.history = [run.ref for run in self._engine().runs.recent()]
-        bar.input.clear()  # the last words typed are not ranked again over the new tools
+        self._prime(bar)
+        if not bar.steps.active:
+            bar.input.clear()  # the last words typed are not ranked again over the new tools
         bar.set_tools(self._tools())
         bar.popup()
 
+    def _prime(self, bar: CommandBar) -> None:
+        """What the empty query lists: pinned tools, recent runs, the most used."""
+        from gibberish.engine import run_history
+
+        engine = self._engine()
+        bar.history = [run.ref for run in engine.runs.recent()]
+        bar.pinned = list(engine.settings.pinned_tools)
+        bar.past_runs = run_history.runs()
+
     def refresh(self) -> None:
-        if self.command_bar is not None and self.command_bar.isVisible():
-            self.command_bar.set_tools(self._tools())
+        bar = self.embedded_bar or self.command_bar
+        if bar is not None and bar.isVisible():
+            if bar.embedded:
+                self.command_bar = bar
+            self._prime(bar)
+            bar.set_tools(self._tools())
 
     def bar(self) -> CommandBar:
         """The command bar (made once), its hint naming what free text will be asked."""
         if self.command_bar is None:
             from gibberish.ui.command_bar.bar import CommandBar
 
-            self.command_bar = CommandBar()
+            self.command_bar = self.embedded_bar or CommandBar()
             self.command_bar.tool_chosen.connect(self._tool_chosen)
+            self.command_bar.run_chosen.connect(self.past_chosen)
+            self.command_bar.searching.connect(self.refresh)
             self.command_bar.text_submitted.connect(self._bar_submitted)
             self.command_bar.cancel_requested.connect(self.cancel)
             self.command_bar.settings_requested.connect(self.settings_requested)
@@ -236,7 +263,7 @@ class TextRequests(QObject):
             if outcome.failed:
                 log.warning("asking about %r failed: %s", text[:200], outcome.message)
             self._offer(outcome, text)
-        elif bar is not None and bar.isVisible():
+        elif bar is not None and bar.isVisible() and not bar.steps.active:
             self._offer(Choices(f"No tool matches “{text}”."), text)
         else:
             from gibberish.engine.run_flow import Notice
@@ -252,7 +279,8 @@ class TextRequests(QObject):
     def _offer(self, choices: Choices, text: str) -> None:
         """Show ``choices`` in the command bar under ``text`` (opening the bar if needed)."""
         bar = self.bar()
-        if not bar.isVisible():
+        bar.steps.leave_outputs()  # the choices replace an output shown (its run goes on)
+        if not bar.isVisible() or bar.input.text() != text:
             bar.set_tools(self._tools())
             bar.popup(text)
         bar.show_choices(

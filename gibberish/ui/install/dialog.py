@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from gibberish.ui import icons
+from gibberish.ui.formatting import plural
 from gibberish.ui.widgets import MARGIN, SPACING, banner, code_box, help_label
 
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ class InstallDialog(QDialog):
         for name, text, slot in (
             ("install-folder", "Folder…", self._pick_folder),
             ("install-archive", "Archive…", self._pick_archive),
-            ("install-look", "Look", self.look),
+            ("install-look", "Find skills", self.look),
         ):
             button = QPushButton(text)
             button.setObjectName(name)
@@ -180,7 +181,7 @@ class InstallDialog(QDialog):
             return
         self._installer, self._stack, self.plan, self.audits = result
         offered = self.plan.offered
-        self.status.setText(f"{len(offered)} skill(s) found. Choose which to install:")
+        self.status.setText(f"{plural(len(offered), 'skill')} found. Choose which to install:")
         self.list.blockSignals(True)
         for found in offered:
             tools = ", ".join(t.name for t in found.skill.tools) or "instructions only"

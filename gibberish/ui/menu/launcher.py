@@ -1,11 +1,13 @@
-"""The launcher window: the tray menu's content in a small window, for desktops without a tray.
+"""The launcher window, for desktops without a tray: the one window of the everyday loop.
 
-It renders the same ``menu.MenuItem`` tree as the tray (``menu.build_menu``): submenus
-become expandable rows (mode, one row per skill with its tools, problems, recent runs),
-top-level actions become buttons. Every row and button carries the entry's object name,
-and ``trigger(name)`` fires an entry by name, so tests and automation drive the window
-the same way they drive the tray menu. Closing the window quits gibberish, because
-without a tray there would be nothing left to bring it back.
+Its main surface is the command bar itself (embedded, ``CommandBar(embedded=True)``):
+search, a tool's form, the approval and the output, exactly as the hotkey's window shows
+them. The tray menu's entries (mode, skills, problems, install, settings, quit) are one
+*Menu* button away — the very menu the tray would show. The entries are also kept, by
+object name, in an index that is never shown (``trigger(name)``, ``names()``), so tests
+and automation drive the window the same way they drive the tray menu. Closing the
+window quits gibberish, because without a tray there would be nothing left to bring it
+back.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from PySide6.QtCore import QMimeData, Qt, Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeyEvent
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
+    QMenu,
     QPushButton,
     QToolButton,
     QTreeWidget,
@@ -59,7 +62,13 @@ class LauncherWindow(QWidget):
     closed = Signal()
     dropped = Signal(str)  # a folder, archive or URL dropped on the window: install it
 
-    def __init__(self, reason: str | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        reason: str | None = None,
+        parent: QWidget | None = None,
+        *,
+        menu: QMenu | None = None,
+    ) -> None:
         super().__init__(parent, Qt.WindowType.Window)
         self.setObjectName("launcher-window")
         self.setWindowTitle("gibberish")
@@ -76,7 +85,7 @@ class LauncherWindow(QWidget):
         self.reason_row = QWidget()
         reason_layout = QHBoxLayout(self.reason_row)
         reason_layout.setContentsMargins(0, 0, 0, 0)
-        self.reason_label = banner(reason or "", kind="info")
+        self.reason_label = banner((reason or "").replace("`", ""), kind="info")
         self.reason_label.setObjectName("launcher-reason")
         reason_layout.addWidget(self.reason_label, 1)
         dismiss = QToolButton()
@@ -84,14 +93,19 @@ class LauncherWindow(QWidget):
         dismiss.setToolTip("Hide this message")
         accessibility.name(dismiss, "Hide this message")
         dismiss.setAutoRaise(True)
-        dismiss.clicked.connect(self.reason_row.hide)
+        dismiss.clicked.connect(self._dismiss)
         reason_layout.addWidget(dismiss, 0, Qt.AlignmentFlag.AlignTop)
         self.reason_row.setVisible(bool(reason))
         layout.addWidget(self.reason_row)
 
-        self.top_row = QHBoxLayout()
+        self.top_row = QHBoxLayout()  # the entries' index: never shown
         self.top_row.setSpacing(SPACING)
-        layout.addLayout(self.top_row)
+        from gibberish.ui.command_bar.bar import CommandBar
+
+        self.bar = CommandBar(self, embedded=True)
+        layout.addWidget(self.bar, 1)
+        self._reason = bool(reason)
+        self.bar.steps.changed.connect(self._step_changed)
 
         self.tree = _Tree()
         self.tree.setObjectName("launcher-tree")
@@ -105,7 +119,7 @@ class LauncherWindow(QWidget):
         self.tree.itemCollapsed.connect(self._remember_expanded)
         self.tree.itemActivated.connect(self._activate)
         self.tree.activated_item.connect(self._activate)
-        layout.addWidget(self.tree, 1)
+        self.tree.hide()
 
         self.listening = ListeningRow()
         layout.addWidget(self.listening)
@@ -113,12 +127,43 @@ class LauncherWindow(QWidget):
         self.status = help_label("")
         self.status.setObjectName("launcher-status")
         self.status.hide()
-        layout.addWidget(self.status)
 
-        self.bottom_row = QHBoxLayout()
+        self.bottom_row = QHBoxLayout()  # the entries' index: never shown
         self.bottom_row.setSpacing(SPACING)
-        layout.addLayout(self.bottom_row)
-        self.resize(420, 560)
+        row = QHBoxLayout()
+        self.menu_button = QToolButton()
+        self.menu_button.setObjectName("launcher-menu")
+        self.menu_button.setText("☰ &Menu")
+        self.menu_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.menu_button.setToolTip(
+            "Mode, skills, problems, installing, settings and quitting (Alt+M)"
+        )
+        if menu is not None:
+            self.menu_button.setMenu(menu)
+        row.addWidget(self.menu_button)
+        row.addWidget(self.status, 1)
+        layout.addLayout(row)
+        self.resize(640, 520)
+
+    def _dismiss(self) -> None:
+        self._reason = False
+        self.reason_row.hide()
+
+    def _step_changed(self) -> None:
+        """A form, approval or output gets the whole window: the note about the tray
+        waits above the search."""
+        self.reason_row.setVisible(self._reason and not self.bar.steps.active)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Never taller or wider than the screen it opens on (the Menu button stays)."""
+        screen = self.screen()
+        if screen is not None:
+            area = screen.availableGeometry()
+            self.resize(
+                min(self.width(), area.width() - 40), min(self.height(), area.height() - 60)
+            )
+        super().showEvent(event)
 
     # ------------------------------------------------------------------ content
     def set_items(self, items: Sequence[MenuItem]) -> None:

@@ -354,9 +354,14 @@ def problem_items(library: MenuLibrary, actions: MenuActions) -> list[MenuItem]:
 
 
 def problems_menu(entries: list[MenuItem]) -> MenuItem:
+    """*⚠ 2 skills have problems* (it stands out), or a quiet *No problems*."""
+    count = len(entries)
+    text = "No problems"
+    if count:
+        text = "⚠ 1 skill has a problem" if count == 1 else f"⚠ {count} skills have problems"
     return MenuItem(
         "problems",
-        f"Problems ({len(entries)})" if entries else "No problems",
+        text,
         kind=Kind.MENU,
         enabled=bool(entries),
         tooltip="Skills that failed to load or hide another" if entries else "Every skill loaded",

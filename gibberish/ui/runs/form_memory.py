@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from gibberish import paths
+from gibberish.engine.run_history import keepable
 from gibberish.fileio import atomic_write_bytes
 
 MAX_TOOLS = 200
-MAX_VALUE = 2000
-SECRET_NAME = re.compile(r"pass(word|phrase)?|secret|token|api[_-]?key|credential|private", re.I)
 
 
 def _file() -> Path:
@@ -39,14 +37,6 @@ def remembered(ref: str) -> dict[str, Any]:
     """The values ``ref`` last ran with (empty when none)."""
     values = _load_all().get(ref)
     return dict(values) if isinstance(values, dict) else {}
-
-
-def keepable(name: str, value: Any) -> bool:
-    if SECRET_NAME.search(name):
-        return False
-    if isinstance(value, list):
-        return sum(len(str(v)) for v in value) <= MAX_VALUE
-    return len(str(value)) <= MAX_VALUE
 
 
 def remember(ref: str, values: dict[str, Any]) -> None:

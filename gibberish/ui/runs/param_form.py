@@ -18,7 +18,8 @@ the ``missing`` required fields the model did not fill, which stay marked until 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QSizePolicy,
     QSpinBox,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -47,8 +49,17 @@ from gibberish.skills.model import (
     tool_ref,
 )
 from gibberish.ui import accessibility, icons, theme
-from gibberish.ui.formatting import command_text, human_title, plain_tooltip
+from gibberish.ui.formatting import (
+    command_text,
+    human_title,
+    param_hint,
+    param_label,
+    plain_text,
+    plain_tooltip,
+    readable_command,
+)
 from gibberish.ui.placement import place
+from gibberish.ui.runs.folder_row import FolderRow
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
@@ -60,10 +71,13 @@ from gibberish.ui.widgets import (
     heading_label,
     help_label,
     keyboard_buttons,
-    markdown_label,
     mnemonic_buttons,
+    mono_font,
     set_tone,
 )
+
+if TYPE_CHECKING:
+    from gibberish.engine.run_flow import FolderOffer
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 NUMBER_LIMIT = 1e12
@@ -157,10 +171,9 @@ class _Field:
         self.include: QCheckBox | None = None
         self.editor: QWidget = _editor_for(param.type, on_change)
         self.editor.setObjectName(f"param-{param.name}")
+        words = param_label(param)
         accessibility.name(
-            self.editor,
-            f"{param.name}, required" if param.required else param.name,
-            param.description,
+            self.editor, f"{words}, required" if param.required else words, param.description
         )
         if param.description:
             self.editor.setToolTip(plain_tooltip(param.description))
@@ -269,6 +282,7 @@ class ParameterForm(QDialog):
         prefilled: Mapping[str, Any] | None = None,
         note: str = "",
         missing: Sequence[str] = (),
+        folder: FolderOffer | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -291,6 +305,11 @@ class ParameterForm(QDialog):
         layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
         layout.setSpacing(SPACING)
         self._add_heading(layout, human, note)
+        self.folder_row: FolderRow | None = None
+        if folder is not None:
+            self.folder_row = FolderRow(tool, human, folder, tool_ref(skill.name, tool.name))
+            self.folder_row.changed.connect(self._changed)
+            layout.addWidget(self.folder_row)
         layout.addLayout(self._field_rows())
         if any(p.required for p in tool.parameters):
             layout.addWidget(help_label("Fields marked * are required."))
@@ -302,14 +321,13 @@ class ParameterForm(QDialog):
 
     def _add_heading(self, layout: QVBoxLayout, human: str, note: str) -> None:
         """The tool's title and description, and the note of who proposed the values."""
-        skill, tool = self.skill, self.tool
+        tool = self.tool
         title = heading_label(human)
         title.setObjectName("form-title")
         title.setTextFormat(Qt.TextFormat.PlainText)
         layout.addWidget(title)
-        about = markdown_label(
-            f"{tool.description}\n`{tool_ref(skill.name, tool.name)}` from the skill “{skill.name}”."
-        )
+        about = PlainLabel(plain_text(tool.description))
+        about.setWordWrap(True)
         about.setObjectName("form-description")
         layout.addWidget(about)
         self.note: QLabel | None = None
@@ -328,7 +346,8 @@ class ParameterForm(QDialog):
         for param in self.tool.parameters:
             f = _Field(param, self._changed)
             self.fields[param.name] = f
-            label = PlainLabel(f"{param.name} *" if param.required else param.name)
+            words = param_label(param)
+            label = PlainLabel(f"{words} *" if param.required else words)
             label.setObjectName(f"label-{param.name}")
             label.setBuddy(f.editor)
             if param.required:
@@ -349,16 +368,44 @@ class ParameterForm(QDialog):
         return form
 
     def _add_preview(self, layout: QVBoxLayout) -> None:
-        """The command that will run, and the line saying what is wrong or missing."""
+        """The command as a person reads it (``git log -n 10``), the exact arguments one
+        click away under *Details* (with the tool's id), and the line saying what is
+        wrong or missing."""
+        row = QHBoxLayout()
         self.preview_label = PlainLabel("Will run:")
-        layout.addWidget(self.preview_label)
+        row.addWidget(self.preview_label)
+        self.readable = PlainLabel("")
+        self.readable.setObjectName("form-command")
+        self.readable.setFont(mono_font())
+        self.readable.setWordWrap(True)
+        self.readable.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        row.addWidget(self.readable, 1)
+        self.details_button = QToolButton()
+        self.details_button.setObjectName("form-details")
+        self.details_button.setText("&Details")
+        self.details_button.setCheckable(True)
+        self.details_button.setToolTip("Show the exact arguments and the tool's id (Alt+D)")
+        row.addWidget(self.details_button)
+        layout.addLayout(row)
+        self.details = QWidget()
+        details = QVBoxLayout(self.details)
+        details.setContentsMargins(0, 0, 0, 0)
+        details.setSpacing(2)
+        ident = help_label(
+            f"Tool id {tool_ref(self.skill.name, self.tool.name)} · skill “{self.skill.name}”"
+        )
+        ident.setObjectName("form-tool-id")
+        details.addWidget(ident)
         self.preview = code_box("", max_lines=5)
         self.preview.setObjectName("form-preview")
-        accessibility.name(self.preview, "Command that will run")
+        accessibility.name(self.preview, "Exact arguments that will run")
         self.preview.setToolTip(
             "The exact arguments, shell-quoted only for reading; no shell is involved."
         )
-        layout.addWidget(self.preview)
+        details.addWidget(self.preview)
+        self.details.hide()
+        self.details_button.toggled.connect(self.details.setVisible)
+        layout.addWidget(self.details)
         self.error_label = PlainLabel()
         self.error_label.setObjectName("form-error")
         self.error_label.setWordWrap(True)
@@ -377,7 +424,14 @@ class ParameterForm(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setObjectName("form-cancel")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
+        keys = "Enter runs · Esc goes back"
+        if self.folder_row is not None:
+            keys += " · Alt+F folder"
+        keys += " · Alt+D details"
+        self.keys = help_label(keys)
+        self.keys.setObjectName("form-keys")
         layout.addWidget(self.buttons)
+        layout.addWidget(self.keys)
         mnemonic_buttons(self)
         keyboard_buttons(self)
 
@@ -413,16 +467,27 @@ class ParameterForm(QDialog):
         first = next(
             (self.fields[n] for n in self.attention), next(iter(self.fields.values()), None)
         )
-        if first is not None:
-            first.editor.setFocus()
+        self._first = first
+        self.focus_first()
+
+    def focus_first(self) -> None:
+        """The focus on the first field to fill, its value selected: a value typed
+        replaces the one remembered (also after the form moved into another window)."""
+        first = self._first
+        if first is None:
+            return
+        first.editor.setFocus()
+        select = getattr(first.editor, "selectAll", None)
+        if select is not None and not isinstance(first.editor, QPlainTextEdit):
+            select()
 
     @staticmethod
     def _hint(param: ParameterDefinition) -> str:
-        parts = [param.description.strip()] if param.description.strip() else []
+        rest = param_hint(param)
+        parts = [rest] if rest else []
         if param.type is ParameterType.ARRAY:
             parts.append("One item per line.")
-        mentioned = "default" in param.description.lower()
-        if param.default is not None and param.type is not ParameterType.BOOLEAN and not mentioned:
+        if param.default is not None and param.type is not ParameterType.BOOLEAN:
             default = param.default
             if isinstance(default, list | tuple):
                 default = ", ".join(map(str, default))
@@ -466,11 +531,17 @@ class ParameterForm(QDialog):
         self._render_preview(missing)
         message = self.error if self.error and not missing else None
         if missing:
-            message = f"Required: {', '.join(missing)}."
+            labels = [param_label(self.fields[n].param) for n in missing]
+            message = f"Still to fill in: {', '.join(labels)}."
+        lacking = self.folder_row.lacking() if self.folder_row is not None else ""
         self.error_label.setText(message or "")
         self.error_label.setVisible(bool(message))
         set_tone(self.error_label, "error" if self._touched or not missing else None)
-        self.ok_button.setEnabled(not missing and self.argv is not None)
+        self.ok_button.setEnabled(not missing and self.argv is not None and not lacking)
+
+    def chosen_folder(self) -> Path | None:
+        """The working folder the person settled on (None: no folder row)."""
+        return self.folder_row.folder if self.folder_row is not None else None
 
     def _render_preview(self, missing: list[str]) -> None:
         """Render the argv from the values now (``argv``, or ``error`` saying why not)."""
@@ -485,8 +556,10 @@ class ParameterForm(QDialog):
                 self.fields[bad].mark(True)
         if self.argv is not None:
             self.preview.setPlainText(command_text(self.argv))
+            self.readable.setText(readable_command(self.tool, self.argv))
             return
         self.preview.setPlainText("")
+        self.readable.setText("")
         if missing:
             self.preview.setPlaceholderText("Fill in the required fields to see the command.")
 
@@ -504,7 +577,9 @@ class FormPrompter:
         *,
         note: str = "",
         missing: Sequence[str] = (),
+        folder: FolderOffer | None = None,
     ) -> dict[str, Any] | None:
+        from gibberish.engine.run_flow import ChosenArguments
         from gibberish.ui.runs import form_memory
 
         ref = tool_ref(skill.name, tool.name)
@@ -512,13 +587,22 @@ class FormPrompter:
         values = {k: v for k, v in form_memory.remembered(ref).items() if k in known}
         values.update(prefilled or {})  # a proposal's values win over the last run's
         form = ParameterForm(
-            skill, tool, render, prefilled=values, note=note, missing=missing, parent=parent
+            skill,
+            tool,
+            render,
+            prefilled=values,
+            note=note,
+            missing=missing,
+            folder=folder,
+            parent=parent,
         )
         try:
             place(form)
             if form.exec() == QDialog.DialogCode.Accepted:
                 form_memory.remember(ref, form.values())
-                return form.values()
+                chosen = ChosenArguments(form.values())
+                chosen.folder = form.chosen_folder()
+                return chosen
             return None
         finally:
             form.deleteLater()

@@ -54,6 +54,8 @@ from gibberish.ui.formatting import (
     home_short,
     human_bytes,
     human_duration,
+    plain_text,
+    readable_command,
     summary_line,
     title_of_ref,
 )
@@ -62,12 +64,12 @@ from gibberish.ui.runs.bridge import VIEW_LIMIT, OutputTail, TextDecoder
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
+    PlainLabel,
     banner,
     command_label,
     heading_label,
     help_label,
     keyboard_buttons,
-    markdown_label,
     mono_font,
     set_status_pill,
     status_pill,
@@ -75,6 +77,7 @@ from gibberish.ui.widgets import (
 
 if TYPE_CHECKING:
     from gibberish.runner.envelope import RunResult
+    from gibberish.skills.model import ToolDefinition
 
 __all__ = ["ResultWindow", "first_line", "summary_line"]
 
@@ -136,9 +139,11 @@ class ResultWindow(QWidget):
         *,
         cwd: Path | None = None,
         description: str = "",
+        tool: ToolDefinition | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent, Qt.WindowType.Window)
+        self.tool = tool
         self.setObjectName("result-window")
         self.human = title_of_ref(title)
         self.setWindowTitle(f"{self.human} — result — gibberish")
@@ -170,6 +175,13 @@ class ResultWindow(QWidget):
         self._add_banners(layout)
         self._add_output(layout)
         layout.addLayout(self._buttons())
+        self.keys = help_label("Esc back · Ctrl+. stop · Ctrl+R run again · Ctrl+W own window")
+        self.keys.setObjectName("result-keys")
+        self.keys.hide()
+        layout.addWidget(self.keys)
+        self._run_again: Callable[[], object] | None = None
+        self._detach: Callable[[], object] | None = None
+        self._in_window_keys = False
         QShortcut(QKeySequence(QKeySequence.StandardKey.Cancel), self).activated.connect(self.close)
         QShortcut(QKeySequence("Ctrl+."), self).activated.connect(self.request_cancel)
         self.view.installEventFilter(self)
@@ -199,15 +211,17 @@ class ResultWindow(QWidget):
         self._pill = status_pill(self.status)
         top.addWidget(self._pill, 0, Qt.AlignmentFlag.AlignVCenter)
         layout.addLayout(top)
-        about = markdown_label(f"{description}  `{title}`" if description else f"`{title}`")
+        about = PlainLabel(plain_text(description))
+        about.setWordWrap(True)
         about.setObjectName("result-description")
+        about.setVisible(bool(description))
         layout.addWidget(about)
-        command_text = formatted_command(self.argv) if self.argv else ""
+        command_text = readable_command(self.tool, self.argv) if self.argv else ""
         self._command = command_label(command_text)
         self._command.setObjectName("result-command")
         self._command.setToolTip(
-            "The exact arguments of the run (shell-quoted here only for reading; "
-            "gibberish never runs a shell)."
+            f"Tool id {title}. Exact arguments: {formatted_command(self.argv)} "
+            "(shell-quoted here only for reading; gibberish never runs a shell)."
         )
         self._command.setVisible(bool(command_text))
         layout.addWidget(self._command)
@@ -252,8 +266,16 @@ class ResultWindow(QWidget):
         """Copy, Show full output (once there is a log), Cancel run (while running), Close."""
         buttons = QHBoxLayout()
         buttons.setSpacing(SPACING)
+        self.back_button = _button(
+            "← &Back", "result-back", "Back to the list of tools (Esc); a run goes on", self.close
+        )
+        self.back_button.hide()
+        buttons.addWidget(self.back_button)
         self.copy_button = _button(
-            "Cop&y", "result-copy", "Copy the output shown above to the clipboard", self.copy_output
+            "Cop&y output",
+            "result-copy",
+            "Copy the output shown above to the clipboard",
+            self.copy_output,
         )
         buttons.addWidget(self.copy_button)
         self.full_button = _button(
@@ -265,17 +287,71 @@ class ResultWindow(QWidget):
         self.full_button.hide()
         buttons.addWidget(self.full_button)
         buttons.addStretch(1)
+        self.detach_button = _button(
+            "Own &window",
+            "result-detach",
+            "Keep this result in a window of its own (Ctrl+W)",
+            self._detach_clicked,
+        )
+        self.detach_button.hide()
+        buttons.addWidget(self.detach_button)
         self.cancel_button = _button(
-            "Cancel &run",
+            "&Stop",
             "result-cancel",
             "Stop the tool and every process it started (Ctrl+. or Ctrl+C)",
             self.request_cancel,
         )
         self.cancel_button.hide()
         buttons.addWidget(self.cancel_button)
+        self.again_button = _button(
+            "Run &again",
+            "result-again",
+            "Run the same tool again with the same values and folder (Ctrl+R)",
+            self._again_clicked,
+        )
+        self.again_button.hide()
+        buttons.addWidget(self.again_button)
         self.close_button = _button("&Close", "result-close", "", self.close)
         buttons.addWidget(self.close_button)
         return buttons
+
+    # ------------------------------------------------------------------ in the one window
+    def in_window(
+        self, *, run_again: Callable[[], object] | None, detach: Callable[[], object]
+    ) -> None:
+        """Shown as a step of the command bar's window: Back (Esc) instead of Close, Run
+        again when the run can be repeated, and Own window to detach it."""
+        self._run_again = run_again
+        self._detach = detach
+        self.back_button.show()
+        self.close_button.hide()
+        self.detach_button.show()
+        self.again_button.setVisible(run_again is not None)
+        self.again_button.setEnabled(self.status != "running")
+        self.keys.show()
+        if not self._in_window_keys:
+            self._in_window_keys = True
+            QShortcut(QKeySequence("Ctrl+R"), self).activated.connect(self._again_clicked)
+            QShortcut(QKeySequence("Ctrl+W"), self).activated.connect(self._detach_clicked)
+
+    def detached(self) -> None:
+        """Now a window of its own: Close again, no Back or Own window."""
+        self.back_button.hide()
+        self.detach_button.hide()
+        self.close_button.show()
+        self.keys.hide()
+
+    def _again_clicked(self) -> None:
+        if (
+            self._run_again is not None
+            and self.status != "running"
+            and self.again_button.isVisible()
+        ):
+            self._run_again()
+
+    def _detach_clicked(self) -> None:
+        if self._detach is not None and self.detach_button.isVisible():
+            self._detach()
 
     # ------------------------------------------------------------------ running
     def set_running(self, tail: OutputTail, cancel: Callable[[], None] | None) -> None:
@@ -429,6 +505,7 @@ class ResultWindow(QWidget):
         self._log_path = result.log_path
         self._set_status(result.status.value)
         self._leave_cancel()
+        self.again_button.setEnabled(True)
         self.view.setPlaceholderText("No output")
         if not envelope.success and envelope.error:
             self._error.setText(envelope.error)

@@ -15,7 +15,9 @@ reference in the middle of its destructor (a double delete).
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
@@ -24,10 +26,24 @@ from gibberish.ui.errors import guard
 from gibberish.ui.runs.bridge import RunBridge, RunEvents
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from gibberish.engine.core import Engine, PreparedRun
     from gibberish.runner.envelope import RunResult
     from gibberish.runner.handle import RunHandle
+    from gibberish.ui.command_bar.bar import CommandBar
     from gibberish.ui.runs.result_window import ResultWindow
+
+
+def _keep_run(ref: str, arguments: dict, folder: Path, ok: bool) -> None:
+    """Write a finished run to the recent runs (on a thread: the file is synced to disk)."""
+    from gibberish.engine import run_history
+
+    with _KEEPING:
+        run_history.add(ref, arguments, folder, ok=ok)
+
+
+_KEEPING = threading.Lock()
 
 
 class RunSession:
@@ -62,6 +78,10 @@ class RunViews(QObject):
         self.events = RunEvents(self)
         self._connected = False
         self._keys = itertools.count(1)
+        self.host: Callable[[], CommandBar] | None = None
+        """The one window the results show in (None: each in a window of its own)."""
+        self.again: Callable[[PreparedRun], object] | None = None
+        """Starts a prepared run's call again (*Run again*); None: no such button."""
 
     def connect_events(self) -> None:
         """Queued connections for the runner's threads; made after the first paint (the
@@ -87,7 +107,11 @@ class RunViews(QObject):
         key = next(self._keys)
         bridge = RunBridge(self.events, key)
         window = ResultWindow(
-            prepared.ref, prepared.argv, cwd=prepared.cwd, description=prepared.tool.description
+            prepared.ref,
+            prepared.argv,
+            cwd=prepared.cwd,
+            description=prepared.tool.description,
+            tool=prepared.tool,
         )
         session = RunSession(key, prepared, bridge, window)
         self.sessions[key] = session
@@ -99,15 +123,38 @@ class RunViews(QObject):
             self.sessions.pop(key, None)
             self.windows.append(window)
             if show:
-                window.show()
+                self._present(window, None)
             return session
         session.handle = handle
         window.set_running(bridge.tail, handle.cancel)
         handle.add_done_callback(bridge.done)
         self.changed.emit()
         if show:
-            window.show()
+            self._present(window, key)
         return session
+
+    def _present(self, window: ResultWindow, key: int | None) -> None:
+        """In the one window when there is one (Back, Run again, Own window), else alone."""
+        if self.host is None:
+            window.show()
+            return
+        bar = self.host()
+        again = partial(self._run_again, key) if key is not None and self.again else None
+        window.in_window(run_again=again, detach=partial(self._detach, id(window)))
+        bar.steps.show_output(window)
+        bar.show_step()
+
+    def _run_again(self, key: int) -> None:
+        session = self.sessions.get(key)
+        if session is not None and self.again is not None:
+            self.again(session.prepared)
+
+    def _detach(self, ident: int) -> None:
+        windows = [s.window for s in self.sessions.values()] + self.windows
+        window = next((w for w in windows if id(w) == ident), None)
+        if window is not None and self.host is not None:
+            self.host().steps.detach(window)
+            window.detached()
 
     def fail_before_start(self, ref: str, message: str) -> None:
         """A window saying why ``ref`` never started."""
@@ -116,7 +163,7 @@ class RunViews(QObject):
         window = ResultWindow(ref, ())
         window.fail_before_start(message)
         self._track(window)
-        window.show()
+        self._present(window, None)
 
     def show_recent(self, index: int) -> None:
         """The window of the Engine's ``index``-th recent run (the menu's *Recent runs*)."""
@@ -129,7 +176,7 @@ class RunViews(QObject):
         window = ResultWindow(run.ref, run.argv, cwd=run.result.cwd)
         window.finish(run.result)
         self._track(window)
-        window.show()
+        self._present(window, None)
 
     def close_all(self) -> None:
         for window in [s.window for s in self.sessions.values()] + self.windows:
@@ -150,6 +197,9 @@ class RunViews(QObject):
             return
         session.result = result
         session.window.finish(result)
+        prepared = session.prepared
+        keep = (prepared.ref, dict(prepared.arguments), prepared.cwd, result.success)
+        threading.Thread(target=_keep_run, args=keep, name="recent-runs", daemon=True).start()
         if not result.envelope.success:
             self.failed = True
         if not session.window.isVisible():

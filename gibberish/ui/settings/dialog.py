@@ -12,7 +12,7 @@ section edits ``[voice]``, read on each request to listen.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from gibberish import paths
 from gibberish.assistant.settings import Api
+from gibberish.paths import home_short
 from gibberish.settings import (
     DEFAULT_MODEL_ENDPOINT,
     DEFAULT_MODEL_NAME,
@@ -108,6 +109,7 @@ class SettingsDialog(QDialog):
         *,
         shortcuts: ShortcutStatus | None = None,
         change_keys: Callable[[], str | None] | None = None,
+        tools: Sequence[tuple[str, str, str]] = (),
     ) -> None:
         super().__init__(parent)
         self.setObjectName("settings-dialog")
@@ -127,7 +129,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(_tab_page(self._model_box(settings.model)), "Local &model")
         self.tabs.addTab(_tab_page(self._voice_box(settings.voice)), "&Voice")
         self.shortcuts = ShortcutsBox(
-            shortcuts or ShortcutStatus(portal=False), settings.pinned_tools, change_keys
+            shortcuts or ShortcutStatus(portal=False), settings.pinned_tools, change_keys, tools
         )
         self.tabs.addTab(_tab_page(self.shortcuts), "S&hortcuts")
         layout.addWidget(self.tabs)
@@ -142,7 +144,7 @@ class SettingsDialog(QDialog):
         column = QVBoxLayout(box)
         column.addWidget(
             help_label(
-                f"Your own skills live in {paths.user_skills_dir()}. "
+                f"Your own skills live in {home_short(paths.user_skills_dir())}. "
                 "Add other folders of skills here (each skill is a folder with a SKILL.md)."
             )
         )
@@ -174,6 +176,13 @@ class SettingsDialog(QDialog):
         self.auto_mode.setObjectName("settings-auto-mode")
         self.auto_mode.setChecked(settings.auto_mode)
         form.addRow("Mode", self.auto_mode)
+        form.addRow(
+            "",
+            help_label(
+                "The tools offered follow what you work in: a terminal or an editor shows "
+                "the development tools, a notes app the notes tools."
+            ),
+        )
         self.grace = QDoubleSpinBox()
         self.grace.setObjectName("settings-grace")
         self.grace.setRange(0, 60)
@@ -184,11 +193,19 @@ class SettingsDialog(QDialog):
             "When a tool is cancelled or times out it is asked to stop, "
             "and killed if it is still running after this long."
         )
-        form.addRow("Grace period", self.grace)
+        form.addRow("Time to stop", self.grace)
+        form.addRow(
+            "",
+            help_label(
+                "When you stop a tool (or it runs too long), gibberish asks it to finish, "
+                "and ends it if it is still running after this many seconds."
+            ),
+        )
         self.start_at_login = QCheckBox("Start gibberish when I log in")
         self.start_at_login.setObjectName("settings-start-at-login")
         self.start_at_login.setChecked(settings.start_at_login)
         form.addRow("Login", self.start_at_login)
+        form.addRow("", help_label("It waits in the tray, ready for its key."))
         return box
 
     def _buttons(self) -> QDialogButtonBox:

@@ -9,17 +9,26 @@ edited here as ``skill.tool`` names.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from PySide6.QtWidgets import QGroupBox, QLabel, QLineEdit, QPushButton, QVBoxLayout
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+)
 
 from gibberish.settings import is_tool_ref
 from gibberish.ui.widgets import help_label
 
 TOOLS_HELP = (
-    "Tools that get a global shortcut each, as skill.tool separated by spaces (for example "
-    "git.git_status). Through the desktop portal only; the desktop asks for the keys."
+    "Ticked tools come first in the command bar, and each gets a key of its own where the "
+    "desktop hands out keys (it asks you which)."
 )
 
 
@@ -50,12 +59,24 @@ class ShortcutsBox(QGroupBox):
         status: ShortcutStatus,
         pinned: tuple[str, ...],
         configure: Callable[[], str | None] | None = None,
+        tools: Sequence[tuple[str, str, str]] = (),
     ) -> None:
         super().__init__("Global shortcuts")
         self.setObjectName("settings-shortcuts")
         self._configure = configure
         column = QVBoxLayout(self)
         column.addWidget(self._summary(status))
+        if not status.portal and status.manual:
+            self.manual = help_label(status.manual)
+            self.manual.setObjectName("settings-shortcuts-manual")
+            self.manual.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.manual.hide()
+            show = QPushButton("Show how to bind a key &by hand")
+            show.setObjectName("settings-shortcuts-show-manual")
+            show.setCheckable(True)
+            show.toggled.connect(self.manual.setVisible)
+            column.addWidget(show)
+            column.addWidget(self.manual)
         if status.portal:
             self.change_keys = QPushButton("Change &keys…")
             self.change_keys.setObjectName("settings-shortcuts-change")
@@ -64,14 +85,36 @@ class ShortcutsBox(QGroupBox):
             column.addWidget(self.change_keys)
             if status.version < 2:
                 column.addWidget(help_label("Change the keys in the desktop's keyboard settings."))
-        self.pinned = QLineEdit(" ".join(pinned))
+        self.pinned = QLineEdit(" ".join(pinned))  # the ids, as config.toml keeps them
         self.pinned.setObjectName("settings-shortcuts-tools")
-        self.pinned.setAccessibleName("Pinned tools")
-        self.pinned.setPlaceholderText("git.git_status notes.add_note")
-        label = QLabel("Pinned &tools")
-        label.setBuddy(self.pinned)
-        column.addWidget(label)
+        self.pinned.setAccessibleName("Pinned tools, by id")
+        self.pinned.hide()
         column.addWidget(self.pinned)
+        self.search = QLineEdit()
+        self.search.setObjectName("settings-pinned-search")
+        self.search.setPlaceholderText("Find a tool to pin…")
+        self.search.setClearButtonEnabled(True)
+        pinned_label = QLabel("Pinned &tools")
+        pinned_label.setBuddy(self.search)
+        column.addWidget(pinned_label)
+        column.addWidget(self.search)
+        self.tool_list = QListWidget()
+        self.tool_list.setObjectName("settings-pinned-list")
+        self.tool_list.setAccessibleName("Tools; ticked ones are pinned")
+        self.tool_list.setMaximumHeight(150)
+        keys = {i.removeprefix("tool:"): k for i, k in status.triggers.items()}
+        for ref, name, description in tools:
+            title = name.replace("_", " ").capitalize()
+            key = keys.get(ref, "")
+            item = QListWidgetItem(f"{title} — {key}" if key else title)
+            item.setData(Qt.ItemDataRole.UserRole, ref)
+            item.setToolTip(description)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if ref in pinned else Qt.CheckState.Unchecked)
+            self.tool_list.addItem(item)
+        self.tool_list.itemChanged.connect(self._ticked)
+        self.search.textChanged.connect(self._filter)
+        column.addWidget(self.tool_list)
         column.addWidget(help_label(TOOLS_HELP))
         self.message = help_label("")
         self.message.setObjectName("settings-shortcuts-message")
@@ -88,11 +131,27 @@ class ShortcutsBox(QGroupBox):
                 name = NAMES.get(ident, ident.removeprefix("tool:"))
                 lines.append(f"• {name}: {keys or 'no key yet'}")
         else:
-            lines = [status.problem or "This desktop has no global shortcuts portal."]
-            lines.append(status.manual)
+            problem = status.problem or "This desktop has no global shortcuts portal."
+            problem = problem.replace("`", "").replace(" instead: see Settings → Shortcuts.", ".")
+            lines = [problem]
         label = help_label("\n".join(line for line in lines if line))
         label.setObjectName("settings-shortcuts-summary")
         return label
+
+    def _filter(self, text: str) -> None:
+        words = text.lower().split()
+        for row in range(self.tool_list.count()):
+            item = self.tool_list.item(row)
+            seen = f"{item.text()} {item.toolTip()}".lower()
+            item.setHidden(not all(w in seen for w in words))
+
+    def _ticked(self, item: QListWidgetItem) -> None:
+        """A tick pins the tool (it joins the ids kept), no tick unpins it."""
+        ref = str(item.data(Qt.ItemDataRole.UserRole))
+        words = [w for w in self.pinned.text().replace(",", " ").split() if w != ref]
+        if item.checkState() == Qt.CheckState.Checked:
+            words.append(ref)
+        self.pinned.setText(" ".join(words))
 
     def _change_keys(self) -> None:
         if self._configure is not None:
@@ -109,5 +168,5 @@ class ShortcutsBox(QGroupBox):
             elif word not in seen:
                 seen.append(word)
         if wrong:
-            self.message.setText(f"Not skill.tool names, left out: {' '.join(wrong)}")
+            self.message.setText(f"Not tools gibberish knows, left out: {' '.join(wrong)}")
         return tuple(seen)

@@ -1,0 +1,87 @@
+"""Every step of the one window fits the screen at 1×, 1.5× and 2× on 1366×768 and
+1600×1000: the window inside the available area, and every button of the step either
+on screen or reachable by scrolling its step (never cut off for good).
+
+Each size runs in a process of its own: Qt's offscreen platform takes the screen's size
+from a configuration file and the scale from ``QT_SCALE_FACTOR`` at start-up only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT
+
+CHECK = r"""
+import os, sys, tempfile
+from pathlib import Path
+from PySide6.QtWidgets import QApplication, QAbstractButton, QScrollArea
+app = QApplication([])
+from gibberish.engine.core import Engine, EngineOptions
+from gibberish.engine.run_flow import FolderOffer
+from gibberish.ui.command_bar.bar import CommandBar
+from gibberish.ui.approval.dialog import ApprovalDialog
+from gibberish.ui.runs.param_form import ParameterForm
+from gibberish.ui.runs.result_window import ResultWindow
+from gibberish.ui.problem_dialog import ProblemDialog
+
+engine = Engine(EngineOptions(include_user=False))
+area = app.primaryScreen().availableGeometry()
+bar = CommandBar()
+bar.set_tools(engine.library.tools())
+bar.popup()
+bad = []
+
+def check(step, name):
+    bar.steps._push(step, tall=isinstance(step, ResultWindow))
+    app.processEvents()
+    if not area.contains(bar.frameGeometry()):
+        bad.append(f"{name}: window {bar.frameGeometry()} outside {area}")
+    page = bar.steps.stack.currentWidget()
+    for button in step.findChildren(QAbstractButton):
+        if not button.isVisibleTo(step) or not button.text():
+            continue
+        if isinstance(page, QScrollArea):
+            page.ensureWidgetVisible(button)
+            app.processEvents()
+        top_left = button.mapTo(bar, button.rect().topLeft())
+        bottom_right = button.mapTo(bar, button.rect().bottomRight())
+        if not (bar.rect().contains(top_left) and bar.rect().contains(bottom_right)):
+            bad.append(f"{name}: {button.text()!r} at {top_left}-{bottom_right} of {bar.size()}")
+    bar.steps.remove(step)
+
+target = engine.library.find_tool("git.git_log")
+check(ParameterForm(target.skill, target.tool, lambda a: engine.runs.render(target, a),
+                    folder=FolderOffer(Path.home(), "your home folder")), "form")
+prepared = engine.runs.prepare("files.find_files", {"pattern": "x"})
+check(ApprovalDialog(prepared), "approval")
+window = ResultWindow("git.git_log", ["git", "log"], tool=target.tool)
+window.in_window(run_again=lambda: None, detach=lambda: None)
+check(window, "output")
+print("\n".join(bad) or "fits")
+"""
+
+
+@pytest.mark.parametrize("scale", ["1", "1.5", "2"])
+@pytest.mark.parametrize("size", [(1366, 768), (1600, 1000)])
+def test_every_step_fits(tmp_path: Path, size: tuple[int, int], scale: str) -> None:
+    config = tmp_path / "screen.json"
+    screen = {"name": "s", "x": 0, "y": 0, "width": size[0], "height": size[1]}
+    config.write_text(json.dumps({"screens": [screen]}))
+    env = dict(
+        os.environ,
+        QT_QPA_PLATFORM=f"offscreen:configfile={config}",
+        QT_SCALE_FACTOR=scale,
+        PYTHONPATH=str(REPO_ROOT),
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", CHECK], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip().splitlines()[-1] == "fits", result.stdout

@@ -1,0 +1,150 @@
+"""What a person reads, for every bundled tool: no ``skill.tool`` id, no raw Markdown.
+
+Every view of the everyday loop is rendered for each bundled tool — the command bar's
+rows (filtered and with an empty query, recent runs included), the parameter form with
+its folder row, the output, the tray menu's entries, the welcome, and the Problems
+dialog for a broken skill — and the text a person sees (visible labels, buttons, rows,
+menu entries; not tooltips and not the *Details* a person opens on purpose) is checked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QAbstractButton, QLabel, QLineEdit, QWidget
+
+from gibberish.engine import run_history
+from gibberish.engine.core import Engine, EngineOptions
+from gibberish.engine.run_flow import FolderOffer
+from gibberish.ui.command_bar.bar import DESCRIPTION_ROLE, CommandBar
+from gibberish.ui.command_bar.welcome import Welcome, key_help
+from gibberish.ui.runs.param_form import ParameterForm
+from gibberish.ui.runs.result_window import ResultWindow
+
+RAW_MARKDOWN = re.compile(r"`|\*\*|\]\(|^#{1,6} |__\w", re.M)
+
+
+@pytest.fixture(scope="module")
+def bundled() -> Engine:
+    return Engine(EngineOptions(include_user=False))
+
+
+def visible_text(root: QWidget) -> list[str]:
+    """The text of every label, button and line edit a person sees in ``root``."""
+    found = []
+    for widget in root.findChildren(QWidget):
+        if not widget.isVisibleTo(root):
+            continue
+        if isinstance(widget, QLabel | QAbstractButton | QLineEdit):
+            found.append(widget.text())
+    return [t for t in found if t]
+
+
+def problems(texts: Iterable[str], refs: set[str]) -> list[str]:
+    bad = []
+    for text in texts:
+        for ref in refs:
+            if ref in text:
+                bad.append(f"id {ref!r} in {text!r}")
+        if RAW_MARKDOWN.search(text.replace("&", "")):
+            bad.append(f"raw Markdown in {text!r}")
+    return bad
+
+
+def refs_of(engine: Engine) -> set[str]:
+    return {t.ref for t in engine.library.tools()}
+
+
+def test_the_bar_rows_say_titles_and_descriptions(qtbot, bundled: Engine) -> None:
+    refs = refs_of(bundled)
+    tools = bundled.library.tools()
+    run_history.add("git.git_log", {"count": 5}, Path.home())
+    bar = CommandBar()
+    qtbot.addWidget(bar)
+    bar.past_runs = run_history.runs()
+    bar.pinned = ["system.disk_usage"]
+    bar.set_tools(tools)
+    bar.popup()
+    shown = []
+    for query in ("", "git", "disk", "note", "web"):
+        bar.input.setText(query)
+        for row in range(bar.model.rowCount()):
+            index = bar.model.index(row, 0)
+            shown += [str(index.data()), str(index.data(DESCRIPTION_ROLE))]
+    shown += visible_text(bar)
+    assert any(t.startswith("Number of commits to show: 5") for t in shown)  # args in words
+    assert problems(shown, refs) == []
+
+
+@pytest.mark.parametrize("ref", sorted(refs_of(Engine(EngineOptions(include_user=False)))))
+def test_each_form_and_output_reads_in_peoples_words(
+    qtbot, bundled: Engine, ref: str, tmp_path: Path
+) -> None:
+    target = bundled.library.find_tool(ref)
+    form = ParameterForm(
+        target.skill,
+        target.tool,
+        lambda a: bundled.runs.render(target, a),
+        folder=FolderOffer(tmp_path, "the folder of the focused window"),
+    )
+    qtbot.addWidget(form)
+    form.show()
+    assert problems(visible_text(form), refs_of(bundled)) == []
+    assert not form.findChild(QWidget, "form-tool-id").isVisibleTo(form)  # the id: in Details
+    form.details_button.click()
+    assert ref in form.findChild(QLabel, "form-tool-id").text()  # one click away
+    argv = ["/opt/skills/x/scripts/safe-git", "log", "-n", "5"]
+    window = ResultWindow(
+        ref, argv, cwd=tmp_path, description=target.tool.description, tool=target.tool
+    )
+    qtbot.addWidget(window)
+    window.show()
+    assert window.findChild(QLabel, "result-command").text() == "git log -n 5"
+    assert problems(visible_text(window), refs_of(bundled)) == []
+
+
+def test_the_readable_command_is_the_program_and_the_values() -> None:
+    from gibberish.ui.formatting import readable_command
+
+    engine = Engine(EngineOptions(include_user=False))
+    target = engine.library.find_tool("git.git_log")
+    prepared = engine.runs.prepare(target, {"count": 10})
+    assert readable_command(target.tool, prepared.argv) == "git log -n 10"
+    assert "safe-git" in " ".join(prepared.argv)  # the exact argv is still the wrapper's
+
+
+def test_the_menu_entries_and_the_welcome_say_no_ids(qtbot, bundled: Engine) -> None:
+    from gibberish.ui.controller import Controller
+
+    ctl = Controller(bundled, tray_available=True)
+    ctl.start()
+    try:
+        qtbot.waitUntil(lambda: ctl.host.is_ready, timeout=20_000)
+        ctl.rebuild_menu()
+        texts = []
+
+        def walk(menu) -> None:
+            for action in menu.actions():
+                texts.append(action.text())
+                if action.menu() is not None:
+                    action.menu().aboutToShow.emit()
+                    walk(action.menu())
+
+        walk(ctl.menu)
+        assert problems(texts, refs_of(bundled)) == []
+    finally:
+        ctl.shutdown()
+    welcome = Welcome(
+        key_help("sway", ["/usr/bin/gibberish"]), ("system.disk_usage", "Disk usage"), print
+    )
+    qtbot.addWidget(welcome)
+    welcome.show()
+    texts = visible_text(welcome)
+    assert problems(texts, refs_of(bundled)) == []
+    assert any("bindsym Ctrl+Alt+space exec /usr/bin/gibberish" in t for t in texts) or (
+        welcome.findChild(QWidget, "welcome-command").toPlainText()
+        == "bindsym Ctrl+Alt+space exec /usr/bin/gibberish"
+    )
