@@ -119,9 +119,23 @@ _INVISIBLE = {
     0x2063, 0x2064, 0x3164, 0xFEFF, 0xFFA0, *range(0xE0000, 0xE0080), *range(0xE0100, 0xE01F0),
 }  # fmt: skip
 
-_HIDDEN_CHARS = re.compile(
-    "[" + "".join(re.escape(chr(c)) for c in sorted(_BIDI | _INVISIBLE)) + "]"
-)
+
+def _char_class(codes: set[int]) -> str:
+    """A character class of ``codes`` written as ranges: a class of several hundred single
+    characters beyond U+FFFF is tested one by one, about forty times slower."""
+    runs: list[list[int]] = []
+    for code in sorted(codes):
+        if runs and runs[-1][1] == code - 1:
+            runs[-1][1] = code
+        else:
+            runs.append([code, code])
+    parts = (
+        re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in runs
+    )
+    return "[" + "".join(parts) + "]"
+
+
+_HIDDEN_CHARS = re.compile(_char_class(_BIDI | _INVISIBLE))
 _URL = re.compile(r"\b(?:https?|ftp|wss?)://[^\s<>\"'`)\]}|\\]+", re.IGNORECASE)
 _ODD_HOSTS = re.compile(
     r"(^|\.)(webhook\.site|requestbin\.\w+|pipedream\.net|ngrok(-free)?\.(io|app|dev)|"
@@ -294,8 +308,11 @@ def _scan_text(report: Audit, rel: str, text: str, hosts: set[str], *, markdown:
     starts = _line_starts(text)
     _scan_unicode(report, rel, text, starts)
     _scan_urls(report, rel, text, starts, hosts)
+    lower = text.lower() if text.isascii() else None
     for patterns, severity, kind, why in _RULES:
         for pattern in patterns:
+            if lower is not None and not _may_match(lower, _NEEDS[pattern]):
+                continue
             for match in pattern.finditer(text):
                 report.findings.append(_finding(severity, kind, rel, text, starts, match, why))
     for match in _SECRET_ENV.finditer(text):
@@ -312,6 +329,50 @@ _RULES = [
     (_EXFILTRATION, HIGH, "exfiltration", "asks to send secrets or files somewhere"),
     ([_CREDENTIAL_PLACES], HIGH, "credentials", "reads a place where credentials live"),
 ]
+
+
+_FETCH_WORDS = ("curl", "wget", "fetch", "iwr", "irm", "invoke-webrequest", "invoke-restmethod")
+_PEOPLE = ("user", "human", "person", "operator")
+_NEEDS: dict[re.Pattern[str], tuple[tuple[str, ...], ...]] = {
+    **{pattern: (_FETCH_WORDS,) for pattern in _DOWNLOAD_RUN},
+    _CREDENTIAL_PLACES: ((
+        ".ssh/", "id_", ".aws/", ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".docker/",
+        ".kube/", ".gnupg", ".config/", ".azure/", "/etc/shadow", "security", "secret-tool",
+        "keychain", "login data", "cookies.sqlite", "wallet.dat", "_history", ".password-store",
+    ),),
+    _MODEL_AIMED[0]: (
+        ("ignore", "disregard", "forget", "override"),
+        ("instruction", "prompt", "rules", "guidelines", "directions", "messages", "context"),
+    ),
+    _MODEL_AIMED[1]: (("you are no longer", "jailbreak mode", "developer mode enabled"),),
+    _MODEL_AIMED[2]: (
+        ("do not", "don't", "never"),
+        ("tell", "inform", "mention", "reveal", "alert", "notify"),
+        _PEOPLE,
+    ),
+    _MODEL_AIMED[3]: (
+        ("without",), ("telling", "informing", "asking", "notifying", "alerting"), _PEOPLE
+    ),
+    _MODEL_AIMED[4]: (("im_start", "<|", "system>"),),
+    _EXFILTRATION[0]: (
+        ("send", "upload", "post", "transmit", "exfiltrate", "forward", "leak", "mail", "copy"),
+        ("credential", "secret", "token", "password", "private", "api", "ssh", "environment",
+         ".env", "cookies", "session"),
+    ),
+    _EXFILTRATION[1]: (
+        ("curl", "wget", "http", "nc", "netcat"), ("-d", "-f", "-t", "<"), ("~", "$home", "/etc", "$(")
+    ),
+    _EXFILTRATION[2]: (("|",), ("env", "printenv", "set"), ("curl", "wget", "nc", "netcat")),
+}  # fmt: skip
+"""For each rule's pattern, the words (lower case) it cannot match without: one of each
+group. Looking for them in an ASCII text's lower case is a plain substring search, many
+times faster than the pattern, and exact there (the pattern matches case-insensitively
+and an ASCII text holds none of the characters whose case folds differ from ``lower``);
+any other text goes to the pattern itself."""
+
+
+def _may_match(lower: str, needs: tuple[tuple[str, ...], ...]) -> bool:
+    return all(any(word in lower for word in group) for group in needs)
 
 
 def _scan_urls(report: Audit, rel: str, text: str, starts: list[int], hosts: set[str]) -> None:
@@ -345,6 +406,8 @@ def _scan_hidden_markup(report: Audit, rel: str, text: str, starts: list[int]) -
 
 
 def _scan_unicode(report: Audit, rel: str, text: str, starts: list[int]) -> None:
+    if text.isascii():  # every character looked for is beyond ASCII
+        return
     for match in _HIDDEN_CHARS.finditer(text):
         index, char = match.start(), match.group(0)
         code = ord(char)
