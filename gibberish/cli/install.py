@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from gibberish.cli import quick_exit
 from gibberish.cli.audit_view import ACCEPT_RISKS, accept_findings, show_audit
 from gibberish.cli.common import CliState, fail, pass_state, printable, table
 from gibberish.cli.restore import save_lock, sync_as_locked
@@ -186,6 +187,7 @@ def install_command(
         fail(str(exc), 1)
     except OSError as exc:
         fail(f"the install failed and was rolled back; nothing changed ({exc}).", 1)
+    quick_exit.finish(0)  # every file is written and closed: no teardown to wait for
 
 
 def _install_one(

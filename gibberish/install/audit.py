@@ -306,20 +306,18 @@ def _read_text(path: Path, size: int) -> str | None:
 
 def _scan_text(report: Audit, rel: str, text: str, hosts: set[str], *, markdown: bool) -> None:
     starts = _line_starts(text)
+    folded = _folded(text)
     _scan_unicode(report, rel, text, starts)
-    _scan_urls(report, rel, text, starts, hosts)
-    lower = text.lower() if text.isascii() else None
+    _scan_urls(report, rel, text, folded, starts, hosts)
     for patterns, severity, kind, why in _RULES:
         for pattern in patterns:
-            if lower is not None and not _may_match(lower, _NEEDS[pattern]):
-                continue
-            for match in pattern.finditer(text):
+            for match in _matches(pattern, text, folded):
                 report.findings.append(_finding(severity, kind, rel, text, starts, match, why))
     for match in _SECRET_ENV.finditer(text):
         if match.group(1) not in report.secrets:
             report.secrets.append(match.group(1))
     if markdown:
-        _scan_hidden_markup(report, rel, text, starts)
+        _scan_hidden_markup(report, rel, text, folded, starts)
     _dedupe(report)
 
 
@@ -363,20 +361,41 @@ _NEEDS: dict[re.Pattern[str], tuple[tuple[str, ...], ...]] = {
         ("curl", "wget", "http", "nc", "netcat"), ("-d", "-f", "-t", "<"), ("~", "$home", "/etc", "$(")
     ),
     _EXFILTRATION[2]: (("|",), ("env", "printenv", "set"), ("curl", "wget", "nc", "netcat")),
+    _URL: (("://",),),
+    _HTML_COMMENT: (("<!--",),),
+    _HIDDEN_MARKUP[0]: (("<",), ("style",), ("display", "visibility", "font-size", "opacity")),
+    _HIDDEN_MARKUP[1]: (("<",), ("hidden",)),
+    _HIDDEN_MARKUP[2]: (("[//]", "[comment]", "[_]"),),
 }  # fmt: skip
 """For each rule's pattern, the words (lower case) it cannot match without: one of each
-group. Looking for them in an ASCII text's lower case is a plain substring search, many
-times faster than the pattern, and exact there (the pattern matches case-insensitively
-and an ASCII text holds none of the characters whose case folds differ from ``lower``);
-any other text goes to the pattern itself."""
+group. Looking for them in the text's case-folded copy (:func:`_folded`) is a plain
+substring search, many times faster than the pattern, and exact: wherever the pattern
+matches case-insensitively, the words are in the folded copy."""
+
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+"""The four characters beyond ASCII that a case-insensitive pattern takes for an ASCII
+letter (dotted and dotless I, long S, the Kelvin sign); tests check there are no others."""
 
 
-def _may_match(lower: str, needs: tuple[tuple[str, ...], ...]) -> bool:
-    return all(any(word in lower for word in group) for group in needs)
+def _folded(text: str) -> str:
+    """``text`` lower-cased character for character (the same length), so that a character
+    a case-insensitive pattern takes for an ASCII letter is that letter in lower case."""
+    return text.lower() if text.isascii() else text.translate(_FOLD).lower()
 
 
-def _scan_urls(report: Audit, rel: str, text: str, starts: list[int], hosts: set[str]) -> None:
-    for match in _URL.finditer(text):
+def _may_match(folded: str, needs: tuple[tuple[str, ...], ...]) -> bool:
+    return all(any(word in folded for word in group) for group in needs)
+
+
+def _matches(pattern: re.Pattern[str], text: str, folded: str) -> Iterator[re.Match[str]]:
+    """``pattern``'s matches in ``text``; none looked for when its words are not there."""
+    return pattern.finditer(text) if _may_match(folded, _NEEDS[pattern]) else iter(())
+
+
+def _scan_urls(
+    report: Audit, rel: str, text: str, folded: str, starts: list[int], hosts: set[str]
+) -> None:
+    for match in _matches(_URL, text, folded):
         host = _host(match.group(0))
         if not host:
             continue
@@ -388,17 +407,17 @@ def _scan_urls(report: Audit, rel: str, text: str, starts: list[int], hosts: set
             )  # fmt: skip
 
 
-def _scan_hidden_markup(report: Audit, rel: str, text: str, starts: list[int]) -> None:
+def _scan_hidden_markup(report: Audit, rel: str, text: str, folded: str, starts: list[int]) -> None:
     """HTML comments outside code blocks (a block shows them) and markup marked hidden."""
     fences = _fenced(text)
-    for match in _HTML_COMMENT.finditer(text):
+    for match in _matches(_HTML_COMMENT, text, folded):
         if match.group(1).strip() and not _inside(fences, match.start()):
             report.findings.append(
                 _finding(WARNING, "hidden-text", rel, text, starts, match,
                          "an HTML comment: hidden when shown, read by a model")
             )  # fmt: skip
     for pattern in _HIDDEN_MARKUP:
-        for match in pattern.finditer(text):
+        for match in _matches(pattern, text, folded):
             report.findings.append(
                 _finding(WARNING, "hidden-text", rel, text, starts, match,
                          "text marked hidden: a person does not see it, a model reads it")
