@@ -43,6 +43,8 @@ NOT_NEEDED = (
     "psutil",
     "filelock",
     "tomlkit",
+    "tarfile",
+    "zipfile",
 )
 
 
