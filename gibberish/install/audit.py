@@ -334,9 +334,12 @@ _PEOPLE = ("user", "human", "person", "operator")
 _NEEDS: dict[re.Pattern[str], tuple[tuple[str, ...], ...]] = {
     **{pattern: (_FETCH_WORDS,) for pattern in _DOWNLOAD_RUN},
     _CREDENTIAL_PLACES: ((
-        ".ssh/", "id_", ".aws/", ".netrc", ".git-credentials", ".npmrc", ".pypirc", ".docker/",
-        ".kube/", ".gnupg", ".config/", ".azure/", "/etc/shadow", "security", "secret-tool",
-        "keychain", "login data", "cookies.sqlite", "wallet.dat", "_history", ".password-store",
+        ".ssh/", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".aws/", ".netrc",
+        ".git-credentials", ".npmrc", ".pypirc", ".docker/config.json", ".kube/config",
+        ".gnupg", ".config/gh/hosts.yml", ".config/gcloud", ".azure/accesstokens",
+        ".azure/msal_token_cache", "/etc/shadow", "-generic-password", "-internet-password",
+        "secret-tool", "keychain", "login data", "cookies.sqlite", "wallet.dat",
+        "bash_history", "zsh_history", ".password-store",
     ),),
     _MODEL_AIMED[0]: (
         ("ignore", "disregard", "forget", "override"),
