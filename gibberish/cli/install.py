@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
+from gibberish.cli import quick_exit
 from gibberish.cli.audit_view import ACCEPT_RISKS, accept_findings, show_audit
 from gibberish.cli.common import CliState, fail, pass_state, printable, table
 from gibberish.cli.restore import save_lock, sync_as_locked
-from gibberish.cli.sync_offer import offer_sync, remove_synced
 from gibberish.install.audit import Audit, audit_folder
 from gibberish.install.discover import Found, InstallError, show_warnings
-from gibberish.install.installer import installer_for
 from gibberish.install.project import (
     Wanted,
     install_locked,
@@ -31,9 +31,11 @@ from gibberish.install.project import (
 )
 from gibberish.install.sources import Source, parse_source
 from gibberish.install.transaction import Installer, Plan
-from gibberish.install.update import UpdatePlan, check_update, repin, stage_update
-from gibberish.skills.model import SkillDefinition
 from gibberish.skills.projectdir import find_project
+
+if TYPE_CHECKING:  # imported where used: installing one folder needs none of them
+    from gibberish.install.update import UpdatePlan
+    from gibberish.skills.model import SkillDefinition
 
 INSTRUCTIONS_NOTE = (
     "instructions for a model, no tools: used as a context block, an MCP prompt, "
@@ -60,7 +62,33 @@ def _project_option(func):  # type: ignore[no-untyped-def]
 
 
 def _installer(state: CliState, project: Path | None) -> Installer:
+    from gibberish.install.installer import installer_for
+
     return installer_for(state.engine(), project)
+
+
+def _source_installer(state: CliState, project: Path | None) -> Installer:
+    """The installer for ``install SOURCE``. Into the user's own folder, outside any
+    project, no Engine is built: the names the source brings are looked up in the
+    library's folders (the same ones, from the same settings) instead of every skill
+    being read, and the notices an Engine would print first are printed the same way.
+    A project (given, or found from here) takes the Engine, as every other command."""
+    if project is not None or find_project(Path.cwd()) is not None:
+        return _installer(state, project)
+    from gibberish.install.installer import user_installer
+    from gibberish.runner import sandbox
+    from gibberish.settings import load_settings
+    from gibberish.skills.library import SkillLibrary
+
+    loaded = load_settings()
+    for notice in [*loaded.notices, *filter(None, [sandbox.take_notice()])]:
+        click.secho(f"note: {printable(notice)}", err=True, fg="yellow")
+    sources = SkillLibrary.default_sources(
+        extra_dirs=state.extra_skills_dirs + loaded.settings.extra_skill_paths,
+        include_user=state.include_user,
+        include_bundled=state.include_bundled,
+    )
+    return user_installer(sources)
 
 
 @click.command("install")
@@ -141,7 +169,7 @@ def install_command(
                     state, project, lock_file, yes=yes, accept=accept_risks, allow_mcp=allow_mcp
                 )
             return
-        installer = _installer(state, project)
+        installer = _source_installer(state, project)
         installer.plugins = plugins
         installed = _install_one(
             installer, source, names, yes=yes, replace=replace, accept=accept_risks
@@ -149,13 +177,17 @@ def install_command(
         if installer.target.project and installed:
             _record_project(installer, installed)
         target = installer.target
-        offer_sync(state, target.skills_dir, installed, target.project, sync, allow_mcp)
+        if sync is not False:
+            from gibberish.cli.sync_offer import offer_sync
+
+            offer_sync(state, target.skills_dir, installed, target.project, sync, allow_mcp)
         if installed:
             save_lock(installer)
     except InstallError as exc:
         fail(str(exc), 1)
     except OSError as exc:
         fail(f"the install failed and was rolled back; nothing changed ({exc}).", 1)
+    quick_exit.finish(0)  # every file is written and closed: no teardown to wait for
 
 
 def _install_one(
@@ -500,6 +532,8 @@ def uninstall_command(
     except (InstallError, OSError) as exc:
         fail(str(exc), 1)
     click.echo(f"Removed {', '.join(removed)}.")
+    from gibberish.cli.sync_offer import remove_synced
+
     errors = remove_synced(removed, installer.target.project, servers)
     save_lock(installer)
     if errors:
@@ -543,6 +577,8 @@ def update_command(
 
 
 def _update_one(installer: Installer, name: str, *, yes: bool, accept: bool = False) -> None:
+    from gibberish.install.update import repin, stage_update
+
     with stage_update(installer, name) as update:
         if update.repin:
             repin(installer, update)
@@ -580,6 +616,7 @@ def _installed_rows(installer: Installer, check: bool) -> list[dict]:
     """One entry per installed skill: its state, on or off, and (with ``check``) whether
     an update is available and what it changes."""
     from gibberish.install.enabled import disabled_names
+    from gibberish.install.update import check_update
 
     off = disabled_names(installer.target.skills_dir)
     data = []

@@ -10,6 +10,7 @@ every skill, where it was synced, and how.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,6 @@ from typing import Any
 import click
 
 from gibberish.cli.common import CliState, printable
-from gibberish.cli.sync_offer import home, interactive, mcp_consent
 from gibberish.export import agents
 from gibberish.export.ownership import OwnershipRecord
 from gibberish.install.project import user_lock_path, write_lock
@@ -28,8 +28,9 @@ def synced_to(names: Sequence[str], project: Path | None) -> dict[str, list[dict
     """For each of ``names``: the agents holding a copy or link gibberish made of it."""
     out: dict[str, list[dict[str, str]]] = {}
     seen: set[Path] = set()
+    home = Path(os.path.expanduser("~"))  # as the sync's (cli/sync_offer.py), not imported here
     for target in agents.TARGETS:
-        folder = target.skills_dir(home(), project)
+        folder = target.skills_dir(home, project)
         if folder is None or folder in seen:
             continue
         seen.add(folder)
@@ -69,6 +70,7 @@ def sync_as_locked(
             if isinstance(place, dict) and place.get("target") in agents.TARGET_NAMES:
                 key = (str(place["target"]), "link" if place.get("how") == "link" else "copy")
                 groups.setdefault(key, []).append(name)
+    from gibberish.cli.sync_offer import home, interactive, mcp_consent
     from gibberish.export.sync_all import apply_sync, plan_sync
     from gibberish.export.sync_offer import load_skills
 

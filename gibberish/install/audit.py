@@ -119,9 +119,23 @@ _INVISIBLE = {
     0x2063, 0x2064, 0x3164, 0xFEFF, 0xFFA0, *range(0xE0000, 0xE0080), *range(0xE0100, 0xE01F0),
 }  # fmt: skip
 
-_HIDDEN_CHARS = re.compile(
-    "[" + "".join(re.escape(chr(c)) for c in sorted(_BIDI | _INVISIBLE)) + "]"
-)
+
+def _char_class(codes: set[int]) -> str:
+    """A character class of ``codes`` written as ranges: a class of several hundred single
+    characters beyond U+FFFF is tested one by one, about forty times slower."""
+    runs: list[list[int]] = []
+    for code in sorted(codes):
+        if runs and runs[-1][1] == code - 1:
+            runs[-1][1] = code
+        else:
+            runs.append([code, code])
+    parts = (
+        re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in runs
+    )
+    return "[" + "".join(parts) + "]"
+
+
+_HIDDEN_CHARS = re.compile(_char_class(_BIDI | _INVISIBLE))
 _URL = re.compile(r"\b(?:https?|ftp|wss?)://[^\s<>\"'`)\]}|\\]+", re.IGNORECASE)
 _ODD_HOSTS = re.compile(
     r"(^|\.)(webhook\.site|requestbin\.\w+|pipedream\.net|ngrok(-free)?\.(io|app|dev)|"
@@ -292,17 +306,18 @@ def _read_text(path: Path, size: int) -> str | None:
 
 def _scan_text(report: Audit, rel: str, text: str, hosts: set[str], *, markdown: bool) -> None:
     starts = _line_starts(text)
+    folded = _folded(text)
     _scan_unicode(report, rel, text, starts)
-    _scan_urls(report, rel, text, starts, hosts)
+    _scan_urls(report, rel, text, folded, starts, hosts)
     for patterns, severity, kind, why in _RULES:
         for pattern in patterns:
-            for match in pattern.finditer(text):
+            for match in _matches(pattern, text, folded):
                 report.findings.append(_finding(severity, kind, rel, text, starts, match, why))
     for match in _SECRET_ENV.finditer(text):
         if match.group(1) not in report.secrets:
             report.secrets.append(match.group(1))
     if markdown:
-        _scan_hidden_markup(report, rel, text, starts)
+        _scan_hidden_markup(report, rel, text, folded, starts)
     _dedupe(report)
 
 
@@ -314,8 +329,76 @@ _RULES = [
 ]
 
 
-def _scan_urls(report: Audit, rel: str, text: str, starts: list[int], hosts: set[str]) -> None:
-    for match in _URL.finditer(text):
+_FETCH_WORDS = ("curl", "wget", "fetch", "iwr", "irm", "invoke-webrequest", "invoke-restmethod")
+_PEOPLE = ("user", "human", "person", "operator")
+_NEEDS: dict[re.Pattern[str], tuple[tuple[str, ...], ...]] = {
+    **{pattern: (_FETCH_WORDS,) for pattern in _DOWNLOAD_RUN},
+    _CREDENTIAL_PLACES: ((
+        ".ssh/", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".aws/", ".netrc",
+        ".git-credentials", ".npmrc", ".pypirc", ".docker/config.json", ".kube/config",
+        ".gnupg", ".config/gh/hosts.yml", ".config/gcloud", ".azure/accesstokens",
+        ".azure/msal_token_cache", "/etc/shadow", "-generic-password", "-internet-password",
+        "secret-tool", "keychain", "login data", "cookies.sqlite", "wallet.dat",
+        "bash_history", "zsh_history", ".password-store",
+    ),),
+    _MODEL_AIMED[0]: (
+        ("ignore", "disregard", "forget", "override"),
+        ("instruction", "prompt", "rules", "guidelines", "directions", "messages", "context"),
+    ),
+    _MODEL_AIMED[1]: (("you are no longer", "jailbreak mode", "developer mode enabled"),),
+    _MODEL_AIMED[2]: (
+        ("do not", "don't", "never"),
+        ("tell", "inform", "mention", "reveal", "alert", "notify"),
+        _PEOPLE,
+    ),
+    _MODEL_AIMED[3]: (
+        ("without",), ("telling", "informing", "asking", "notifying", "alerting"), _PEOPLE
+    ),
+    _MODEL_AIMED[4]: (("im_start", "<|", "system>"),),
+    _EXFILTRATION[0]: (
+        ("send", "upload", "post", "transmit", "exfiltrate", "forward", "leak", "mail", "copy"),
+        ("credential", "secret", "token", "password", "private", "api", "ssh", "environment",
+         ".env", "cookies", "session"),
+    ),
+    _EXFILTRATION[1]: (
+        ("curl", "wget", "http", "nc", "netcat"), ("-d", "-f", "-t", "<"), ("~", "$home", "/etc", "$(")
+    ),
+    _EXFILTRATION[2]: (("|",), ("env", "printenv", "set"), ("curl", "wget", "nc", "netcat")),
+    _URL: (("://",),),
+    _HTML_COMMENT: (("<!--",),),
+    _HIDDEN_MARKUP[0]: (("<",), ("style",), ("display", "visibility", "font-size", "opacity")),
+    _HIDDEN_MARKUP[1]: (("<",), ("hidden",)),
+    _HIDDEN_MARKUP[2]: (("[//]", "[comment]", "[_]"),),
+}  # fmt: skip
+"""For each rule's pattern, the words (lower case) it cannot match without: one of each
+group. Looking for them in the text's case-folded copy (:func:`_folded`) is a plain
+substring search, many times faster than the pattern, and exact: wherever the pattern
+matches case-insensitively, the words are in the folded copy."""
+
+_FOLD = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+"""The four characters beyond ASCII that a case-insensitive pattern takes for an ASCII
+letter (dotted and dotless I, long S, the Kelvin sign); tests check there are no others."""
+
+
+def _folded(text: str) -> str:
+    """``text`` lower-cased character for character (the same length), so that a character
+    a case-insensitive pattern takes for an ASCII letter is that letter in lower case."""
+    return text.lower() if text.isascii() else text.translate(_FOLD).lower()
+
+
+def _may_match(folded: str, needs: tuple[tuple[str, ...], ...]) -> bool:
+    return all(any(word in folded for word in group) for group in needs)
+
+
+def _matches(pattern: re.Pattern[str], text: str, folded: str) -> Iterator[re.Match[str]]:
+    """``pattern``'s matches in ``text``; none looked for when its words are not there."""
+    return pattern.finditer(text) if _may_match(folded, _NEEDS[pattern]) else iter(())
+
+
+def _scan_urls(
+    report: Audit, rel: str, text: str, folded: str, starts: list[int], hosts: set[str]
+) -> None:
+    for match in _matches(_URL, text, folded):
         host = _host(match.group(0))
         if not host:
             continue
@@ -327,17 +410,17 @@ def _scan_urls(report: Audit, rel: str, text: str, starts: list[int], hosts: set
             )  # fmt: skip
 
 
-def _scan_hidden_markup(report: Audit, rel: str, text: str, starts: list[int]) -> None:
+def _scan_hidden_markup(report: Audit, rel: str, text: str, folded: str, starts: list[int]) -> None:
     """HTML comments outside code blocks (a block shows them) and markup marked hidden."""
     fences = _fenced(text)
-    for match in _HTML_COMMENT.finditer(text):
+    for match in _matches(_HTML_COMMENT, text, folded):
         if match.group(1).strip() and not _inside(fences, match.start()):
             report.findings.append(
                 _finding(WARNING, "hidden-text", rel, text, starts, match,
                          "an HTML comment: hidden when shown, read by a model")
             )  # fmt: skip
     for pattern in _HIDDEN_MARKUP:
-        for match in pattern.finditer(text):
+        for match in _matches(pattern, text, folded):
             report.findings.append(
                 _finding(WARNING, "hidden-text", rel, text, starts, match,
                          "text marked hidden: a person does not see it, a model reads it")
@@ -345,6 +428,8 @@ def _scan_hidden_markup(report: Audit, rel: str, text: str, starts: list[int]) -
 
 
 def _scan_unicode(report: Audit, rel: str, text: str, starts: list[int]) -> None:
+    if text.isascii():  # every character looked for is beyond ASCII
+        return
     for match in _HIDDEN_CHARS.finditer(text):
         index, char = match.start(), match.group(0)
         code = ord(char)

@@ -25,7 +25,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gibberish.install.archive import extract_archive, sniff_archive
 from gibberish.install.limits import FetchError, Limits
 from gibberish.install.netcheck import require_public
 from gibberish.install.sources import Source, SourceError, parse_source
@@ -110,6 +109,8 @@ def copy_folder(path: Path, tree: StagingTree) -> None:
 
 def _fetch_archive(source: Source, scratch: Path, tree: StagingTree, limits: Limits) -> str:
     del scratch, limits
+    from gibberish.install.archive import extract_archive  # tarfile, zipfile: archives only
+
     path = Path(source.location)
     tree.input_size = path.stat().st_size
     extract_archive(path, tree)
@@ -123,6 +124,7 @@ def _fetch_git(source: Source, scratch: Path, tree: StagingTree, limits: Limits)
 
 
 def _fetch_url(source: Source, scratch: Path, tree: StagingTree, limits: Limits) -> str:
+    from gibberish.install.archive import extract_archive, sniff_archive
     from gibberish.install.download import download  # httpx: only for downloads
 
     body = scratch / "download"

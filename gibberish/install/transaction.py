@@ -26,12 +26,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from filelock import FileLock
-
 from gibberish import paths
+from gibberish.install.available import NamesInSources
 from gibberish.install.dependencies import E_DEPENDENCY_CYCLE, McpServer
 from gibberish.install.discover import Found, InstallError, discover, found_at
 from gibberish.install.fetch import FetchError, Limits, Staged, fetch, remove_tree
+from gibberish.install.lockfile import exclusive
 from gibberish.install.plugin_source import offered
 from gibberish.install.record import write_record
 from gibberish.install.relative_deps import inside, relative_path, same_repository
@@ -120,13 +120,16 @@ class Installer:
         self,
         target: InstallTarget,
         *,
-        available: Collection[str] = (),
+        available: Collection[str] | NamesInSources = (),
         bundled: Collection[str] = (),
         limits: Limits | None = None,
         base: Path | None = None,
     ) -> None:
         self.target = target
-        self.available = set(available)  # names the app already has (any source)
+        # names the app already has (any source); asked name by name when given so
+        self.available: set[str] | NamesInSources = (
+            available if isinstance(available, NamesInSources) else set(available)
+        )
         self.bundled = set(bundled)
         self.limits = limits or Limits()
         self.base = base
@@ -283,7 +286,7 @@ class Installer:
     def _exclusive(self) -> Iterator[None]:
         """One installer at a time per target; the state is read again under the lock."""
         self.target.state_file.parent.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(self.target.state_file) + ".lock", timeout=60):
+        with exclusive(Path(str(self.target.state_file) + ".lock"), timeout=60):
             self.state = InstallState.load(self.target.state_file, self.target.skills_dir)
             yield
 

@@ -53,21 +53,32 @@ found; the runner still stops reading its pipe after :data:`supervise.DRAIN_TIME
 returns. Inside the sandbox there is no such limit.
 """
 
-from gibberish.runner.capture import HEAD_LIMIT, PARSE_LIMIT, TAIL_LIMIT
-from gibberish.runner.env import build_environment
-from gibberish.runner.envelope import (
-    ABSENT,
-    EXIT_CANCELLED,
-    EXIT_CANNOT_EXECUTE,
-    EXIT_NOT_FOUND,
-    EXIT_TIMEOUT,
-    Envelope,
-    RunResult,
-    RunStatus,
-)
-from gibberish.runner.handle import RunHandle, active_runs, run, start
-from gibberish.runner.spec import RUN_ID_VAR, RunSpec, new_run_id
-from gibberish.runner.workdir import working_directory
+from gibberish.lazy import lazy_exports
+
+# Loaded on first use: importing one module of the runner (the sandbox's status, say)
+# must not load the whole of it (psutil, the supervisor, the worker threads).
+_MODULES = {
+    "ABSENT": "gibberish.runner.envelope",
+    "EXIT_CANCELLED": "gibberish.runner.envelope",
+    "EXIT_CANNOT_EXECUTE": "gibberish.runner.envelope",
+    "EXIT_NOT_FOUND": "gibberish.runner.envelope",
+    "EXIT_TIMEOUT": "gibberish.runner.envelope",
+    "Envelope": "gibberish.runner.envelope",
+    "HEAD_LIMIT": "gibberish.runner.capture",
+    "PARSE_LIMIT": "gibberish.runner.capture",
+    "RUN_ID_VAR": "gibberish.runner.spec",
+    "RunHandle": "gibberish.runner.handle",
+    "RunResult": "gibberish.runner.envelope",
+    "RunSpec": "gibberish.runner.spec",
+    "RunStatus": "gibberish.runner.envelope",
+    "TAIL_LIMIT": "gibberish.runner.capture",
+    "active_runs": "gibberish.runner.handle",
+    "build_environment": "gibberish.runner.env",
+    "new_run_id": "gibberish.runner.spec",
+    "run": "gibberish.runner.handle",
+    "start": "gibberish.runner.handle",
+    "working_directory": "gibberish.runner.workdir",
+}
 
 __all__ = [
     "ABSENT",
@@ -91,3 +102,6 @@ __all__ = [
     "start",
     "working_directory",
 ]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _MODULES)

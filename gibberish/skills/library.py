@@ -541,6 +541,15 @@ def _listed(name: str, off: frozenset[str]) -> bool:
     return not name.startswith(".") and name not in off
 
 
+def holds_skill(sources: Sequence[SkillSource], name: str) -> bool:
+    """Whether a scan of ``sources`` lists a skill called ``name``: the checks of
+    :meth:`SkillLibrary.lookup`, without reading the skill (an install asks this of the
+    names it brings)."""
+    if not name or name.startswith(".") or any(s and s in name for s in (os.sep, os.altsep)):
+        return False
+    return any(_named(source, name) is not None for source in sources)
+
+
 def _named(source: SkillSource, name: str) -> _Candidate | None:
     """``source``'s skill folder ``name`` as a scan would list it, or None."""
     folder = os.path.join(source.path, name)
