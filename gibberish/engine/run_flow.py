@@ -225,16 +225,9 @@ class Session:
         question) when they started it (``origin`` PERSON) or confirmed its form; a
         proposal that opens no form is decided as a run a model started."""
         engine = self.engine
-        try:
-            target = engine.library.find_tool(ref)
-        except EngineError as exc:
-            return Launch(ref, failure=str(exc))
-        if not target.skill.source_path.is_file():
-            self.reload()
-            skill = target.skill
-            return Launch(
-                ref, failure=f"The skill “{skill.name}” was removed from {skill.directory}."
-            )
+        target = self._target(ref)
+        if isinstance(target, Launch):
+            return target
         arguments = dict(prefilled or {})
         own_run = origin in (None, RunOrigin.PERSON)
         context_dir = context.focus.cwd if context.focus is not None else None
@@ -261,10 +254,29 @@ class Session:
             )
         except (EngineError, RenderError, OSError) as exc:
             return Launch(ref, failure=getattr(exc, "message", None) or str(exc))
+        return self._decided(ref, prepared)
+
+    def _target(self, ref: str) -> ToolRef | Launch:
+        """The tool ``ref`` names, or the Launch that says why there is none (a skill
+        removed since the menu was made is reloaded away)."""
+        try:
+            target = self.engine.library.find_tool(ref)
+        except EngineError as exc:
+            return Launch(ref, failure=str(exc))
+        if not target.skill.source_path.is_file():
+            self.reload()
+            skill = target.skill
+            return Launch(
+                ref, failure=f"The skill “{skill.name}” was removed from {skill.directory}."
+            )
+        return target
+
+    def _decided(self, ref: str, prepared: PreparedRun) -> Launch:
+        """Step 4: the decision table's question, when it has one; the Launch to start."""
         if prepared.decision.refused:
             self.approval.ask(prepared, None)  # says why; nothing runs whatever the answer
             return Launch(ref)
-        verdict = authorize(engine, prepared, lambda p: self.approval.ask(p, None))
+        verdict = authorize(self.engine, prepared, lambda p: self.approval.ask(p, None))
         if verdict.refused:
             return Launch(ref)
         return Launch(ref, prepared, confirmed=verdict.confirmed)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
@@ -42,15 +43,12 @@ from gibberish.ui.surface import Surface
 from gibberish.ui.watcher import SkillsWatcher
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from gibberish.engine.core import Engine, PreparedRun
     from gibberish.engine.run_flow import Notice, Session
     from gibberish.engine.run_history import PastRun
     from gibberish.settings import Settings
     from gibberish.skills.model import Mode
     from gibberish.trust.model_reads import RunOrigin
-    from gibberish.ui.command_bar.bar import CommandBar
 
 log = logging.getLogger("gibberish.ui")
 
@@ -86,7 +84,6 @@ class Controller(QObject):
         self.menus = MenuSource(self.host, self)
         self.menus.follow_project = lambda folder: self.reloader.start(follow=folder)
         self.runs = RunViews(lambda: self.engine, self)
-        self.runs.host = lambda: self._text_bar()
         self.runs.again = self.run_again
         self.runs.changed.connect(self.runs_changed)
         self.runs.notice.connect(self.notify)
@@ -96,6 +93,7 @@ class Controller(QObject):
             router=self.seams.router,
             parent=self,
         )
+        self.runs.host = self.text.bar
         self.text.launch_requested.connect(self._launch_requested)
         self.text.tool_picked.connect(self._tool_picked)
         self.text.past_chosen.connect(self._past_chosen)
@@ -271,10 +269,6 @@ class Controller(QObject):
         self.text.open_bar()
 
     @guard
-    def _text_bar(self) -> CommandBar:
-        """The command bar's window, where run output is shown (made on first use)."""
-        return self.text.bar()
-
     def welcome_once(self) -> None:
         """The first start's welcome, in the one window (``command_bar.welcome``)."""
         from gibberish.desktop.told import first_time
@@ -374,8 +368,7 @@ class Controller(QObject):
 
     @guard
     def reload(self, *, manual: bool = False) -> None:
-        """Re-read changed skills now, on this thread (``Session.reload``); the file watcher
-        and the menu reload in the background: ``reload_in_background``."""
+        """Re-read changed skills now, on this thread (the watcher: ``reload_in_background``)."""
         self.session.reload(manual=manual)
 
     @guard
@@ -419,8 +412,7 @@ class Controller(QObject):
         self.launch(ref)
 
     def run_again(self, prepared: PreparedRun) -> RunSession | None:
-        """*Run again*: the same tool, values and folder, through the decision again (an
-        approval is asked again when the trust table says so), without the form."""
+        """*Run again*: the same tool, values and folder, without the form (decided again)."""
         return self.launch(
             prepared.ref,
             dict(prepared.arguments),
@@ -431,8 +423,6 @@ class Controller(QObject):
 
     def _past_chosen(self, past: PastRun) -> None:
         """A recent run chosen in the bar: its form, filled with that run's values and folder."""
-        from pathlib import Path
-
         folder = Path(past.folder) if past.folder else None
         self.launch(
             past.ref, dict(past.arguments), folder=folder if folder and folder.is_dir() else None

@@ -206,7 +206,7 @@ class ProposeStamp:
 def test_a_request_from_another_process_is_a_models_run(qtbot, skills: Path, marker: Path) -> None:
     """Attack: a line on the single-instance socket (``gibberish ask`` handed to the tray)
     reaches a trusted write tool through the router: sent straight to run, it asks."""
-    from gibberish.ui.single_instance import ASK_PREFIX, dispatch
+    from gibberish.ui.single_instance import ASK_PREFIX
 
     approvals = FakeApprovals(Answer.CANCEL)
     engine = Engine(
@@ -216,7 +216,7 @@ def test_a_request_from_another_process_is_a_models_run(qtbot, skills: Path, mar
     ctl = make_controller(engine, forms=FakeForms(), approvals=approvals, router=ProposeStamp())
     ctl.start()
     try:
-        dispatch(ctl, ASK_PREFIX + "stamp it")
+        ctl.handle_message(ASK_PREFIX + "stamp it")
         qtbot.waitUntil(lambda: len(approvals.seen) == 1, timeout=5_000)
         assert approvals.seen[0].ref == "writer.stamp" and not approvals.seen[0].own_run
         assert marks(marker) == []

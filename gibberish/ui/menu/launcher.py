@@ -82,6 +82,38 @@ class LauncherWindow(QWidget):
         layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
         layout.setSpacing(SPACING)
 
+        layout.addWidget(self._make_reason_row(reason))
+
+        self.top_row = QHBoxLayout()  # the entries' index: never shown
+        self.top_row.setSpacing(SPACING)
+        from gibberish.ui.command_bar.bar import CommandBar
+
+        self.bar = CommandBar(self, embedded=True)
+        layout.addWidget(self.bar, 1)
+        self._reason = bool(reason)
+        self.bar.steps.changed.connect(self._step_changed)
+
+        self._restoring = False
+        self.tree = self._make_tree()
+
+        self.listening = ListeningRow()
+        layout.addWidget(self.listening)
+
+        self.status = help_label("")
+        self.status.setObjectName("launcher-status")
+        self.status.hide()
+
+        self.bottom_row = QHBoxLayout()  # the entries' index: never shown
+        self.bottom_row.setSpacing(SPACING)
+        row = QHBoxLayout()
+        self.menu_button = self._make_menu_button(menu)
+        row.addWidget(self.menu_button)
+        row.addWidget(self.status, 1)
+        layout.addLayout(row)
+        self.resize(640, 520)
+
+    def _make_reason_row(self, reason: str | None) -> QWidget:
+        """Why there is no tray on this desktop, in a banner the person can hide."""
         self.reason_row = QWidget()
         reason_layout = QHBoxLayout(self.reason_row)
         reason_layout.setContentsMargins(0, 0, 0, 0)
@@ -96,55 +128,35 @@ class LauncherWindow(QWidget):
         dismiss.clicked.connect(self._dismiss)
         reason_layout.addWidget(dismiss, 0, Qt.AlignmentFlag.AlignTop)
         self.reason_row.setVisible(bool(reason))
-        layout.addWidget(self.reason_row)
+        return self.reason_row
 
-        self.top_row = QHBoxLayout()  # the entries' index: never shown
-        self.top_row.setSpacing(SPACING)
-        from gibberish.ui.command_bar.bar import CommandBar
+    def _make_tree(self) -> _Tree:
+        """The skills and tools as a tree: kept as the menu's index, never shown."""
+        tree = _Tree()
+        tree.setObjectName("launcher-tree")
+        accessibility.name(tree, "Skills and tools")
+        tree.setHeaderHidden(True)
+        tree.setUniformRowHeights(True)
+        tree.setIndentation(18)
+        tree.setRootIsDecorated(True)
+        tree.itemExpanded.connect(self._remember_expanded)
+        tree.itemCollapsed.connect(self._remember_expanded)
+        tree.itemActivated.connect(self._activate)
+        tree.activated_item.connect(self._activate)
+        tree.hide()
+        return tree
 
-        self.bar = CommandBar(self, embedded=True)
-        layout.addWidget(self.bar, 1)
-        self._reason = bool(reason)
-        self.bar.steps.changed.connect(self._step_changed)
-
-        self.tree = _Tree()
-        self.tree.setObjectName("launcher-tree")
-        accessibility.name(self.tree, "Skills and tools")
-        self.tree.setHeaderHidden(True)
-        self.tree.setUniformRowHeights(True)
-        self.tree.setIndentation(18)
-        self.tree.setRootIsDecorated(True)
-        self._restoring = False
-        self.tree.itemExpanded.connect(self._remember_expanded)
-        self.tree.itemCollapsed.connect(self._remember_expanded)
-        self.tree.itemActivated.connect(self._activate)
-        self.tree.activated_item.connect(self._activate)
-        self.tree.hide()
-
-        self.listening = ListeningRow()
-        layout.addWidget(self.listening)
-
-        self.status = help_label("")
-        self.status.setObjectName("launcher-status")
-        self.status.hide()
-
-        self.bottom_row = QHBoxLayout()  # the entries' index: never shown
-        self.bottom_row.setSpacing(SPACING)
-        row = QHBoxLayout()
-        self.menu_button = QToolButton()
-        self.menu_button.setObjectName("launcher-menu")
-        self.menu_button.setText("☰ &Menu")
-        self.menu_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.menu_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.menu_button.setToolTip(
-            "Mode, skills, problems, installing, settings and quitting (Alt+M)"
-        )
+    def _make_menu_button(self, menu: QMenu | None) -> QToolButton:
+        """*Menu*: the tray's menu (mode, skills, problems, installing, settings, quit)."""
+        button = QToolButton()
+        button.setObjectName("launcher-menu")
+        button.setText("☰ &Menu")
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        button.setToolTip("Mode, skills, problems, installing, settings and quitting (Alt+M)")
         if menu is not None:
-            self.menu_button.setMenu(menu)
-        row.addWidget(self.menu_button)
-        row.addWidget(self.status, 1)
-        layout.addLayout(row)
-        self.resize(640, 520)
+            button.setMenu(menu)
+        return button
 
     def _dismiss(self) -> None:
         self._reason = False

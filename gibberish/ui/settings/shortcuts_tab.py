@@ -98,10 +98,24 @@ class ShortcutsBox(QGroupBox):
         pinned_label.setBuddy(self.search)
         column.addWidget(pinned_label)
         column.addWidget(self.search)
-        self.tool_list = QListWidget()
-        self.tool_list.setObjectName("settings-pinned-list")
-        self.tool_list.setAccessibleName("Tools; ticked ones are pinned")
-        self.tool_list.setMaximumHeight(150)
+        self.tool_list = self._tool_list(status, pinned, tools)
+        self.tool_list.itemChanged.connect(self._ticked)
+        self.search.textChanged.connect(self._filter)
+        column.addWidget(self.tool_list)
+        column.addWidget(help_label(TOOLS_HELP))
+        self.message = help_label("")
+        self.message.setObjectName("settings-shortcuts-message")
+        column.addWidget(self.message)
+
+    @staticmethod
+    def _tool_list(
+        status: ShortcutStatus, pinned: tuple[str, ...], tools: Sequence[tuple[str, str, str]]
+    ) -> QListWidget:
+        """Every tool by its title (with the key it got), ticked when pinned."""
+        tool_list = QListWidget()
+        tool_list.setObjectName("settings-pinned-list")
+        tool_list.setAccessibleName("Tools; ticked ones are pinned")
+        tool_list.setMaximumHeight(150)
         keys = {i.removeprefix("tool:"): k for i, k in status.triggers.items()}
         for ref, name, description in tools:
             title = name.replace("_", " ").capitalize()
@@ -111,14 +125,8 @@ class ShortcutsBox(QGroupBox):
             item.setToolTip(description)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if ref in pinned else Qt.CheckState.Unchecked)
-            self.tool_list.addItem(item)
-        self.tool_list.itemChanged.connect(self._ticked)
-        self.search.textChanged.connect(self._filter)
-        column.addWidget(self.tool_list)
-        column.addWidget(help_label(TOOLS_HELP))
-        self.message = help_label("")
-        self.message.setObjectName("settings-shortcuts-message")
-        column.addWidget(self.message)
+            tool_list.addItem(item)
+        return tool_list
 
     @staticmethod
     def _summary(status: ShortcutStatus) -> QLabel:
