@@ -1,12 +1,7 @@
 """The window that shows one run: status, exit code, duration, and the output as it arrives.
 
-Streaming is throttled so a tool that prints 100 MB cannot freeze the tray: output waits
-in the run's ``OutputTail`` (bounded, filled from the runner's thread) and this window
-drains it at most every ``FLUSH_MS`` milliseconds, appending at most ``TICK_LIMIT``
-characters per drain and keeping at most ``VIEW_LIMIT`` characters in the view (the
-oldest lines are cut away, a few at a time, as new ones arrive). Each drain costs a few
-milliseconds whatever the tool prints, so the GUI never stalls for long (see
-``benchmarks/streaming.py``). The full output stays in the run's log file, one click
+Output streams into a ``StreamedOutput`` (throttled and bounded, so a tool that prints
+100 MB cannot freeze the tray). The full output stays in the run's log file, one click
 away ("Show full output").
 
 When the run ends, the view shows the authoritative result: pretty-printed JSON when the
@@ -22,7 +17,6 @@ Cancel must not close the window.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -36,18 +30,10 @@ from PySide6.QtGui import (
     QKeySequence,
     QShortcut,
     QShowEvent,
-    QTextCursor,
 )
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QPlainTextEdit,
-    QPushButton,
-    QSizePolicy,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
-from gibberish.ui import accessibility, icons
+from gibberish.ui import icons
 from gibberish.ui.formatting import command_text as formatted_command
 from gibberish.ui.formatting import (
     first_line,
@@ -60,7 +46,8 @@ from gibberish.ui.formatting import (
     title_of_ref,
 )
 from gibberish.ui.placement import place
-from gibberish.ui.runs.bridge import VIEW_LIMIT, OutputTail, TextDecoder
+from gibberish.ui.runs.bridge import VIEW_LIMIT, OutputTail
+from gibberish.ui.runs.streamed_output import StreamedOutput
 from gibberish.ui.widgets import (
     MARGIN,
     SPACING,
@@ -70,7 +57,6 @@ from gibberish.ui.widgets import (
     heading_label,
     help_label,
     keyboard_buttons,
-    mono_font,
     set_status_pill,
     status_pill,
 )
@@ -80,42 +66,6 @@ if TYPE_CHECKING:
     from gibberish.skills.model import ToolDefinition
 
 __all__ = ["ResultWindow", "first_line", "summary_line"]
-
-FLUSH_MS = 30
-"""How often streamed output is moved into the view."""
-TICK_LIMIT = 8 * 1024
-"""At most this many characters are appended per flush (about 100 lines, more than anyone
-reads in ``FLUSH_MS``); older pending text is skipped. Laying out the appended text is
-the cost of a flush, so this bounds it."""
-LONG_LINE = 4096
-"""Lines longer than this are broken for display (one huge line is slow to lay out)."""
-KEEP = VIEW_LIMIT - TICK_LIMIT
-"""Characters kept when the view overflows (room for one more flush)."""
-_BREAKS = ("\r\n", "\r", "\u2029", "\ufdd0", "\ufdd1")
-"""What Qt makes a new block of, besides a line feed: shown the same as a line feed, so
-that the view's blocks are the text's lines and the oldest ones can be cut by count."""
-
-
-def _display_text(text: str) -> str:
-    """``text`` with every line break a line feed and no line longer than ``LONG_LINE``."""
-    for other in _BREAKS:
-        if other in text:
-            text = text.replace(other, "\n")
-    lines = text.split("\n")
-    if max(map(len, lines)) <= LONG_LINE:
-        return text
-    out = []
-    for line in lines:
-        while len(line) > LONG_LINE:
-            out.append(line[:LONG_LINE])
-            line = line[LONG_LINE:]
-        out.append(line)
-    return "\n".join(out)
-
-
-def _utf16_length(text: str) -> int:
-    """Positions in a Qt document count UTF-16 units: two for a character past U+FFFF."""
-    return len(text.encode("utf-16-le")) // 2
 
 
 def _button(text: str, name: str, tip: str, clicked: Callable[[], object]) -> QPushButton:
@@ -156,24 +106,21 @@ class ResultWindow(QWidget):
             QUrl.fromLocalFile(str(p))
         )
         self._cancel: Callable[[], None] | None = None
-        self._tail: OutputTail | None = None
-        self._decoder = TextDecoder()
-        self._view_chars = 0
-        self._shown = ""
-        self._skipped = 0
-        self._trimmed = 0
         self._log_path: Path | None = None
         self._placed = False
         self._clock = QElapsedTimer()
-        self._started_wall = time.monotonic()
         self._cwd = cwd
-        self._start_timers()
+        self._clock_timer = QTimer(self)
+        self._clock_timer.setInterval(250)
+        self._clock_timer.timeout.connect(self._update_facts)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
         layout.setSpacing(SPACING)
         self._add_heading(layout, title, description)
         self._add_banners(layout)
-        self._add_output(layout)
+        self.output = StreamedOutput()
+        self.view = self.output.view
+        layout.addWidget(self.view, 1)
         layout.addLayout(self._buttons())
         self.keys = help_label("Esc back · Ctrl+. stop · Ctrl+R run again · Ctrl+W own window")
         self.keys.setObjectName("result-keys")
@@ -187,16 +134,6 @@ class ResultWindow(QWidget):
         self.view.installEventFilter(self)
         keyboard_buttons(self)
         self.resize(720, 460)
-
-    def _start_timers(self) -> None:
-        """The output is flushed to the view in batches; the elapsed time ticks."""
-        self._flush_timer = QTimer(self)
-        self._flush_timer.setSingleShot(True)
-        self._flush_timer.setInterval(FLUSH_MS)
-        self._flush_timer.timeout.connect(self.flush)
-        self._clock_timer = QTimer(self)
-        self._clock_timer.setInterval(250)
-        self._clock_timer.timeout.connect(self._tick)
 
     def _add_heading(self, layout: QVBoxLayout, title: str, description: str) -> None:
         """The tool's title with the status pill, its description, the command, the facts."""
@@ -245,22 +182,6 @@ class ResultWindow(QWidget):
         self._notice_row = notice_row
         notice_row.hide()
         layout.addWidget(notice_row)
-
-    def _add_output(self, layout: QVBoxLayout) -> None:
-        """The output view, following the end until the person scrolls up."""
-        self.view = QPlainTextEdit()
-        self.view.setObjectName("result-output")
-        accessibility.name(self.view, "Output")
-        self.view.setReadOnly(True)
-        self.view.setFont(mono_font())
-        self.view.setUndoRedoEnabled(False)
-        self.view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
-        self.view.setPlaceholderText("No output yet.")
-        self.view.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self._follow = True
-        self.view.verticalScrollBar().rangeChanged.connect(self._range_changed)
-        self.view.verticalScrollBar().valueChanged.connect(self._scrolled)
-        layout.addWidget(self.view, 1)
 
     def _buttons(self) -> QHBoxLayout:
         """Copy, Show full output (once there is a log), Cancel run (while running), Close."""
@@ -356,7 +277,7 @@ class ResultWindow(QWidget):
     # ------------------------------------------------------------------ running
     def set_running(self, tail: OutputTail, cancel: Callable[[], None] | None) -> None:
         """Start showing a live run whose output arrives in ``tail``."""
-        self._tail = tail
+        self.output.tail = tail
         self._cancel = cancel
         self._set_status("running")
         self.cancel_button.setVisible(cancel is not None)
@@ -368,84 +289,17 @@ class ResultWindow(QWidget):
             self.output_arrived()
 
     def output_arrived(self) -> None:
-        """New output is waiting; drain it within ``FLUSH_MS`` (coalesces bursts)."""
-        if not self._flush_timer.isActive():
-            self._flush_timer.start()
+        """New output is waiting; it reaches the view within ``FLUSH_MS``."""
+        self.output.arrived()
 
     def flush(self) -> None:
-        """Move pending output into the view: a bounded tail, then trim the view to its limit."""
-        if self._tail is None:
-            return
-        data, dropped = self._tail.take()
-        if not data and not dropped:
-            return
-        gap = dropped > 0
-        if len(data) > TICK_LIMIT:
-            dropped += len(data) - TICK_LIMIT
-            data = data[-TICK_LIMIT:]
-            gap = True
-        self._skipped += dropped
-        text = self._decoder.decode(data, after_gap=gap)
-        if gap:
-            lead = "\n" if self._view_chars else ""
-            text = f"{lead}… [{human_bytes(dropped)} of output skipped to keep up] …\n" + text
-        self._append(_display_text(text))
+        """Move pending output into the view now."""
+        self.output.flush()
 
-    def _append(self, text: str) -> None:
-        """Append to the view, keeping it under ``VIEW_LIMIT`` characters.
-
-        The view's text is mirrored in ``_shown``: new text is inserted at the end, and
-        when the view would overflow, whole lines are cut from the top (counted in the
-        mirror: one block per line) down to ``KEEP`` characters. Both are one edit, and
-        each costs in proportion to the text added or cut (at most a flush's worth or
-        so), never to the whole view: replacing the whole text stalled the GUI ~30 ms.
-        """
-        if not text:
-            return
-        follow = self._follow
-        document = self.view.document()
-        cursor = QTextCursor(document)
-        cursor.beginEditBlock()
-        cursor.movePosition(QTextCursor.MoveOperation.End)
-        cursor.insertText(text)
-        self._shown += text
-        if len(self._shown) > VIEW_LIMIT:
-            cut = self._shown.find("\n", len(self._shown) - KEEP) + 1
-            if cut <= 0:  # no line end to cut at (the last line is still being printed)
-                cut = len(self._shown) - KEEP
-            cursor.movePosition(QTextCursor.MoveOperation.Start)
-            lines = self._shown.count("\n", 0, cut)
-            cursor.movePosition(
-                QTextCursor.MoveOperation.NextBlock, QTextCursor.MoveMode.KeepAnchor, lines
-            )
-            if cut > 0 and self._shown[cut - 1] != "\n":
-                cursor.movePosition(
-                    QTextCursor.MoveOperation.Right,
-                    QTextCursor.MoveMode.KeepAnchor,
-                    _utf16_length(self._shown[self._shown.rfind("\n", 0, cut) + 1 : cut]),
-                )
-            cursor.removeSelectedText()
-            self._trimmed += cut
-            self._shown = self._shown[cut:]
-        cursor.endEditBlock()
-        self._view_chars = len(self._shown)
-        self._follow = follow  # our own edits move the scroll bar; they are not the user's
-        if follow:
-            self._scroll_to_end()
-
-    def _scroll_to_end(self) -> None:
-        bar = self.view.verticalScrollBar()
-        bar.setValue(bar.maximum())
-
-    # "Follow the tail", as terminals do: while the view is scrolled to the end it stays
-    # there as text arrives or the window is resized; scrolling up stops following,
-    # scrolling back to the end resumes.
-    def _range_changed(self, _minimum: int, maximum: int) -> None:
-        if self._follow:
-            self.view.verticalScrollBar().setValue(maximum)
-
-    def _scrolled(self, value: int) -> None:
-        self._follow = value >= self.view.verticalScrollBar().maximum() - 4
+    @property
+    def _shown(self) -> str:
+        """The text the view shows, as the window knows it."""
+        return self.output.shown
 
     def request_cancel(self) -> None:
         if self._cancel is not None and self.status == "running":
@@ -491,16 +345,13 @@ class ResultWindow(QWidget):
         self._focus_off_cancel()
         self.cancel_button.hide()
 
-    def _tick(self) -> None:
-        self._update_facts()
-
     # ------------------------------------------------------------------ finished
     def finish(self, result: RunResult) -> None:
         """Show the final envelope (called on the GUI thread, after the last output)."""
         self.flush()
         self.result = result
         self._clock_timer.stop()
-        self._flush_timer.stop()
+        self.output.stop()
         envelope = result.envelope
         self._log_path = result.log_path
         self._set_status(result.status.value)
@@ -510,18 +361,19 @@ class ResultWindow(QWidget):
         if not envelope.success and envelope.error:
             self._error.setText(envelope.error)
             self._error.show()
-        streamed = self._tail.total if self._tail is not None else 0
+        output = self.output
+        streamed = output.streamed
         if envelope.has_parsed:
-            self._set_text(json.dumps(envelope.parsed, indent=2, ensure_ascii=False))
-        elif not envelope.truncated or streamed == 0 or self._view_chars == 0:
-            self._set_text(envelope.output)
+            output.show_text(json.dumps(envelope.parsed, indent=2, ensure_ascii=False))
+        elif not envelope.truncated or streamed == 0 or not output.shown:
+            output.show_text(envelope.output)
         # The view misses part of the output when the envelope's head+tail is shown, or
         # when streaming skipped or trimmed text to stay responsive.
         incomplete = envelope.truncated and (
-            streamed == 0 or self._skipped > 0 or self._trimmed > 0 or self._view_chars == 0
+            streamed == 0 or output.skipped > 0 or output.trimmed > 0 or not output.shown
         )
         if incomplete:
-            if streamed > self._view_chars:
+            if streamed > len(output.shown):
                 notice = (
                     f"Output truncated: the tool printed {human_bytes(streamed)}; "
                     f"this window keeps the last {human_bytes(VIEW_LIMIT)}."
@@ -547,14 +399,6 @@ class ResultWindow(QWidget):
 
     def _has_log(self) -> bool:
         return self._log_path is not None and self._log_path.is_file()
-
-    def _set_text(self, text: str) -> None:
-        """Show a finished result from its start (JSON, or the exact output)."""
-        self.view.setPlainText(text)
-        self._shown = text
-        self._view_chars = len(text)
-        self._follow = False
-        self.view.verticalScrollBar().setValue(0)
 
     def _set_status(self, status: str) -> None:
         self.status = status

@@ -1,0 +1,267 @@
+"""The list under the command bar's input: the matching tools, two lines each, no focus.
+
+The rows (``ResultRows``), how each is painted (``ResultDelegate``) and the list that
+holds them (``ResultsList``) live apart from the bar so the bar only decides *which*
+tools to list; painting at every keystroke stays cheap here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QPoint,
+    QSize,
+    Qt,
+)
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette, QPixmap, QStaticText, QTransform
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QListView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
+
+from gibberish.ui import accessibility
+from gibberish.ui.command_bar.ranking import MAX_RESULTS, Row, same_tools
+from gibberish.ui.formatting import human_title, plain_text, plain_tooltip
+from gibberish.ui.skill_icons import skill_icon
+
+if TYPE_CHECKING:
+    from gibberish.engine.core import ToolRef
+    from gibberish.engine.run_history import PastRun
+
+__all__ = ["DESCRIPTION_ROLE", "REF_ROLE", "ResultDelegate", "ResultRows", "ResultsList"]
+
+REF_ROLE = Qt.ItemDataRole.UserRole
+DESCRIPTION_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class ResultRows(QAbstractListModel):
+    """The tools listed under the input: at most ``MAX_RESULTS`` rows, replaced as a whole
+    when the text changes (one model reset; the view paints only these rows)."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.tools: list[ToolRef] = []
+        self.rows: list[Row | None] = []
+
+    def show(self, tools: Sequence[ToolRef], rows: Sequence[Row | None] = ()) -> bool:
+        """List ``tools``; False when they are the ones listed already (nothing to redo)."""
+        rows = list(rows) or [None] * len(tools)
+        if same_tools(tools, self.tools) and not any(rows) and not any(self.rows):
+            return False
+        self.beginResetModel()
+        self.tools = list(tools)
+        self.rows = rows
+        self.endResetModel()
+        return True
+
+    def row_of(self, row: int) -> Row | None:
+        return self.rows[row] if 0 <= row < len(self.rows) else None
+
+    def past_run(self, row: int) -> PastRun | None:
+        extra = self.row_of(row)
+        return extra.past if extra is not None else None
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.tools)
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> object:
+        row = index.row()
+        if not index.isValid() or not 0 <= row < len(self.tools):
+            return None
+        ref = self.tools[row]
+        extra = self.row_of(row)
+        if role == Qt.ItemDataRole.DisplayRole:
+            title = human_title(ref.tool.name)
+            return f"{title} · {extra.tag}" if extra is not None and extra.tag else title
+        if role == REF_ROLE:
+            return ref.ref
+        if role == DESCRIPTION_ROLE:
+            return _subtitle(ref, extra)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return plain_tooltip(plain_text(ref.tool.description))
+        return None
+
+
+def _subtitle(ref: ToolRef, extra: Row | None) -> str:
+    if extra is not None and extra.subtitle:
+        return extra.subtitle
+    return plain_text(ref.tool.description)
+
+
+class ResultDelegate(QStyledItemDelegate):
+    """Two lines per result: ``tool`` + skill in bold, the description muted below.
+
+    Each row's two lines are laid out once (``QStaticText``, elided to the row's width)
+    and kept, by tool and width, for as long as the font stays: typing repaints every
+    row at every letter, and laying text out again (or even asking the model for it)
+    was most of a keystroke's cost.
+    """
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._laid_out: dict[tuple[str, str, int], tuple[QStaticText, QStaticText]] = {}
+        self._icons: dict[tuple[str, str, int], QPixmap] = {}
+        self._font_key = ""
+        self._bold = QFont()
+        self._line_spacing = 0
+
+    def sizeHint(
+        self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+    ) -> QSize:
+        metrics = QFontMetrics(option.font)
+        return QSize(option.rect.width(), metrics.lineSpacing() * 2 + 12)
+
+    def _icon(self, ref: ToolRef, side: int) -> QPixmap:
+        """The skill's icon at ``side`` pixels, scaled once and kept (a repaint at every
+        letter only draws it)."""
+        key = (ref.skill.name, str(ref.skill.directory), side)
+        found = self._icons.get(key)
+        if found is None:
+            if len(self._icons) > 4 * MAX_RESULTS * 40:
+                self._icons.clear()
+            found = skill_icon(ref.skill.name, ref.skill.directory).pixmap(side, side)
+            self._icons[key] = found
+        return found
+
+    def _lines(
+        self, ref: ToolRef, extra: Row | None, width: int, font: QFont
+    ) -> tuple[QStaticText, QStaticText]:
+        key = font.key()
+        if key != self._font_key:
+            self._font_key = key
+            self._bold = QFont(font)
+            self._bold.setBold(True)
+            self._line_spacing = QFontMetrics(font).lineSpacing()
+            self._laid_out.clear()
+        subtitle = _subtitle(ref, extra)
+        line_key = (ref.ref, subtitle, width)
+        found = self._laid_out.get(line_key)
+        if found is None:
+            if len(self._laid_out) >= 40 * MAX_RESULTS:
+                self._laid_out.clear()
+            title = human_title(ref.tool.name)
+            found = (_laid_out(title, width, self._bold), _laid_out(subtitle, width, font))
+            self._laid_out[line_key] = found
+        return found
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        model = index.model()
+        if not isinstance(model, ResultRows):
+            return
+        tools = model.tools
+        row = index.row()
+        if not 0 <= row < len(tools):
+            return
+        extra = model.row_of(row)
+        painter.save()
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        palette = option.palette
+        if selected:
+            painter.fillRect(option.rect, palette.color(QPalette.ColorRole.Highlight))
+        else:
+            QApplication.style().drawPrimitive(
+                QStyle.PrimitiveElement.PE_PanelItemViewItem, option, painter
+            )
+        text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        rect = option.rect.adjusted(10, 5, -10, -5)
+        ref = tools[row]
+        side = self._line_spacing * 2 - 4 if self._line_spacing else 28
+        painter.drawPixmap(rect.left(), rect.top() + 1, self._icon(ref, side))
+        rect = rect.adjusted(side + 10, 0, 0, 0)
+        tag = extra.tag if extra is not None else ""
+        tag_width = QFontMetrics(option.font).horizontalAdvance(tag) + 12 if tag else 0
+        title, description = self._lines(tools[row], extra, rect.width() - tag_width, option.font)
+        painter.setFont(self._bold)
+        painter.setPen(palette.color(text_role))
+        painter.drawStaticText(rect.topLeft(), title)
+        if tag:
+            painter.setFont(option.font)
+            painter.setPen(
+                palette.color(text_role if selected else QPalette.ColorRole.PlaceholderText)
+            )
+            painter.drawText(
+                rect.adjusted(0, 0, 0, -self._line_spacing),
+                int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop),
+                tag,
+            )
+        painter.setFont(option.font)
+        painter.setPen(palette.color(text_role if selected else QPalette.ColorRole.PlaceholderText))
+        painter.drawStaticText(QPoint(rect.left(), rect.top() + self._line_spacing), description)
+        painter.restore()
+
+
+def _laid_out(text: str, width: int, font: QFont) -> QStaticText:
+    elided = QFontMetrics(font).elidedText(text, Qt.TextElideMode.ElideRight, width)
+    line = QStaticText(elided)
+    line.setTextFormat(Qt.TextFormat.PlainText)
+    line.prepare(QTransform(), font)
+    return line
+
+
+class ResultsList(QListView):
+    """The matching tools: at most ``MAX_RESULTS`` rows, no scroll bars, no focus of its
+    own (the keys stay in the input), as tall as its rows."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.rows = ResultRows(self)
+        self._row_height = 0
+        self.setObjectName("command-results")
+        self.setModel(self.rows)
+        self.setItemDelegate(ResultDelegate(self))
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setUniformItemSizes(True)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        accessibility.name(self, "Matching tools")
+        self.selectionModel().currentRowChanged.connect(self._announce)
+
+    def fill(self, tools: Sequence[ToolRef], rows: Sequence[Row | None] = ()) -> None:
+        """List ``tools``; a new list starts with its first row chosen."""
+        if self.rows.show(tools, rows) and tools:
+            self.setCurrentIndex(self.rows.index(0, 0))
+
+    def move_by(self, step: int) -> None:
+        """Choose the row ``step`` rows down (up when negative), stopping at either end."""
+        count = len(self.rows.tools)
+        if count:
+            row = min(max(self.currentIndex().row() + step, 0), count - 1)
+            self.setCurrentIndex(self.rows.index(row, 0))
+
+    def current_ref(self) -> str | None:
+        """The ``skill.tool`` ref of the chosen row."""
+        row = self.currentIndex().row()
+        tools = self.rows.tools
+        return tools[row].ref if 0 <= row < len(tools) else None
+
+    def fit(self, rows: int) -> bool:
+        """Show ``rows`` rows (none hides the list); True when its size changed."""
+        if rows and not self._row_height:
+            self._row_height = self.sizeHintForRow(0)
+        height = rows * self._row_height + (4 if rows else 0)
+        changed = height != self.height() or self.isHidden() == (rows > 0)
+        self.setFixedHeight(height)
+        self.setVisible(rows > 0)
+        return changed
+
+    def _announce(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        accessibility.announce(self, current)
