@@ -317,6 +317,28 @@ class Controller(QObject):
     def trust_project(self, project: Path, names: list[str]) -> None:
         self.installing.trust_project(project, names)
 
+    @guard
+    def turn_off(self, name: str) -> None:
+        """*Turn off* in a skill's submenu: as ``gibberish disable`` (``skill_switch``)."""
+        self._switch(name, False)
+
+    @guard
+    def turn_on(self, name: str) -> None:
+        """*Turn on* under *Skills turned off*: as ``gibberish enable``; the copy to the
+        agents is offered as after an install."""
+        if self._switch(name, True):
+            self.installing.offer_sync([name])
+
+    def _switch(self, name: str, on: bool) -> bool:
+        """Turn ``name`` on or off, reload at once so every view agrees, say what happened."""
+        from gibberish.ui.skill_switch import switch_skill
+
+        notice = switch_skill(self.engine, name, on)
+        self.reload()
+        self._library_changed()
+        self.notify(notice)
+        return not notice.failed
+
     def _library_changed(self) -> None:
         """The skills on offer changed (a project trusted): the menus are made again."""
         self.menus.forget()
