@@ -12,14 +12,16 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gibberish.export import agents
 from gibberish.export.ownership import OwnershipRecord
-from gibberish.export.sync_all import SyncPlan, apply_sync
-from gibberish.export.unsync import plan_unsync
 from gibberish.install.enabled import set_enabled
 from gibberish.install.project import user_lock_path, write_lock
 from gibberish.install.transaction import Installer
+
+if TYPE_CHECKING:
+    from gibberish.export.sync_all import SyncPlan
 
 
 def synced_to(names: Sequence[str], project: Path | None) -> dict[str, list[dict[str, str]]]:
@@ -65,12 +67,16 @@ def turn(installer: Installer, name: str, on: bool) -> bool:
 
 def unsync_plan(name: str, project: Path | None) -> SyncPlan:
     """The removal of the copies of ``name`` that sync made (nothing written yet)."""
+    from gibberish.export.unsync import plan_unsync  # not needed by an install's lock
+
     return plan_unsync([name], home=Path(os.path.expanduser("~")), project=project)
 
 
 def turn_off(installer: Installer, name: str) -> tuple[bool, SyncPlan, list[str]]:
     """Turn ``name`` off and remove the synced copies of it: whether it changed, what
     was removed, and the removals that failed."""
+    from gibberish.export.sync_all import apply_sync
+
     changed = turn(installer, name, False)
     plan = unsync_plan(name, installer.target.project)
     return changed, plan, apply_sync(plan)

@@ -56,8 +56,7 @@ log = logging.getLogger("gibberish.ui")
 class Controller(QObject):
     """Glue between the session and the widgets; implements ``menu.MenuActions``."""
 
-    notified = Signal(str, str, bool)  # title, body, failed
-    """Every message shown in the tray (or the launcher's status line)."""
+    notified = Signal(str, str, bool)  # title, body, failed: every message the person sees
 
     def __init__(
         self,
@@ -111,8 +110,7 @@ class Controller(QObject):
         self.surface.install_requested.connect(self.install_skill)
         self.mcp_approvals = McpApprovals(lambda: self.engine, self.seams.approval_prompter(), self)
 
-    # ================================================================== the parts
-    # Each part is given the callables and signals it needs, never the controller.
+    # ======================= the parts: given the callables and signals they need, not us
     def _make_reloading(self) -> Reloading:
         reloading = Reloading(
             lambda: self.engine,
@@ -243,8 +241,7 @@ class Controller(QObject):
 
     @guard
     def update_menu(self) -> None:
-        """The tray menu after a change (load, reload, mode): a diff now, so an open or
-        exported menu is current; many new entries are made on idle turns."""
+        """The menu after a change (load, reload, mode): a diff now; new entries on idle."""
         self.menu_view.update(self.menus.items(), budget_s=UPDATE_BUDGET_S)
 
     def refresh_views(self) -> None:
@@ -317,27 +314,8 @@ class Controller(QObject):
     def trust_project(self, project: Path, names: list[str]) -> None:
         self.installing.trust_project(project, names)
 
-    @guard
-    def turn_off(self, name: str) -> None:
-        """*Turn off* in a skill's submenu: as ``gibberish disable`` (``skill_switch``)."""
-        self._switch(name, False)
-
-    @guard
-    def turn_on(self, name: str) -> None:
-        """*Turn on* under *Skills turned off*: as ``gibberish enable``; the copy to the
-        agents is offered as after an install."""
-        if self._switch(name, True):
-            self.installing.offer_sync([name])
-
-    def _switch(self, name: str, on: bool) -> bool:
-        """Turn ``name`` on or off, reload at once so every view agrees, say what happened."""
-        from gibberish.ui.skill_switch import switch_skill
-
-        notice = switch_skill(self.engine, name, on)
-        self.reload()
-        self._library_changed()
-        self.notify(notice)
-        return not notice.failed
+    def switch_skill(self, name: str, on: bool) -> None:
+        self.installing.switch_skill(name, on)
 
     def _library_changed(self) -> None:
         """The skills on offer changed (a project trusted): the menus are made again."""

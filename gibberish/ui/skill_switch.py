@@ -51,4 +51,3 @@ def switch_skill(engine: Engine, name: str, on: bool) -> Notice:
     if errors:
         return Notice(f"{title} is off", body + " Could not remove: " + "; ".join(errors), True)
     return Notice(f"{title} is off", body + " Turn it on again under Skills turned off.")
-

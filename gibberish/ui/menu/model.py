@@ -155,8 +155,7 @@ class MenuActions(Protocol):
     def open_approvals(self) -> None: ...
     def open_settings(self) -> None: ...
     def trust_project(self, project: Path, names: list[str]) -> None: ...
-    def turn_off(self, name: str) -> None: ...
-    def turn_on(self, name: str) -> None: ...
+    def switch_skill(self, name: str, on: bool) -> None: ...
     def quit(self) -> None: ...
 
 
@@ -237,7 +236,7 @@ def skill_items(skill: MenuSkill, actions: MenuActions) -> list[MenuItem]:
             f"turn-off:{skill.name}",
             "Turn off",
             tooltip="Take it out of the menu and of what the model sees; its files are kept",
-            trigger=partial(actions.turn_off, skill.name),
+            trigger=partial(actions.switch_skill, skill.name, False),
         )
     )
     return items
@@ -252,7 +251,7 @@ def turned_off_items(names: Sequence[str], actions: MenuActions) -> list[MenuIte
             f"turn-on:{name}",
             elide(f"Turn on {name}"),
             tooltip="Put it back in the menu and in what the model sees",
-            trigger=partial(actions.turn_on, name),
+            trigger=partial(actions.switch_skill, name, True),
         )
         for name in names
     ]
