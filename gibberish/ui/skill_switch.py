@@ -34,16 +34,18 @@ def switch_skill(engine: Engine, name: str, on: bool) -> Notice:
     title = f"“{human_title(name)}”"
     try:
         installer = installer_for(engine)
-        if not on:
-            changed, plan, errors = turn_off(installer, name)
-        else:
-            changed, errors = turn(installer, name, True), []
+        if on:
+            changed = turn(installer, name, True)
+            if not changed:
+                return Notice(f"{title} was already on", "Nothing changed.")
+            return Notice(f"{title} is on again", "It is back in the menu.")
+        changed, plan, errors = turn_off(installer, name)
     except (InstallError, OSError) as exc:
-        return Notice(f"Could not turn {title} {'on' if on else 'off'}", str(exc), failed=True)
+        return Notice(
+            f"Could not turn {title} {'on' if on else 'off'}", _why(engine, name, exc), True
+        )
     if not changed:
-        return Notice(f"{title} was already {'on' if on else 'off'}", "Nothing changed.")
-    if on:
-        return Notice(f"{title} is on again", "It is back in the menu.")
+        return Notice(f"{title} was already off", "Nothing changed.")
     removed = sum(1 for f in plan.folders for s in f.steps if s.action is Action.REMOVE)
     body = "It is gone from the menu and from what the model sees; its files are kept."
     if removed:
@@ -51,3 +53,14 @@ def switch_skill(engine: Engine, name: str, on: bool) -> Notice:
     if errors:
         return Notice(f"{title} is off", body + " Could not remove: " + "; ".join(errors), True)
     return Notice(f"{title} is off", body + " Turn it on again under Skills turned off.")
+
+
+def _why(engine: Engine, name: str, exc: Exception) -> str:
+    """Why it failed, in the tray's words: a skill from elsewhere is named by its folder."""
+    skill = engine.library.get(name)
+    if skill is not None and skill.directory.parent != InstallTarget.user().skills_dir:
+        return (
+            "Only skills in your own skills folder can be turned off here; this one comes "
+            f"from {skill.directory.parent}."
+        )
+    return str(exc)

@@ -140,7 +140,10 @@ def test_a_skill_outside_the_own_folder_cannot_be_turned_off(qtbot, tmp_path) ->
     ctl.notified.connect(lambda title, body, failed: seen.append((title, body, failed)))
     try:
         trigger(submenu(top(ctl), "skill:hello"), "turn-off:hello")
-        assert seen[-1][0] == "Could not turn “Hello” off" and seen[-1][2]
+        title, body, failed = seen[-1]
+        assert title == "Could not turn “Hello” off" and failed
+        assert body.startswith("Only skills in your own skills folder can be turned off")
+        assert str(project) in body
         assert "hello" in library(ctl)
         assert not (project / DISABLED_FILE).exists()
     finally:
