@@ -14,8 +14,8 @@ import click
 
 from gibberish.cli.common import CliState, fail, pass_state
 from gibberish.cli.sync_offer import offer_sync, remove_synced
+from gibberish.export.switch import turn
 from gibberish.install.discover import InstallError
-from gibberish.install.enabled import set_enabled
 from gibberish.install.installer import installer_for
 from gibberish.install.transaction import Installer
 
@@ -31,11 +31,7 @@ def _project_option(func):  # type: ignore[no-untyped-def]
 def _switch(state: CliState, name: str, project: Path | None, on: bool) -> Installer:
     try:
         installer = installer_for(state.engine(), project)
-        changed = set_enabled(installer, name, on)
-        if name in installer.state.skills:
-            from gibberish.cli.restore import save_lock
-
-            save_lock(installer)
+        changed = turn(installer, name, on)
     except (InstallError, OSError) as exc:
         fail(str(exc), 1)
     word = "on" if on else "off"

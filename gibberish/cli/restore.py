@@ -10,7 +10,6 @@ every skill, where it was synced, and how.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,39 +18,10 @@ import click
 
 from gibberish.cli.common import CliState, printable
 from gibberish.export import agents
-from gibberish.export.ownership import OwnershipRecord
-from gibberish.install.project import user_lock_path, write_lock
+from gibberish.export.switch import save_lock, synced_to
 from gibberish.install.transaction import Installer
 
-
-def synced_to(names: Sequence[str], project: Path | None) -> dict[str, list[dict[str, str]]]:
-    """For each of ``names``: the agents holding a copy or link gibberish made of it."""
-    out: dict[str, list[dict[str, str]]] = {}
-    seen: set[Path] = set()
-    home = Path(os.path.expanduser("~"))  # as the sync's (cli/sync_offer.py), not imported here
-    for target in agents.TARGETS:
-        folder = target.skills_dir(home, project)
-        if folder is None or folder in seen:
-            continue
-        seen.add(folder)
-        record = OwnershipRecord.load("skills", folder)
-        for name in names:
-            if name in record.links:
-                out.setdefault(name, []).append({"target": target.name, "how": "link"})
-            elif name in record.dirs:
-                out.setdefault(name, []).append({"target": target.name, "how": "copy"})
-    return out
-
-
-def save_lock(installer: Installer) -> None:
-    """Write the target's lock: the project's gibberish.lock, or the person's skills.lock."""
-    target = installer.target
-    synced = synced_to(sorted(installer.state.skills), target.project)
-    if target.project is not None:
-        write_lock(target.project, installer.state, target.skills_dir, synced=synced)
-    else:
-        lock = user_lock_path()
-        write_lock(lock.parent, installer.state, target.skills_dir, synced=synced, path=lock)
+__all__ = ["save_lock", "sync_as_locked", "synced_to"]
 
 
 def sync_as_locked(

@@ -56,8 +56,7 @@ log = logging.getLogger("gibberish.ui")
 class Controller(QObject):
     """Glue between the session and the widgets; implements ``menu.MenuActions``."""
 
-    notified = Signal(str, str, bool)  # title, body, failed
-    """Every message shown in the tray (or the launcher's status line)."""
+    notified = Signal(str, str, bool)  # title, body, failed: every message the person sees
 
     def __init__(
         self,
@@ -111,8 +110,7 @@ class Controller(QObject):
         self.surface.install_requested.connect(self.install_skill)
         self.mcp_approvals = McpApprovals(lambda: self.engine, self.seams.approval_prompter(), self)
 
-    # ================================================================== the parts
-    # Each part is given the callables and signals it needs, never the controller.
+    # ======================= the parts: given the callables and signals they need, not us
     def _make_reloading(self) -> Reloading:
         reloading = Reloading(
             lambda: self.engine,
@@ -243,8 +241,7 @@ class Controller(QObject):
 
     @guard
     def update_menu(self) -> None:
-        """The tray menu after a change (load, reload, mode): a diff now, so an open or
-        exported menu is current; many new entries are made on idle turns."""
+        """The menu after a change (load, reload, mode): a diff now; new entries on idle."""
         self.menu_view.update(self.menus.items(), budget_s=UPDATE_BUDGET_S)
 
     def refresh_views(self) -> None:
@@ -316,6 +313,9 @@ class Controller(QObject):
 
     def trust_project(self, project: Path, names: list[str]) -> None:
         self.installing.trust_project(project, names)
+
+    def switch_skill(self, name: str, on: bool) -> None:
+        self.installing.switch_skill(name, on)
 
     def _library_changed(self) -> None:
         """The skills on offer changed (a project trusted): the menus are made again."""

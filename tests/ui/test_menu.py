@@ -73,6 +73,8 @@ def test_skill_submenu_is_lazy_and_lists_tools_with_tooltips(controller: Control
     assert [a.objectName() for a in sub.actions()] == [
         "tool:hello.say_hello",
         "tool:hello.echo_text",
+        "turn-off-separator:hello",
+        "turn-off:hello",
     ]
 
     menu = open_menu(controller)
@@ -82,7 +84,12 @@ def test_skill_submenu_is_lazy_and_lists_tools_with_tooltips(controller: Control
     sub = menu.findChild(QMenu, "skill:hello")
     open_submenu(menu, "skill:hello")
     tools = [a.objectName() for a in sub.actions()]
-    assert tools == ["tool:hello.say_hello", "tool:hello.echo_text"]
+    assert tools == [
+        "tool:hello.say_hello",
+        "tool:hello.echo_text",
+        "turn-off-separator:hello",
+        "turn-off:hello",
+    ]
     assert (
         action(menu, "tool:hello.echo_text").toolTip()
         == "Print the text you give it.\nhello.echo_text"
@@ -93,7 +100,7 @@ def test_skill_submenu_is_lazy_and_lists_tools_with_tooltips(controller: Control
 def test_lazy_submenus_fill_on_idle_for_exported_menus(qtbot, controller: Controller) -> None:
     menu = open_menu(controller)
     sub = menu.findChild(QMenu, "skill:kinds")
-    qtbot.waitUntil(lambda: len(sub.actions()) == 1)
+    qtbot.waitUntil(lambda: len(sub.actions()) == 3)  # the tool, a line, *Turn off*
 
 
 def test_triggering_a_tool_runs_it_and_shows_the_output(

@@ -57,7 +57,11 @@ def test_a_skill_submenu_is_empty_until_it_is_about_to_show(controller: Controll
     sub = menu.findChild(QMenu, "skill:kinds")
     assert sub.actions() == []
     sub.aboutToShow.emit()
-    assert [a.objectName() for a in sub.actions()] == ["tool:kinds.all_types"]
+    assert [a.objectName() for a in sub.actions()] == [
+        "tool:kinds.all_types",
+        "turn-off-separator:kinds",
+        "turn-off:kinds",
+    ]
     filled = sub.actions()
     sub.aboutToShow.emit()  # a second show fills nothing again
     assert sub.actions() == filled and sub.actions()[0] is filled[0]

@@ -1,6 +1,6 @@
 """Adding skills from the tray: *Install skill…* (or something dropped on the launcher),
-*Open skills folder*, and *Trust project “X”…* (a project's skills becoming the person's
-own).
+*Open skills folder*, *Trust project “X”…* (a project's skills becoming the person's
+own), and *Turn off* / *Turn on* (a skill kept but left out).
 
 The installer (network and git code) is imported only when asked for.
 """
@@ -71,6 +71,20 @@ class Installing(QObject):
         offer = offer_for(self._engine().settings, names)
         if offer.targets:
             self._dialogs.open_sync_offer(offer)
+
+    @guard
+    def switch_skill(self, name: str, on: bool) -> None:
+        """*Turn off* / *Turn on* from the menu, as ``gibberish disable/enable``
+        (``skill_switch``): reloaded at once so every view agrees, then said; a skill
+        turned on is offered to the agents again as after an install."""
+        from gibberish.ui.skill_switch import switch_skill
+
+        notice = switch_skill(self._engine(), name, on)
+        self._reload()
+        self._library_changed()
+        self._notify(notice)
+        if on and not notice.failed:
+            self.offer_sync([name])
 
     @guard
     def open_skills_folder(self) -> None:

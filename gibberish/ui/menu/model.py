@@ -14,6 +14,8 @@ tests (and people writing desktop automation) can rely on:
 ``tool:SKILL.TOOL``           launches a tool
 ``problems`` / ``problem:NAME``  skills that failed to load
 ``recent`` / ``recent:N``     recent runs (0 = newest)
+``turn-off:NAME``             *Turn off* at the end of a skill's submenu
+``turned-off`` / ``turn-on:NAME``  skills turned off, each with *Turn on* (when any is off)
 ``open-skills-folder`` ``reload-skills`` ``install-skill`` ``approvals`` ``settings`` ``quit``
 ``export-plugin``             *Export as a plugin…* (after ``install-skill``)
 ============================  =============================================
@@ -153,6 +155,7 @@ class MenuActions(Protocol):
     def open_approvals(self) -> None: ...
     def open_settings(self) -> None: ...
     def trust_project(self, project: Path, names: list[str]) -> None: ...
+    def switch_skill(self, name: str, on: bool) -> None: ...
     def quit(self) -> None: ...
 
 
@@ -218,7 +221,7 @@ def skill_items(skill: MenuSkill, actions: MenuActions) -> list[MenuItem]:
     from gibberish.skills.model import tool_ref  # loaded by then: the skill is one
 
     refs = [(tool, tool_ref(skill.name, tool.name)) for tool in skill.tools]
-    return [
+    items = [
         MenuItem(
             f"tool:{ref}",
             human_title(tool.name),
@@ -226,6 +229,40 @@ def skill_items(skill: MenuSkill, actions: MenuActions) -> list[MenuItem]:
             trigger=partial(actions.launch, ref),  # kept by its action: half a closure's size
         )
         for tool, ref in refs
+    ]
+    items.append(separator(f"turn-off-separator:{skill.name}"))
+    items.append(
+        MenuItem(
+            f"turn-off:{skill.name}",
+            "Turn off",
+            tooltip="Take it out of the menu and of what the model sees; its files are kept",
+            trigger=partial(actions.switch_skill, skill.name, False),
+        )
+    )
+    return items
+
+
+def turned_off_items(names: Sequence[str], actions: MenuActions) -> list[MenuItem]:
+    """*Skills turned off (N)*, each with *Turn on* (nothing when none is off)."""
+    if not names:
+        return []
+    entries = [
+        MenuItem(
+            f"turn-on:{name}",
+            elide(f"Turn on {name}"),
+            tooltip="Put it back in the menu and in what the model sees",
+            trigger=partial(actions.switch_skill, name, True),
+        )
+        for name in names
+    ]
+    return [
+        MenuItem(
+            "turned-off",
+            f"Skills turned off ({len(names)})",
+            kind=Kind.MENU,
+            children=entries,
+            key=tuple(names),
+        )
     ]
 
 

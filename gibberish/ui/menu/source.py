@@ -34,6 +34,7 @@ from gibberish.ui.menu.model import (
     skill_entry,
     skill_section,
     tail_items,
+    turned_off_items,
 )
 
 if TYPE_CHECKING:
@@ -91,6 +92,8 @@ class MenuSource:
 
     def items(self) -> list[Any]:
         if self.host.is_ready:
+            from gibberish.ui.skill_switch import turned_off  # the Engine is loaded by now
+
             engine = self.host.get()
             context = self.capture()
             waiting = engine.library.untrusted_project()
@@ -102,6 +105,7 @@ class MenuSource:
                 self.context_menu.item(),
                 problems_menu(self._problems),
                 recent_menu(engine.runs.recent(), self.actions),
+                *turned_off_items(turned_off(), self.actions),
                 *tail_items(self.actions),
             ]
         cached = menu_cache.load()
