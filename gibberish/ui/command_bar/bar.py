@@ -606,7 +606,8 @@ class CommandBar(QFrame):
             self._row_height = self.results.sizeHintForRow(0)
         height = rows * self._row_height + (4 if rows else 0)
         changed = height != self.results.height() or self.results.isHidden() == (rows > 0)
-        self.results.setFixedHeight(height)
+        self.results.setMinimumHeight(0 if self.embedded else height)  # a window's scrolls
+        self.results.setMaximumHeight(height)
         self.results.setVisible(rows > 0)
         if self._busy:
             hint = HINT_BUSY

@@ -89,6 +89,8 @@ class LauncherWindow(QWidget):
         from gibberish.ui.command_bar.bar import CommandBar
 
         self.bar = CommandBar(self, embedded=True)
+        # The list scrolls in the window (never taller than the screen): a scroll bar shows it.
+        self.bar.results.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         layout.addWidget(self.bar, 1)
         self._reason = bool(reason)
         self.bar.steps.changed.connect(self._step_changed)
