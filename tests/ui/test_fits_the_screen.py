@@ -1,4 +1,4 @@
-"""Every step of the one window fits the screen at 1×, 1.5× and 2× on 1366×768 and
+"""Every step of the one window (the popup bar and the launcher window that embeds it) fits the screen at 1×, 1.5× and 2× on 1366×768 and
 1600×1000: the window inside the available area, and every button of the step either
 on screen or reachable by scrolling its step (never cut off for good).
 
@@ -61,6 +61,44 @@ check(ParameterForm(target.skill, target.tool, lambda a: engine.runs.render(targ
                     folder=FolderOffer(Path.home(), "your home folder")), "form")
 prepared = engine.runs.prepare("files.find_files", {"pattern": "x"})
 check(ApprovalDialog(prepared), "approval")
+window = ResultWindow("git.git_log", ["git", "log"], tool=target.tool)
+window.in_window(run_again=lambda: None, detach=lambda: None)
+check(window, "output")
+
+from gibberish.ui.menu.launcher import LauncherWindow
+launcher = LauncherWindow("No tray on this desktop: this window is the menu.")
+launcher.bar.set_tools(engine.library.tools())
+launcher.show()
+app.processEvents()
+bar = launcher.bar
+if not area.contains(launcher.frameGeometry()) or launcher.minimumHeight() > area.height():
+    bad.append(f"launcher search: window {launcher.frameGeometry()}, at least "
+               f"{launcher.minimumSize()}, in {area}")
+
+def check(step, name):
+    bar.steps._push(step, tall=isinstance(step, ResultWindow))
+    for _ in range(3):
+        app.processEvents()
+    if not area.contains(launcher.frameGeometry()):
+        bad.append(f"launcher {name}: window {launcher.frameGeometry()} outside {area}")
+    page = bar.steps.stack.currentWidget()
+    for button in step.findChildren(QAbstractButton):
+        if not button.isVisibleTo(step) or not button.text():
+            continue
+        if isinstance(page, QScrollArea):
+            page.ensureWidgetVisible(button)
+            app.processEvents()
+        top_left = button.mapTo(launcher, button.rect().topLeft())
+        bottom_right = button.mapTo(launcher, button.rect().bottomRight())
+        inside = launcher.rect().contains(top_left) and launcher.rect().contains(bottom_right)
+        if not inside or not area.contains(button.mapToGlobal(button.rect().bottomRight())):
+            bad.append(f"launcher {name}: {button.text()!r} at {top_left}-{bottom_right} "
+                       f"of {launcher.size()}")
+    bar.steps.remove(step)
+
+check(ParameterForm(target.skill, target.tool, lambda a: engine.runs.render(target, a),
+                    folder=FolderOffer(Path.home(), "your home folder")), "form")
+check(ApprovalDialog(engine.runs.prepare("files.find_files", {"pattern": "x"})), "approval")
 window = ResultWindow("git.git_log", ["git", "log"], tool=target.tool)
 window.in_window(run_again=lambda: None, detach=lambda: None)
 check(window, "output")

@@ -58,7 +58,7 @@ def test_a_hostile_description_is_shown_literally(qtbot, engine: Engine, skills_
     assert "`" not in shown and "git log" in shown and "<a href=" in shown  # no raw Markdown
     dialog = ApprovalDialog(engine.runs.prepare("hostile.git_log", {"text": "x"}))
     qtbot.addWidget(dialog)
-    assert dialog.windowTitle() == "Run Git log? — gibberish"
+    assert dialog.windowTitle() == "Run “Git log”? — gibberish"
     tool = dialog.findChild(QLabel, "approval-tool").text()
     assert "<code>git log</code>" in tool and "&lt;img" in tool and "<img" not in tool
 

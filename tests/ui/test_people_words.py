@@ -2,7 +2,8 @@
 
 Every view of the everyday loop is rendered for each bundled tool — the command bar's
 rows (filtered and with an empty query, recent runs included), the parameter form with
-its folder row, the output, the tray menu's entries, the welcome, and the Problems
+its folder row, the approval (as a dialog and as a step in the window), the output, the
+tray menu's entries, the welcome, and the Problems
 dialog for a broken skill — and the text a person sees (visible labels, buttons, rows,
 menu entries; not tooltips and not the *Details* a person opens on purpose) is checked.
 """
@@ -21,6 +22,7 @@ from gibberish.engine.core import Engine, EngineOptions
 from gibberish.engine.run_flow import FolderOffer
 from gibberish.ui.command_bar.bar import DESCRIPTION_ROLE, CommandBar
 from gibberish.ui.command_bar.welcome import Welcome, key_help
+from gibberish.ui.formatting import human_title
 from gibberish.ui.runs.param_form import ParameterForm
 from gibberish.ui.runs.result_window import ResultWindow
 
@@ -148,3 +150,40 @@ def test_the_menu_entries_and_the_welcome_say_no_ids(qtbot, bundled: Engine) -> 
         welcome.findChild(QWidget, "welcome-command").toPlainText()
         == "bindsym Ctrl+Alt+space exec /usr/bin/gibberish"
     )
+
+
+def sample_arguments(tool) -> dict[str, str]:
+    """A value for each required parameter, so that every bundled tool can be prepared."""
+    return {
+        p.name: "https://example.org" if p.name == "url" else "x"
+        for p in tool.parameters
+        if p.required
+    }
+
+
+@pytest.mark.parametrize("ref", sorted(refs_of(Engine(EngineOptions(include_user=False)))))
+def test_each_approval_reads_in_peoples_words(qtbot, bundled: Engine, ref: str) -> None:
+    """The approval, as a dialog and as a step in the window: the tool's title and
+    description first; its id only in the *Details* a person opens."""
+    from gibberish.ui.approval.dialog import ApprovalDialog
+
+    target = bundled.library.find_tool(ref)
+    prepared = bundled.runs.prepare(target, sample_arguments(target.tool))
+    dialog = ApprovalDialog(prepared)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    texts = [*visible_text(dialog), dialog.windowTitle()]
+    assert problems(texts, refs_of(bundled)) == []
+    assert dialog.windowTitle() == f"Run “{human_title(target.tool.name)}”? — gibberish"
+    details = dialog.findChild(QAbstractButton, "approval-details")
+    assert not dialog.findChild(QWidget, "approval-tool-id").isVisibleTo(dialog)
+    details.click()
+    assert ref in dialog.findChild(QLabel, "approval-tool-id").text()  # one click away
+    bar = CommandBar()
+    qtbot.addWidget(bar)
+    bar.popup()
+    step = ApprovalDialog(prepared)
+    bar.steps.show_dialog(step)
+    assert step.isVisibleTo(bar)
+    assert problems(visible_text(bar), refs_of(bundled)) == []
+    step.reject()

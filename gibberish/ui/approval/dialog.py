@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -73,6 +74,12 @@ TRUST_TEXT = {
 TRUSTED_INSTALL_TEXT = "installed from outside — you trusted this version"
 
 
+def question(human: str, *, refused: bool) -> str:
+    """The approval's title: "Run “Git log”?" (the quotes mark a name, so that a title
+    such as "Forecast" reads as the tool's), or "Cannot run “Git log”"."""
+    return f"Cannot run “{human}”" if refused else f"Run “{human}”?"
+
+
 class _Rows:
     """The dialog's label/value grid; each value is named ``approval-<name>``."""
 
@@ -89,9 +96,14 @@ class _Rows:
         self.grid.addWidget(widget, self.row, 1, Qt.AlignmentFlag.AlignTop)
         self.row += 1
 
-    def note(self, widget: QWidget) -> None:
-        """A line under the previous value, in its column."""
-        self.grid.addWidget(widget, self.row, 1)
+    def note(self, widget: QWidget, name: str = "") -> None:
+        """A line under the previous value, in its column (a button keeps its width)."""
+        if name:
+            widget.setObjectName(name)
+        if isinstance(widget, QToolButton):
+            self.grid.addWidget(widget, self.row, 1, Qt.AlignmentFlag.AlignLeft)
+        else:
+            self.grid.addWidget(widget, self.row, 1)
         self.row += 1
 
 
@@ -117,9 +129,7 @@ class ApprovalDialog(QDialog):
         )
         refused = prepared.decision.refused
         human = human_title(prepared.tool.name)
-        self.setWindowTitle(
-            f"Cannot run {human} — gibberish" if refused else f"Run {human}? — gibberish"
-        )
+        self.setWindowTitle(f"{question(human, refused=refused)} — gibberish")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
         layout.setSpacing(SPACING + 2)
@@ -153,7 +163,7 @@ class ApprovalDialog(QDialog):
         badge.setToolTip(f"Trust: {icons.TRUST_LABELS.get(skill.trust, str(skill.trust))}")
         header.addWidget(badge, 0, Qt.AlignmentFlag.AlignTop)
         refused = decision.refused
-        title = heading_label(f"Cannot run {human}" if refused else f"Run {human}?", scale=1.3)
+        title = heading_label(question(human, refused=refused), scale=1.3)
         title.setTextFormat(Qt.TextFormat.PlainText)
         title.setObjectName("approval-title")
         title.setWordWrap(True)
@@ -170,12 +180,13 @@ class ApprovalDialog(QDialog):
         version = f" {skill.version}" if skill.version else ""
         trust = _trust_text(skill, trusted=prepared.decision.banner is None)
         rows.add("Skill", value_label(f"{skill.name}{version}  ·  {trust}", wrap=False), "skill")
-        tool_text = f"**{human}** `{prepared.ref}`"
+        tool_text = f"**{human}**"
         if tool.description:
             tool_text += f" — {tool.description}"
         tool_label = MarkdownLabel(tool_text)
         tool_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         rows.add("Tool", tool_label, "tool")
+        self._add_details(rows, prepared)
         command = code_box(command_text(prepared.argv), max_lines=5)
         command.setToolTip(
             "The exact arguments, shell-quoted only for reading: gibberish runs the "
@@ -191,6 +202,21 @@ class ApprovalDialog(QDialog):
             else "No — the skill does not declare network use"
         )
         rows.add("Network", value_label(network, wrap=False), "network")
+
+    def _add_details(self, rows: _Rows, prepared: PreparedRun) -> None:
+        """The tool's id, one click away under *Details* (Alt+D), as in the form: a person
+        reads the title first; the id is there for whoever types it or reports it."""
+        self.details_button = QToolButton()
+        self.details_button.setText("&Details")
+        self.details_button.setCheckable(True)
+        self.details_button.setToolTip("Show the tool's id (Alt+D)")
+        ident = help_label(f"Tool id {prepared.ref} · skill “{prepared.skill.name}”")
+        ident.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        ident.setObjectName("approval-tool-id")
+        ident.hide()
+        self.details_button.toggled.connect(ident.setVisible)
+        rows.note(self.details_button, "approval-details")
+        rows.note(ident)
 
     def _add_trust_rows(self, rows: _Rows, prepared: PreparedRun) -> None:
         """What the approval covers: where the skill came from, every file "Trust this

@@ -217,7 +217,7 @@ class CommandBar(QFrame):
 
     def _fit(self) -> None:
         rows = 0 if self._busy else len(self.model.tools)
-        changed = self.results.fit(rows)
+        changed = self.results.fit(rows, scrolls=self.embedded)  # a window's list scrolls
         if self._busy:
             hint = HINT_BUSY
         elif self._choices is not None:

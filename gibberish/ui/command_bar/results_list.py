@@ -253,13 +253,16 @@ class ResultsList(QListView):
         tools = self.rows.tools
         return tools[row].ref if 0 <= row < len(tools) else None
 
-    def fit(self, rows: int) -> bool:
-        """Show ``rows`` rows (none hides the list); True when its size changed."""
+    def fit(self, rows: int, *, scrolls: bool = False) -> bool:
+        """Show ``rows`` rows (none hides the list); True when its size changed.
+        ``scrolls``: the list sits in a window (the launcher) and may be shorter than its
+        rows, so a small screen scrolls it instead of the window growing off-screen."""
         if rows and not self._row_height:
             self._row_height = self.sizeHintForRow(0)
         height = rows * self._row_height + (4 if rows else 0)
         changed = height != self.height() or self.isHidden() == (rows > 0)
-        self.setFixedHeight(height)
+        self.setMinimumHeight(0 if scrolls else height)
+        self.setMaximumHeight(height)
         self.setVisible(rows > 0)
         return changed
 

@@ -89,6 +89,8 @@ class LauncherWindow(QWidget):
         from gibberish.ui.command_bar.bar import CommandBar
 
         self.bar = CommandBar(self, embedded=True)
+        # The list scrolls in the window (never taller than the screen): a scroll bar shows it.
+        self.bar.results.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         layout.addWidget(self.bar, 1)
         self._reason = bool(reason)
         self.bar.steps.changed.connect(self._step_changed)
@@ -166,16 +168,22 @@ class LauncherWindow(QWidget):
         """A form, approval or output gets the whole window: the note about the tray
         waits above the search."""
         self.reason_row.setVisible(self._reason and not self.bar.steps.active)
+        self._fit_screen()
 
     def showEvent(self, event: QShowEvent) -> None:
         """Never taller or wider than the screen it opens on (the Menu button stays)."""
-        screen = self.screen()
-        if screen is not None:
-            area = screen.availableGeometry()
-            self.resize(
-                min(self.width(), area.width() - 40), min(self.height(), area.height() - 60)
-            )
+        self._fit_screen(40, 60)
         super().showEvent(event)
+
+    def _fit_screen(self, spare_width: int = 0, spare_height: int = 0) -> None:
+        """Inside the screen's free area, frame included: when a step comes or goes, the
+        step scrolls in the window rather than growing it past the screen's bottom."""
+        area = self.screen().availableGeometry()
+        frame = self.frameGeometry().size() - self.size()
+        width = min(self.width(), area.width() - max(spare_width, frame.width()))
+        height = min(self.height(), area.height() - max(spare_height, frame.height()))
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
 
     # ------------------------------------------------------------------ content
     def set_items(self, items: Sequence[MenuItem]) -> None:
