@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QPoint, QRect, Qt, QTimer
+from PySide6.QtCore import QRect, Qt, QTimer
 from PySide6.QtGui import QCursor, QGuiApplication, QKeyEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
@@ -124,7 +124,7 @@ class ListeningPanel(QWidget):
         self.hide()
 
     # ------------------------------------------------------------------ keys
-    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt's name)
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() == Qt.Key.Key_Escape:
             self.finish()
             self._cancel()
@@ -161,6 +161,4 @@ class ListeningPanel(QWidget):
 
 def _screen_area() -> QRect:
     screen = QGuiApplication.screenAt(QCursor.pos()) or QGuiApplication.primaryScreen()
-    if screen is None:
-        return QRect(QPoint(0, 0), QPoint(799, 599))
     return screen.availableGeometry()
