@@ -70,7 +70,7 @@ def test_the_panel_shows_the_level_then_the_words_then_closes_for_the_form(qtbot
         source.release.set()
         qtbot.waitUntil(lambda: bool(forms.calls), timeout=60_000)
         assert forms.calls == [("git.git_log", {"count": 5})]
-        assert shown == ["Heard “show the last five commits”", "Git log"]
+        assert shown == ["Heard “show the last five commits”", "Opening Git log…"]
         assert forms.panel_shown == [False]  # the form took its place
         assert not panel.isVisible()
     finally:

@@ -30,6 +30,7 @@ TOP_MARGIN = 48
 """Distance from the top of the available area: clear of a top bar, where eyes go."""
 CLOSE_AFTER_MS = 2500
 """How long the last words stay when nothing opens after them."""
+TITLE = "gibberish listening"
 LISTENING = "listening"
 THINKING = "thinking"
 
@@ -46,6 +47,7 @@ class ListeningPanel(QWidget):
             | Qt.WindowType.WindowStaysOnTopHint,
         )
         self.setObjectName("listening-panel")
+        self.setWindowTitle(TITLE)  # what a compositor's window rule matches
         self._cancel = cancel
         self.state = "idle"
         self.bars = 0
@@ -152,11 +154,15 @@ class ListeningPanel(QWidget):
         """Top centre of the screen under the mouse, inside its available area."""
         area = _screen_area()
         width = min(WIDTH, area.width() - 16)
+        self.setMinimumSize(0, 0)
+        self.setMaximumSize(16777215, 16777215)
         self.setFixedWidth(width)
         self.adjustSize()
         height = min(self.sizeHint().height(), area.height() - TOP_MARGIN)
         top = area.top() + min(TOP_MARGIN, max(0, area.height() - height))
-        self.setGeometry(area.left() + (area.width() - width) // 2, top, width, height)
+        # A fixed size also makes Sway float it (as a dialog) instead of tiling it.
+        self.setFixedSize(width, height)
+        self.move(area.left() + (area.width() - width) // 2, top)
 
 
 def _screen_area() -> QRect:

@@ -184,7 +184,7 @@ class VoiceRequests(QObject):
             return
         ref = tool_ref(call.skill, call.tool)
         if self.panel is not None:
-            self.panel.show_heard(text, title_of_ref(ref), close_soon=False)
+            self.panel.show_heard(text, f"Opening {title_of_ref(ref)}…", close_soon=False)
         self._text.show_heard(text, f"Heard {proposal.heard.quoted()}", [ref], failed=False)
         QTimer.singleShot(0, lambda: self._launch_heard(ref, proposal))
 
