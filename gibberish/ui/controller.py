@@ -147,7 +147,6 @@ class Controller(QObject):
             notify=self.notify,
             show_runs=self.runs_changed,
             runs_changed=self.runs.changed,
-            panel_wanted=lambda: self.surface.launcher is None,
             parent=self,
         )
 

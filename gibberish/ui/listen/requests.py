@@ -38,7 +38,8 @@ class VoiceRequests(QObject):
     """Given what it acts on: the Engine, the surface and the command bar that show what
     is heard, the seams (a microphone, a voice), and the tray's launch and notice; it
     follows ``runs_changed`` (the run windows' signal) to speak a run's end.
-    ``panel_wanted``: whether to show the listening panel (a tray, no launcher window)."""
+    While listening it shows the listening panel, unless the surface is the launcher
+    window, whose own row shows the same."""
 
     def __init__(
         self,
@@ -53,7 +54,6 @@ class VoiceRequests(QObject):
         notify: Callable[[Notice], None],
         show_runs: Callable[[], None],
         runs_changed: SignalInstance,
-        panel_wanted: Callable[[], bool] = lambda: False,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -66,7 +66,6 @@ class VoiceRequests(QObject):
         self._launch = launch
         self._notify = notify
         self._show_runs = show_runs
-        self._panel_wanted = panel_wanted
         self.panel: ListeningPanel | None = None
         self._watching: tuple[threading.Thread, threading.Event] | None = None
         self.microphone_ready.connect(self._microphone_ready)
@@ -120,7 +119,7 @@ class VoiceRequests(QObject):
 
     def _panel_for(self, state: str) -> ListeningPanel | None:
         """The listening panel, made on the first listen when there is a tray."""
-        if self.panel is None and state == LISTENING and self._panel_wanted():
+        if self.panel is None and state == LISTENING and self._surface.launcher is None:
             self.panel = ListeningPanel(self.cancel)
         return self.panel
 
