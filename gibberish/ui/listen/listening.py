@@ -72,6 +72,7 @@ class Listening(QObject):
         super().__init__(parent)
         self._thread: threading.Thread | None = None
         self._source: _Watched | None = None
+        self._cancelled = threading.Event()
 
     @property
     def level(self) -> float:
@@ -89,27 +90,35 @@ class Listening(QObject):
             self.stop()
             return False
         self._source = _Watched(source, lambda: self.state.emit(THINKING))
+        self._cancelled = threading.Event()
         self.state.emit(LISTENING)
         self._thread = threading.Thread(
-            target=self._work, args=(engine, mode, self._source, held), name="gibberish-listen"
+            target=self._work,
+            args=(engine, mode, self._source, held, self._cancelled),
+            name="gibberish-listen",
         )
         self._thread.daemon = True
         self._thread.start()
         return True
 
-    def _work(self, engine: Engine, mode: Mode, source: _Watched, held: bool) -> None:
+    def _work(
+        self, engine: Engine, mode: Mode, source: _Watched, held: bool, cancelled: threading.Event
+    ) -> None:
         from gibberish.engine.core import EngineError
         from gibberish.voice.spoken import listen
 
         try:
             proposal = listen(engine, source, mode=mode, held=held)
         except EngineError as exc:
-            self.failed.emit(str(exc))
+            if not cancelled.is_set():
+                self.failed.emit(str(exc))
         except Exception as exc:  # a bug must not kill the tray silently
             log.exception("listening failed")
-            self.failed.emit(f"Listening failed: {type(exc).__name__}: {exc}")
+            if not cancelled.is_set():
+                self.failed.emit(f"Listening failed: {type(exc).__name__}: {exc}")
         else:
-            self.heard.emit(proposal)
+            if not cancelled.is_set():  # cancelled: what was heard is dropped
+                self.heard.emit(proposal)
         finally:
             self.state.emit(IDLE)
 
@@ -117,6 +126,17 @@ class Listening(QObject):
         """End the recording now (toggle mode's second press)."""
         if self._source is not None:
             self._source.stop()
+
+    def cancel(self) -> None:
+        """End the recording and drop what it heard: nothing is proposed (Esc, or the
+        listen key pressed again while listening one utterance)."""
+        if self.busy:
+            self._cancelled.set()
+            self.stop()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled.is_set()
 
     def wait(self, timeout: float = 10.0) -> None:
         if self._thread is not None:

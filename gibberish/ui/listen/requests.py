@@ -18,7 +18,8 @@ from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 
 from gibberish.ui.errors import guard
 from gibberish.ui.listen.level_meter import LevelMeter
-from gibberish.ui.listen.listening import LISTENING, Listening
+from gibberish.ui.listen.listening import IDLE, LISTENING, Listening
+from gibberish.ui.listen.panel import ListeningPanel
 
 if TYPE_CHECKING:
     from gibberish.engine.core import Engine
@@ -36,7 +37,9 @@ class VoiceRequests(QObject):
 
     """Given what it acts on: the Engine, the surface and the command bar that show what
     is heard, the seams (a microphone, a voice), and the tray's launch and notice; it
-    follows ``runs_changed`` (the run windows' signal) to speak a run's end."""
+    follows ``runs_changed`` (the run windows' signal) to speak a run's end.
+    While listening it shows the listening panel, unless the surface is the launcher
+    window, whose own row shows the same."""
 
     def __init__(
         self,
@@ -63,6 +66,7 @@ class VoiceRequests(QObject):
         self._launch = launch
         self._notify = notify
         self._show_runs = show_runs
+        self.panel: ListeningPanel | None = None
         self._watching: tuple[threading.Thread, threading.Event] | None = None
         self.microphone_ready.connect(self._microphone_ready)
         self.listening = Listening(self)
@@ -71,18 +75,24 @@ class VoiceRequests(QObject):
         self.listening.failed.connect(self._listen_failed)
         self.meter = LevelMeter(self)
         self.meter.changed.connect(surface.show_level)
+        self.meter.changed.connect(self._panel_level)
         self._voice_runs: list[RunSession] = []
         runs_changed.connect(self._speak_finished)
 
     @guard
     def listen(self, *, asked: bool = True, held: bool = False) -> None:
-        """Listen for one request; a second press while listening ends the recording.
+        """Listen for one request. A second press while listening cancels it (nothing is
+        proposed), except in toggle mode, where the second press ends the recording.
         ``asked``: chosen in the menu, which also allows listening in Meeting mode.
         ``held``: a portal shortcut held down; its release ends the recording."""
+        from gibberish.voice.settings import Activation
         from gibberish.voice.spoken import may_listen
 
         if self.listening.busy:
-            self.listening.stop()
+            if self._engine().settings.voice.activation is Activation.TOGGLE:
+                self.listening.stop()
+            else:
+                self.cancel()
             return
         self._capture()
         engine = self._engine()
@@ -100,6 +110,22 @@ class VoiceRequests(QObject):
             source = MicrophoneSource(int(device) if device.isdigit() else device or None)
         self.listening.start(engine, mode, source, held=held)
         self._offer_whisper()
+
+    def cancel(self) -> None:
+        """Stop listening and propose nothing (Esc on the panel, or the key again)."""
+        self.listening.cancel()
+        if self.panel is not None:
+            self.panel.finish()
+
+    def _panel_for(self, state: str) -> ListeningPanel | None:
+        """The listening panel, made on the first listen when there is a tray."""
+        if self.panel is None and state == LISTENING and self._surface.launcher is None:
+            self.panel = ListeningPanel(self.cancel)
+        return self.panel
+
+    def _panel_level(self, bars: int) -> None:
+        if self.panel is not None:
+            self.panel.show_level(bars)
 
     def _offer_whisper(self) -> None:
         """Once, on the first Listen without Whisper: say that the better recognizer is
@@ -121,6 +147,12 @@ class VoiceRequests(QObject):
     def _voice_state(self, state: str) -> None:
         """The tray's icon for ``state``; while listening, with the level meter in it."""
         self.meter.stop()
+        panel = self._panel_for(state)
+        if panel is not None:
+            if state == IDLE and self.listening.cancelled:
+                panel.finish()
+            elif state != IDLE:
+                panel.show_state(state)
         shown = self._surface.show_voice(state)
         if state == LISTENING:
             self._surface.show_level(0)
@@ -133,24 +165,33 @@ class VoiceRequests(QObject):
         """What was heard: the command bar shows the transcript and the proposed tool, then
         the parameter form opens with the heard values, as for a click."""
         from gibberish.skills.model import tool_ref
+        from gibberish.ui.formatting import title_of_ref
         from gibberish.voice import ProposalStatus
 
+        if self.listening.cancelled:  # cancelled as the words arrived
+            return
         text = proposal.heard.text
         call = proposal.call
         if proposal.status is ProposalStatus.NO_MATCH or call is None:
             refs = [tool_ref(m.item.skill.name, m.item.tool.name) for m in proposal.candidates]
+            if self.panel is not None:
+                self.panel.show_heard(text, proposal.message, close_soon=True)
             if not text and not refs:
                 self._say_notice("Nothing recognized", proposal.message, failed=True)
                 return
             self._text.show_heard(text, proposal.message, refs, failed=True)
             return
         ref = tool_ref(call.skill, call.tool)
+        if self.panel is not None:
+            self.panel.show_heard(text, f"Opening {title_of_ref(ref)}…", close_soon=False)
         self._text.show_heard(text, f"Heard {proposal.heard.quoted()}", [ref], failed=False)
         QTimer.singleShot(0, lambda: self._launch_heard(ref, proposal))
 
     def _launch_heard(self, ref: str, proposal: Any) -> None:
         from gibberish.trust.model_reads import RunOrigin
 
+        if self.panel is not None:
+            self.panel.finish()  # the form opens now: it shows the same words
         bar = self._text.command_bar
         if bar is not None:
             bar.hide()
@@ -169,6 +210,8 @@ class VoiceRequests(QObject):
     def _listen_failed(self, message: str) -> None:
         from gibberish.voice.microphones import NO_MICROPHONE, NOT_RUNNING
 
+        if self.panel is not None:
+            self.panel.finish()  # the notice says why
         self._say_notice("Not listening", message, failed=True)
         if message in (NO_MICROPHONE, NOT_RUNNING):
             self.watch_for_microphone()
