@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from gibberish import paths
-from gibberish.engine.core import Engine
 from gibberish.install.available import NamesInSources
 from gibberish.install.transaction import Installer, InstallTarget
 from gibberish.skills.library import SkillSource
