@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel, QPushButton
 from gibberish.engine.core import Engine
 from gibberish.engine.run_flow import Answer
 from gibberish.ui.approval.dialog import ApprovalDialog
+from tests.helpers import sandbox
 from tests.ui.conftest import tool_block, write_skill
 
 
@@ -124,7 +125,10 @@ def test_buttons_name_their_effect_and_the_dialog_says_when_it_asks_again(
     dialog = shown(qtbot, engine.runs.prepare("hello.say_hello"))  # read-only user skill
     assert dialog.always_button.text().replace("&", "") == "Trust this version"
     assert dialog.once_button.text().replace("&", "") == "Run once"
-    assert "runs without asking until any of its files changes" in _again(dialog)
+    if sandbox.active():  # read-only is enforced: a model's run of it runs too
+        assert "runs without asking until any of its files changes" in _again(dialog)
+    else:  # read-only is the author's word only: a model's run of it asks (ADR 0057)
+        assert "runs without asking when you start it yourself" in _again(dialog)
     assert "next time it asks for approval again" in _again(dialog)
 
 
