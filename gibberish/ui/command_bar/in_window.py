@@ -45,9 +45,7 @@ class WindowForms:
         from gibberish.ui.runs.param_form import ParameterForm
 
         ref = tool_ref(skill.name, tool.name)
-        known = {p.name for p in tool.parameters}
-        values = {k: v for k, v in form_memory.remembered(ref).items() if k in known}
-        values.update(prefilled or {})  # a proposal's values win over the last run's
+        values = form_memory.starting_values(ref, (p.name for p in tool.parameters), prefilled)
         bar = self._bar()
         form = ParameterForm(
             skill, tool, render, prefilled=values, note=note, missing=missing, folder=folder

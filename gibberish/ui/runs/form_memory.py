@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,17 @@ def remembered(ref: str) -> dict[str, Any]:
     """The values ``ref`` last ran with (empty when none)."""
     values = _load_all().get(ref)
     return dict(values) if isinstance(values, dict) else {}
+
+
+def starting_values(
+    ref: str, parameters: Iterable[str], prefilled: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """What a form opens with: the last run's values of the tool's current parameters,
+    then a proposal's values, which win."""
+    known = set(parameters)
+    values = {k: v for k, v in remembered(ref).items() if k in known}
+    values.update(prefilled or {})
+    return values
 
 
 def remember(ref: str, values: dict[str, Any]) -> None:

@@ -583,9 +583,7 @@ class FormPrompter:
         from gibberish.ui.runs import form_memory
 
         ref = tool_ref(skill.name, tool.name)
-        known = {p.name for p in tool.parameters}
-        values = {k: v for k, v in form_memory.remembered(ref).items() if k in known}
-        values.update(prefilled or {})  # a proposal's values win over the last run's
+        values = form_memory.starting_values(ref, (p.name for p in tool.parameters), prefilled)
         form = ParameterForm(
             skill,
             tool,
