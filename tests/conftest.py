@@ -116,3 +116,16 @@ def no_sandbox(monkeypatch: pytest.MonkeyPatch):
     yield
     monkeypatch.delenv(sandbox.SWITCH_VAR)
     sandbox.reset()
+
+
+SLOW_TEST_TIMEOUT = 900
+"""Seconds a ``slow`` test may take before pytest-timeout calls it hung. The suite's
+default (120 s, pyproject.toml) guards against hangs; a test marked slow does minutes of
+real decoding on a loaded two-core machine (every length of a recording, every real
+person's recording), which is work, not a hang."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SLOW_TEST_TIMEOUT))
