@@ -37,7 +37,7 @@ from gibberish.ui.reloader import BackgroundReload
 from gibberish.ui.reloading import Reloading
 from gibberish.ui.runs.views import RunSession, RunViews
 from gibberish.ui.seams import Seams
-from gibberish.ui.shortcuts import TrayShortcuts
+from gibberish.ui.shortcuts import ShortcutTargets, TrayShortcuts
 from gibberish.ui.single_instance import dispatch
 from gibberish.ui.surface import Surface
 from gibberish.ui.watcher import SkillsWatcher
@@ -149,12 +149,15 @@ class Controller(QObject):
         )
 
     def _make_shortcuts(self) -> TrayShortcuts:
-        return TrayShortcuts(
+        targets = ShortcutTargets(
             command_bar=self.open_command_bar,
             listen=lambda held: self.listen(asked=False, held=held),
             stop_listening=self.voice.listening.stop,
             listening=lambda: self.voice.listening.busy,
             launch=self.launch,
+        )
+        return TrayShortcuts(
+            targets,
             notify=self.notify,
             session_bus=self.seams.session_bus,
             parent=self,

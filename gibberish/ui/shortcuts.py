@@ -13,6 +13,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
@@ -91,24 +92,30 @@ class GlobalShortcuts(QObject):
         self.wait()
 
 
+@dataclass(frozen=True)
+class ShortcutTargets:
+    """The controller's entry points a shortcut may reach: one bundle, handed to the tray's
+    shortcuts and on to the actions, so neither repeats the list."""
+
+    command_bar: Callable[[], None]
+    listen: Callable[[bool], None]
+    """Listen as the shortcut asks: held down (True) or pressed once (False)."""
+    stop_listening: Callable[[], None]
+    listening: Callable[[], bool]
+    launch: Callable[[str], object]
+
+
 class ShortcutActions:
     """What each shortcut id does, given the controller's entry points."""
 
     def __init__(
-        self,
-        *,
-        command_bar: Callable[[], None],
-        listen: Callable[[bool], None],
-        stop_listening: Callable[[], None],
-        listening: Callable[[], bool],
-        launch: Callable[[str], object],
-        pinned: Callable[[], Sequence[str]] = tuple,
+        self, targets: ShortcutTargets, pinned: Callable[[], Sequence[str]] = tuple
     ) -> None:
-        self._command_bar = command_bar
-        self._listen = listen
-        self._stop = stop_listening
-        self._listening = listening
-        self._launch = launch
+        self._command_bar = targets.command_bar
+        self._listen = targets.listen
+        self._stop = targets.stop_listening
+        self._listening = targets.listening
+        self._launch = targets.launch
         self._pinned = pinned
         self._held = False
 
@@ -146,36 +153,28 @@ class TrayShortcuts(QObject):
 
     def __init__(
         self,
+        targets: ShortcutTargets,
         *,
-        command_bar: Callable[[], None],
-        listen: Callable[[bool], None],
-        stop_listening: Callable[[], None],
-        listening: Callable[[], bool],
-        launch: Callable[[str], object],
         notify: Callable[[Notice], None],
         session_bus: str | None = None,
         parent: QObject | None = None,
     ) -> None:
-        """``listen(held)``: listen as the shortcut asks (held down or pressed once);
-        ``session_bus``: the bus to bind on (None: the environment's)."""
+        """``session_bus``: the bus to bind on (None: the environment's)."""
         super().__init__(parent)
         self._notify = notify
         self._session_bus = session_bus
         self._pinned: tuple[str, ...] | None = None
         self.problem = ""
         """Why the portal's shortcuts are not active (empty while none was tried)."""
-        self.portal = GlobalShortcuts(self)
-        self.actions = ShortcutActions(
-            command_bar=command_bar,
-            listen=listen,
-            stop_listening=stop_listening,
-            listening=listening,
-            launch=launch,
-            pinned=lambda: self._pinned or (),
-        )
-        self.portal.pressed.connect(self._pressed)
-        self.portal.released.connect(self._released)
-        self.portal.failed.connect(self._failed)
+        self.actions = ShortcutActions(targets, pinned=lambda: self._pinned or ())
+        self.portal = self._new_portal()
+
+    def _new_portal(self) -> GlobalShortcuts:
+        portal = GlobalShortcuts(self)
+        portal.pressed.connect(self.actions.pressed)
+        portal.released.connect(self.actions.released)
+        portal.failed.connect(self._failed)
+        return portal
 
     def start(self, pinned_tools: Sequence[str]) -> None:
         """Bind (or find bound) every shortcut; nothing to do without a session bus."""
@@ -191,10 +190,7 @@ class TrayShortcuts(QObject):
         if self._pinned is None or tuple(pinned_tools) == self._pinned:
             return
         self.close()
-        self.portal = GlobalShortcuts(self)
-        self.portal.pressed.connect(self._pressed)
-        self.portal.released.connect(self._released)
-        self.portal.failed.connect(self._failed)
+        self.portal = self._new_portal()
         self.start(pinned_tools)
 
     def close(self) -> None:
@@ -221,12 +217,6 @@ class TrayShortcuts(QObject):
         except PortalError as exc:
             return str(exc)
         return "The desktop's shortcut settings are open."
-
-    def _pressed(self, ident: str) -> None:
-        self.actions.pressed(ident)
-
-    def _released(self, ident: str) -> None:
-        self.actions.released(ident)
 
     def _failed(self, message: str, missing: bool) -> None:
         """Kept for Settings → Shortcuts and ``gibberish doctor``; no balloon when the
