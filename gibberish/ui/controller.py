@@ -43,6 +43,8 @@ from gibberish.ui.surface import Surface
 from gibberish.ui.watcher import SkillsWatcher
 
 if TYPE_CHECKING:
+    from gibberish.assistant.heard import Heard
+    from gibberish.assistant.proposal import Proposal
     from gibberish.engine.core import Engine, PreparedRun
     from gibberish.engine.run_flow import Notice, Session
     from gibberish.engine.run_history import PastRun
@@ -93,7 +95,7 @@ class Controller(QObject):
             parent=self,
         )
         self.runs.host = self.text.bar
-        self.text.launch_requested.connect(self._launch_requested)
+        self.text.proposed.connect(self.open_proposal)
         self.text.tool_picked.connect(self._tool_picked)
         self.text.past_chosen.connect(self._past_chosen)
         self.text.settings_requested.connect(self.open_settings)
@@ -141,7 +143,7 @@ class Controller(QObject):
             self.seams,
             capture=self.menus.capture,
             mode=lambda: self.menus.context.mode,
-            launch=self.launch,
+            open_proposal=self.open_proposal,
             notify=self.notify,
             show_runs=self.runs_changed,
             runs_changed=self.runs.changed,
@@ -428,10 +430,27 @@ class Controller(QObject):
             past.ref, dict(past.arguments), folder=folder if folder and folder.is_dir() else None
         )
 
-    def _launch_requested(self, ref: str, arguments: Any, note: str, missing: tuple) -> None:
+    def open_proposal(self, proposal: Proposal[Heard | None]) -> list[RunSession]:
+        """The tray's one path from a proposal (the command bar's, the model's, a spoken
+        one) to a run: each proposed call in turn (``proposed_runs``), opened like a click
+        with its values prefilled, each through its own form and decision."""
+        from gibberish.engine.run_flow import proposed_runs
+
+        opened = [
+            self._launch_requested(run.ref, run.arguments, run.note, run.missing)
+            for run in proposed_runs(proposal)
+        ]
+        return [session for session in opened if session is not None]
+
+    def _launch_requested(
+        self, ref: str, arguments: Mapping[str, Any], note: str, missing: Sequence[str]
+    ) -> RunSession | None:
+        """One proposed call, as a run a model started (``RunOrigin.MODEL``)."""
         from gibberish.trust.model_reads import RunOrigin  # the router picked it
 
-        self.launch(ref, arguments or None, note=note, missing=missing, origin=RunOrigin.MODEL)
+        return self.launch(
+            ref, arguments or None, note=note, missing=missing, origin=RunOrigin.MODEL
+        )
 
     @guard
     def handle_message(self, message: str) -> None:
