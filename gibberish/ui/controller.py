@@ -33,6 +33,7 @@ from gibberish.ui.lifecycle import Lifecycle, TrayParts, TraySteps
 from gibberish.ui.listen.requests import VoiceRequests
 from gibberish.ui.menu.source import MenuSource
 from gibberish.ui.menu.view import UPDATE_BUDGET_S, MenuView
+from gibberish.ui.proposals import ProposalOpener
 from gibberish.ui.reloader import BackgroundReload
 from gibberish.ui.reloading import Reloading
 from gibberish.ui.runs.views import RunSession, RunViews
@@ -43,8 +44,6 @@ from gibberish.ui.surface import Surface
 from gibberish.ui.watcher import SkillsWatcher
 
 if TYPE_CHECKING:
-    from gibberish.assistant.heard import Heard
-    from gibberish.assistant.proposal import Proposal
     from gibberish.engine.core import Engine, PreparedRun
     from gibberish.engine.run_flow import Notice, Session
     from gibberish.engine.run_history import PastRun
@@ -95,7 +94,8 @@ class Controller(QObject):
             parent=self,
         )
         self.runs.host = self.text.bar
-        self.text.proposed.connect(self.open_proposal)
+        self.proposals = ProposalOpener(self.launch)  # the one opener of a proposal
+        self.text.proposed.connect(self.proposals.open)
         self.text.tool_picked.connect(self._tool_picked)
         self.text.past_chosen.connect(self._past_chosen)
         self.text.settings_requested.connect(self.open_settings)
@@ -143,7 +143,7 @@ class Controller(QObject):
             self.seams,
             capture=self.menus.capture,
             mode=lambda: self.menus.context.mode,
-            open_proposal=self.open_proposal,
+            open_proposal=self.proposals.open,
             notify=self.notify,
             show_runs=self.runs_changed,
             runs_changed=self.runs.changed,
@@ -430,27 +430,8 @@ class Controller(QObject):
             past.ref, dict(past.arguments), folder=folder if folder and folder.is_dir() else None
         )
 
-    def open_proposal(self, proposal: Proposal[Heard | None]) -> list[RunSession]:
-        """The tray's one path from a proposal (the command bar's, the model's, a spoken
-        one) to a run: each proposed call in turn (``proposed_runs``), opened like a click
-        with its values prefilled, each through its own form and decision."""
-        from gibberish.engine.run_flow import proposed_runs
-
-        opened = [
-            self._launch_requested(run.ref, run.arguments, run.note, run.missing)
-            for run in proposed_runs(proposal)
-        ]
-        return [session for session in opened if session is not None]
-
-    def _launch_requested(
-        self, ref: str, arguments: Mapping[str, Any], note: str, missing: Sequence[str]
-    ) -> RunSession | None:
-        """One proposed call, as a run a model started (``RunOrigin.MODEL``)."""
-        from gibberish.trust.model_reads import RunOrigin  # the router picked it
-
-        return self.launch(
-            ref, arguments or None, note=note, missing=missing, origin=RunOrigin.MODEL
-        )
+    def _launch_requested(self, ref: str, arguments: Any, note: str, missing: tuple) -> None:
+        self.proposals.open_one(ref, arguments, note, missing)  # as the router proposed it
 
     @guard
     def handle_message(self, message: str) -> None:
