@@ -56,6 +56,8 @@ class Choice:
 
 @dataclass(frozen=True)
 class Proposal(Generic[H]):
+    """Proposed calls, or why there are none, whoever proposed them (module docstring)."""
+
     heard: H
     """What a recognizer heard, for a spoken request (its words are ``heard.text``);
     None for typed words."""

@@ -126,7 +126,7 @@ class FuzzyRouter:
 
 
 class ModelRouter:
-    """Asks the configured local model (``engine.feed.route``) and turns its answer into an outcome.
+    """Asks the configured local model (``engine.feed.route``); its proposal, worded (``advise``).
 
     Built by the controller from ``settings.model`` while ``enabled`` is true; a new one is
     made when those settings change. ``propose`` runs on a worker thread: it touches the
