@@ -12,9 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from gibberish.engine.run_flow import proposed_runs
-from gibberish.trust.model_reads import RunOrigin
-
 if TYPE_CHECKING:
     from gibberish.assistant.heard import Heard
     from gibberish.assistant.proposal import Proposal
@@ -29,7 +26,10 @@ class ProposalOpener:
 
     def open(self, proposal: Proposal[Heard | None]) -> list[RunSession]:
         """Each proposed call in turn, each through its own form and decision; the run
-        windows of those that started."""
+        windows of those that started. The run flow is imported here, on first use: the
+        tray shows its menu before the Engine is imported (tests/ui/test_cold_start.py)."""
+        from gibberish.engine.run_flow import proposed_runs
+
         opened = [
             self.open_one(run.ref, run.arguments, run.note, run.missing)
             for run in proposed_runs(proposal)
@@ -41,6 +41,8 @@ class ProposalOpener:
     ) -> RunSession | None:
         """One proposed call: its form prefilled with ``arguments``, ``note`` above it and
         ``missing`` marked, decided as a run a model started."""
+        from gibberish.trust.model_reads import RunOrigin
+
         return self._launch(
             ref, dict(arguments) or None, note=note, missing=tuple(missing), origin=RunOrigin.MODEL
         )
