@@ -50,12 +50,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from gibberish.assistant.heard import Heard
+from gibberish.assistant.proposal import Proposal
 from gibberish.engine.core import Engine, EngineOptions
 from gibberish.skills.model import ParameterDefinition, ParameterType, ToolDefinition
 from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError, WavSource, spoken
 from gibberish.voice.grammar import VoiceTool, grammar_for_tools
-from gibberish.voice.heard import Heard
-from gibberish.voice.interpret import Proposal, interpret
+from gibberish.voice.interpret import interpret
 from gibberish.voice.lexicon import model_dir
 from gibberish.voice.listen import capture
 from gibberish.voice.matcher import PhraseMatcher

@@ -410,7 +410,7 @@ def _pictures(out_dir: Path) -> list[Path]:
     import dataclasses
     import socket
 
-    from gibberish.ui.command_bar.routing import Choices, outcome_of
+    from gibberish.assistant.outcome import advise
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -420,8 +420,8 @@ def _pictures(out_dir: Path) -> list[Path]:
     )
     engine.update_settings(dataclasses.replace(engine.settings, model=model))
     request = "show me the last 5 commits"
-    outcome = outcome_of(engine.feed.route(request), model.model)
-    assert isinstance(outcome, Choices) and outcome.failed, outcome
+    outcome = advise(engine.feed.route(request), model.model)
+    assert outcome.failed, outcome
     bar.popup(request)
     bar.show_choices(
         outcome.message.replace(str(port), "11434"),  # the usual Ollama port, for the docs

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         render_response,
     )
     from gibberish.assistant.fuzzy import FuzzyIndex, FuzzyMatch
+    from gibberish.assistant.heard import Heard
     from gibberish.assistant.manifest import render_plain_manifest, tool_schema, tool_schemas
     from gibberish.assistant.naming import (
         ExposedTool,
@@ -65,8 +66,9 @@ if TYPE_CHECKING:
         qualified_name,
         split_qualified,
     )
-    from gibberish.assistant.outcome import Advice, Next, advise
-    from gibberish.assistant.router import Router, RouteResult, RouteStatus
+    from gibberish.assistant.outcome import advise
+    from gibberish.assistant.proposal import Choice, Proposal, ProposalStatus
+    from gibberish.assistant.router import Router
     from gibberish.assistant.validate import (
         CallStatus,
         CoercionError,
@@ -78,14 +80,15 @@ if TYPE_CHECKING:
 _MODULES = {
     "DEFAULT_BUDGET": "gibberish.assistant.budget",
     "DEVELOPER_PROMPT": "gibberish.assistant.functiongemma",
-    "Advice": "gibberish.assistant.outcome",
     "Api": "gibberish.assistant.settings",
     "CallStatus": "gibberish.assistant.validate",
+    "Choice": "gibberish.assistant.proposal",
     "CallSyntaxError": "gibberish.assistant.callparser",
     "CoercionError": "gibberish.assistant.validate",
     "ExposedTool": "gibberish.assistant.naming",
     "FuzzyIndex": "gibberish.assistant.fuzzy",
     "FuzzyMatch": "gibberish.assistant.fuzzy",
+    "Heard": "gibberish.assistant.heard",
     "Message": "gibberish.assistant.conversation",
     "ModelCancelled": "gibberish.assistant.clients",
     "ModelClient": "gibberish.assistant.clients",
@@ -94,14 +97,13 @@ _MODULES = {
     "ModelReply": "gibberish.assistant.clients",
     "ModelRequest": "gibberish.assistant.clients",
     "ModelSettings": "gibberish.assistant.settings",
-    "Next": "gibberish.assistant.outcome",
     "OllamaChatClient": "gibberish.assistant.clients",
     "OllamaGenerateClient": "gibberish.assistant.clients",
     "OpenAIChatClient": "gibberish.assistant.clients",
     "ParseResult": "gibberish.assistant.callparser",
     "ParsedCall": "gibberish.assistant.callparser",
-    "RouteResult": "gibberish.assistant.router",
-    "RouteStatus": "gibberish.assistant.router",
+    "Proposal": "gibberish.assistant.proposal",
+    "ProposalStatus": "gibberish.assistant.proposal",
     "Router": "gibberish.assistant.router",
     "Selection": "gibberish.assistant.budget",
     "ToolCall": "gibberish.assistant.conversation",
@@ -135,14 +137,15 @@ _MODULES = {
 __all__ = [
     "DEFAULT_BUDGET",
     "DEVELOPER_PROMPT",
-    "Advice",
     "Api",
     "CallStatus",
     "CallSyntaxError",
+    "Choice",
     "CoercionError",
     "ExposedTool",
     "FuzzyIndex",
     "FuzzyMatch",
+    "Heard",
     "Message",
     "ModelCancelled",
     "ModelClient",
@@ -151,14 +154,13 @@ __all__ = [
     "ModelReply",
     "ModelRequest",
     "ModelSettings",
-    "Next",
     "OllamaChatClient",
     "OllamaGenerateClient",
     "OpenAIChatClient",
     "ParseResult",
     "ParsedCall",
-    "RouteResult",
-    "RouteStatus",
+    "Proposal",
+    "ProposalStatus",
     "Router",
     "Selection",
     "ToolCall",

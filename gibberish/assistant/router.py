@@ -16,7 +16,7 @@ while another tool does (``disagreement``)                ×0.7
 nothing usable after the retry                           0.0
 =======================================================  =====
 
-Below ``threshold`` (default 0.5) the result's status is ``ASK_USER`` and ``candidates``
+Below ``threshold`` (default 0.5) the proposal's status is ``ASK_USER`` and ``candidates``
 holds the top fuzzy matches of the request, for the person to pick from.
 
 Repair: when the first answer does not parse, calls an unknown tool, has an invalid
@@ -33,8 +33,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
-from typing import Any
 
 from gibberish.assistant.budget import Selection, functiongemma_cost, json_cost
 from gibberish.assistant.clients import (
@@ -50,6 +48,7 @@ from gibberish.assistant.context_blocks import with_context
 from gibberish.assistant.functiongemma import render_call
 from gibberish.assistant.fuzzy import FuzzyMatch
 from gibberish.assistant.naming import ExposedTool, ToolCatalog
+from gibberish.assistant.proposal import Proposal, ProposalStatus
 from gibberish.assistant.tool_index import ToolIndex
 from gibberish.assistant.validate import CallStatus, ValidatedCall, validate_call
 
@@ -58,66 +57,6 @@ CONFIDENCE_COERCED = 0.9
 CONFIDENCE_REPAIRED = 0.6
 DISAGREEMENT_FACTOR = 0.7
 DEFAULT_THRESHOLD = 0.5
-
-
-class RouteStatus(StrEnum):
-    OK = "ok"
-    """``calls`` are valid and confident enough to hand to the Engine."""
-    NEEDS_ARGUMENTS = "needs_arguments"
-    """The tool is clear but required arguments are missing (see each call's ``missing``)."""
-    ASK_USER = "ask_user"
-    """Not confident: let the person pick from ``candidates``."""
-    NO_TOOLS = "no_tools"
-    """Nothing is available in the current mode."""
-    ERROR = "error"
-    """The model could not be asked (``message`` says why); ``candidates`` still offered."""
-    CANCELLED = "cancelled"
-
-
-@dataclass(frozen=True, slots=True)
-class RouteResult:
-    status: RouteStatus
-    request: str
-    calls: tuple[ValidatedCall, ...] = ()
-    confidence: float = 0.0
-    candidates: tuple[FuzzyMatch[ExposedTool], ...] = ()
-    message: str = ""
-    """One sentence for the person (why it asks, what failed)."""
-    attempts: int = 0
-    """Model requests made (1, or 2 after a repair)."""
-    outputs: tuple[str, ...] = ()
-    """The model's raw text per attempt (for the log and the CLI)."""
-    offered: tuple[str, ...] = ()
-    """Exposed names of the tools that went into the prompt."""
-
-    @property
-    def call(self) -> ValidatedCall | None:
-        return self.calls[0] if self.calls else None
-
-    @property
-    def ok(self) -> bool:
-        return self.status is RouteStatus.OK
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status.value,
-            "request": self.request,
-            "confidence": self.confidence,
-            "calls": [c.to_dict() for c in self.calls],
-            "candidates": [
-                {
-                    "name": m.name,
-                    "skill": m.item.skill.name,
-                    "tool": m.item.tool.name,
-                    "score": m.score,
-                }
-                for m in self.candidates
-            ],
-            "message": self.message,
-            "attempts": self.attempts,
-            "outputs": list(self.outputs),
-            "offered": list(self.offered),
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +135,7 @@ class Router:
         cancel: threading.Event | None = None,
         on_text: Callable[[str], None] | None = None,
         context: str = "",
-    ) -> RouteResult:
+    ) -> Proposal[None]:
         """Ask the model which tool ``request`` means; ``tools`` are those of the current mode
         (the Engine passes its ``ToolIndex``, reused from request to request).
 
@@ -205,11 +144,16 @@ class Router:
         index = _index_of(tools)
         request = request.strip()
         if not len(index):
-            return RouteResult(
-                RouteStatus.NO_TOOLS, request, message="No tools are available in this mode."
+            return Proposal(
+                None,
+                ProposalStatus.NO_TOOLS,
+                request,
+                message="No tools are available in this mode.",
             )
         if not request:
-            return RouteResult(RouteStatus.ASK_USER, request, message="Say what you want to do.")
+            return Proposal(
+                None, ProposalStatus.ASK_USER, request, message="Say what you want to do."
+            )
         selection = self.select(request, index)
         ask = _Asking(request, index, selection, [Message("user", with_context(context, request))])
         for attempt in (1, 2):
@@ -227,21 +171,21 @@ class Router:
                 ask.correct(reply)
         return self._unusable(ask)
 
-    def _failed(self, ask: _Asking, exc: ModelError, attempt: int) -> RouteResult:
+    def _failed(self, ask: _Asking, exc: ModelError, attempt: int) -> Proposal[None]:
         """The model could not be asked (or the person cancelled)."""
         if isinstance(exc, ModelCancelled):
-            return ask.result(RouteStatus.CANCELLED, exc.message, attempt)
+            return ask.result(ProposalStatus.CANCELLED, exc.message, attempt)
         calls = ask.verdict.calls if ask.verdict else ()
         return ask.result(
-            RouteStatus.ERROR, exc.message, attempt, calls, candidates=self._offer(ask)
+            ProposalStatus.ERROR, exc.message, attempt, calls, candidates=self._offer(ask)
         )
 
-    def _unusable(self, ask: _Asking) -> RouteResult:
+    def _unusable(self, ask: _Asking) -> Proposal[None]:
         """Nothing usable after the repair retry: let the person pick."""
         assert ask.verdict is not None
         problems = "; ".join(ask.verdict.problems[:3])
         return ask.result(
-            RouteStatus.ASK_USER,
+            ProposalStatus.ASK_USER,
             f"The model's answer could not be used ({problems}) — pick a tool.",
             2,
             ask.verdict.calls,
@@ -251,14 +195,14 @@ class Router:
     def _offer(self, ask: _Asking) -> tuple[FuzzyMatch[ExposedTool], ...]:
         return ask.index.candidates(ask.request, self.max_candidates)
 
-    def _finish(self, ask: _Asking, attempt: int) -> RouteResult:
+    def _finish(self, ask: _Asking, attempt: int) -> Proposal[None]:
         assert ask.verdict is not None
         calls = ask.verdict.calls
         confidence = round(self._confidence(ask, attempt), 3)
         if confidence < self.threshold:
             names = ", ".join(c.name for c in calls)
             return ask.result(
-                RouteStatus.ASK_USER,
+                ProposalStatus.ASK_USER,
                 f"Not sure the model picked the right tool ({names}) — pick a tool.",
                 attempt,
                 calls,
@@ -268,8 +212,8 @@ class Router:
         if any(c.status is CallStatus.MISSING_ARGUMENTS for c in calls):
             missing = sorted({m for c in calls for m in c.missing})
             message = "Missing: " + ", ".join(missing) + "."
-            return ask.result(RouteStatus.NEEDS_ARGUMENTS, message, attempt, calls, confidence)
-        return ask.result(RouteStatus.OK, "", attempt, calls, confidence)
+            return ask.result(ProposalStatus.NEEDS_ARGUMENTS, message, attempt, calls, confidence)
+        return ask.result(ProposalStatus.OK, "", attempt, calls, confidence)
 
     @staticmethod
     def _confidence(ask: _Asking, attempt: int) -> float:
@@ -322,14 +266,15 @@ class _Asking:
 
     def result(
         self,
-        status: RouteStatus,
+        status: ProposalStatus,
         message: str,
         attempts: int,
         calls: tuple[ValidatedCall, ...] = (),
         confidence: float = 0.0,
         candidates: tuple[FuzzyMatch[ExposedTool], ...] = (),
-    ) -> RouteResult:
-        return RouteResult(
+    ) -> Proposal[None]:
+        return Proposal(
+            None,
             status,
             self.request,
             calls,

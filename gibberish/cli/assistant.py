@@ -1,7 +1,7 @@
 """``gibberish prompt``, ``gibberish parse-call`` and ``gibberish ask``: the model feed.
 
-A model's call is a proposal: ``ask`` puts every call through ``engine.runs.prepare`` and the
-same approve-and-run path as ``gibberish run`` (in the caller's working folder, as ``run``
+A model's call is a proposal: ``ask`` takes every call the one path from a proposal to a
+run (``proposed_runs``, then ``prepare_proposed``) and the same approve-and-run path as ``gibberish run`` (in the caller's working folder, as ``run``
 does), so a model can never skip an approval. When the model proposes several calls, each
 is shown and run in turn; a call that cannot run (missing arguments, an unusually large
 number with nobody at a terminal to confirm it) is skipped with the reason.
@@ -12,18 +12,21 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from gibberish.cli.common import CliState, fail, pass_state, print_json, printable
 from gibberish.cli.quick_exit import finish
 from gibberish.cli.run import execute, stdin_is_tty
-from gibberish.engine.core import Engine, EngineError, ToolRef
+from gibberish.engine.core import Engine, EngineError
+from gibberish.engine.run_flow import ProposedRun, prepare_proposed
 from gibberish.settings import MODEL_APIS
 from gibberish.skills.model import Mode, tool_ref
 from gibberish.skills.render import RenderError
-from gibberish.trust.model_reads import RunOrigin
+
+if TYPE_CHECKING:
+    from gibberish.assistant.proposal import Proposal
 
 MODE_CHOICE = click.Choice([m.value for m in Mode], case_sensitive=False)
 
@@ -171,8 +174,9 @@ def ask_command(
 ) -> None:
     """Route a request through the local model, then approve and run the tool(s) it chose."""
     from gibberish.assistant import ModelError, client_for
-    from gibberish.assistant.outcome import Next, advise
+    from gibberish.assistant.outcome import advise
     from gibberish.cli.context_blocks import context_feed
+    from gibberish.engine.run_flow import proposed_runs
 
     engine = state.engine()
     settings = engine.feed.model_settings(endpoint=endpoint, model=model_name, api=api)
@@ -183,19 +187,19 @@ def ask_command(
         )
     except ModelError as exc:
         fail(str(exc), 1)
-    advice = advise(route, settings.model)
-    if advice.next is not Next.PROPOSE:
-        _explain(advice)
+    proposal = advise(route, settings.model)
+    runs = proposed_runs(proposal)
+    if not runs:
+        _explain(proposal)
         raise SystemExit(1)
-    calls = advice.calls
-    if len(calls) > 1:
-        click.echo(f"model proposed {len(calls)} calls:", err=True)
-        for n, call in enumerate(calls, 1):
-            click.echo(f"  {n}. {_shown(call)}", err=True)
-    results = [_one_call(engine, route, call, dry_run, yes, compact) for call in calls]
+    if len(runs) > 1:
+        click.echo(f"model proposed {len(runs)} calls:", err=True)
+        for n, run in enumerate(runs, 1):
+            click.echo(f"  {n}. {_shown(run.call)}", err=True)
+    results = [_one_call(engine, run, dry_run, yes, compact) for run in runs]
     if dry_run:
         report: dict[str, Any] = dict(results[0]) if len(results) == 1 else {"calls": results}
-        report["confidence"] = route.confidence
+        report["confidence"] = proposal.confidence
         print_json(report)
         finish(0 if all("skipped" not in r for r in results) else 1)
     raise SystemExit(0 if all(r.get("exit") == 0 for r in results) else 1)
@@ -228,20 +232,18 @@ def _skip_reason(call: Any) -> str | None:
 
 
 def _one_call(
-    engine: Engine, route: Any, call: Any, dry_run: bool, yes: bool, compact: bool
+    engine: Engine, run: ProposedRun, dry_run: bool, yes: bool, compact: bool
 ) -> dict[str, Any]:
     """Prepare, approve and run one proposed call; a dict for the report (``exit`` or
     ``skipped``). ``execute`` is the one approve-and-run path of the terminal and ends by
     exiting, so its exit code is taken from ``SystemExit`` and the next call goes on."""
+    call = run.call
     reason = _skip_reason(call)
     if reason is not None:
         click.secho(f"gibberish: skipped {_shown(call)}: {reason}", err=True, fg="yellow")
         return {"call": call.to_dict(), "skipped": reason}
-    ref = ToolRef(call.exposed.skill, call.exposed.tool)
     try:
-        prepared = engine.runs.prepare(
-            ref, call.arguments, context_dir=Path.cwd(), origin=RunOrigin.MODEL
-        )
+        prepared = prepare_proposed(engine, run, context_dir=Path.cwd())
     except (EngineError, RenderError) as exc:
         click.secho(f"gibberish: skipped {_shown(call)}: {exc}", err=True, fg="yellow")
         return {"call": call.to_dict(), "skipped": str(exc)}
@@ -260,11 +262,11 @@ def _one_call(
         return {"call": call.to_dict(), "exit": done.code}
 
 
-def _explain(advice: Any) -> None:
-    click.secho(f"gibberish: {printable(advice.message)}", err=True, fg="red")
-    if advice.descriptions:
+def _explain(proposal: Proposal[None]) -> None:
+    click.secho(f"gibberish: {printable(proposal.message)}", err=True, fg="red")
+    if proposal.descriptions:
         click.echo("  did you mean one of these?", err=True)
-        for ref, description in advice.descriptions:
+        for ref, description in proposal.descriptions:
             click.echo(f"    {printable(ref)}  {printable(description)}", err=True)
 
 

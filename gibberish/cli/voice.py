@@ -1,7 +1,8 @@
 """``gibberish listen`` and ``gibberish voice …``: speech → a proposed call, on a terminal.
 
-What was heard is a proposal like a model's call: ``listen`` puts it through
-``engine.runs.prepare`` and the same approve-and-run path as ``gibberish run`` and ``ask``.
+What was heard is a proposal like a model's call: ``listen`` takes it the one path from a
+proposal to a run (``proposed_runs``, ``prepare_proposed``) and the same approve-and-run
+path as ``gibberish run`` and ``ask``.
 """
 
 from __future__ import annotations
@@ -19,15 +20,16 @@ import click
 from gibberish.cli.assistant import MODE_CHOICE, _mode
 from gibberish.cli.common import CliState, fail, pass_state, print_json, table
 from gibberish.cli.run import execute, refuse
-from gibberish.engine.core import Engine, EngineError, ToolRef
+from gibberish.engine.core import Engine, EngineError
+from gibberish.engine.run_flow import prepare_proposed, proposed_runs
 from gibberish.skills.model import Mode, tool_ref
 from gibberish.skills.render import RenderError
-from gibberish.trust.model_reads import RunOrigin
 from gibberish.voice import spoken
 from gibberish.voice.settings import VOICE_BACKENDS
 
 if TYPE_CHECKING:
-    from gibberish.voice import Proposal
+    from gibberish.assistant.heard import Heard
+    from gibberish.assistant.proposal import Proposal
     from gibberish.voice.audio import AudioSource
     from gibberish.voice.whisper_install import Plan
 
@@ -53,7 +55,7 @@ def _hand_to_tray() -> bool:
     return hand_over(LISTEN)
 
 
-def _describe(proposal: Proposal) -> str:
+def _describe(proposal: Proposal[Heard]) -> str:
     heard = proposal.heard
     ms = heard.timings.get("latency", 0.0) * 1000
     said = heard.quoted() if heard.text else "nothing usable"
@@ -64,8 +66,8 @@ def _describe(proposal: Proposal) -> str:
     ) + (f"; check {'; '.join(unusual)}" if unusual else "")
 
 
-def _explain(proposal: Proposal) -> None:
-    from gibberish.voice import ProposalStatus
+def _explain(proposal: Proposal[Heard]) -> None:
+    from gibberish.assistant.proposal import ProposalStatus
 
     click.secho(f"gibberish: {proposal.message}", err=True, fg="red")
     call = proposal.call
@@ -126,13 +128,10 @@ def listen_command(
         return
     engine = state.engine()
     proposal = _hear(engine, file, _mode(engine, mode), backend, compact)
-    call = proposal.call
-    assert call is not None and call.exposed is not None
-    ref = ToolRef(call.exposed.skill, call.exposed.tool)
+    run = proposed_runs(proposal)[0]
+    call = run.call
     try:
-        prepared = engine.runs.prepare(
-            ref, call.arguments, context_dir=None, origin=RunOrigin.MODEL
-        )
+        prepared = prepare_proposed(engine, run)
     except (EngineError, RenderError) as exc:
         refuse(str(exc), compact=compact)
     if dry_run or compact:
@@ -151,9 +150,9 @@ def listen_command(
 
 def _hear(
     engine: Engine, file: Path | None, mode: Mode, backend: str | None, compact: bool
-) -> Proposal:
+) -> Proposal[Heard]:
     """One spoken request, proposed as a call; anything else ends the command, saying why."""
-    from gibberish.voice import ProposalStatus
+    from gibberish.assistant.proposal import ProposalStatus
 
     if file is None:
         reason = spoken.may_listen(engine, mode, asked=True, microphone=True)

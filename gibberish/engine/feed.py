@@ -20,7 +20,7 @@ from gibberish.settings import Settings
 from gibberish.skills.model import Mode
 
 if TYPE_CHECKING:
-    from gibberish.assistant import ModelClient, ModelSettings, RouteResult, ToolCatalog
+    from gibberish.assistant import ModelClient, ModelSettings, Proposal, ToolCatalog
     from gibberish.assistant.context_blocks import ContextBlock, ContextFeed
     from gibberish.assistant.context_store import PinStore
     from gibberish.assistant.tool_index import ToolIndex, ToolIndexCache
@@ -80,7 +80,7 @@ class FeedFacade:
         cancel: threading.Event | None = None,
         on_text: Callable[[str], None] | None = None,
         context: str | None = None,
-    ) -> RouteResult:
+    ) -> Proposal[None]:
         """Ask the model which tool fits ``request``. The answer is only a proposal: the
         caller still goes through ``prepare`` and the decision table, as for a click.
 

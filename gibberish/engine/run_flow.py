@@ -9,6 +9,11 @@ but must apply the same rules in the same order:
 4. ask → the person answers (``ApprovalPrompt``); "always" stores the approval;
 5. the front end starts the run and follows it.
 
+A proposed call — a model's, a spoken one, the command bar's best match — takes one
+path to a run: ``proposed_runs`` turns the ``Proposal`` into the calls to open, each with
+its note and missing values; the tray opens each like a click (its form first), the
+terminal prepares it with ``prepare_proposed`` and authorizes it as a model's choice.
+
 ``authorize`` is step 4 on its own (the CLI has its arguments from flags and runs in the
 foreground); ``Session`` is steps 1–4 plus what the tray says about reloads and settings.
 A tool a *model* chose is authorized with ``model_chose=True``: a standing "yes" from the
@@ -31,6 +36,9 @@ from gibberish.skills.render import RenderError
 from gibberish.trust.model_reads import RunOrigin
 
 if TYPE_CHECKING:
+    from gibberish.assistant.heard import Heard
+    from gibberish.assistant.proposal import Proposal
+    from gibberish.assistant.validate import ValidatedCall
     from gibberish.desktop.modes import ModeContext
     from gibberish.engine.values import ToolRef
     from gibberish.settings import Settings
@@ -140,6 +148,63 @@ def never_approved(prepared: PreparedRun) -> bool:
     skill not trusted in this version, a skill of an untrusted project folder)."""
     decision = prepared.decision
     return decision.first_run or decision.banner is not None
+
+
+@dataclass(frozen=True)
+class ProposedRun:
+    """One proposed call as its form opens: the tool (``skill.tool``), the values to
+    prefill, the sentence shown with them, and the required values still missing."""
+
+    ref: str
+    arguments: Mapping[str, Any]
+    note: str
+    missing: tuple[str, ...]
+    call: ValidatedCall
+
+
+def proposed_runs(proposal: Proposal[Heard | None]) -> tuple[ProposedRun, ...]:
+    """The one path from a proposal to a run: its calls in order (none when it proposes
+    nothing), each to be opened through the same form, decision and approval as a click,
+    as a run a model started (``RunOrigin.MODEL``) — a proposal never runs by itself."""
+    from gibberish.skills.model import tool_ref
+
+    if not proposal.proposes:
+        return ()
+    return tuple(
+        ProposedRun(
+            tool_ref(call.skill or "", call.tool or ""),
+            dict(call.arguments),
+            _note(proposal, k, call),
+            tuple(call.missing),
+            call,
+        )
+        for k, call in enumerate(proposal.calls)
+    )
+
+
+def _note(proposal: Proposal[Heard | None], k: int, call: ValidatedCall) -> str:
+    """The sentence shown with the ``k``-th call: the proposer's own, else what was heard
+    (and the values to check), else the proposal's message with the first call."""
+    if k < len(proposal.notes):
+        return proposal.notes[k]
+    if proposal.heard is not None:
+        check = f". Check {'; '.join(call.unusual)}" if call.unusual else ""
+        return f"Heard {proposal.heard.quoted()}{check}"
+    return proposal.message if k == 0 else ""
+
+
+def prepare_proposed(
+    engine: Engine, run: ProposedRun, *, context_dir: Path | None = None
+) -> PreparedRun:
+    """A proposed call prepared as a model's run, for a front end without a form (the
+    terminal): the argv and the decision, for ``authorize`` with ``model_chose=True``."""
+    from gibberish.engine.values import ToolRef
+
+    exposed = run.call.exposed
+    target = ToolRef(exposed.skill, exposed.tool) if exposed is not None else run.ref
+    return engine.runs.prepare(
+        target, run.arguments, context_dir=context_dir, origin=RunOrigin.MODEL
+    )
 
 
 def needs_a_person(prepared: PreparedRun) -> bool:

@@ -33,6 +33,7 @@ from gibberish.ui.lifecycle import Lifecycle, TrayParts, TraySteps
 from gibberish.ui.listen.requests import VoiceRequests
 from gibberish.ui.menu.source import MenuSource
 from gibberish.ui.menu.view import UPDATE_BUDGET_S, MenuView
+from gibberish.ui.proposals import ProposalOpener
 from gibberish.ui.reloader import BackgroundReload
 from gibberish.ui.reloading import Reloading
 from gibberish.ui.runs.views import RunSession, RunViews
@@ -93,7 +94,8 @@ class Controller(QObject):
             parent=self,
         )
         self.runs.host = self.text.bar
-        self.text.launch_requested.connect(self._launch_requested)
+        self.proposals = ProposalOpener(self.launch)  # the one opener of a proposal
+        self.text.proposed.connect(self.proposals.open)
         self.text.tool_picked.connect(self._tool_picked)
         self.text.past_chosen.connect(self._past_chosen)
         self.text.settings_requested.connect(self.open_settings)
@@ -141,7 +143,7 @@ class Controller(QObject):
             self.seams,
             capture=self.menus.capture,
             mode=lambda: self.menus.context.mode,
-            launch=self.launch,
+            open_proposal=self.proposals.open,
             notify=self.notify,
             show_runs=self.runs_changed,
             runs_changed=self.runs.changed,
@@ -432,9 +434,7 @@ class Controller(QObject):
         )
 
     def _launch_requested(self, ref: str, arguments: Any, note: str, missing: tuple) -> None:
-        from gibberish.trust.model_reads import RunOrigin  # the router picked it
-
-        self.launch(ref, arguments or None, note=note, missing=missing, origin=RunOrigin.MODEL)
+        self.proposals.open_one(ref, arguments, note, missing)  # as the router proposed it
 
     @guard
     def handle_message(self, message: str) -> None:

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 from gibberish.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from gibberish.assistant.heard import Heard
+    from gibberish.assistant.proposal import Proposal, ProposalStatus
     from gibberish.voice.audio import MicrophoneSource, WavSource, input_devices, read_wav
     from gibberish.voice.errors import VoiceError
     from gibberish.voice.grammar import Grammar, grammar_for_tools
-    from gibberish.voice.heard import Heard
-    from gibberish.voice.interpret import Proposal, ProposalStatus
     from gibberish.voice.service import BACKENDS, VoiceConfig, VoiceService
 
 _HOME = {
@@ -28,9 +28,9 @@ _HOME = {
     "VoiceError": "gibberish.voice.errors",
     "Grammar": "gibberish.voice.grammar",
     "grammar_for_tools": "gibberish.voice.grammar",
-    "Heard": "gibberish.voice.heard",
-    "Proposal": "gibberish.voice.interpret",
-    "ProposalStatus": "gibberish.voice.interpret",
+    "Heard": "gibberish.assistant.heard",
+    "Proposal": "gibberish.assistant.proposal",
+    "ProposalStatus": "gibberish.assistant.proposal",
     "BACKENDS": "gibberish.voice.service",
     "VoiceConfig": "gibberish.voice.service",
     "VoiceService": "gibberish.voice.service",

@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from enum import StrEnum
-from typing import Any
 
 from gibberish.assistant import (
     CallStatus,
     ExposedTool,
     FuzzyIndex,
     FuzzyMatch,
+    Proposal,
+    ProposalStatus,
     ToolCatalog,
     ValidatedCall,
     validate_call,
 )
-from gibberish.voice.heard import Heard
+from gibberish.assistant.heard import Heard
 from gibberish.voice.matcher import PhraseMatch, PhraseMatcher
 from gibberish.voice.numbers import TENS, UNITS
 from gibberish.voice.sounds_like import SoundsLike
@@ -34,37 +34,6 @@ UNSURE_NUMBER = 0.6
 confidence, ``gibberish.voice.alignment``) makes the call's numbers *unusual*: the form
 says to check them. In-grammar numbers of the suite's clear voices score 0.6 to 1;
 "hundred" in "four queen of clubs" heard as "four hundred of clubs" 0.57."""
-
-
-class ProposalStatus(StrEnum):
-    OK = "ok"
-    NEEDS_ARGUMENTS = "needs_arguments"
-    NO_MATCH = "no_match"
-
-
-@dataclass(frozen=True)
-class Proposal:
-    heard: Heard
-    status: ProposalStatus
-    call: ValidatedCall | None = None
-    candidates: tuple[FuzzyMatch[ExposedTool], ...] = ()
-    message: str = ""
-
-    @property
-    def exposed(self) -> ExposedTool | None:
-        return self.call.exposed if self.call is not None else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status.value,
-            "heard": self.heard.to_dict(),
-            "call": self.call.to_dict() if self.call else None,
-            "candidates": [
-                {"skill": m.item.skill.name, "tool": m.item.tool.name, "score": m.score}
-                for m in self.candidates
-            ],
-            "message": self.message,
-        }
 
 
 def closest(text: str, catalog: ToolCatalog) -> tuple[FuzzyMatch[ExposedTool], ...]:
@@ -79,7 +48,7 @@ def interpret(
     catalog: ToolCatalog,
     matcher: PhraseMatcher,
     sounds_like: SoundsLike | None = None,
-) -> Proposal:
+) -> Proposal[Heard]:
     """``sounds_like``: for a free-form transcript, the form it sounds like when no form
     matches it word for word (recorded in ``heard.details["taken_as"]``)."""
     began = time.perf_counter()
@@ -105,7 +74,7 @@ class _Matching:
         return close[0]
 
 
-def _interpret(heard: Heard, catalog: ToolCatalog, matcher: _Matching) -> Proposal:
+def _interpret(heard: Heard, catalog: ToolCatalog, matcher: _Matching) -> Proposal[Heard]:
     if heard.rejected or not heard.text:
         reason = heard.rejected or "nothing was recognized"
         return Proposal(
@@ -124,16 +93,18 @@ def _interpret(heard: Heard, catalog: ToolCatalog, matcher: _Matching) -> Propos
         )
     call = _with_unsure_numbers(validate_call((match.tool, match.arguments), catalog), heard)
     if call.status is CallStatus.OK:
-        return Proposal(heard, ProposalStatus.OK, call)
+        return Proposal(heard, ProposalStatus.OK, calls=(call,))
     if call.status is CallStatus.MISSING_ARGUMENTS:
         missing = ", ".join(call.missing)
-        return Proposal(heard, ProposalStatus.NEEDS_ARGUMENTS, call, message=f"Missing: {missing}.")
+        return Proposal(
+            heard, ProposalStatus.NEEDS_ARGUMENTS, calls=(call,), message=f"Missing: {missing}."
+        )
     return Proposal(
         heard,
         ProposalStatus.NO_MATCH,
-        call,
-        closest(heard.text, catalog),
-        "; ".join(call.problems) or f"{match.tool} cannot take what was heard.",
+        calls=(call,),
+        candidates=closest(heard.text, catalog),
+        message="; ".join(call.problems) or f"{match.tool} cannot take what was heard.",
     )
 
 

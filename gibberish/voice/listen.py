@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Protocol
 
+from gibberish.assistant.heard import Heard
 from gibberish.voice.audio import SAMPLE_RATE, SAMPLE_WIDTH, AudioSource
 from gibberish.voice.errors import VoiceError
-from gibberish.voice.heard import Heard
 from gibberish.voice.lead_in import LeadIn
 
 ENDPOINT_WINDOW = 0.3

@@ -39,8 +39,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gibberish.voice.heard import Heard
-from gibberish.voice.interpret import Proposal, ProposalStatus
+from gibberish.assistant.heard import Heard
+from gibberish.assistant.proposal import Proposal, ProposalStatus
 from gibberish.voice.listen import StreamingRecognizer
 from gibberish.voice.numbers import holds_a_number
 from gibberish.voice.sounds_like import MAX_DISTANCE, sound_distance

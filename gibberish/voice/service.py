@@ -13,11 +13,12 @@ import time
 from dataclasses import dataclass, replace
 
 from gibberish.assistant import ToolCatalog
+from gibberish.assistant.heard import Heard
+from gibberish.assistant.proposal import Proposal, ProposalStatus
 from gibberish.voice.audio import AudioSource
 from gibberish.voice.errors import VoiceError
 from gibberish.voice.grammar import Grammar, VoiceTool, grammar_for_tools
-from gibberish.voice.heard import Heard
-from gibberish.voice.interpret import Proposal, ProposalStatus, interpret
+from gibberish.voice.interpret import interpret
 from gibberish.voice.listen import StreamingRecognizer, capture
 from gibberish.voice.matcher import PhraseMatcher
 from gibberish.voice.readings import number_readings

@@ -37,11 +37,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from gibberish.assistant.heard import Heard
 from gibberish.voice.alignment import acoustic_fit, phone_error_rate, word_scores
 from gibberish.voice.errors import VoiceError
 from gibberish.voice.fsg import GARBAGE_PREFIX, garbage_words, word_graph
 from gibberish.voice.grammar import GRAMMAR_NAME, Grammar
-from gibberish.voice.heard import Heard
 from gibberish.voice.lexicon import model_dir, write_dictionary
 from gibberish.voice.matcher import PhraseMatcher
 from gibberish.voice.numbers import holds_a_number

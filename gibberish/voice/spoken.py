@@ -19,10 +19,11 @@ from gibberish.skills.model import Mode
 from gibberish.voice.settings import Activation, VoiceBackend
 
 if TYPE_CHECKING:
+    from gibberish.assistant.heard import Heard
+    from gibberish.assistant.proposal import Proposal
     from gibberish.engine.core import Engine
     from gibberish.voice.audio import AudioSource
     from gibberish.voice.grammar import Grammar
-    from gibberish.voice.interpret import Proposal
     from gibberish.voice.service import VoiceService
 
 HELD_CUT_OFF = 2.0
@@ -80,11 +81,11 @@ def listen(
     mode: Mode | None = None,
     backend: str | None = None,
     held: bool = False,
-) -> Proposal:
+) -> Proposal[Heard]:
     """One utterance from ``source`` → a proposed call. ``held``: a key held down ends it
     when released, pauses included (docs/adr/0039-portal-shortcuts.md)."""
+    from gibberish.assistant.proposal import ProposalStatus
     from gibberish.voice.errors import VoiceError
-    from gibberish.voice.interpret import ProposalStatus
     from gibberish.voice.service import VoiceConfig
 
     if mode is None:
@@ -112,19 +113,15 @@ def listen(
     return proposal
 
 
-def _route_heard(engine: Engine, proposal: Proposal, mode: Mode) -> Proposal:
-    """A free-form transcript no spoken form covers goes to the model router."""
-    from gibberish.assistant import ModelError, RouteStatus
-    from gibberish.voice.interpret import ProposalStatus
+def _route_heard(engine: Engine, proposal: Proposal[Heard], mode: Mode) -> Proposal[Heard]:
+    """A free-form transcript no spoken form covers goes to the model router; its first
+    proposed call (if any) becomes what was heard."""
+    from gibberish.assistant import ModelError
 
     try:
         route = engine.feed.route(proposal.heard.text, mode=mode)
     except ModelError as exc:
         return replace(proposal, message=f"{proposal.message} The model failed: {exc}")
-    status = {
-        RouteStatus.OK: ProposalStatus.OK,
-        RouteStatus.NEEDS_ARGUMENTS: ProposalStatus.NEEDS_ARGUMENTS,
-    }.get(route.status)
-    if status is None or route.call is None:
+    if not route.proposes:
         return replace(proposal, candidates=route.candidates or proposal.candidates)
-    return replace(proposal, status=status, call=route.call, message=route.message)
+    return replace(proposal, status=route.status, calls=route.calls[:1], message=route.message)

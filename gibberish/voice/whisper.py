@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from gibberish.assistant.heard import Heard
 from gibberish.voice.audio import SAMPLE_RATE
 from gibberish.voice.errors import VoiceError
-from gibberish.voice.heard import Heard
 from gibberish.voice.numbers import number_run, parse_number
 
 MODEL_HINT = (

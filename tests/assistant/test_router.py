@@ -9,12 +9,12 @@ import pytest
 from gibberish.assistant.clients import Api, ModelSettings, client_for
 from gibberish.assistant.functiongemma import render_declaration
 from gibberish.assistant.naming import ToolCatalog
+from gibberish.assistant.proposal import ProposalStatus
 from gibberish.assistant.router import (
     CONFIDENCE_COERCED,
     CONFIDENCE_FIRST,
     CONFIDENCE_REPAIRED,
     Router,
-    RouteStatus,
     correction_text,
 )
 from gibberish.assistant.validate import CallStatus
@@ -31,7 +31,7 @@ def router(server, api=Api.OLLAMA_GENERATE, **kw) -> Router:
 def test_first_answer_valid(model_server, catalog):
     model_server.queue(Text(f"{S}call:git_log{{count:5}}{E}"))
     result = router(model_server).route("show me the last 5 git commits", catalog)
-    assert result.status is RouteStatus.OK and result.ok
+    assert result.status is ProposalStatus.OK and result.ok
     assert result.confidence == CONFIDENCE_FIRST == 1.0
     assert result.attempts == 1 and result.candidates == ()
     call = result.call
@@ -48,7 +48,7 @@ def test_first_answer_valid(model_server, catalog):
 def test_coerced_values_lower_confidence(model_server, catalog):
     model_server.queue(Text(f"{S}call:git_log{{count:<escape>5<escape>}}{E}"))
     result = router(model_server).route("git log 5 commits", catalog)
-    assert result.status is RouteStatus.OK
+    assert result.status is ProposalStatus.OK
     assert result.confidence == CONFIDENCE_COERCED
     assert result.call.arguments == {"count": 5}
 
@@ -56,7 +56,7 @@ def test_coerced_values_lower_confidence(model_server, catalog):
 def test_parallel_calls(model_server, catalog):
     model_server.queue(Text(f"{S}call:git_status{{}}{E}{S}call:git_diff{{staged:true}}{E}"))
     result = router(model_server).route("git status and staged diff", catalog)
-    assert result.status is RouteStatus.OK
+    assert result.status is ProposalStatus.OK
     assert [c.tool for c in result.calls] == ["git_status", "git_diff"]
 
 
@@ -66,7 +66,7 @@ def test_one_repair_retry_when_the_answer_does_not_parse(model_server, catalog):
         Text(f"{S}call:git_log{{count:3}}{E}"),
     )
     result = router(model_server).route("show the git log", catalog)
-    assert result.status is RouteStatus.OK
+    assert result.status is ProposalStatus.OK
     assert result.attempts == 2
     assert result.confidence == CONFIDENCE_REPAIRED
     assert result.outputs == ("Sure, here are your commits!", f"{S}call:git_log{{count:3}}{E}")
@@ -85,7 +85,7 @@ def test_repair_when_the_call_does_not_validate(model_server, catalog):
         Text(f"{S}call:git_log{{count:20}}{E}"),
     )
     result = router(model_server).route("git log, lots of commits", catalog)
-    assert result.status is RouteStatus.OK and result.attempts == 2
+    assert result.status is ProposalStatus.OK and result.attempts == 2
     second = model_server.requests[1].body["prompt"]
     assert "Parameter 'count' expects an integer (a whole number such as 5), got 'lots'." in second
 
@@ -96,7 +96,7 @@ def test_unknown_tool_then_still_wrong_asks_the_user(model_server, catalog):
         Text("no idea"),
     )
     result = router(model_server).route("show the commit history", catalog)
-    assert result.status is RouteStatus.ASK_USER
+    assert result.status is ProposalStatus.ASK_USER
     assert result.confidence == 0.0 and result.attempts == 2
     assert result.candidates and result.candidates[0].name == "git_log"
     assert "could not be used" in result.message
@@ -110,7 +110,7 @@ def test_low_confidence_falls_back_to_fuzzy_matches(model_server, catalog):
         Text(f"{S}call:git_status{{}}{E}"),
     )
     result = router(model_server).route("deploy a preview build to vercel", catalog)
-    assert result.status is RouteStatus.ASK_USER
+    assert result.status is ProposalStatus.ASK_USER
     assert result.confidence == pytest.approx(0.42)
     assert result.call.tool == "git_status"  # kept for information
     assert result.candidates[0].name == "deploy_preview"
@@ -120,20 +120,20 @@ def test_low_confidence_falls_back_to_fuzzy_matches(model_server, catalog):
 def test_disagreement_alone_stays_above_threshold(model_server, catalog):
     model_server.queue(Text(f"{S}call:git_status{{}}{E}"))
     result = router(model_server).route("deploy a preview build", catalog)
-    assert result.status is RouteStatus.OK
+    assert result.status is ProposalStatus.OK
     assert result.confidence == pytest.approx(0.7)
 
 
 def test_threshold_is_configurable(model_server, catalog):
     model_server.queue(Text(f"{S}call:git_log{{count:<escape>5<escape>}}{E}"))
     result = router(model_server, threshold=0.95).route("git log", catalog)
-    assert result.status is RouteStatus.ASK_USER and result.confidence == 0.9
+    assert result.status is ProposalStatus.ASK_USER and result.confidence == 0.9
 
 
 def test_missing_arguments_are_not_repaired(model_server, catalog):
     model_server.queue(Text(f"{S}call:summarize_url{{}}{E}"))
     result = router(model_server).route("summarize the article", catalog)
-    assert result.status is RouteStatus.NEEDS_ARGUMENTS
+    assert result.status is ProposalStatus.NEEDS_ARGUMENTS
     assert result.call.status is CallStatus.MISSING_ARGUMENTS
     assert result.call.missing == ("url",)
     assert result.message == "Missing: url."
@@ -145,7 +145,7 @@ def test_chat_api_end_to_end(model_server, catalog):
     result = router(model_server, api=Api.OLLAMA_CHAT).route(
         "summarize https://example.com/a?b=1,2", catalog
     )
-    assert result.status is RouteStatus.OK
+    assert result.status is ProposalStatus.OK
     assert result.call.arguments == {"url": "https://example.com/a?b=1,2"}
     assert {t["function"]["name"] for t in model_server.requests[0].body["tools"]} == set(
         result.offered
@@ -158,7 +158,7 @@ def test_openai_streamed_repair(model_server, catalog):
         Calls([("git_log", {"count": 5})]),
     )
     result = router(model_server, api=Api.OPENAI).route("git log by me", catalog)
-    assert result.status is RouteStatus.OK and result.attempts == 2
+    assert result.status is ProposalStatus.OK and result.attempts == 2
     messages = model_server.requests[1].body["messages"]
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
     assert messages[2]["content"] == (
@@ -170,7 +170,7 @@ def test_openai_streamed_repair(model_server, catalog):
 def test_budget_limits_the_offered_tools(model_server, catalog):
     model_server.queue(Text(f"{S}call:deploy_preview{{}}{E}"))
     result = router(model_server, budget=120).route("deploy a preview", catalog)
-    assert result.status is RouteStatus.OK
+    assert result.status is ProposalStatus.OK
     assert result.offered[0] == "deploy_preview" and len(result.offered) < len(catalog)
     prompt = model_server.requests[0].body["prompt"]
     assert "git_status" not in prompt
@@ -179,7 +179,7 @@ def test_budget_limits_the_offered_tools(model_server, catalog):
 def test_model_unreachable_is_a_result_with_candidates(closed_port, catalog):
     settings = ModelSettings(endpoint=f"http://127.0.0.1:{closed_port}", timeout=2)
     result = Router(client_for(settings)).route("summarize this url", catalog)
-    assert result.status is RouteStatus.ERROR
+    assert result.status is ProposalStatus.ERROR
     assert result.message.startswith("No model server at")
     assert result.candidates[0].name == "summarize_url"
 
@@ -187,7 +187,7 @@ def test_model_unreachable_is_a_result_with_candidates(closed_port, catalog):
 def test_timeout_on_the_retry_keeps_the_first_calls(model_server, catalog):
     model_server.queue(Text(f"{S}call:git_log{{oops:1}}{E}"), Stall(10))
     result = router(model_server, timeout=1.0).route("git log", catalog)
-    assert result.status is RouteStatus.ERROR and result.attempts == 2
+    assert result.status is ProposalStatus.ERROR and result.attempts == 2
     assert result.call.status is CallStatus.INVALID
 
 
@@ -197,18 +197,18 @@ def test_cancelled(model_server, catalog):
     result = router(model_server).route(
         "git log", catalog, cancel=cancel, on_text=lambda _: cancel.set()
     )
-    assert result.status is RouteStatus.CANCELLED and result.message == "Cancelled."
+    assert result.status is ProposalStatus.CANCELLED and result.message == "Cancelled."
 
 
 def test_no_tools(model_server):
     result = router(model_server).route("anything", ToolCatalog())
-    assert result.status is RouteStatus.NO_TOOLS
+    assert result.status is ProposalStatus.NO_TOOLS
     assert model_server.requests == []
 
 
 def test_empty_request_does_not_ask_the_model(model_server, catalog):
     result = router(model_server).route("   ", catalog)
-    assert result.status is RouteStatus.ASK_USER and result.candidates == ()
+    assert result.status is ProposalStatus.ASK_USER and result.candidates == ()
     assert model_server.requests == []
 
 
@@ -251,7 +251,7 @@ def test_a_cut_off_call_is_repaired_with_the_models_own_output(model_server, cat
         Text(cut, finish="length", tokens=256), Text(f"{S}call:git_log{{count:5}}{E}")
     )
     result = router(model_server).route("last 5 commits", catalog)
-    assert result.status is RouteStatus.OK and result.attempts == 2
+    assert result.status is ProposalStatus.OK and result.attempts == 2
     retry = model_server.requests[1].body["prompt"]
     assert f"<start_of_turn>model\n{cut}<end_of_turn>" in retry
     assert (
@@ -265,7 +265,7 @@ def test_a_cut_off_native_call_goes_back_as_written(model_server, catalog):
         Calls([("git_log", {"count": 5})]),
     )
     result = router(model_server, api=Api.OPENAI).route("last 5 commits", catalog)
-    assert result.status is RouteStatus.OK and result.attempts == 2
+    assert result.status is ProposalStatus.OK and result.attempts == 2
     messages = model_server.requests[1].body["messages"]
     assert messages[2] == {
         "role": "assistant",
@@ -281,5 +281,5 @@ def test_four_parallel_calls_are_all_proposed(model_server, catalog):
     four = [("git_log", {"count": 1}), ("git_status", {}), ("git_diff", {}), ("git_log", {})]
     model_server.queue(Calls(four))
     result = router(model_server, api=Api.OLLAMA_CHAT).route("git log status diff", catalog)
-    assert result.status is RouteStatus.OK
+    assert result.status is ProposalStatus.OK
     assert [c.name for c in result.calls] == ["git_log", "git_status", "git_diff", "git_log"]

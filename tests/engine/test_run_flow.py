@@ -153,3 +153,24 @@ def test_yes_covers_a_confirmation_but_not_what_a_model_chose_unapproved(engine:
     assert authorize(engine, prepared, ask, yes=True).confirmed and asked == []
     verdict = authorize(engine, prepared, ask, yes=True, model_chose=True)
     assert asked == ["echoer.hi"] and verdict.refused == "Not run: you declined."
+
+
+def test_a_proposal_takes_one_path_each_call_in_order_with_its_note(engine: Engine) -> None:
+    from gibberish.assistant.heard import Heard
+    from gibberish.assistant.proposal import Proposal, ProposalStatus, proposal_of
+    from gibberish.engine.run_flow import prepare_proposed, proposed_runs
+    from gibberish.trust.model_reads import RunOrigin
+
+    two = proposal_of("echoer.say", {"words": "x"}, message="first")
+    two = replace(two, calls=(*two.calls, proposal_of("echoer.hi").calls[0]), notes=("a", "b"))
+    runs = proposed_runs(two)
+    assert [(r.ref, dict(r.arguments), r.note) for r in runs] == [
+        ("echoer.say", {"words": "x"}, "a"),
+        ("echoer.hi", {}, "b"),
+    ]
+    prepared = prepare_proposed(engine, runs[0])
+    assert prepared.argv == ("echo", "x") and prepared.origin is RunOrigin.MODEL
+    heard = replace(proposal_of("echoer.hi"), heard=Heard("say hi", 0.9), message="")
+    assert proposed_runs(heard)[0].note == "Heard “say hi”"
+    unsure = replace(two, status=ProposalStatus.ASK_USER)
+    assert proposed_runs(unsure) == () and proposed_runs(Proposal(None, ProposalStatus.ERROR)) == ()

@@ -8,8 +8,9 @@ import pytest
 from PySide6.QtCore import Qt
 
 from gibberish.assistant.fuzzy import FuzzyIndex
+from gibberish.assistant.proposal import proposal_of
 from gibberish.ui.command_bar.bar import CommandBar
-from gibberish.ui.command_bar.routing import FuzzyRouter, Proposal
+from gibberish.ui.command_bar.routing import FuzzyRouter
 from tests.ui.conftest import FakeApprovals, FakeForms, make_controller, tool_block, write_skill
 
 
@@ -93,7 +94,7 @@ def test_free_text_uses_the_router_and_prefills_the_form(qtbot, engine) -> None:
 
         def propose(self, text, tools, *, mode=None, cancel=None):
             assert {t.ref for t in tools} >= {"hello.echo_text"}
-            return Proposal("hello.echo_text", {"text": text.upper()})
+            return proposal_of("hello.echo_text", {"text": text.upper()})
 
     forms = FakeForms({})
     controller = make_controller(engine, router=ModelLike(), forms=forms, approvals=FakeApprovals())

@@ -19,10 +19,11 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
+from gibberish.assistant.proposal import proposal_of
 from gibberish.engine.core import Engine, EngineOptions
 from gibberish.settings import ModelSettings
 from gibberish.skills.model import Mode
-from gibberish.ui.command_bar.routing import FuzzyRouter, ModelRouter, Proposal
+from gibberish.ui.command_bar.routing import FuzzyRouter, ModelRouter
 from gibberish.ui.controller import Controller
 from gibberish.ui.runs.param_form import FormPrompter, ParameterForm
 from tests.assistant.fakeserver import Calls, FakeModelServer, Stall, Text
@@ -338,7 +339,7 @@ def test_a_late_answer_is_dropped_even_if_the_router_ignores_cancel(
 
         def propose(self, text, tools, *, mode=None, cancel=None):
             release.wait(10)
-            return Proposal("hello.echo_text", {"text": "too late"})
+            return proposal_of("hello.echo_text", {"text": "too late"})
 
     ctl = make_controller(engine, router=Stubborn(), forms=FakeForms(), approvals=FakeApprovals())
     ctl.start()

@@ -198,9 +198,9 @@ class ProposeStamp:
     name = "a test router"
 
     def propose(self, text, tools, *, mode=None):  # type: ignore[no-untyped-def]
-        from gibberish.ui.command_bar.routing import Proposal
+        from gibberish.assistant.proposal import proposal_of
 
-        return Proposal("writer.stamp")
+        return proposal_of("writer.stamp")
 
 
 def test_a_request_from_another_process_is_a_models_run(qtbot, skills: Path, marker: Path) -> None:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from gibberish.assistant.heard import Heard
 from gibberish.voice import VoiceError, WavSource
-from gibberish.voice.heard import Heard
 from gibberish.voice.listen import _endpointer, capture
 from tests.voice.corpus import FIXTURES
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from gibberish.assistant.proposal import Proposal
 from gibberish.engine.core import Engine, EngineOptions
 from gibberish.voice import ProposalStatus, VoiceConfig, WavSource, spoken
-from gibberish.voice.interpret import Proposal
 from tests.voice.people.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR, SKILLS, Recording
 from tests.voice.test_whisper import _model_folder, needs_model
 

@@ -9,9 +9,9 @@ import threading
 import pytest
 
 from gibberish.assistant import validate_call
+from gibberish.assistant.heard import Heard
+from gibberish.assistant.proposal import Proposal
 from gibberish.voice import ProposalStatus, VoiceConfig, VoiceError, VoiceService, WavSource, spoken
-from gibberish.voice.heard import Heard
-from gibberish.voice.interpret import Proposal
 from gibberish.voice.second_opinion import decide, worth_asking
 from tests.voice.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR, fixture
 from tests.voice.test_whisper import _model_folder, needs_model
@@ -24,7 +24,7 @@ def _proposal(catalog, text: str, call: tuple | None, *, alternatives=(), backen
     heard = Heard(text, 0.8, tuple(alternatives), backend)
     if call is None:
         return Proposal(heard, ProposalStatus.NO_MATCH)
-    return Proposal(heard, ProposalStatus.OK, validate_call(call, catalog))
+    return Proposal(heard, ProposalStatus.OK, calls=(validate_call(call, catalog),))
 
 
 def test_whisper_settles_a_rejection(catalog) -> None:
@@ -270,7 +270,7 @@ def test_a_weakly_heard_number_is_asked_about_and_whisper_s_value_taken(catalog)
     grammar = _proposal(catalog, "show the last nine commits", None, backend="pocketsphinx")
     call = validate_call(("git_log", {"count": 9}), catalog)
     unsure = dataclasses.replace(call, unusual=("count=9 (the recognizer is unsure of “nine”)",))
-    grammar = dataclasses.replace(grammar, status=ProposalStatus.OK, call=unsure)
+    grammar = dataclasses.replace(grammar, status=ProposalStatus.OK, calls=(unsure,))
     assert worth_asking(grammar)
     whisper = _proposal(catalog, "Show the last 5 commits.", ("git_log", {"count": 5}))
     assert decide(grammar, whisper) is whisper

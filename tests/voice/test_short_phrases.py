@@ -11,9 +11,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from gibberish.assistant.heard import Heard
+from gibberish.assistant.proposal import Proposal
 from gibberish.voice import ProposalStatus, VoiceConfig, WavSource
-from gibberish.voice.heard import Heard
-from gibberish.voice.interpret import Proposal
 from gibberish.voice.second_opinion import SHORT_FLOOR, below_the_floor, short
 from tests.voice.test_whisper import _model_folder, needs_model
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import pytest
 
+from gibberish.assistant.heard import Heard
+from gibberish.assistant.proposal import ProposalStatus
 from gibberish.skills.model import ParameterDefinition, ParameterType, ToolDefinition
 from gibberish.voice.grammar import VoiceTool, grammar_for_tools
-from gibberish.voice.heard import Heard
-from gibberish.voice.interpret import ProposalStatus, interpret
+from gibberish.voice.interpret import interpret
 from gibberish.voice.matcher import PhraseMatcher
 from gibberish.voice.sounds_like import SoundsLike
 from tests.voice.corpus import OUT_OF_GRAMMAR

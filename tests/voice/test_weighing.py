@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from gibberish.assistant import validate_call
+from gibberish.assistant.heard import Heard
+from gibberish.assistant.proposal import Proposal
 from gibberish.voice import ProposalStatus, VoiceConfig, WavSource
 from gibberish.voice.audio import read_wav
-from gibberish.voice.heard import Heard
-from gibberish.voice.interpret import Proposal
 from gibberish.voice.numbers import holds_a_number, spoken_number
 from gibberish.voice.readings import nearest_values, number_readings
 from gibberish.voice.second_opinion import (
@@ -78,7 +78,7 @@ def _proposal(catalog, text: str, call: tuple | None, *, fit: float | None = Non
         heard.details["acoustic_fit"] = fit
     if call is None:
         return Proposal(heard, ProposalStatus.NO_MATCH)
-    return Proposal(heard, ProposalStatus.OK, validate_call(call, catalog))
+    return Proposal(heard, ProposalStatus.OK, calls=(validate_call(call, catalog),))
 
 
 def _whisper(catalog, text: str, call: tuple | None = None) -> Proposal:

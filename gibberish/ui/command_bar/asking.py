@@ -26,8 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 
-from gibberish.ui.command_bar.routing import Choices
-
 if TYPE_CHECKING:
     from gibberish.engine.core import ToolRef
     from gibberish.skills.model import Mode
@@ -105,8 +103,11 @@ class Asking(QObject):
         try:
             outcome = router.propose(question.text, tools, mode=mode, cancel=question.cancel)
         except Exception as exc:  # a router that fails is a message, never a crash
+            from gibberish.assistant.proposal import Proposal, ProposalStatus
+
             log.warning("asking failed: %s", exc, exc_info=True)
-            outcome = Choices(f"Asking failed: {exc}", failed=True)
+            message = f"Asking failed: {exc}"
+            outcome = Proposal(None, ProposalStatus.ERROR, question.text, message=message)
         with contextlib.suppress(RuntimeError):  # the UI was torn down meanwhile
             self._delivered.emit(question.key, outcome)
 

@@ -1,16 +1,16 @@
 """The seam for asking in your own words: free text in, a proposed tool (or a choice) out.
 
 Free text reaches ``TextRequests.route`` (the command bar's, or a second ``gibberish
-ask``), which asks a ``TextRouter``. The answer is
-one of:
+ask``), which asks a ``TextRouter``. The answer is a ``Proposal`` (the one type voice and
+the model router hand back too, ``gibberish.assistant.proposal``), or None:
 
-* a ``Proposal`` — a tool (``skill.tool``) and the arguments to prefill. It is only a
+* a proposal that ``proposes`` — the tool(s) and the arguments to prefill. It is only a
   proposal: the controller opens the parameter form prefilled with it (missing fields
   marked) and then asks the Engine for a decision, so a model's call goes through exactly
   the same form and approval as a click (docs/adr/0013-model-feed.md);
-* ``Choices`` — the router could not or would not decide (the model was unsure, the model
-  server is down, nothing is offered in this mode): a line for the person and the tools
-  they might have meant, shown in the command bar to pick from;
+* any other proposal — the router could not or would not decide (the model was unsure,
+  the model server is down, nothing is offered in this mode): its ``message`` and the
+  tools the person might have meant (``choices``), shown in the command bar to pick from;
 * ``None`` — nothing matches at all.
 
 Two routers exist. ``FuzzyRouter`` (no model configured) is instant: the best fuzzy match
@@ -23,14 +23,13 @@ thread with a queued signal (``asking.py``) — the tray never freezes while a m
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from operator import is_
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 if TYPE_CHECKING:
-    from gibberish.assistant import RouteResult
     from gibberish.assistant.fuzzy import FuzzyIndex
+    from gibberish.assistant.proposal import Proposal
     from gibberish.engine.core import Engine, ToolRef
     from gibberish.settings import ModelSettings
     from gibberish.skills.model import Mode
@@ -39,33 +38,8 @@ NO_MODEL = "No model configured — Settings → Model"
 MAX_CHOICES = 5
 
 
-@dataclass(frozen=True)
-class Proposal:
-    """A tool to open (``skill.tool``), arguments to prefill, and a note for the person."""
-
-    ref: str
-    arguments: Mapping[str, Any] = field(default_factory=dict)
-    note: str = ""
-    missing: tuple[str, ...] = ()
-    """Required parameters the router could not fill (the form marks them)."""
-    then: tuple[Proposal, ...] = ()
-    """Further calls proposed with this one, in order: each is opened after this one,
-    through its own form and its own decision (a model may propose several)."""
-
-
-@dataclass(frozen=True)
-class Choices:
-    """No proposal: ``message`` says why, ``refs`` are tools the person may pick from."""
-
-    message: str
-    refs: tuple[str, ...] = ()
-    failed: bool = False
-    """The router could not be asked (an error, shown as one); False when it was unsure."""
-    settings_link: bool = False
-    """Offer a link to the settings (no model configured, model server unreachable …)."""
-
-
-Outcome = Proposal | Choices | None
+Outcome: TypeAlias = "Proposal[None] | None"
+"""A proposal, or None when nothing matches at all."""
 
 
 class TextRouter(Protocol):
@@ -127,21 +101,32 @@ class FuzzyRouter:
         mode: Mode | None = None,
         cancel: threading.Event | None = None,
     ) -> Outcome:
+        from gibberish.assistant.proposal import proposal_of
+
         matches = self._fuzzy.index(tools).rank(text, 1, require_all=False)
         if not matches or matches[0].score < self.min_score:
             return None
-        return Proposal(matches[0].item.ref, note=f"Best match for “{text}”")
+        return proposal_of(matches[0].item.ref, message=f"Best match for “{text}”")
 
-    def choices(self, text: str, tools: Sequence[ToolRef]) -> Choices:
+    def choices(self, text: str, tools: Sequence[ToolRef]) -> Proposal[None]:
         """What the command bar offers for free text when no model is configured."""
+        from gibberish.assistant.proposal import Choice, Proposal, ProposalStatus
+
         matches = self._fuzzy.index(tools).rank(text, MAX_CHOICES, require_all=False)
-        refs = tuple(m.item.ref for m in matches)
-        message = NO_MODEL if refs else f"{NO_MODEL}. Nothing is close to “{text}”."
-        return Choices(message, refs, settings_link=True)
+        choices = tuple(Choice(m.item.ref) for m in matches)
+        message = NO_MODEL if choices else f"{NO_MODEL}. Nothing is close to “{text}”."
+        return Proposal(
+            None,
+            ProposalStatus.ASK_USER,
+            text,
+            message=message,
+            choices=choices,
+            settings_link=True,
+        )
 
 
 class ModelRouter:
-    """Asks the configured local model (``engine.feed.route``) and turns its answer into an outcome.
+    """Asks the configured local model (``engine.feed.route``); its proposal, worded (``advise``).
 
     Built by the controller from ``settings.model`` while ``enabled`` is true; a new one is
     made when those settings change. ``propose`` runs on a worker thread: it touches the
@@ -170,38 +155,8 @@ class ModelRouter:
         mode: Mode | None = None,
         cancel: threading.Event | None = None,
     ) -> Outcome:
+        from gibberish.assistant.outcome import advise
+
         result = self.engine.feed.route(text, mode=mode, cancel=cancel)
-        return outcome_of(result, self.name, mode)
-
-
-def outcome_of(result: RouteResult, model: str, mode: Mode | None = None) -> Outcome:
-    """A router result as what the UI does next, through the one mapping every front end
-    shares (``gibberish.assistant.outcome.advise``): a proposal opens the form with the
-    first call (missing fields marked, the note naming any further calls), anything else
-    becomes ``Choices`` with the same sentence the command line prints. Several calls
-    become one proposal per call, in order (``Proposal.then``)."""
-    from gibberish.assistant.outcome import Next, advise, ref_of
-
-    where = f"{mode.value} mode" if mode is not None else "this mode"
-    advice = advise(result, model, where)
-    if advice.next is Next.PROPOSE:
-        first, *others = [(c, c.exposed) for c in advice.calls if c.exposed is not None]
-        n = len(others) + 1
-        then = tuple(
-            Proposal(
-                ref_of(exposed),
-                dict(call.arguments),
-                f"Call {k} of {n} proposed by {model} for “{result.request}”. "
-                "Check the values before you run it.",
-                tuple(call.missing),
-            )
-            for k, (call, exposed) in enumerate(others, 2)
-        )
-        call, exposed = first
-        return Proposal(ref_of(exposed), dict(call.arguments), advice.message, advice.missing, then)
-    return Choices(
-        advice.message,
-        advice.refs,
-        failed=advice.failed,
-        settings_link=advice.settings_link,
-    )
+        where = f"{mode.value} mode" if mode is not None else "this mode"
+        return advise(result, self.name, where)

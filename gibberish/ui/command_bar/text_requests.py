@@ -3,9 +3,9 @@
 Free text comes from the command bar or from ``ask TEXT`` sent by a second process. A
 ``TextRouter`` (``routing.py``) turns it into a proposal; an instant router (the fuzzy
 fallback) answers at once, a slow one (the local model) on a worker thread through
-``Asking`` while the bar shows a spinner and Esc cancels. A proposal is launched like a
-click (``launch``), so it goes through the same form and approval; anything else is shown
-as choices in the bar. The router is picked from the settings on every use, so saving
+``Asking`` while the bar shows a spinner and Esc cancels. A proposal that proposes a call
+is handed on (``proposed``) to the one path to a run, so it goes through the same form
+and approval as a click; anything else is shown as choices in the bar. The router is picked from the settings on every use, so saving
 the settings dialog switches it; a router given to the constructor (tests) wins.
 """
 
@@ -21,11 +21,12 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from gibberish.ui.errors import guard
 
 if TYPE_CHECKING:
+    from gibberish.assistant.proposal import Proposal
     from gibberish.engine.core import Engine, ToolRef
     from gibberish.skills.model import Mode, SkillDefinition
     from gibberish.ui.command_bar.asking import Asking
     from gibberish.ui.command_bar.bar import CommandBar
-    from gibberish.ui.command_bar.routing import Choices, Outcome, TextRouter
+    from gibberish.ui.command_bar.routing import Outcome, TextRouter
 
 log = logging.getLogger("gibberish.ui")
 
@@ -33,7 +34,7 @@ log = logging.getLogger("gibberish.ui")
 class TextRequests(QObject):
     """Owns the command bar and the question being asked; emits what to do next."""
 
-    launch_requested = Signal(str, object, str, tuple)  # ref, arguments, note, missing
+    proposed = Signal(object)  # a Proposal whose calls are to be opened, each like a click
     tool_picked = Signal(str)  # ref: the person picked this tool in the bar (their own run)
     past_chosen = Signal(object)  # a run_history.PastRun chosen among the recent runs
     settings_requested = Signal()
@@ -246,25 +247,28 @@ class TextRequests(QObject):
     def _answer(self, outcome: Outcome, text: str) -> None:
         """What the router said, on the GUI thread: open a proposal like a click, or show
         the choices (unsure, error, nothing in this mode) in the command bar."""
-        from gibberish.ui.command_bar.routing import Choices, Proposal
+        from gibberish.assistant.proposal import Proposal, ProposalStatus
 
         bar = self.command_bar
         if bar is not None and bar.busy:
             bar.set_busy(None)
-        if isinstance(outcome, Proposal):
+        if outcome is not None and outcome.proposes:
             if bar is not None:
                 bar.hide()
-            for proposal in (outcome, *outcome.then):  # each opened in turn, each decided
-                log.info("proposal for %r: %s %s", text[:200], proposal.ref, proposal.arguments)
-                self.launch_requested.emit(
-                    proposal.ref, dict(proposal.arguments), proposal.note, proposal.missing
+            for call in outcome.calls:  # each opened in turn, each decided
+                log.info(
+                    "proposal for %r: %s.%s %s", text[:200], call.skill, call.tool, call.arguments
                 )
-        elif isinstance(outcome, Choices):
+            self.proposed.emit(outcome)
+        elif outcome is not None:
             if outcome.failed:
                 log.warning("asking about %r failed: %s", text[:200], outcome.message)
             self._offer(outcome, text)
         elif bar is not None and bar.isVisible() and not bar.steps.active:
-            self._offer(Choices(f"No tool matches “{text}”."), text)
+            nothing = Proposal(
+                None, ProposalStatus.NO_MATCH, text, message=f"No tool matches “{text}”."
+            )
+            self._offer(nothing, text)
         else:
             from gibberish.engine.run_flow import Notice
 
@@ -272,20 +276,23 @@ class TextRequests(QObject):
 
     def show_heard(self, text: str, message: str, refs: Sequence[str], *, failed: bool) -> None:
         """The command bar holding what was heard, with the proposed (or closest) tools."""
-        from gibberish.ui.command_bar.routing import Choices
+        from gibberish.assistant.proposal import Choice, Proposal, ProposalStatus
 
-        self._offer(Choices(message, tuple(refs), failed=failed), text)
+        status = ProposalStatus.ERROR if failed else ProposalStatus.ASK_USER
+        choices = tuple(Choice(ref) for ref in refs)
+        self._offer(Proposal(None, status, text, message=message, choices=choices), text)
 
-    def _offer(self, choices: Choices, text: str) -> None:
-        """Show ``choices`` in the command bar under ``text`` (opening the bar if needed)."""
+    def _offer(self, proposal: Proposal[None], text: str) -> None:
+        """Show ``proposal``'s sentence and choices in the command bar under ``text``
+        (opening the bar if needed)."""
         bar = self.bar()
         bar.steps.leave_outputs()  # the choices replace an output shown (its run goes on)
         if not bar.isVisible() or bar.input.text() != text:
             bar.set_tools(self._tools())
             bar.popup(text)
         bar.show_choices(
-            choices.message,
-            choices.refs,
-            failed=choices.failed,
-            settings_link=choices.settings_link,
+            proposal.message,
+            proposal.refs,
+            failed=proposal.failed,
+            settings_link=proposal.settings_link,
         )

@@ -4,7 +4,7 @@ The microphone (or, in tests, a WAV file: ``Seams.audio``) is read and decoded b
 ``voice.spoken.listen`` on a plain thread, so the tray never freezes. ``state`` says what the
 tray icon should show: ``listening`` while audio is read, ``thinking`` once the end of
 speech is found and the recognizer finishes, ``idle`` after. The answer comes back as
-``heard`` (a ``gibberish.voice.Proposal``) or ``failed`` (a sentence for the person).
+``heard`` (a ``gibberish.assistant.proposal.Proposal``) or ``failed`` (a sentence for the person).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ class _Watched:
 
 class Listening(QObject):
     state = Signal(str)
-    heard = Signal(object)  # gibberish.voice.Proposal
+    heard = Signal(object)  # gibberish.assistant.proposal.Proposal
     failed = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 
@@ -22,6 +22,8 @@ from gibberish.ui.listen.listening import IDLE, LISTENING, Listening
 from gibberish.ui.listen.panel import ListeningPanel
 
 if TYPE_CHECKING:
+    from gibberish.assistant.heard import Heard
+    from gibberish.assistant.proposal import Proposal
     from gibberish.engine.core import Engine
     from gibberish.engine.run_flow import Notice
     from gibberish.skills.model import Mode
@@ -50,7 +52,7 @@ class VoiceRequests(QObject):
         *,
         capture: Callable[[], object],
         mode: Callable[[], Mode],
-        launch: Callable[..., RunSession | None],
+        open_proposal: Callable[[Proposal[Heard]], list[RunSession]],
         notify: Callable[[Notice], None],
         show_runs: Callable[[], None],
         runs_changed: SignalInstance,
@@ -63,7 +65,7 @@ class VoiceRequests(QObject):
         self._seams = seams
         self._capture = capture
         self._mode = mode
-        self._launch = launch
+        self._open_proposal = open_proposal
         self._notify = notify
         self._show_runs = show_runs
         self.panel: ListeningPanel | None = None
@@ -161,18 +163,17 @@ class VoiceRequests(QObject):
             self._show_runs()
 
     @guard
-    def _heard(self, proposal: Any) -> None:
+    def _heard(self, proposal: Proposal[Heard]) -> None:
         """What was heard: the command bar shows the transcript and the proposed tool, then
         the parameter form opens with the heard values, as for a click."""
         from gibberish.skills.model import tool_ref
         from gibberish.ui.formatting import title_of_ref
-        from gibberish.voice import ProposalStatus
 
         if self.listening.cancelled:  # cancelled as the words arrived
             return
         text = proposal.heard.text
         call = proposal.call
-        if proposal.status is ProposalStatus.NO_MATCH or call is None:
+        if not proposal.proposes or call is None:
             refs = [tool_ref(m.item.skill.name, m.item.tool.name) for m in proposal.candidates]
             if self.panel is not None:
                 self.panel.show_heard(text, proposal.message, close_soon=True)
@@ -181,31 +182,20 @@ class VoiceRequests(QObject):
                 return
             self._text.show_heard(text, proposal.message, refs, failed=True)
             return
-        ref = tool_ref(call.skill, call.tool)
+        ref = tool_ref(call.skill or "", call.tool or "")
         if self.panel is not None:
             self.panel.show_heard(text, f"Opening {title_of_ref(ref)}…", close_soon=False)
         self._text.show_heard(text, f"Heard {proposal.heard.quoted()}", [ref], failed=False)
-        QTimer.singleShot(0, lambda: self._launch_heard(ref, proposal))
+        QTimer.singleShot(0, lambda: self._launch_heard(proposal))
 
-    def _launch_heard(self, ref: str, proposal: Any) -> None:
-        from gibberish.trust.model_reads import RunOrigin
-
+    def _launch_heard(self, proposal: Proposal[Heard]) -> None:
+        """What was heard is a proposal, as a model's call is: the one path to a run."""
         if self.panel is not None:
             self.panel.finish()  # the form opens now: it shows the same words
         bar = self._text.command_bar
         if bar is not None:
             bar.hide()
-        call = proposal.call
-        session = self._launch(
-            ref,
-            dict(call.arguments) or None,
-            note=f"Heard {proposal.heard.quoted()}"
-            + (f". Check {'; '.join(call.unusual)}" if call.unusual else ""),
-            missing=tuple(call.missing),
-            origin=RunOrigin.MODEL,  # what was heard is a proposal, as a model's call is
-        )
-        if session is not None:
-            self._voice_runs.append(session)
+        self._voice_runs.extend(self._open_proposal(proposal))
 
     def _listen_failed(self, message: str) -> None:
         from gibberish.voice.microphones import NO_MICROPHONE, NOT_RUNNING

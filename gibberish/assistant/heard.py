@@ -1,4 +1,8 @@
-"""What a recognizer heard: the text, how sure it is, and what it cost."""
+"""What a recognizer heard: the text, how sure it is, and what it cost.
+
+It lives beside the proposal it travels with (``proposal.py``): a spoken request is a
+proposal like any other, and every front end reads what was heard from it.
+"""
 
 from __future__ import annotations
 
