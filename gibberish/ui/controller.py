@@ -433,9 +433,6 @@ class Controller(QObject):
             past.ref, dict(past.arguments), folder=folder if folder and folder.is_dir() else None
         )
 
-    def _launch_requested(self, ref: str, arguments: Any, note: str, missing: tuple) -> None:
-        self.proposals.open_one(ref, arguments, note, missing)  # as the router proposed it
-
     @guard
     def handle_message(self, message: str) -> None:
         """A request from a second ``gibberish`` process (``single_instance.dispatch``)."""

@@ -120,7 +120,7 @@ def test_a_proposal_sent_straight_to_run_asks_every_time(qtbot, tray, marker: Pa
     controller.engine.trust.approve_skill_by_name("writer")
     approvals.answer = Answer.CANCEL
     for _ in range(2):
-        controller._launch_requested("writer.stamp", {}, "model", ())
+        controller.proposals.open_one("writer.stamp", {}, "model", ())
     assert [p.ref for p in approvals.seen] == ["writer.stamp", "writer.stamp"]
     assert not any(p.own_run for p in approvals.seen) and marks(marker) == []
     assert "A model or what was heard started stamp" in approvals.seen[0].decision.reason

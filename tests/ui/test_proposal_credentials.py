@@ -30,7 +30,7 @@ def tray(qtbot, tmp_path: Path, monkeypatch):
 def test_a_proposal_naming_a_key_is_refused_even_when_the_person_says_yes(tray) -> None:
     controller, approvals, planted = tray
     key = str(planted.files["ssh"])
-    controller._launch_requested("files.read_file", {"path": key}, "model", ())
+    controller.proposals.open_one("files.read_file", {"path": key}, "model", ())
     assert controller.runs.sessions == {}
     [shown] = approvals.seen
     assert shown.decision.refused and "never reads credentials" in shown.decision.reason
