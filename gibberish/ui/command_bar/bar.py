@@ -24,8 +24,8 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QRect, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QHideEvent, QKeyEvent, QShowEvent
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QRect, Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication, QHideEvent, QKeyEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QFrame, QLineEdit, QToolButton, QVBoxLayout, QWidget
 
 from gibberish.ui import accessibility
@@ -86,6 +86,7 @@ class CommandBar(QFrame):
         )
         self.embedded = embedded
         """Part of the launcher window (no tray): never hides itself, Esc clears."""
+        self._viewport: QWidget | None = None
         self.setObjectName("command-bar")
         self.setWindowTitle("gibberish")
         self.setFrameShape(QFrame.Shape.StyledPanel)
@@ -126,6 +127,9 @@ class CommandBar(QFrame):
         outer.addWidget(self.steps.stack)
         self.steps.stack.hide()
         self._width = WIDTH
+        self._list_room: int | None = None
+        """Pixels the popup's list may take (``_measure_room``); None: as tall as its rows."""
+        self._row_height = 0
         if not embedded:
             self.setFixedWidth(WIDTH)
 
@@ -148,6 +152,8 @@ class CommandBar(QFrame):
         self.model = self.results.rows
         self.results.activated.connect(self._choose_index)
         self.results.clicked.connect(self._choose_index)
+        self._viewport = self.results.viewport()
+        self._viewport.installEventFilter(self)
         return self.results
 
     def _status_row(self) -> StatusRow:
@@ -217,7 +223,10 @@ class CommandBar(QFrame):
 
     def _fit(self) -> None:
         rows = 0 if self._busy else len(self.model.tools)
-        changed = self.results.fit(rows, scrolls=self.embedded)  # a window's list scrolls
+        shown = self._rows_that_fit(rows)
+        changed = self.results.fit(shown, scrolls=self.embedded)  # a window's list scrolls
+        if not self.embedded:
+            self._scroll_bar(shown < rows)
         if self._busy:
             hint = HINT_BUSY
         elif self._choices is not None:
@@ -234,6 +243,37 @@ class CommandBar(QFrame):
             changed = True
         if changed:
             self.adjustSize()
+            if self.isVisible() and not self.embedded:
+                _keep_on_screen(self)
+
+    def _rows_that_fit(self, rows: int) -> int:
+        """How many of ``rows`` the popup shows at once: as many as the screen has room
+        for (measured by ``popup``); the rest scroll, following the arrow keys."""
+        if self.embedded or not rows or self._list_room is None:
+            return rows
+        if not self._row_height:
+            self._row_height = self.results.sizeHintForRow(0)
+        return max(1, min(rows, (self._list_room - 4) // max(1, self._row_height)))
+
+    def _scroll_bar(self, needed: bool) -> None:
+        policy = (
+            Qt.ScrollBarPolicy.ScrollBarAsNeeded
+            if needed
+            else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        )
+        if self.results.verticalScrollBarPolicy() != policy:
+            self.results.setVerticalScrollBarPolicy(policy)
+
+    def _measure_room(self) -> None:
+        """The height the popup's list may take on the screen under the mouse: the
+        available height less the margins, the input, the status line and the hint (a
+        2× scale on a 1366×768 screen leaves 384 logical pixels for all of it)."""
+        outer = self.layout().contentsMargins()
+        page = self.search_page.layout()
+        chrome = outer.top() + outer.bottom() + 2 * self.frameWidth() + 3 * page.spacing()
+        chrome += self.input.sizeHint().height() + self.hint.sizeHint().height()
+        chrome += self.status.sizeHint().height()
+        self._list_room = _area(self).height() - 2 * SCREEN_MARGIN - chrome
 
     # ------------------------------------------------------------------ states
     @property
@@ -291,8 +331,14 @@ class CommandBar(QFrame):
         self.input.setReadOnly(False)
         self.input.setClearButtonEnabled(True)
         self._choices = None
+        if not self.embedded:
+            self._measure_room()
         self.input.setText(text)
         self._filter(text)
+        if not self.embedded:  # as tall as the rows that fit, whatever was shown last
+            self.search_page.layout().activate()
+            self.layout().invalidate()
+            self.adjustSize()
         if self.steps.active:
             self.show_step()
             return
@@ -310,12 +356,18 @@ class CommandBar(QFrame):
         """Centred near the top of the screen under the mouse."""
         area = _area(self)
         top = area.top() + area.height() // (8 if self.steps.active else 4)
+        top = max(area.top(), min(top, area.bottom() + 1 - SCREEN_MARGIN - self.height()))
         self.move(area.center().x() - self.width() // 2, top)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.input and event.type() == QEvent.Type.KeyPress:
             assert isinstance(event, QKeyEvent)
             return self._key(event)
+        if watched is self._viewport and event.type() == QEvent.Type.Resize:
+            assert isinstance(event, QResizeEvent)
+            if event.size().width() != event.oldSize().width():
+                # Rows as wide as a scroll bar leaves them, once the resize is through.
+                QTimer.singleShot(0, self.results.doItemsLayout)
         return super().eventFilter(watched, event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
