@@ -10,7 +10,7 @@ tests (and people writing desktop automation) can rely on:
 ``mode``                      the mode submenu
 ``mode-auto`` ``mode-global``  radio items (``mode-dev``, ``mode-meeting``, ``mode-writer``)
 ``ask``                       opens the command bar
-``skill:NAME``                a skill's submenu (trust badge, description tooltip)
+``skill:NAME``                a skill's submenu (its icon with the trust badge, description tooltip)
 ``tool:SKILL.TOOL``           launches a tool
 ``problems`` / ``problem:NAME``  skills that failed to load
 ``recent`` / ``recent:N``     recent runs (0 = newest)
@@ -40,6 +40,7 @@ from gibberish.ui import icons
 from gibberish.ui.formatting import human_duration, human_title, plain_tooltip
 from gibberish.ui.menu.dispatch import carry_trigger, dispatch_triggers
 from gibberish.ui.menu.protocol import MenuContext, MenuLibrary, MenuSkill, offered_in
+from gibberish.ui.menu.skill_badges import badged_skill_icon
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -335,7 +336,7 @@ def skill_entry(skill: MenuSkill, actions: MenuActions) -> MenuItem:
         skill.name,
         kind=Kind.MENU,
         tooltip=_skill_tooltip(skill),
-        icon=icons.trust_icon(skill.trust),
+        icon=badged_skill_icon(skill.name, skill.directory, skill.trust),
         children=lambda: skill_items(skill, actions),
         key=(skill.name, tuple((t.name, t.description) for t in skill.tools)),
     )
