@@ -21,7 +21,9 @@ def human_bytes(count: int) -> str:
     value = float(count)
     for unit in ("bytes", "KiB", "MiB", "GiB"):
         if value < 1024 or unit == "GiB":
-            if unit == "bytes" or value.is_integer():
+            if unit == "bytes":
+                return plural(int(value), "byte")
+            if value.is_integer():
                 return f"{int(value)} {unit}"
             return f"{value:.1f} {unit}"
         value /= 1024

@@ -23,7 +23,8 @@ TRUST_COLOURS = {"user": QColor("#3d6fd1"), "untrusted": QColor("#d97706")}
 
 
 def near(a: QColor, b: QColor) -> bool:
-    return a.alpha() > 200 and all(abs(x - y) < 40 for x, y in zip(a.getRgb()[:3], b.getRgb()[:3]))
+    pairs = zip(a.getRgb()[:3], b.getRgb()[:3], strict=True)
+    return a.alpha() > 200 and all(abs(x - y) < 40 for x, y in pairs)
 
 
 def share(image: QImage, colour: QColor, *, corner: str) -> float:

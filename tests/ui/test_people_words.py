@@ -242,3 +242,51 @@ def test_a_first_run_approval_names_the_skill_and_tool_by_their_titles(
     assert prepared.decision.first_run
     assert "“Count words”" in prepared.decision.reason
     assert approval_problems(prepared, raw_names(engine), refs_of(engine)) == []
+
+
+MARKDOWN_HELPERS = "formatting.py"
+"""Turns a skill's Markdown into text: its patterns hold backticks."""
+ALLOWED_IN_SOURCE = {
+    ("problem_dialog.py", "A code block is opened with ``` and never closed."),  # on purpose
+    ("shortcuts_tab.py", "`"),  # removes backticks from a backend's message
+    ("launcher.py", "`"),  # removes backticks from why there is no tray
+}
+
+
+def ui_strings() -> Iterable[tuple[str, int, str]]:
+    """Every string literal of ``gibberish/ui`` (f-strings' text parts too), docstrings
+    left out: (file name, line, text)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[2] / "gibberish" / "ui"
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {
+            id(node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            text = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(text, str) and id(node) not in docs:
+                yield path.name, node.lineno, text
+
+
+def test_no_ui_string_says_s_in_brackets_or_shows_backticks() -> None:
+    """ "1 skill(s)" reads as a program talking ("plural" says "1 skill", "2 skills"), and
+    a backtick in a label is Markdown shown raw (quote a command “like this”)."""
+    bad = []
+    for name, line, text in ui_strings():
+        if re.search(r"\w\(s\)", text):
+            bad.append(f"{name}:{line}: {text!r} (use formatting.plural)")
+        if "`" in text and name != MARKDOWN_HELPERS and (name, text) not in ALLOWED_IN_SOURCE:
+            bad.append(f"{name}:{line}: {text!r} (a backtick shown raw)")
+    assert bad == []
+
+
+def test_plural_and_sizes_read_right() -> None:
+    from gibberish.ui.formatting import human_bytes, plural
+
+    assert plural(1, "skill") == "1 skill" and plural(2, "skill") == "2 skills"
+    assert plural(0, "match", "matches") == "0 matches"
+    assert human_bytes(1) == "1 byte" and human_bytes(2) == "2 bytes"

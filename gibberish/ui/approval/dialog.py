@@ -196,7 +196,8 @@ class ApprovalDialog(QDialog):
         accessibility.name(command, "Command it will run", shlex.join(prepared.argv))
         rows.add("Command", command, "argv")
         rows.add("Folder", value_label(home_short(prepared.cwd), wrap=False), "cwd")
-        rows.add("Timeout", value_label(f"{prepared.timeout:g} seconds", wrap=False), "timeout")
+        timeout = "1 second" if prepared.timeout == 1 else f"{prepared.timeout:g} seconds"
+        rows.add("Timeout", value_label(timeout, wrap=False), "timeout")
         network = (
             "Yes — this skill says it uses the network"
             if prepared.network

@@ -37,7 +37,7 @@ from PySide6.QtGui import QAction, QActionGroup, QIcon
 from PySide6.QtWidgets import QMenu
 
 from gibberish.ui import icons
-from gibberish.ui.formatting import human_duration, human_title, plain_tooltip
+from gibberish.ui.formatting import human_duration, human_title, plain_tooltip, title_of_ref
 from gibberish.ui.menu.dispatch import carry_trigger, dispatch_triggers
 from gibberish.ui.menu.protocol import MenuContext, MenuLibrary, MenuSkill, offered_in
 from gibberish.ui.menu.skill_badges import badged_skill_icon
@@ -267,13 +267,20 @@ def turned_off_items(names: Sequence[str], actions: MenuActions) -> list[MenuIte
     ]
 
 
+STATUS_WORDS = {"succeeded": "finished", "cancelled": "stopped", "timed_out": "timed out"}
+"""A run's final status as the *Recent runs* entry says it ("failed" stays)."""
+
+
 def _recent_text(run: RecentRun) -> tuple[str, str]:
+    """The entry: ✓ or ✗, the tool's title, how it ended and how long it took; the
+    tooltip: the error or the first line of output, then the tool's id."""
     envelope = run.result.envelope
     mark = "✓" if envelope.success else "✗"
-    status = run.result.status.value.replace("_", " ")
-    text = f"{mark} {run.ref} — {status}, {human_duration(envelope.duration_ms)}"
+    status = run.result.status.value
+    status = STATUS_WORDS.get(status, status.replace("_", " "))
+    text = f"{mark} {title_of_ref(run.ref)} — {status}, {human_duration(envelope.duration_ms)}"
     tip = envelope.error or (envelope.output.strip().splitlines() or [""])[0]
-    return text, elide(tip, 200)
+    return text, f"{elide(tip, 200)}\n{run.ref}".strip()
 
 
 def build_menu(
@@ -314,13 +321,13 @@ def head_items(context: MenuContext, actions: MenuActions) -> list[MenuItem]:
         MenuItem(
             "ask",
             "Ask…",
-            tooltip="Find a tool by typing (also: run `gibberish` again)",
+            tooltip="Find a tool by typing (also: run “gibberish” again)",
             trigger=actions.open_command_bar,
         ),
         MenuItem(
             "listen",
             "Listen",
-            tooltip="Say what to run (also: `gibberish listen`, e.g. from a shortcut)",
+            tooltip="Say what to run (also: “gibberish listen”, e.g. from a shortcut)",
             trigger=actions.listen,
         ),
         separator("skills-separator"),

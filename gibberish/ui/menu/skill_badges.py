@@ -39,9 +39,7 @@ class BadgedSkillEngine(QIconEngine):
         self.name, self.folder, self.trust = name, folder, trust
         self._drawn: dict[tuple[int, int, int, int], QPixmap] = {}
 
-    def paint(
-        self, painter: QPainter, rect: QRect, mode: QIcon.Mode, state: QIcon.State
-    ) -> None:
+    def paint(self, painter: QPainter, rect: QRect, mode: QIcon.Mode, state: QIcon.State) -> None:
         side = min(rect.width(), rect.height())
         skill_side = round(side * 0.86)
         skill_icon(self.name, self.folder).paint(
