@@ -108,7 +108,7 @@ class CommandBar(QFrame):
 
         self.search_page = QWidget()
         self.search_page.setObjectName("command-search")
-        layout = QVBoxLayout(self.search_page)
+        layout = self._page_layout = QVBoxLayout(self.search_page)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
         layout.addWidget(self._input_line())
@@ -120,7 +120,7 @@ class CommandBar(QFrame):
         layout.addWidget(self.hint)
         self.steps = Steps(self)
         self.steps.changed.connect(self._step_changed)
-        outer = QVBoxLayout(self)
+        outer = self._outer = QVBoxLayout(self)
         outer.setContentsMargins(10, 10, 10, 10)
         outer.setSpacing(0)
         outer.addWidget(self.search_page)
@@ -268,9 +268,9 @@ class CommandBar(QFrame):
         """The height the popup's list may take on the screen under the mouse: the
         available height less the margins, the input, the status line and the hint (a
         2× scale on a 1366×768 screen leaves 384 logical pixels for all of it)."""
-        outer = self.layout().contentsMargins()
-        page = self.search_page.layout()
-        chrome = outer.top() + outer.bottom() + 2 * self.frameWidth() + 3 * page.spacing()
+        outer = self._outer.contentsMargins()
+        spacing = self._page_layout.spacing()
+        chrome = outer.top() + outer.bottom() + 2 * self.frameWidth() + 3 * spacing
         chrome += self.input.sizeHint().height() + self.hint.sizeHint().height()
         chrome += self.status.sizeHint().height()
         self._list_room = _area(self).height() - 2 * SCREEN_MARGIN - chrome
@@ -336,8 +336,8 @@ class CommandBar(QFrame):
         self.input.setText(text)
         self._filter(text)
         if not self.embedded:  # as tall as the rows that fit, whatever was shown last
-            self.search_page.layout().activate()
-            self.layout().invalidate()
+            self._page_layout.activate()
+            self._outer.invalidate()
             self.adjustSize()
         if self.steps.active:
             self.show_step()

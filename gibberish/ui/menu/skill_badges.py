@@ -10,14 +10,21 @@ painted), and each size is drawn once. Icons are kept per skill name, folder and
 so a rebuild of the menu — from the menu cache, then from the loaded library — hands out
 the same ``QIcon`` and the menu's diff (``model.signature``, which compares icons by
 ``cacheKey``) keeps the entry.
+
+The first ``WARM`` icons made — the top of the menu, what its first open shows — are
+drawn ahead on idle turns of the event loop, a few milliseconds' worth per turn, so the
+first open does not draw them all at once (``benchmarks/menu.py``).
 """
 
 from __future__ import annotations
 
+import time
+from collections import deque
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt
-from PySide6.QtGui import QIcon, QIconEngine, QPainter, QPixmap
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, QTimer
+from PySide6.QtGui import QGuiApplication, QIcon, QIconEngine, QPainter, QPixmap
+from PySide6.QtWidgets import QApplication, QStyle
 
 from gibberish.ui import icons
 from gibberish.ui.skill_icons import skill_icon
@@ -27,7 +34,14 @@ BADGE = 0.6
 KEPT = 5000
 """Icons kept at most (a menu of more skills makes the extra ones again)."""
 
+WARM = 48
+"""Icons drawn ahead of the first open: more than a screen's height of entries."""
+WARM_BUDGET_S = 0.004
+"""GUI time one idle turn may spend drawing icons ahead."""
+
 _kept: dict[tuple[str, str, str], QIcon] = {}
+_ahead: deque[QIcon] = deque()
+_queued = 0
 
 
 class BadgedSkillEngine(QIconEngine):
@@ -76,4 +90,30 @@ def badged_skill_icon(name: str, folder: Path, trust: str) -> QIcon:
         if len(_kept) >= KEPT:
             _kept.clear()
         found = _kept[key] = QIcon(BadgedSkillEngine(name, folder, str(trust)))
+        _draw_ahead(found)
     return found
+
+
+def _draw_ahead(icon: QIcon) -> None:
+    """Queue ``icon`` to be drawn on an idle turn, while fewer than ``WARM`` were."""
+    global _queued
+    if _queued >= WARM:
+        return
+    _queued += 1
+    _ahead.append(icon)
+    if len(_ahead) == 1:
+        QTimer.singleShot(0, _draw_some)
+
+
+def _draw_some() -> None:
+    """Draw queued icons at the menu's icon size for ``WARM_BUDGET_S``, then yield."""
+    deadline = time.perf_counter() + WARM_BUDGET_S
+    app = QGuiApplication.instance()
+    if not isinstance(app, QApplication):
+        _ahead.clear()
+        return
+    side = app.style().pixelMetric(QStyle.PixelMetric.PM_SmallIconSize)
+    while _ahead and time.perf_counter() < deadline:
+        _ahead.popleft().pixmap(QSize(side, side), app.devicePixelRatio())
+    if _ahead:
+        QTimer.singleShot(0, _draw_some)
