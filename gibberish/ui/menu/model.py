@@ -250,7 +250,7 @@ def turned_off_items(names: Sequence[str], actions: MenuActions) -> list[MenuIte
     entries = [
         MenuItem(
             f"turn-on:{name}",
-            elide(f"Turn on {name}"),
+            elide(f"Turn on {human_title(name)}"),
             tooltip="Put it back in the menu and in what the model sees",
             trigger=partial(actions.switch_skill, name, True),
         )
@@ -340,7 +340,7 @@ def skill_entry(skill: MenuSkill, actions: MenuActions) -> MenuItem:
     ``menu_cache`` keeps every entry the loaded skills show the same way."""
     return MenuItem(
         f"skill:{skill.name}",
-        skill.name,
+        human_title(skill.name),
         kind=Kind.MENU,
         tooltip=_skill_tooltip(skill),
         icon=badged_skill_icon(skill.name, skill.directory, skill.trust),

@@ -34,8 +34,10 @@ BADGE = 0.6
 KEPT = 5000
 """Icons kept at most (a menu of more skills makes the extra ones again)."""
 
-WARM = 48
-"""Icons drawn ahead of the first open: more than a screen's height of entries."""
+WARM = 512
+"""Icons drawn ahead of the first open. A menu taller than the screen is laid out in
+columns across it (Qt's styles do not scroll menus), so its first open shows a few
+hundred entries at 1,000 skills: about 0.3 ms each to draw, spread over idle turns."""
 WARM_BUDGET_S = 0.004
 """GUI time one idle turn may spend drawing icons ahead."""
 
