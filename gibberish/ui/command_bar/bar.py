@@ -24,13 +24,14 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QRect, Qt, QTimer, Signal
-from PySide6.QtGui import QGuiApplication, QHideEvent, QKeyEvent, QResizeEvent, QShowEvent
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QRect, Qt, Signal
+from PySide6.QtGui import QGuiApplication, QHideEvent, QKeyEvent, QShowEvent
 from PySide6.QtWidgets import QFrame, QLineEdit, QToolButton, QVBoxLayout, QWidget
 
 from gibberish.ui import accessibility
 from gibberish.ui.command_bar.ranking import Row, ToolRanker
 from gibberish.ui.command_bar.results_list import DESCRIPTION_ROLE, REF_ROLE, ResultsList
+from gibberish.ui.command_bar.screen_fit import SCREEN_MARGIN, ListFit
 from gibberish.ui.command_bar.status_row import HINT_BUSY, StatusRow, mute
 from gibberish.ui.command_bar.steps import Steps
 from gibberish.ui.widgets import PlainLabel
@@ -45,7 +46,6 @@ __all__ = ["DESCRIPTION_ROLE", "REF_ROLE", "CommandBar"]
 WIDTH = 600
 STEP_WIDTH = 760
 STEP_HEIGHT = 520
-SCREEN_MARGIN = 16
 HINT_CHOOSE = "↑↓ to choose · Enter to open · Esc to close"
 HINT_EDIT = "Edit the text and press Enter to try again · Esc to close"
 
@@ -86,7 +86,6 @@ class CommandBar(QFrame):
         )
         self.embedded = embedded
         """Part of the launcher window (no tray): never hides itself, Esc clears."""
-        self._viewport: QWidget | None = None
         self.setObjectName("command-bar")
         self.setWindowTitle("gibberish")
         self.setFrameShape(QFrame.Shape.StyledPanel)
@@ -108,7 +107,7 @@ class CommandBar(QFrame):
 
         self.search_page = QWidget()
         self.search_page.setObjectName("command-search")
-        layout = self._page_layout = QVBoxLayout(self.search_page)
+        layout = QVBoxLayout(self.search_page)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
         layout.addWidget(self._input_line())
@@ -120,16 +119,16 @@ class CommandBar(QFrame):
         layout.addWidget(self.hint)
         self.steps = Steps(self)
         self.steps.changed.connect(self._step_changed)
-        outer = self._outer = QVBoxLayout(self)
+        outer = QVBoxLayout(self)
+        self.list_fit = ListFit(
+            self, self.results, (self.input, self.status, self.hint), layout, outer
+        )
         outer.setContentsMargins(10, 10, 10, 10)
         outer.setSpacing(0)
         outer.addWidget(self.search_page)
         outer.addWidget(self.steps.stack)
         self.steps.stack.hide()
         self._width = WIDTH
-        self._list_room: int | None = None
-        """Pixels the popup's list may take (``_measure_room``); None: as tall as its rows."""
-        self._row_height = 0
         if not embedded:
             self.setFixedWidth(WIDTH)
 
@@ -152,8 +151,6 @@ class CommandBar(QFrame):
         self.model = self.results.rows
         self.results.activated.connect(self._choose_index)
         self.results.clicked.connect(self._choose_index)
-        self._viewport = self.results.viewport()
-        self._viewport.installEventFilter(self)
         return self.results
 
     def _status_row(self) -> StatusRow:
@@ -223,10 +220,8 @@ class CommandBar(QFrame):
 
     def _fit(self) -> None:
         rows = 0 if self._busy else len(self.model.tools)
-        shown = self._rows_that_fit(rows)
+        shown = self.list_fit.rows(rows)  # the popup: those the screen has room for
         changed = self.results.fit(shown, scrolls=self.embedded)  # a window's list scrolls
-        if not self.embedded:
-            self._scroll_bar(shown < rows)
         if self._busy:
             hint = HINT_BUSY
         elif self._choices is not None:
@@ -242,38 +237,7 @@ class CommandBar(QFrame):
             self.hint.setVisible(not self._busy)  # busy: "Esc to cancel" sits in the status row
             changed = True
         if changed:
-            self.adjustSize()
-            if self.isVisible() and not self.embedded:
-                _keep_on_screen(self)
-
-    def _rows_that_fit(self, rows: int) -> int:
-        """How many of ``rows`` the popup shows at once: as many as the screen has room
-        for (measured by ``popup``); the rest scroll, following the arrow keys."""
-        if self.embedded or not rows or self._list_room is None:
-            return rows
-        if not self._row_height:
-            self._row_height = self.results.sizeHintForRow(0)
-        return max(1, min(rows, (self._list_room - 4) // max(1, self._row_height)))
-
-    def _scroll_bar(self, needed: bool) -> None:
-        policy = (
-            Qt.ScrollBarPolicy.ScrollBarAsNeeded
-            if needed
-            else Qt.ScrollBarPolicy.ScrollBarAlwaysOff
-        )
-        if self.results.verticalScrollBarPolicy() != policy:
-            self.results.setVerticalScrollBarPolicy(policy)
-
-    def _measure_room(self) -> None:
-        """The height the popup's list may take on the screen under the mouse: the
-        available height less the margins, the input, the status line and the hint (a
-        2× scale on a 1366×768 screen leaves 384 logical pixels for all of it)."""
-        outer = self._outer.contentsMargins()
-        spacing = self._page_layout.spacing()
-        chrome = outer.top() + outer.bottom() + 2 * self.frameWidth() + 3 * spacing
-        chrome += self.input.sizeHint().height() + self.hint.sizeHint().height()
-        chrome += self.status.sizeHint().height()
-        self._list_room = _area(self).height() - 2 * SCREEN_MARGIN - chrome
+            self.list_fit.adjust()
 
     # ------------------------------------------------------------------ states
     @property
@@ -331,14 +295,10 @@ class CommandBar(QFrame):
         self.input.setReadOnly(False)
         self.input.setClearButtonEnabled(True)
         self._choices = None
-        if not self.embedded:
-            self._measure_room()
         self.input.setText(text)
         self._filter(text)
-        if not self.embedded:  # as tall as the rows that fit, whatever was shown last
-            self._page_layout.activate()
-            self._outer.invalidate()
-            self.adjustSize()
+        if not self.embedded:
+            self.list_fit.fit_screen(_area(self), self._fit)
         if self.steps.active:
             self.show_step()
             return
@@ -363,11 +323,6 @@ class CommandBar(QFrame):
         if watched is self.input and event.type() == QEvent.Type.KeyPress:
             assert isinstance(event, QKeyEvent)
             return self._key(event)
-        if watched is self._viewport and event.type() == QEvent.Type.Resize:
-            assert isinstance(event, QResizeEvent)
-            if event.size().width() != event.oldSize().width():
-                # Rows as wide as a scroll bar leaves them, once the resize is through.
-                QTimer.singleShot(0, self.results.doItemsLayout)
         return super().eventFilter(watched, event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
