@@ -50,6 +50,12 @@ class ListFit(QObject):
         chrome = sum(widget.sizeHint().height() for widget in self.chrome)
         self.area, self.room = area, area.height() - 2 * SCREEN_MARGIN - fixed - chrome
         refit()
+        self._relayout()
+
+    def _relayout(self) -> None:
+        """The window as tall as its content now: the search page's layout takes the
+        list's new height first (its size hint is otherwise only updated on a later turn
+        of the event loop)."""
         self.inner.activate()
         self.outer.invalidate()
         self.window.adjustSize()
@@ -74,7 +80,7 @@ class ListFit(QObject):
         """The window as tall as its content, moved back inside the screen if it grew
         past it."""
         window = self.window
-        window.adjustSize()
+        self._relayout()
         if self.area is not None and window.isVisible():
             area = self.area
             x = min(max(window.x(), area.left()), area.right() - window.width())
