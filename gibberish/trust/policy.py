@@ -41,6 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gibberish.skills.model import SkillDefinition, ToolDefinition, Trust
+from gibberish.skills.titles import title
 from gibberish.trust.decision import ChangedFiles, Decision
 
 UNTRUSTED_BANNER = (
@@ -113,9 +114,15 @@ def decide(policy: ToolPolicy, approval: ApprovalState, *, own_run: bool = False
     return _trusted(policy, own_run)
 
 
+def _named(policy: ToolPolicy) -> tuple[str, str]:
+    """The skill's and the tool's titles as the sentences name them ("Git", “Git log”):
+    a person reads titles; the identifiers are in the approval's *Details*."""
+    return title(policy.skill), f"“{title(policy.name)}”"
+
+
 def _trusted(policy: ToolPolicy, own_run: bool) -> Decision:
     """Bundled, or a user or installed skill whose current version the person trusted."""
-    skill, tool = policy.skill, policy.name
+    skill, tool = _named(policy)
     bundled = policy.trust is Trust.BUNDLED
     origin = (
         f"“{skill}” ships with gibberish" if bundled else f"You trusted this version of “{skill}”"
@@ -151,7 +158,7 @@ def _model_asks_again() -> str:
 
 def _first_run(policy: ToolPolicy, approval: ApprovalState, own_run: bool) -> Decision:
     """A user or installed skill whose current version nobody approved."""
-    skill, tool = policy.skill, policy.name
+    skill, tool = _named(policy)
     installed = policy.trust is Trust.UNTRUSTED
     changed = approval.changed_files
     if changed:
@@ -200,7 +207,7 @@ def _first_run(policy: ToolPolicy, approval: ApprovalState, own_run: bool) -> De
 def _from_project(policy: ToolPolicy, approval: ApprovalState) -> Decision:
     """Every run of a skill that came with an untrusted project folder asks, with the
     banner that names the folder and how to trust it."""
-    skill, tool = policy.skill, policy.name
+    skill, tool = _named(policy)
     assert policy.project is not None
     return Decision.ask(
         f"“{skill}” came with the project folder {policy.project}, which you have not "

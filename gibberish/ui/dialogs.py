@@ -108,7 +108,7 @@ class Dialogs(QObject):
             "folder (a clone, a download), not from you, so they load as untrusted: every run "
             "asks first, with a warning, and they never hide your own or the bundled skills.\n\n"
             "Trust it only if you know who wrote them. Trusted, they load as your own skills "
-            "(each still asks before its first run). `gibberish project untrust` undoes it.",
+            "(each still asks before its first run). “gibberish project untrust” undoes it.",
         )
         box.setObjectName("trust-project-dialog")
         box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from gibberish.paths import home_short
+from gibberish.skills.titles import title
 
 if TYPE_CHECKING:
     from gibberish.runner.envelope import RunResult
@@ -20,7 +21,9 @@ def human_bytes(count: int) -> str:
     value = float(count)
     for unit in ("bytes", "KiB", "MiB", "GiB"):
         if value < 1024 or unit == "GiB":
-            if unit == "bytes" or value.is_integer():
+            if unit == "bytes":
+                return plural(int(value), "byte")
+            if value.is_integer():
                 return f"{int(value)} {unit}"
             return f"{value:.1f} {unit}"
         value /= 1024
@@ -54,11 +57,7 @@ def summary_line(result: RunResult) -> str:
 
 def human_title(name: str) -> str:
     """A tool's identifier as a title: ``git_log`` → "Git log", ``list-large`` → "List large"."""
-    words = name.replace("_", " ").replace("-", " ").split()
-    if not words:
-        return name
-    text = " ".join(words)
-    return text[0].upper() + text[1:]
+    return title(name)
 
 
 def title_of_ref(ref: str) -> str:

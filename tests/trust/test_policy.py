@@ -24,7 +24,7 @@ BUNDLED, USER, INSTALLED, PROJECT = "bundled", "user", "installed", "project"
 def policy(kind: str, column: str, *, enforced: bool = True) -> ToolPolicy:
     trust = {BUNDLED: Trust.BUNDLED, USER: Trust.USER}.get(kind, Trust.UNTRUSTED)
     return ToolPolicy(
-        name="status",
+        name="git_status",
         skill="git",
         read_only=column == READ_ONLY,
         always_ask=column == ALWAYS_ASK,
@@ -84,7 +84,8 @@ def test_decision_table_cell(kind, state, column, own, enforced, letter) -> None
     assert (decision.banner == UNTRUSTED_BANNER) is (letter == "W")
     assert (decision.banner is not None and "/work/clone" in decision.banner) is (letter == "P")
     assert decision.reason.endswith(".")
-    assert "git" in decision.reason
+    assert "Git" in decision.reason  # the skill's title, or the tool's (“Git status”)
+    assert "git_status" not in decision.reason  # the tool's id: only in the Details
     assert not decision.refused
     if decision.asks:
         assert decision.asks_again.endswith(".")
@@ -146,7 +147,7 @@ def test_reasons_are_sentences_for_people() -> None:
     }
     for reason in reasons:
         assert reason[0].isupper() or reason[0] in "“"
-        assert "_" not in reason.replace("status", "")  # no identifiers like read_only
+        assert "_" not in reason  # no identifiers like read_only or the tool's git_status
         assert "Trust." not in reason and "None" not in reason
 
 

@@ -35,7 +35,9 @@ def test_first_run_shows_everything_and_offers_always_allow(qtbot, engine: Engin
     assert prepared.decision.can_always_allow
     dialog = dialog_for(qtbot, prepared)
     assert text_of(dialog, "approval-argv") == "echo 'a b'"
-    assert "hello 1.0.0" in text_of(dialog, "approval-skill")
+    assert text_of(dialog, "approval-skill").startswith("Hello  ·  ")  # the skill's title
+    assert "1.0.0" not in text_of(dialog, "approval-skill")
+    assert "“hello” version 1.0.0" in text_of(dialog, "approval-tool-id")  # in the Details
     assert "your skill" in text_of(dialog, "approval-skill")
     assert "Print the text you give it." in text_of(dialog, "approval-tool")
     assert "30 seconds" in text_of(dialog, "approval-timeout")

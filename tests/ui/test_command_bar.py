@@ -276,3 +276,20 @@ def test_the_bar_is_not_made_ahead_while_a_menu_is_open(qtbot, engine, monkeypat
         qtbot.waitUntil(lambda: ctl.text.command_bar is not None)
     finally:
         ctl.shutdown()
+
+
+def test_the_popup_is_as_tall_as_its_rows_as_you_type(qtbot) -> None:
+    """Fitted to the screen when it opens, the popup still shrinks and grows with the
+    rows at every letter (never left at the empty query's height)."""
+    from gibberish.engine.core import Engine, EngineOptions
+
+    bar = CommandBar()
+    qtbot.addWidget(bar)
+    bar.set_tools(Engine(EngineOptions(include_user=False)).library.tools())
+    bar.popup()
+    full = bar.height()
+    bar.input.setText("disk usage")
+    assert bar.model.rowCount() < 4
+    assert bar.height() < full - 2 * bar.results.sizeHintForRow(0)
+    bar.input.clear()
+    assert bar.height() == full

@@ -1,6 +1,8 @@
 """Every step of the one window (the popup bar and the launcher window that embeds it) fits the screen at 1×, 1.5× and 2× on 1366×768 and
 1600×1000: the window inside the available area, and every button of the step either
-on screen or reachable by scrolling its step (never cut off for good).
+on screen or reachable by scrolling its step (never cut off for good). The popup's
+search with an empty query (pinned tools, recent runs, suggestions) fits too: each row,
+chosen with the arrow keys, is shown inside the window.
 
 Each size runs in a process of its own: Qt's offscreen platform takes the screen's size
 from a configuration file and the scale from ``QT_SCALE_FACTOR`` at start-up only.
@@ -35,8 +37,30 @@ engine = Engine(EngineOptions(include_user=False))
 area = app.primaryScreen().availableGeometry()
 bar = CommandBar()
 bar.set_tools(engine.library.tools())
-bar.popup()
 bad = []
+
+# The empty query: pinned tools, recent runs and suggestions, as many rows as it lists.
+from gibberish.engine.run_history import PastRun
+bar.pinned = ["system.disk_usage", "git.git_status", "files.find_files"]
+bar.past_runs = [PastRun("git.git_log", {"count": n}, str(Path.home())) for n in range(1, 6)]
+bar.popup()
+app.processEvents()
+rows = bar.model.rowCount()
+if rows < 10:
+    bad.append(f"search: only {rows} rows listed with an empty query")
+if not area.contains(bar.frameGeometry()):
+    bad.append(f"search: window {bar.frameGeometry()} outside {area}")
+for row in range(rows):
+    bar.results.move_by(1 if row else -rows)  # every row, chosen by the keys, is seen
+    app.processEvents()
+    seen = bar.results.visualRect(bar.model.index(row, 0))
+    inside = bar.results.viewport().rect().contains(seen)
+    top_left = bar.results.viewport().mapTo(bar, seen.topLeft())
+    if not inside or not area.contains(bar.mapToGlobal(top_left)):
+        bad.append(f"search: row {row} at {seen} of {bar.results.viewport().size()}")
+        break
+bar.pinned, bar.past_runs = (), ()
+bar.popup()
 
 def check(step, name):
     bar.steps._push(step, tall=isinstance(step, ResultWindow))

@@ -180,7 +180,9 @@ def test_recent_runs_lists_finished_runs_and_reopens_them(qtbot, controller: Con
     menu = open_menu(controller)
     open_submenu(menu, "recent")
     entry = action(menu, "recent:0")
-    assert "hello.say_hello" in entry.text() and "succeeded" in entry.text()
+    assert entry.text().startswith("✓ Say hello — finished, ")  # the title, in words
+    assert "hello.say_hello" not in entry.text()
+    assert "hello.say_hello" in entry.toolTip()  # the id, for whoever looks for it
     entry.trigger()
     (window,) = controller.runs.windows
     assert "hello from gibberish" in window.output_text()

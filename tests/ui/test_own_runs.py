@@ -123,7 +123,10 @@ def test_a_proposal_sent_straight_to_run_asks_every_time(qtbot, tray, marker: Pa
         controller.proposals.open_one("writer.stamp", {}, "model", ())
     assert [p.ref for p in approvals.seen] == ["writer.stamp", "writer.stamp"]
     assert not any(p.own_run for p in approvals.seen) and marks(marker) == []
-    assert "A model or what was heard started stamp" in approvals.seen[0].decision.reason
+    assert (
+        "A model or what was heard started “Stamp” from “Writer”"
+        in approvals.seen[0].decision.reason
+    )
 
 
 def test_an_mcp_request_shows_the_dialog_for_a_trusted_write(tray) -> None:

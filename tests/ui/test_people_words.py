@@ -187,3 +187,106 @@ def test_each_approval_reads_in_peoples_words(qtbot, bundled: Engine, ref: str) 
     assert step.isVisibleTo(bar)
     assert problems(visible_text(bar), refs_of(bundled)) == []
     step.reject()
+
+
+def raw_names(engine: Engine) -> set[str]:
+    """Skill and tool names that read as identifiers (``count_words``, ``text-tools``):
+    a person reads their titles."""
+    names = {s.name for s in engine.library.skills()}
+    names |= {t.tool.name for t in engine.library.tools()}
+    return {n for n in names if "_" in n or "-" in n}
+
+
+def approval_problems(prepared, names: set[str], refs: set[str]) -> list[str]:
+    """What the approval of ``prepared`` shows a person (the reason, the rows, the title),
+    details closed: no id, no raw Markdown, no raw name, the Skill row by its title."""
+    from gibberish.ui.approval.dialog import ApprovalDialog
+
+    dialog = ApprovalDialog(prepared)
+    dialog.show()
+    texts = [*visible_text(dialog), dialog.windowTitle()]
+    bad = problems(texts, refs)
+    bad += [
+        f"name {n!r} in {t!r}" for t in texts for n in names if re.search(rf"\b{re.escape(n)}\b", t)
+    ]
+    skill_row = dialog.findChild(QLabel, "approval-skill").text()
+    if not skill_row.startswith(f"{human_title(prepared.skill.name)}  ·  "):
+        bad.append(f"the Skill row reads {skill_row!r}")
+    if prepared.skill.version and prepared.skill.version in skill_row:
+        bad.append(f"the version in the Skill row {skill_row!r}")
+    dialog.close()
+    dialog.deleteLater()
+    return bad
+
+
+@pytest.mark.parametrize("ref", sorted(refs_of(Engine(EngineOptions(include_user=False)))))
+def test_each_bundled_approval_names_titles_not_names(qtbot, bundled: Engine, ref: str) -> None:
+    target = bundled.library.find_tool(ref)
+    for own_run in (False, True):
+        prepared = bundled.runs.prepare(target, sample_arguments(target.tool), own_run=own_run)
+        assert approval_problems(prepared, raw_names(bundled), refs_of(bundled)) == []
+
+
+def test_a_first_run_approval_names_the_skill_and_tool_by_their_titles(
+    qtbot, tmp_path: Path
+) -> None:
+    """A user skill nobody approved yet: the reason says “Count words”, not count_words,
+    and the Skill row "Text tools", not "text-tools 1.0.0" (both are in the Details)."""
+    from tests.helpers.builders import write_skill
+
+    write_skill(tmp_path, "text-tools", tool="count_words", command="wc -w")
+    engine = Engine(
+        EngineOptions(extra_skills_dirs=(tmp_path,), include_user=False, include_bundled=False)
+    )
+    prepared = engine.runs.prepare("text-tools.count_words", {})
+    assert prepared.decision.first_run
+    assert "“Count words”" in prepared.decision.reason
+    assert approval_problems(prepared, raw_names(engine), refs_of(engine)) == []
+
+
+MARKDOWN_HELPERS = "formatting.py"
+"""Turns a skill's Markdown into text: its patterns hold backticks."""
+ALLOWED_IN_SOURCE = {
+    ("problem_dialog.py", "A code block is opened with ``` and never closed."),  # on purpose
+    ("shortcuts_tab.py", "`"),  # removes backticks from a backend's message
+    ("launcher.py", "`"),  # removes backticks from why there is no tray
+}
+
+
+def ui_strings() -> Iterable[tuple[str, int, str]]:
+    """Every string literal of ``gibberish/ui`` (f-strings' text parts too), docstrings
+    left out: (file name, line, text)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[2] / "gibberish" / "ui"
+    for path in sorted(root.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {
+            id(node.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            text = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(text, str) and id(node) not in docs:
+                yield path.name, node.lineno, text
+
+
+def test_no_ui_string_says_s_in_brackets_or_shows_backticks() -> None:
+    """ "1 skill(s)" reads as a program talking ("plural" says "1 skill", "2 skills"), and
+    a backtick in a label is Markdown shown raw (quote a command “like this”)."""
+    bad = []
+    for name, line, text in ui_strings():
+        if re.search(r"\w\(s\)", text):
+            bad.append(f"{name}:{line}: {text!r} (use formatting.plural)")
+        if "`" in text and name != MARKDOWN_HELPERS and (name, text) not in ALLOWED_IN_SOURCE:
+            bad.append(f"{name}:{line}: {text!r} (a backtick shown raw)")
+    assert bad == []
+
+
+def test_plural_and_sizes_read_right() -> None:
+    from gibberish.ui.formatting import human_bytes, plural
+
+    assert plural(1, "skill") == "1 skill" and plural(2, "skill") == "2 skills"
+    assert plural(0, "match", "matches") == "0 matches"
+    assert human_bytes(1) == "1 byte" and human_bytes(2) == "2 bytes"

@@ -177,9 +177,10 @@ class ApprovalDialog(QDialog):
     def _add_run_rows(self, rows: _Rows, prepared: PreparedRun, human: str) -> None:
         """What runs: the skill and its trust, the tool, the argv, folder, timeout, network."""
         skill, tool = prepared.skill, prepared.tool
-        version = f" {skill.version}" if skill.version else ""
         trust = _trust_text(skill, trusted=prepared.decision.banner is None)
-        rows.add("Skill", value_label(f"{skill.name}{version}  ·  {trust}", wrap=False), "skill")
+        rows.add(
+            "Skill", value_label(f"{human_title(skill.name)}  ·  {trust}", wrap=False), "skill"
+        )
         tool_text = f"**{human}**"
         if tool.description:
             tool_text += f" — {tool.description}"
@@ -195,7 +196,8 @@ class ApprovalDialog(QDialog):
         accessibility.name(command, "Command it will run", shlex.join(prepared.argv))
         rows.add("Command", command, "argv")
         rows.add("Folder", value_label(home_short(prepared.cwd), wrap=False), "cwd")
-        rows.add("Timeout", value_label(f"{prepared.timeout:g} seconds", wrap=False), "timeout")
+        timeout = "1 second" if prepared.timeout == 1 else f"{prepared.timeout:g} seconds"
+        rows.add("Timeout", value_label(timeout, wrap=False), "timeout")
         network = (
             "Yes — this skill says it uses the network"
             if prepared.network
@@ -210,7 +212,9 @@ class ApprovalDialog(QDialog):
         self.details_button.setText("&Details")
         self.details_button.setCheckable(True)
         self.details_button.setToolTip("Show the tool's id (Alt+D)")
-        ident = help_label(f"Tool id {prepared.ref} · skill “{prepared.skill.name}”")
+        skill = prepared.skill
+        version = f" version {skill.version}" if skill.version else ""
+        ident = help_label(f"Tool id {prepared.ref} · skill “{skill.name}”{version}")
         ident.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         ident.setObjectName("approval-tool-id")
         ident.hide()

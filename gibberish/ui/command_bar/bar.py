@@ -31,6 +31,7 @@ from PySide6.QtWidgets import QFrame, QLineEdit, QToolButton, QVBoxLayout, QWidg
 from gibberish.ui import accessibility
 from gibberish.ui.command_bar.ranking import Row, ToolRanker
 from gibberish.ui.command_bar.results_list import DESCRIPTION_ROLE, REF_ROLE, ResultsList
+from gibberish.ui.command_bar.screen_fit import SCREEN_MARGIN, ListFit
 from gibberish.ui.command_bar.status_row import HINT_BUSY, StatusRow, mute
 from gibberish.ui.command_bar.steps import Steps
 from gibberish.ui.widgets import PlainLabel
@@ -45,7 +46,6 @@ __all__ = ["DESCRIPTION_ROLE", "REF_ROLE", "CommandBar"]
 WIDTH = 600
 STEP_WIDTH = 760
 STEP_HEIGHT = 520
-SCREEN_MARGIN = 16
 HINT_CHOOSE = "↑↓ to choose · Enter to open · Esc to close"
 HINT_EDIT = "Edit the text and press Enter to try again · Esc to close"
 
@@ -120,6 +120,9 @@ class CommandBar(QFrame):
         self.steps = Steps(self)
         self.steps.changed.connect(self._step_changed)
         outer = QVBoxLayout(self)
+        self.list_fit = ListFit(
+            self, self.results, (self.input, self.status, self.hint), layout, outer
+        )
         outer.setContentsMargins(10, 10, 10, 10)
         outer.setSpacing(0)
         outer.addWidget(self.search_page)
@@ -217,7 +220,8 @@ class CommandBar(QFrame):
 
     def _fit(self) -> None:
         rows = 0 if self._busy else len(self.model.tools)
-        changed = self.results.fit(rows, scrolls=self.embedded)  # a window's list scrolls
+        shown = self.list_fit.rows(rows)  # the popup: those the screen has room for
+        changed = self.results.fit(shown, scrolls=self.embedded)  # a window's list scrolls
         if self._busy:
             hint = HINT_BUSY
         elif self._choices is not None:
@@ -233,7 +237,7 @@ class CommandBar(QFrame):
             self.hint.setVisible(not self._busy)  # busy: "Esc to cancel" sits in the status row
             changed = True
         if changed:
-            self.adjustSize()
+            self.list_fit.adjust()
 
     # ------------------------------------------------------------------ states
     @property
@@ -293,6 +297,8 @@ class CommandBar(QFrame):
         self._choices = None
         self.input.setText(text)
         self._filter(text)
+        if not self.embedded:
+            self.list_fit.fit_screen(_area(self), self._fit)
         if self.steps.active:
             self.show_step()
             return
@@ -310,6 +316,7 @@ class CommandBar(QFrame):
         """Centred near the top of the screen under the mouse."""
         area = _area(self)
         top = area.top() + area.height() // (8 if self.steps.active else 4)
+        top = max(area.top(), min(top, area.bottom() + 1 - SCREEN_MARGIN - self.height()))
         self.move(area.center().x() - self.width() // 2, top)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
+from gibberish.ui.formatting import plain_text
 from gibberish.ui.spinner import Spinner
 from gibberish.ui.widgets import PlainLabel, set_tone
 
@@ -52,7 +53,7 @@ class StatusRow(QWidget):
         """Show ``text`` (None hides the row), with the spinner, as an error, or with the
         link to the settings."""
         self.setVisible(text is not None)
-        self.label.setText(text or "")
+        self.label.setText(plain_text(text or ""))  # a message may quote a `command`
         if failed:
             set_tone(self.label, "error")
         else:

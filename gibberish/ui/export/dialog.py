@@ -52,7 +52,7 @@ from gibberish.ui.export.words import (
     name_problem,
     suggested_name,
 )
-from gibberish.ui.formatting import human_title, plain_tooltip
+from gibberish.ui.formatting import human_title, plain_tooltip, plural
 from gibberish.ui.placement import place
 from gibberish.ui.widgets import (
     MARGIN,
@@ -373,7 +373,7 @@ class ExportDialog(QDialog):
         )
         self.export_button.setEnabled(False)
         self.open_button.hide()
-        self.status.setText(f"Exporting {len(request.skills)} skill(s) to {request.out} …")
+        self.status.setText(f"Exporting {plural(len(request.skills), 'skill')} to {request.out}…")
         set_tone(self.status, None)
         self.job.start(request)
 
@@ -425,7 +425,7 @@ class ExportDialog(QDialog):
 
     def _show_built(self, built: BuiltPlugin) -> None:
         lines = [
-            f"Exported {len(built.skills)} skill(s) as the plugin {built.info.name} to "
+            f"Exported {plural(len(built.skills), 'skill')} as the plugin {built.info.name} to "
             f"{built.folder}. It is made for {READERS}."
         ]
         if built.servers:

@@ -59,7 +59,7 @@ class SyncOfferDialog(QDialog):
             )
         else:
             text = (
-                f"No agent found to copy {names} to; name one with `{self.offer.command} TARGET`."
+                f"No agent found to copy {names} to; name one with “{self.offer.command} TARGET”."
             )
         self.question = help_label(text)
         self.question.setObjectName("sync-offer-question")

@@ -49,8 +49,10 @@ class ContextMenu:
             return [
                 MenuItem(
                     "context:none",
-                    "No instruction skills (gibberish context scan)",
+                    "No instruction skills",
                     enabled=False,
+                    tooltip="Skills made only of instructions show here; "
+                    "“gibberish context scan” lists them",
                 )
             ]
         items.append(separator("context-separator"))

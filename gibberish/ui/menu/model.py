@@ -10,7 +10,7 @@ tests (and people writing desktop automation) can rely on:
 ``mode``                      the mode submenu
 ``mode-auto`` ``mode-global``  radio items (``mode-dev``, ``mode-meeting``, ``mode-writer``)
 ``ask``                       opens the command bar
-``skill:NAME``                a skill's submenu (trust badge, description tooltip)
+``skill:NAME``                a skill's submenu (its icon with the trust badge, description tooltip)
 ``tool:SKILL.TOOL``           launches a tool
 ``problems`` / ``problem:NAME``  skills that failed to load
 ``recent`` / ``recent:N``     recent runs (0 = newest)
@@ -37,9 +37,10 @@ from PySide6.QtGui import QAction, QActionGroup, QIcon
 from PySide6.QtWidgets import QMenu
 
 from gibberish.ui import icons
-from gibberish.ui.formatting import human_duration, human_title, plain_tooltip
+from gibberish.ui.formatting import human_duration, human_title, plain_tooltip, title_of_ref
 from gibberish.ui.menu.dispatch import carry_trigger, dispatch_triggers
 from gibberish.ui.menu.protocol import MenuContext, MenuLibrary, MenuSkill, offered_in
+from gibberish.ui.menu.skill_badges import badged_skill_icon
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -249,7 +250,7 @@ def turned_off_items(names: Sequence[str], actions: MenuActions) -> list[MenuIte
     entries = [
         MenuItem(
             f"turn-on:{name}",
-            elide(f"Turn on {name}"),
+            elide(f"Turn on {human_title(name)}"),
             tooltip="Put it back in the menu and in what the model sees",
             trigger=partial(actions.switch_skill, name, True),
         )
@@ -266,13 +267,20 @@ def turned_off_items(names: Sequence[str], actions: MenuActions) -> list[MenuIte
     ]
 
 
+STATUS_WORDS = {"succeeded": "finished", "cancelled": "stopped", "timed_out": "timed out"}
+"""A run's final status as the *Recent runs* entry says it ("failed" stays)."""
+
+
 def _recent_text(run: RecentRun) -> tuple[str, str]:
+    """The entry: ✓ or ✗, the tool's title, how it ended and how long it took; the
+    tooltip: the error or the first line of output, then the tool's id."""
     envelope = run.result.envelope
     mark = "✓" if envelope.success else "✗"
-    status = run.result.status.value.replace("_", " ")
-    text = f"{mark} {run.ref} — {status}, {human_duration(envelope.duration_ms)}"
+    status = run.result.status.value
+    status = STATUS_WORDS.get(status, status.replace("_", " "))
+    text = f"{mark} {title_of_ref(run.ref)} — {status}, {human_duration(envelope.duration_ms)}"
     tip = envelope.error or (envelope.output.strip().splitlines() or [""])[0]
-    return text, elide(tip, 200)
+    return text, f"{elide(tip, 200)}\n{run.ref}".strip()
 
 
 def build_menu(
@@ -313,13 +321,13 @@ def head_items(context: MenuContext, actions: MenuActions) -> list[MenuItem]:
         MenuItem(
             "ask",
             "Ask…",
-            tooltip="Find a tool by typing (also: run `gibberish` again)",
+            tooltip="Find a tool by typing (also: run “gibberish” again)",
             trigger=actions.open_command_bar,
         ),
         MenuItem(
             "listen",
             "Listen",
-            tooltip="Say what to run (also: `gibberish listen`, e.g. from a shortcut)",
+            tooltip="Say what to run (also: “gibberish listen”, e.g. from a shortcut)",
             trigger=actions.listen,
         ),
         separator("skills-separator"),
@@ -332,10 +340,10 @@ def skill_entry(skill: MenuSkill, actions: MenuActions) -> MenuItem:
     ``menu_cache`` keeps every entry the loaded skills show the same way."""
     return MenuItem(
         f"skill:{skill.name}",
-        skill.name,
+        human_title(skill.name),
         kind=Kind.MENU,
         tooltip=_skill_tooltip(skill),
-        icon=icons.trust_icon(skill.trust),
+        icon=badged_skill_icon(skill.name, skill.directory, skill.trust),
         children=lambda: skill_items(skill, actions),
         key=(skill.name, tuple((t.name, t.description) for t in skill.tools)),
     )

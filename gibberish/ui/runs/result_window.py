@@ -409,8 +409,8 @@ class ResultWindow(QWidget):
         parts = []
         if self.result is not None:
             envelope = self.result.envelope
-            code = "none" if envelope.exit_code is None else str(envelope.exit_code)
-            parts.append(f"Exit code {code}")
+            if envelope.exit_code is not None:  # none: it never started, or was ended
+                parts.append(f"Exit code {envelope.exit_code}")
             parts.append(human_duration(envelope.duration_ms))
         elif self.status == "running" and self._clock.isValid():
             parts.append(f"Running for {human_duration(int(self._clock.elapsed()))}")

@@ -229,7 +229,7 @@ class SettingsDialog(QDialog):
         column.addWidget(self.model_enabled)
         column.addWidget(
             help_label(
-                "With Ollama: run `ollama pull functiongemma` once, then tick the box. "
+                "With Ollama: run “ollama pull functiongemma” once, then tick the box. "
                 "What the model proposes still opens the form, and asks before it runs."
             )
         )
@@ -324,7 +324,7 @@ class SettingsDialog(QDialog):
             "",
             help_label(
                 "Recognition runs on this computer. To talk from anywhere, hold the listen "
-                "shortcut (see Shortcuts) or bind a desktop shortcut to `gibberish listen`."
+                "shortcut (see Shortcuts) or bind a desktop shortcut to “gibberish listen”."
             ),
         )
         return box
