@@ -333,7 +333,10 @@ _RULES = [
 _FETCH_WORDS = ("curl", "wget", "fetch", "iwr", "irm", "invoke-webrequest", "invoke-restmethod")
 _PEOPLE = ("user", "human", "person", "operator")
 _NEEDS: dict[re.Pattern[str], tuple[tuple[str, ...], ...]] = {
-    **{pattern: (_FETCH_WORDS,) for pattern in _DOWNLOAD_RUN},
+    _DOWNLOAD_RUN[0]: (_FETCH_WORDS, ("|",)),
+    _DOWNLOAD_RUN[1]: (_FETCH_WORDS, ("sh",), ("$(",)),
+    _DOWNLOAD_RUN[2]: (_FETCH_WORDS, ("<(",)),
+    _DOWNLOAD_RUN[3]: (_FETCH_WORDS, ("iex", "invoke-expression")),
     _CREDENTIAL_PLACES: ((
         ".ssh/", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".aws/", ".netrc",
         ".git-credentials", ".npmrc", ".pypirc", ".docker/config.json", ".kube/config",
@@ -391,9 +394,57 @@ def _may_match(folded: str, needs: tuple[tuple[str, ...], ...]) -> bool:
     return all(any(word in folded for word in group) for group in needs)
 
 
+_STARTS: dict[re.Pattern[str], tuple[str, ...]] = {
+    _DOWNLOAD_RUN[0]: _FETCH_WORDS,
+    _DOWNLOAD_RUN[1]: ("bash", "zsh", "sh"),
+    _DOWNLOAD_RUN[3]: ("iex", "invoke-expression"),
+    _MODEL_AIMED[0]: ("ignore", "disregard", "forget", "override"),
+    _MODEL_AIMED[1]: ("you are no longer", "jailbreak mode", "developer mode enabled"),
+    _MODEL_AIMED[2]: ("do not", "don't", "never"),
+    _MODEL_AIMED[3]: ("without",),
+    _EXFILTRATION[0]: (
+        "send", "upload", "post", "transmit", "exfiltrate", "forward", "leak", "email",
+        "e-mail", "copy",
+    ),
+    _EXFILTRATION[1]: ("curl", "wget", "http", "nc", "ncat", "netcat"),
+    _EXFILTRATION[2]: ("env", "printenv", "set"),
+    _URL: ("http", "ftp", "ws"),
+    _HTML_COMMENT: ("<!--",),
+}  # fmt: skip
+"""Patterns that can only match where one of these words (lower case) begins: each
+starts with ``\b(word|...)`` (or with the literal). They are tried only there, with
+``pattern.match(text, i)``, which sees the character before ``i`` for ``\b``: exactly the
+matches ``finditer`` finds, without trying every position of a long text (a megabyte of
+XML schemas in the public Office skills)."""
+
+
 def _matches(pattern: re.Pattern[str], text: str, folded: str) -> Iterator[re.Match[str]]:
     """``pattern``'s matches in ``text``; none looked for when its words are not there."""
-    return pattern.finditer(text) if _may_match(folded, _NEEDS[pattern]) else iter(())
+    if not _may_match(folded, _NEEDS[pattern]):
+        return iter(())
+    words = _STARTS.get(pattern)
+    return pattern.finditer(text) if words is None else _starting_at(pattern, text, folded, words)
+
+
+def _starting_at(
+    pattern: re.Pattern[str], text: str, folded: str, words: tuple[str, ...]
+) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)`` for a pattern that begins with one of ``words``: tried
+    where a word begins in the folded copy, left to right, never inside a match."""
+    places: set[int] = set()
+    for word in words:
+        at = folded.find(word)
+        while at >= 0:
+            places.add(at)
+            at = folded.find(word, at + 1)
+    end = 0
+    for at in sorted(places):
+        if at < end:
+            continue
+        match = pattern.match(text, at)
+        if match is not None:
+            yield match
+            end = max(match.end(), at + 1)
 
 
 def _scan_urls(
