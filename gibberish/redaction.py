@@ -20,11 +20,13 @@ import logging
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-_SECRET_PARAM = re.compile(
+from gibberish.lazy import lazy_pattern
+
+_SECRET_PARAM = lazy_pattern(
     r"(token|key|secret|pass|pwd|auth|sig|signature|credential|session|code|jwt|bearer)",
     re.IGNORECASE,
 )
-_URL = re.compile(r"(?:git\+)?[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"“”<>()]+")
+_URL = lazy_pattern(r"(?:git\+)?[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"“”<>()]+")
 
 
 def _clean_netloc(scheme: str, netloc: str) -> str:
@@ -81,13 +83,13 @@ class ScrubbingFormatter(logging.Formatter):
 
 # -- what a run printed, before it goes back to a model --------------------------------
 
-_PRIVATE_KEY = re.compile(
+_PRIVATE_KEY = lazy_pattern(
     r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)",
     re.DOTALL,
 )
-_URL_USERINFO = re.compile(r"\b([A-Za-z][A-Za-z0-9+.-]*://)([^\s/@'\"<>()\[\]]+)@")
+_URL_USERINFO = lazy_pattern(r"\b([A-Za-z][A-Za-z0-9+.-]*://)([^\s/@'\"<>()\[\]]+)@")
 _TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(pattern))
+    (kind, lazy_pattern(pattern))
     for kind, pattern in (
         ("GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})"),
         ("GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}"),

@@ -11,7 +11,6 @@ typo. Reading a table never raises.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -150,6 +149,8 @@ class Table:
         if refused:
             return f"{where}: {self.dotted(name)} {refused}"
         known = [k.name for k in self.keys]
+        import difflib  # only for a name that is not known
+
         close = difflib.get_close_matches(str(name), known, n=1)
         hint = f" (did you mean {self.dotted(close[0])}?)" if close else ""
         return (

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import stat
 import time
-import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -226,6 +225,8 @@ def load_settings(path: Path | None = None) -> LoadedSettings:
             Settings(),
             (f"Could not read settings file {path} ({exc}); using defaults.{kept}",),
         )
+    import tomllib  # no settings file (the common case) reads no TOML
+
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -11,6 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
+
+from gibberish.lazy import lazy_pattern
 
 if TYPE_CHECKING:  # the Engine is imported when a command first needs it
     from gibberish.engine.core import Engine
@@ -94,7 +95,7 @@ def printable(text: str) -> str:
 
 
 _JSON_INVISIBLE = {c: f"\\u{c:04x}" for c in _INVISIBLE if c >= 0x7F}
-_JSON_NEEDS_ESCAPE = re.compile("[" + "".join(map(chr, _JSON_INVISIBLE)) + "]")
+_JSON_NEEDS_ESCAPE = lazy_pattern("[" + "".join(map(chr, _JSON_INVISIBLE)) + "]")
 _COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _PRETTY = json.JSONEncoder(ensure_ascii=False, indent=2)
 

@@ -9,7 +9,6 @@ design: a desktop without X11 simply has no focused-app context.
 from __future__ import annotations
 
 import logging
-import logging.handlers
 import sys
 from pathlib import Path
 
@@ -24,6 +23,40 @@ _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 _state = {"debug": False}
 
 
+class _LogFile(logging.Handler):
+    """The rotating log file, made when the first record comes: most commands log
+    nothing, and ``logging.handlers`` (with the socket and pickle modules it imports)
+    is a noticeable part of a short command's start."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self._path = path
+        self._file: logging.Handler | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self._file is None:
+            from logging.handlers import RotatingFileHandler
+
+            self._file = RotatingFileHandler(
+                self._path,
+                maxBytes=LOG_BYTES,
+                backupCount=LOG_BACKUPS,
+                encoding="utf-8",
+                delay=True,
+            )
+            self._file.setFormatter(self.formatter)
+        self._file.emit(record)
+
+    def flush(self) -> None:
+        if self._file is not None:
+            self._file.flush()
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+        super().close()
+
+
 def log_path() -> Path:
     return paths.state_dir() / LOG_NAME
 
@@ -35,9 +68,7 @@ def configure() -> Path:
     if not any(getattr(h, "_gibberish_cli", False) for h in root.handlers):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            handler: logging.Handler = logging.handlers.RotatingFileHandler(
-                path, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8", delay=True
-            )
+            handler: logging.Handler = _LogFile(path)
         except OSError:  # an unwritable state folder must not stop the command
             handler = logging.NullHandler()
         handler._gibberish_cli = True  # type: ignore[attr-defined]

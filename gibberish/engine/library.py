@@ -82,6 +82,11 @@ class LibraryFacade:
         self.sources_changed()
         return True
 
+    @property
+    def project_skills(self) -> Path | None:
+        """The skills folder of the project followed now (trusted or not), else None."""
+        return self._project_skills
+
     def untrusted_project(self) -> tuple[Path, list[str]] | None:
         """The followed project whose skills wait for the person's trust (the tray asks)."""
         return project_trust.waiting(self._project_skills)

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from gibberish.lazy import lazy_pattern
 from gibberish.skills.model import SkillDefinition
 
 HIGH, WARNING = "high", "warning"
@@ -135,26 +136,26 @@ def _char_class(codes: set[int]) -> str:
     return "[" + "".join(parts) + "]"
 
 
-_HIDDEN_CHARS = re.compile(_char_class(_BIDI | _INVISIBLE))
-_URL = re.compile(r"\b(?:https?|ftp|wss?)://[^\s<>\"'`)\]}|\\]+", re.IGNORECASE)
-_ODD_HOSTS = re.compile(
+_HIDDEN_CHARS = lazy_pattern(_char_class(_BIDI | _INVISIBLE))
+_URL = lazy_pattern(r"\b(?:https?|ftp|wss?)://[^\s<>\"'`)\]}|\\]+", re.IGNORECASE)
+_ODD_HOSTS = lazy_pattern(
     r"(^|\.)(webhook\.site|requestbin\.\w+|pipedream\.net|ngrok(-free)?\.(io|app|dev)|"
     r"burpcollaborator\.net|oast\.\w+|interact\.sh|pastebin\.com|transfer\.sh|"
     r"bit\.ly|tinyurl\.com|t\.co|is\.gd)$",
     re.IGNORECASE,
 )
-_IP_HOST = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")
+_IP_HOST = lazy_pattern(r"^\d{1,3}(\.\d{1,3}){3}$")
 
 _FETCHER = r"(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod)"
 _RUNNER = r"(?:sudo\s+)?(?:env\s+)?(?:ba|z|k|da|fi)?sh|python\d?(?:\.\d+)?|node|perl|ruby|iex|invoke-expression|source"
 _DOWNLOAD_RUN = [
-    re.compile(rf"\b{_FETCHER}\b[^\n|;&]*\|\s*(?:{_RUNNER})\b", re.IGNORECASE),
-    re.compile(rf"\b(?:ba|z)?sh\s+(?:-c\s+)?[\"']?\$\(\s*{_FETCHER}\b", re.IGNORECASE),
-    re.compile(rf"(?:\bsource|\.|\b(?:ba|z)?sh)\s+<\(\s*{_FETCHER}\b", re.IGNORECASE),
-    re.compile(rf"\b(?:iex|invoke-expression)\b[^\n]*\b{_FETCHER}\b", re.IGNORECASE),
+    lazy_pattern(rf"\b{_FETCHER}\b[^\n|;&]*\|\s*(?:{_RUNNER})\b", re.IGNORECASE),
+    lazy_pattern(rf"\b(?:ba|z)?sh\s+(?:-c\s+)?[\"']?\$\(\s*{_FETCHER}\b", re.IGNORECASE),
+    lazy_pattern(rf"(?:\bsource|\.|\b(?:ba|z)?sh)\s+<\(\s*{_FETCHER}\b", re.IGNORECASE),
+    lazy_pattern(rf"\b(?:iex|invoke-expression)\b[^\n]*\b{_FETCHER}\b", re.IGNORECASE),
 ]
 
-_CREDENTIAL_PLACES = re.compile(
+_CREDENTIAL_PLACES = lazy_pattern(
     r"(~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/root)?/?\.ssh/(id_[a-z0-9_]+|authorized_keys|"
     r"known_hosts|config)?|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.aws/(credentials|config)|"
     r"\.netrc\b|\.git-credentials\b|\.npmrc\b|\.pypirc\b|\.docker/config\.json|"
@@ -165,34 +166,34 @@ _CREDENTIAL_PLACES = re.compile(
     r"\.(bash|zsh)_history\b|\.password-store\b",
     re.IGNORECASE,
 )
-_SECRET_ENV = re.compile(
+_SECRET_ENV = lazy_pattern(
     r"\$\{?([A-Z][A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|ACCESS_KEY|PRIVATE_KEY)"
     r"[A-Z0-9_]*)\}?"
 )
 
 _MODEL_AIMED = [
-    re.compile(
+    lazy_pattern(
         r"\b(ignore|disregard|forget|override)\b[^.\n]{0,40}?\b(previous|prior|above|earlier|"
         r"preceding|system|developer|original)\b[^.\n]{0,20}?\b(instructions?|prompts?|rules|"
         r"guidelines|directions|messages|context)\b",
         re.IGNORECASE,
     ),
-    re.compile(
+    lazy_pattern(
         r"\byou are no longer\b|\bjailbreak mode\b|\bdeveloper mode enabled\b", re.IGNORECASE
     ),
-    re.compile(
+    lazy_pattern(
         r"\b(do not|don't|never)\s+(tell|inform|mention\s+(this\s+)?to|reveal\s+(this\s+)?to|"
         r"alert|notify)\s+(the\s+)?(user|human|person|operator)\b",
         re.IGNORECASE,
     ),
-    re.compile(
+    lazy_pattern(
         r"\bwithout\s+(telling|informing|asking|notifying|alerting)\s+the\s+(user|human|person)\b",
         re.IGNORECASE,
     ),
-    re.compile(r"<\|?im_start\|?>|<\|(system|endoftext)\|>|^\s*</?system>\s*$", re.IGNORECASE),
+    lazy_pattern(r"<\|?im_start\|?>|<\|(system|endoftext)\|>|^\s*</?system>\s*$", re.IGNORECASE),
 ]
 _EXFILTRATION = [
-    re.compile(
+    lazy_pattern(
         r"\b(send|upload|post|transmit|exfiltrate|forward|leak|e-?mail|copy)\b[^.\n]{0,60}?"
         r"\b(credentials?|secrets?|tokens?|passwords?|private\s+keys?|api\s+keys?|ssh\s+keys?|"
         r"environment\s+variables|\.env\b|cookies|session\s+ids?)\b[^.\n]{0,60}?"
@@ -200,23 +201,23 @@ _EXFILTRATION = [
         r"the\s+(following\s+)?(url|address|server|endpoint))",
         re.IGNORECASE,
     ),
-    re.compile(
+    lazy_pattern(
         r"\b(curl|wget|http|nc|ncat|netcat)\b[^\n]*(-d|--data(-binary|-raw)?|-F|--form|-T|"
         r"--upload-file|--post-file|<)\s*[\"']?@?(~|\$HOME|/etc|\$\(\s*(cat|env|printenv)|"
         r"\$\(\s*base64)[^\n]*",
         re.IGNORECASE,
     ),
-    re.compile(r"\b(env|printenv|set)\s*\|\s*(curl|wget|nc|ncat|netcat)\b", re.IGNORECASE),
+    lazy_pattern(r"\b(env|printenv|set)\s*\|\s*(curl|wget|nc|ncat|netcat)\b", re.IGNORECASE),
 ]
-_HTML_COMMENT = re.compile(r"<!--(.*?)(-->|\Z)", re.DOTALL)
+_HTML_COMMENT = lazy_pattern(r"<!--(.*?)(-->|\Z)", re.DOTALL)
 _HIDDEN_MARKUP = [
-    re.compile(
+    lazy_pattern(
         r"<[a-z][^>]*\bstyle\s*=\s*[\"'][^\"']*(display\s*:\s*none|visibility\s*:\s*hidden|"
         r"font-size\s*:\s*0|opacity\s*:\s*0(?!\.))",
         re.IGNORECASE,
     ),
-    re.compile(r"<[a-z][^>]*\shidden(\s|>|=)", re.IGNORECASE),
-    re.compile(r"^\s*\[(//|comment|_)\]\s*:\s*(#|<>)", re.IGNORECASE | re.MULTILINE),
+    lazy_pattern(r"<[a-z][^>]*\shidden(\s|>|=)", re.IGNORECASE),
+    lazy_pattern(r"^\s*\[(//|comment|_)\]\s*:\s*(#|<>)", re.IGNORECASE | re.MULTILINE),
 ]
 
 
@@ -332,7 +333,10 @@ _RULES = [
 _FETCH_WORDS = ("curl", "wget", "fetch", "iwr", "irm", "invoke-webrequest", "invoke-restmethod")
 _PEOPLE = ("user", "human", "person", "operator")
 _NEEDS: dict[re.Pattern[str], tuple[tuple[str, ...], ...]] = {
-    **{pattern: (_FETCH_WORDS,) for pattern in _DOWNLOAD_RUN},
+    _DOWNLOAD_RUN[0]: (_FETCH_WORDS, ("|",)),
+    _DOWNLOAD_RUN[1]: (_FETCH_WORDS, ("sh",), ("$(",)),
+    _DOWNLOAD_RUN[2]: (_FETCH_WORDS, ("<(",)),
+    _DOWNLOAD_RUN[3]: (_FETCH_WORDS, ("iex", "invoke-expression")),
     _CREDENTIAL_PLACES: ((
         ".ssh/", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".aws/", ".netrc",
         ".git-credentials", ".npmrc", ".pypirc", ".docker/config.json", ".kube/config",
@@ -390,9 +394,57 @@ def _may_match(folded: str, needs: tuple[tuple[str, ...], ...]) -> bool:
     return all(any(word in folded for word in group) for group in needs)
 
 
+_STARTS: dict[re.Pattern[str], tuple[str, ...]] = {
+    _DOWNLOAD_RUN[0]: _FETCH_WORDS,
+    _DOWNLOAD_RUN[1]: ("bash", "zsh", "sh"),
+    _DOWNLOAD_RUN[3]: ("iex", "invoke-expression"),
+    _MODEL_AIMED[0]: ("ignore", "disregard", "forget", "override"),
+    _MODEL_AIMED[1]: ("you are no longer", "jailbreak mode", "developer mode enabled"),
+    _MODEL_AIMED[2]: ("do not", "don't", "never"),
+    _MODEL_AIMED[3]: ("without",),
+    _EXFILTRATION[0]: (
+        "send", "upload", "post", "transmit", "exfiltrate", "forward", "leak", "email",
+        "e-mail", "copy",
+    ),
+    _EXFILTRATION[1]: ("curl", "wget", "http", "nc", "ncat", "netcat"),
+    _EXFILTRATION[2]: ("env", "printenv", "set"),
+    _URL: ("http", "ftp", "ws"),
+    _HTML_COMMENT: ("<!--",),
+}  # fmt: skip
+"""Patterns that can only match where one of these words (lower case) begins: each
+starts with ``\b(word|...)`` (or with the literal). They are tried only there, with
+``pattern.match(text, i)``, which sees the character before ``i`` for ``\b``: exactly the
+matches ``finditer`` finds, without trying every position of a long text (a megabyte of
+XML schemas in the public Office skills)."""
+
+
 def _matches(pattern: re.Pattern[str], text: str, folded: str) -> Iterator[re.Match[str]]:
     """``pattern``'s matches in ``text``; none looked for when its words are not there."""
-    return pattern.finditer(text) if _may_match(folded, _NEEDS[pattern]) else iter(())
+    if not _may_match(folded, _NEEDS[pattern]):
+        return iter(())
+    words = _STARTS.get(pattern)
+    return pattern.finditer(text) if words is None else _starting_at(pattern, text, folded, words)
+
+
+def _starting_at(
+    pattern: re.Pattern[str], text: str, folded: str, words: tuple[str, ...]
+) -> Iterator[re.Match[str]]:
+    """``pattern.finditer(text)`` for a pattern that begins with one of ``words``: tried
+    where a word begins in the folded copy, left to right, never inside a match."""
+    places: set[int] = set()
+    for word in words:
+        at = folded.find(word)
+        while at >= 0:
+            places.add(at)
+            at = folded.find(word, at + 1)
+    end = 0
+    for at in sorted(places):
+        if at < end:
+            continue
+        match = pattern.match(text, at)
+        if match is not None:
+            yield match
+            end = max(match.end(), at + 1)
 
 
 def _scan_urls(

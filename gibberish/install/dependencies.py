@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from gibberish.yaml_import import yaml
 
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C one when built
 E_DEPENDENCY_INVALID = "E-DEPENDENCY-INVALID"

@@ -19,29 +19,42 @@ __all__ = ["disabled_names", "set_enabled"]
 def set_enabled(installer: Installer, name: str, enabled: bool) -> bool:
     """Turn ``name`` on or off in the installer's skills folder; False when it already was.
 
-    Only a skill whose folder is there can be turned off (one of your own or one
-    gibberish installed); a bundled skill is hidden by a skill of the same name instead.
+    A skill whose folder is there can be turned off (one of your own or one gibberish
+    installed), and in the person's own folder also a skill bundled with gibberish: the
+    bundled folder is not theirs to write, so their list names it (the library leaves a
+    bundled skill out when the person's list names it).
     """
     folder = installer.target.skills_dir
     if not is_path_component(name) or name.startswith("."):
         raise InstallError(f"“{name}” is not a skill name.")
+    bundled = name in installer.bundled and installer.target.project is None
     with installer.exclusive():
         off = set(disabled_names(folder))
+        there = (folder / name / "SKILL.md").is_file()
         if enabled:
             if name not in off:
-                if not (folder / name / "SKILL.md").is_file():
+                if not there and not bundled:
                     raise InstallError(f"There is no skill “{name}” in {folder}.")
                 return False
             off.discard(name)
         else:
             if name in off:
                 return False
-            if not (folder / name / "SKILL.md").is_file():
-                where = "bundled with gibberish" if name in installer.bundled else "not there"
-                raise InstallError(
-                    f"“{name}” is {where}, not in {folder}, so it cannot be turned off here; "
-                    "`gibberish skills list` shows where each skill comes from."
-                )
+            if not there and not bundled:
+                raise InstallError(_not_here(installer, name))
             off.add(name)
         write_disabled(folder, off)
     return True
+
+
+def _not_here(installer: Installer, name: str) -> str:
+    folder = installer.target.skills_dir
+    if name in installer.bundled:
+        return (
+            f"“{name}” is bundled with gibberish, not in {folder}: turn it off among your "
+            "own skills (without --project); it is then off in every project too."
+        )
+    return (
+        f"“{name}” is not in {folder}, so it cannot be turned off here; "
+        "`gibberish skills list` shows where each skill comes from."
+    )

@@ -9,8 +9,6 @@ resolves to must be public: a name that also resolves to 127.0.0.1 is refused.
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 from urllib.parse import urlsplit
 
 from gibberish.install.limits import FetchError
@@ -20,6 +18,8 @@ _SCP_LIKE_HOST = ("git@",)
 
 def is_public_address(text: str) -> bool:
     """True only for a global unicast address (IPv4-mapped IPv6 judged as its IPv4)."""
+    import ipaddress  # a folder install checks no address
+
     try:
         address = ipaddress.ip_address(text.split("%", 1)[0])
     except ValueError:
@@ -62,6 +62,8 @@ def resolve_checked(host: str, port: int, *, public_only: bool) -> list[str]:
     """Resolve ``host`` once and return its addresses, the only ones a caller may then
     connect to (so a name that answers differently the next time is never asked again);
     with ``public_only``, FetchError unless every one of them is public."""
+    import socket  # a folder install resolves no name
+
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:

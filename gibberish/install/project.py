@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +42,8 @@ _LOCK_HEADER = b"# Written by `gibberish install`; commit it. Do not edit by han
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # an install into the person's own folder reads no TOML
+
     try:
         return tomllib.loads(path.read_text("utf-8"))
     except FileNotFoundError:

@@ -10,13 +10,13 @@ climbs out of the source is refused: a collection cannot name files beside it.
 from __future__ import annotations
 
 import posixpath
-import re
 
 from gibberish.install.discover import InstallError
 from gibberish.install.sources import Source, git_source_text
+from gibberish.lazy import lazy_pattern
 from gibberish.redaction import without_credentials
 
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_SCHEME = lazy_pattern(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def relative_path(text: str) -> str | None:

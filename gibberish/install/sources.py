@@ -11,15 +11,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from gibberish.lazy import lazy_pattern
 from gibberish.redaction import scrub, without_credentials
 
 ARCHIVE_SUFFIXES = (".zip", ".skill", ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar")
 
-_GITHUB = re.compile(
+_GITHUB = lazy_pattern(
     r"^github:(?P<owner>[A-Za-z0-9_.-]+)/(?P<repo>[A-Za-z0-9_.-]+)"
     r"(?P<path>(?:/[^@]+)?)(?:@(?P<ref>[^@]+))?$"
 )
-_SCP_LIKE = re.compile(r"^[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+:")
+_SCP_LIKE = lazy_pattern(r"^[A-Za-z0-9_.-]+@[A-Za-z0-9_.-]+:")
 
 
 class SourceError(ValueError):

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
 from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 from typing import IO, NoReturn
 
 from gibberish.install.limits import FetchError, Limits
+from gibberish.lazy import lazy_pattern
 
 CHUNK = 64 * 1024
-_DRIVE = re.compile(r"^[A-Za-z]:")
+_DRIVE = lazy_pattern(r"^[A-Za-z]:")
 
 
 def member_parts(name: str, *, origin: str) -> tuple[str, ...]:

@@ -34,10 +34,10 @@ Structure rules (where the spec is silent, the choice is written here):
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from gibberish.lazy import lazy_pattern
 from gibberish.skills import fields as F
 from gibberish.skills.model import (
     CommandTemplate,
@@ -546,7 +546,7 @@ class _ParamReader:
 
 _Typed = tuple[ParameterType, int | float | None, int | float | None]
 """A parameter's type, minimum and maximum."""
-_RANGE_RE = re.compile(r"([+-]?[0-9]+(?:\.[0-9]+)?)?\s*\.\.\s*([+-]?[0-9]+(?:\.[0-9]+)?)?")
+_RANGE_RE = lazy_pattern(r"([+-]?[0-9]+(?:\.[0-9]+)?)?\s*\.\.\s*([+-]?[0-9]+(?:\.[0-9]+)?)?")
 
 
 def _range(ptype: ParameterType, text: str) -> tuple[int | float | None, int | float | None] | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from gibberish.lazy import lazy_pattern
 from gibberish.skills.model import DEFAULT_TIMEOUT_SECS, Diagnostic, Severity
 
 # --- limits -------------------------------------------------------------------------
@@ -42,7 +43,9 @@ _UNSAFE_CODEPOINTS = (
     *range(0x202A, 0x202F),  # embeddings and overrides (LRE RLE PDF LRO RLO)
     *range(0x2066, 0x206A),  # isolates (LRI RLI FSI PDI)
 )
-UNSAFE_CHARACTER_RE = re.compile("[" + "".join(re.escape(chr(c)) for c in _UNSAFE_CODEPOINTS) + "]")
+UNSAFE_CHARACTER_RE = lazy_pattern(
+    "[" + "".join(re.escape(chr(c)) for c in _UNSAFE_CODEPOINTS) + "]"
+)
 """C0 controls except tab and line feed, DEL, C1 controls and the bidi overrides.
 
 Each can restyle, hide or reorder text in a terminal or a dialog (``ESC [8m`` conceals
@@ -93,12 +96,12 @@ def describe_character(char: str) -> str:
 
 # --- name grammars ------------------------------------------------------------------
 
-_SKILL_NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_TOOL_NAME_RE = re.compile(r"[a-z0-9_]{1,32}")
-_PARAM_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
-_SECRET_NAME_RE = re.compile(r"[A-Z_][A-Z0-9_]*")
+_SKILL_NAME_RE = lazy_pattern(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+_TOOL_NAME_RE = lazy_pattern(r"[a-z0-9_]{1,32}")
+_PARAM_NAME_RE = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+_SECRET_NAME_RE = lazy_pattern(r"[A-Z_][A-Z0-9_]*")
 # Semantic Versioning 2.0.0, the regular expression recommended by semver.org.
-_SEMVER_RE = re.compile(
+_SEMVER_RE = lazy_pattern(
     r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
     r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)"
     r"(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"

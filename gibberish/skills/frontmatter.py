@@ -15,19 +15,17 @@ once per level). The screen only runs when the text could hold either.
 from __future__ import annotations
 
 import datetime
-import difflib
-import re
 import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-import yaml
-
+from gibberish.lazy import lazy_pattern
 from gibberish.skills import fields as F
 from gibberish.skills.model import DEFAULT_MODES, DEFAULT_TIMEOUT_SECS, Diagnostic, Mode, Profile
 from gibberish.skills.serialize import json_key
+from gibberish.yaml_import import yaml
 
 try:
     _Loader: type = yaml.CSafeLoader
@@ -159,9 +157,9 @@ def find_frontmatter(
 
 # --- YAML -----------------------------------------------------------------------------
 
-_KEY_RE = re.compile(r"""(?:"([^"\\]*)"|'([^']*)'|([A-Za-z0-9_][^:#\s]*))[ \t]*:(?:[ \t]|$)""")
+_KEY_RE = lazy_pattern(r"""(?:"([^"\\]*)"|'([^']*)'|([A-Za-z0-9_][^:#\s]*))[ \t]*:(?:[ \t]|$)""")
 # `key: value` where the plain (unquoted) value itself contains ': ' or ends in ':'.
-_LENIENT_RE = re.compile(
+_LENIENT_RE = lazy_pattern(
     r"""^([ \t]*)([A-Za-z0-9_][A-Za-z0-9_.-]*):[ \t]+([^\s"'\[{|>&*!%@`#].*)$"""
 )
 
@@ -766,6 +764,8 @@ def _check_unknown(c: _Checker) -> None:
     for key in c.data:
         if key not in KNOWN_FIELDS:
             shown = str(key)
+            import difflib  # only for a field that is not known
+
             close = difflib.get_close_matches(shown, sorted(KNOWN_FIELDS), n=1, cutoff=0.75)
             hint = f" Did you mean '{close[0]}'?" if close else ""
             c.warn(

@@ -390,7 +390,7 @@ class SkillLibrary:
 
     def _candidates(self, source: SkillSource, diags: list[Diagnostic]) -> list[_Candidate]:
         """Skill folders of one source, sorted by name; missing sources are just empty."""
-        root, off = str(source.path), disabled_names(source.path)  # off: turned off, kept
+        root, off = str(source.path), _turned_off(source)  # off: turned off, kept
         try:
             with os.scandir(root) as it:
                 entries = [e for e in it if _listed(e.name, off)]
@@ -550,10 +550,20 @@ def holds_skill(sources: Sequence[SkillSource], name: str) -> bool:
     return any(_named(source, name) is not None for source in sources)
 
 
+def _turned_off(source: SkillSource) -> frozenset[str]:
+    """The names a scan of ``source`` leaves out: those its own list turns off, and for
+    the skills bundled with gibberish (a folder that is not the person's to write) also
+    those the person's own list names (``gibberish disable NAME`` of a bundled skill)."""
+    own = disabled_names(source.path)
+    if source.trust is Trust.BUNDLED:
+        return own | disabled_names(paths.user_skills_dir())
+    return own
+
+
 def _named(source: SkillSource, name: str) -> _Candidate | None:
     """``source``'s skill folder ``name`` as a scan would list it, or None."""
     folder = os.path.join(source.path, name)
-    if name in disabled_names(source.path):
+    if name in _turned_off(source):
         return None
     try:
         if not os.path.isdir(folder) or name not in os.listdir(source.path):

@@ -15,15 +15,15 @@ and link text naming a file kept elsewhere (``[x.md](references/x.md)``).
 from __future__ import annotations
 
 import os
-import re
 import stat
 
+from gibberish.lazy import lazy_pattern
 from gibberish.skills import fields as F
 from gibberish.skills.model import Diagnostic, SkillDefinition
 from gibberish.skills.parser import is_inside
 
-_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_LINK = lazy_pattern(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_FENCE = lazy_pattern(r"^\s*(```|~~~)")
 MAX_BYTES = 1024 * 1024
 
 

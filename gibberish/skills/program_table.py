@@ -48,8 +48,9 @@ option of that program.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
+
+from gibberish.lazy import lazy_pattern
 
 __all__ = ["CODE_ENVIRONMENT", "PROGRAMS", "TAKES_ARGUMENT", "Program"]
 
@@ -371,4 +372,4 @@ CODE_ENVIRONMENT: tuple[tuple[str, str], ...] = (
 """Environment variables that make programs load or run code of the value's choosing,
 each with the reason."""
 
-CODE_ENVIRONMENT_RE = re.compile("|".join(f"(?:{p})" for p, _ in CODE_ENVIRONMENT))
+CODE_ENVIRONMENT_RE = lazy_pattern("|".join(f"(?:{p})" for p, _ in CODE_ENVIRONMENT))

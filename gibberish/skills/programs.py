@@ -41,6 +41,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from gibberish.lazy import lazy_pattern
 from gibberish.skills.model import Literal, Placeholder, PlaceholderKind, TemplateWord
 from gibberish.skills.program_table import (
     CODE_ENVIRONMENT,
@@ -68,8 +69,8 @@ so literal text never holds it."""
 _FLAG_KINDS = (PlaceholderKind.FLAG, PlaceholderKind.FLAG_EQUALS)
 _PARALLEL_INPUTS = frozenset({":::", "::::", ":::+", "::::+"})
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_ASSIGN_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
-_VERSION_RE = re.compile(r"[0-9.]+$")
+_ASSIGN_RE = lazy_pattern(r"([A-Za-z_][A-Za-z0-9_]*)=")
+_VERSION_RE = lazy_pattern(r"[0-9.]+$")
 _END = -1
 """What a step of the scan returns when the command line needs no more reading."""
 

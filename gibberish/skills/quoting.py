@@ -27,17 +27,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from gibberish.lazy import lazy_pattern
+
 SCRIPT_HINT = "put it in a script under scripts/ and call that script from the command"
 """The way out for anything that needs a shell; ends most template error messages."""
 
-_NEEDS_WORK = re.compile(r"['\"\\]")
-_TOKEN = re.compile(
+_NEEDS_WORK = lazy_pattern(r"['\"\\]")
+_TOKEN = lazy_pattern(
     r"""'(?P<sq>[^']*)'?"""  # single-quoted: literal (a missing close quote is tolerated)
     r"""|"(?P<dq>[^"\\]*+(?:\\[\s\S][^"\\]*+)*+)"?"""  # double-quoted: escapes handled below
     r"""|\\(?P<esc>[\s\S]?)"""  # unquoted backslash escape (or a lone trailing backslash)
     r"""|(?P<plain>[^'"\\]+)"""
 )
-_DQ_ESCAPE = re.compile(r'\\([$`"\\\n])')
+_DQ_ESCAPE = lazy_pattern(r'\\([$`"\\\n])')
 
 
 def _dq_unescape(match: re.Match[str]) -> str:
@@ -499,9 +501,9 @@ def _has_separator(amble: str) -> bool:
     return False
 
 
-_SEQ_INT_RE = re.compile(r"[ \t\n]*([+-]?[0-9]+)[ \t\n]*")
-_SEQ_RHS_INT_RE = re.compile(r"[+-]?[0-9]+")
-_SEQ_INCR_RE = re.compile(r"[ \t\n]*([+-]?[0-9]+)")
+_SEQ_INT_RE = lazy_pattern(r"[ \t\n]*([+-]?[0-9]+)[ \t\n]*")
+_SEQ_RHS_INT_RE = lazy_pattern(r"[+-]?[0-9]+")
+_SEQ_INCR_RE = lazy_pattern(r"[ \t\n]*([+-]?[0-9]+)")
 
 
 def _in_range(digits: str) -> bool:

@@ -45,6 +45,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from urllib.parse import quote
 
+from gibberish.lazy import lazy_pattern
 from gibberish.skills.model import (
     Literal,
     ParameterDefinition,
@@ -67,8 +68,8 @@ class RenderError(ValueError):
         self.parameter = parameter
 
 
-_INT_RE = re.compile(r"[+-]?[0-9]+")
-_NUMBER_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INT_RE = lazy_pattern(r"[+-]?[0-9]+")
+_NUMBER_RE = lazy_pattern(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _TRUE = frozenset({"true", "yes", "1"})
 _FALSE = frozenset({"false", "no", "0"})
 
@@ -433,9 +434,9 @@ class _Renderer:
         return text
 
 
-_URL_START_RE = re.compile(r"https?://", re.IGNORECASE)
-_HOST_END_RE = re.compile(r"[/?#]")
-_PATH_END_RE = re.compile(r"[?#]")
+_URL_START_RE = lazy_pattern(r"https?://", re.IGNORECASE)
+_HOST_END_RE = lazy_pattern(r"[/?#]")
+_PATH_END_RE = lazy_pattern(r"[?#]")
 
 
 @functools.lru_cache(maxsize=2048)

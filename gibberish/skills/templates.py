@@ -55,6 +55,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from gibberish.lazy import lazy_pattern
 from gibberish.skills.model import (
     CommandTemplate,
     Diagnostic,
@@ -127,8 +128,8 @@ PAD = "\ue001"
 # ---------------------------------------------------------------------------------------
 # Placeholders
 
-PLACEHOLDER_RE = re.compile(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::([^{}\n]*))?\}\}")
-_FLAG_RE = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9_.:+-]*=?")
+PLACEHOLDER_RE = lazy_pattern(r"\{\{[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::([^{}\n]*))?\}\}")
+_FLAG_RE = lazy_pattern(r"--?[A-Za-z0-9][A-Za-z0-9_.:+-]*=?")
 
 
 @functools.lru_cache(maxsize=1024)
@@ -168,7 +169,7 @@ MAX_TEMPLATE_CHARS = 100_000
 """Longer blocks are refused: no command line needs it, and every pass stays cheap."""
 _MAX_PLACEHOLDER_PROBLEMS = 20
 """Enough to show the pattern; a block full of ``{{`` should not take long to reject."""
-_BAD_CHAR_RE = re.compile(f"[\x00{MARK}{PAD}]")
+_BAD_CHAR_RE = lazy_pattern(f"[\x00{MARK}{PAD}]")
 _MASKS = [MARK + PAD * (n - 1) if n else "" for n in range(256)]
 
 
@@ -222,9 +223,9 @@ _PLAIN = r"""[^\s'"\\$`|&;<>()*?\[\]{}#!]"""
 _UNIT = rf"""(?:{_PLAIN}++|'[^']*'|"[^"\\$`]*(?:\\[\s\S][^"\\$`]*)*"|\\[^\n])"""
 _WORD = rf"(?:{_UNIT}(?:{_UNIT}|\\\n)*+)"
 _BLANK = r"(?:[ \t\n]|\\\n)*+"
-_FAST_RE = re.compile(rf"{_BLANK}(?:{_WORD}(?:(?:[ \t]|\\\n)++{_WORD})*+)?{_BLANK}")
-_WORD_RE = re.compile(_WORD)
-_NEEDS_TOKENIZER = re.compile(r"['\"\\]")
+_FAST_RE = lazy_pattern(rf"{_BLANK}(?:{_WORD}(?:(?:[ \t]|\\\n)++{_WORD})*+)?{_BLANK}")
+_WORD_RE = lazy_pattern(_WORD)
+_NEEDS_TOKENIZER = lazy_pattern(r"['\"\\]")
 _RESERVED = frozenset(
     [
         "case",
@@ -246,7 +247,7 @@ _RESERVED = frozenset(
         "time",
     ]
 )
-_ASSIGNMENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_ASSIGNMENT_RE = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 
 
 def _fast_words(marked: str) -> list[str] | None:
@@ -327,7 +328,7 @@ def _compound(node: Any, source: str) -> _Problem:
     return _structural("E-SHELL-SUBSHELL" if grouping else "E-SHELL-COMPOUND", start, end, source)
 
 
-_NOT_IMPLEMENTED_RE = re.compile(r"(?<![\w-])(time|case|select|coproc|\(\()(?![\w-])")
+_NOT_IMPLEMENTED_RE = lazy_pattern(r"(?<![\w-])(time|case|select|coproc|\(\()(?![\w-])")
 
 
 def _without_trailing_continuations(text: str) -> str:
@@ -415,7 +416,7 @@ working folder, not to the skill."""
 _F_RELATIVE = 8
 """The word holds a ``/`` but is not absolute, ``./`` or ``~/``: as the program it would be
 looked up in the run's working folder."""
-_DOT_OPTION_RE = re.compile(r"--?[A-Za-z0-9][A-Za-z0-9_.-]*=\.\.?/")
+_DOT_OPTION_RE = lazy_pattern(r"--?[A-Za-z0-9][A-Za-z0-9_.-]*=\.\.?/")
 
 _LITERAL_WORDS: dict[str, tuple[TemplateWord, int]] = {}
 """Plain words seen before (``git``, ``--json`` ...) and their ``_F_*`` flags. Both are

@@ -7,6 +7,7 @@ back, and the list of skills turned off is the one file the CLI reads and writes
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,8 @@ from gibberish import paths
 from gibberish.cli import cli
 from gibberish.engine.core import Engine, EngineOptions
 from gibberish.skills.disabled import DISABLED_FILE, disabled_names
+from gibberish.trust import projects
+from tests.helpers.builders import write_skill
 from tests.ui.conftest import make_controller, standard_skills
 
 
@@ -142,10 +145,107 @@ def test_a_skill_outside_the_own_folder_cannot_be_turned_off(qtbot, tmp_path) ->
         trigger(submenu(top(ctl), "skill:hello"), "turn-off:hello")
         title, body, failed = seen[-1]
         assert title == "Could not turn “Hello” off" and failed
-        assert body.startswith("Only skills in your own skills folder can be turned off")
+        assert body.startswith(
+            "Only skills in your own skills folder, in the project you work in, or bundled"
+        )
         assert str(project) in body
         assert "hello" in library(ctl)
         assert not (project / DISABLED_FILE).exists()
+    finally:
+        ctl.shutdown()
+        ctl.deleteLater()
+
+
+@pytest.fixture
+def project_tray(qtbot, tmp_path: Path) -> Iterator[Any]:
+    """A tray following a trusted project with two skills installed by ``install
+    --project`` (so its gibberish.lock lists them), and one skill of the person's own."""
+    standard_skills(paths.user_skills_dir())
+    project = tmp_path / "work"
+    project.mkdir()
+    (project / "gibberish.toml").write_text("", encoding="utf-8")
+    for name in ("lint-rules", "deploy-notes"):
+        source = write_skill(tmp_path / "sources", name)
+        done = gib("install", str(source), "--project", str(project), "-y", "--no-sync")
+        assert done.exit_code == 0, done.output
+    projects.trust(project)
+    engine = Engine(EngineOptions(include_bundled=False))
+    engine.library.follow_project(project)
+    ctl = make_controller(engine)
+    ctl.start()
+    seen: list[tuple[str, str, bool]] = []
+    ctl.notified.connect(lambda title, body, failed: seen.append((title, body, failed)))
+    ctl.seen = seen
+    ctl.project = project
+    yield ctl
+    ctl.shutdown()
+    ctl.deleteLater()
+
+
+def test_a_project_skill_is_turned_off_and_on_in_the_project(project_tray: Any) -> None:
+    project = project_tray.project
+    skills = project / ".gibberish" / "skills"
+    menu = top(project_tray)
+    assert {"skill:lint-rules", "skill:deploy-notes", "skill:hello"} <= set(names(menu))
+
+    trigger(submenu(menu, "skill:lint-rules"), "turn-off:lint-rules")
+    title, _, failed = project_tray.seen[-1]
+    assert title == "“Lint rules” is off" and not failed
+    assert "lint-rules" not in library(project_tray)
+    assert disabled_names(skills) == {"lint-rules"}  # the project's list, as --project writes
+    assert disabled_names(paths.user_skills_dir()) == set()  # not the person's
+    assert (skills / "lint-rules" / "SKILL.md").is_file()  # nothing deleted
+    assert "enabled = false" in (project / "gibberish.lock").read_text("utf-8")
+    listing = gib("installed", "--project", str(project), "--json")
+    enabled = {row["name"]: row["enabled"] for row in json.loads(listing.output)}
+    assert enabled == {"lint-rules": False, "deploy-notes": True}
+
+    menu = top(project_tray)
+    assert "skill:lint-rules" not in names(menu)
+    assert names(submenu(menu, "turned-off")) == ["turn-on:lint-rules"]
+    trigger(submenu(menu, "turned-off"), "turn-on:lint-rules")
+    assert project_tray.seen[-1][:1] == ("“Lint rules” is on again",)
+    assert "lint-rules" in library(project_tray)
+    assert not (skills / DISABLED_FILE).exists()
+    assert "enabled = false" not in (project / "gibberish.lock").read_text("utf-8")
+
+
+def test_the_tray_and_disable_project_share_the_project_list(project_tray: Any) -> None:
+    project = project_tray.project
+    done = gib("disable", "deploy-notes", "--project", str(project))
+    assert done.exit_code == 0, done.output
+    project_tray.reload()
+    menu = top(project_tray)
+    assert "skill:deploy-notes" not in names(menu)
+    assert names(submenu(menu, "turned-off")) == ["turn-on:deploy-notes"]
+    trigger(submenu(menu, "turned-off"), "turn-on:deploy-notes")
+    again = gib("enable", "deploy-notes", "--project", str(project), "--no-sync")
+    assert again.output.strip() == "deploy-notes was already on."
+    # The person's own skills still switch in their own folder beside the project's.
+    trigger(submenu(top(project_tray), "skill:hello"), "turn-off:hello")
+    assert disabled_names(paths.user_skills_dir()) == {"hello"}
+    assert not (project / ".gibberish" / "skills" / DISABLED_FILE).exists()
+
+
+def test_a_bundled_skill_is_turned_off_and_on_from_the_tray(qtbot, tmp_path, monkeypatch) -> None:
+    bundled = standard_skills(tmp_path / "bundled")
+    monkeypatch.setenv("GIBBERISH_BUNDLED_SKILLS", str(bundled))
+    ctl = make_controller(Engine(EngineOptions()))
+    ctl.start()
+    seen: list[tuple[str, str, bool]] = []
+    ctl.notified.connect(lambda title, body, failed: seen.append((title, body, failed)))
+    try:
+        trigger(submenu(top(ctl), "skill:hello"), "turn-off:hello")
+        title, _, failed = seen[-1]
+        assert title == "“Hello” is off" and not failed
+        assert "hello" not in library(ctl)
+        assert disabled_names(paths.user_skills_dir()) == {"hello"}  # the person's list
+        assert not (bundled / DISABLED_FILE).exists()  # the bundled folder untouched
+        menu = top(ctl)
+        assert "skill:hello" not in names(menu)
+        trigger(submenu(menu, "turned-off"), "turn-on:hello")
+        assert seen[-1][:1] == ("“Hello” is on again",)
+        assert "hello" in library(ctl)
     finally:
         ctl.shutdown()
         ctl.deleteLater()

@@ -105,7 +105,7 @@ class MenuSource:
                 self.context_menu.item(),
                 problems_menu(self._problems),
                 recent_menu(engine.runs.recent(), self.actions),
-                *turned_off_items(turned_off(), self.actions),
+                *turned_off_items(turned_off(engine), self.actions),
                 *tail_items(self.actions),
             ]
         cached = menu_cache.load()

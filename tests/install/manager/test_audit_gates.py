@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gibberish.install import audit
-from gibberish.install.audit import _FOLD, _NEEDS, _RULES, _folded, _may_match
+from gibberish.install.audit import _FOLD, _NEEDS, _RULES, _STARTS, _folded, _matches, _may_match
 
 HOSTILE = Path(__file__).parent / "hostile"
 
@@ -94,3 +94,36 @@ def test_hidden_unicode_still_found_beyond_the_basic_plane() -> None:
     report = audit.Audit("x")
     audit._scan_text(report, "SKILL.md", f"fine text {tag} here\n\u202eevil", set(), markdown=True)
     assert [f.kind for f in report.findings] == ["hidden-unicode", "hidden-unicode"]
+
+
+def _spans(found) -> list[tuple[int, int]]:  # type: ignore[no-untyped-def]
+    return [m.span() for m in found]
+
+
+@pytest.mark.parametrize("text", _texts())
+def test_a_pattern_tried_where_its_words_begin_finds_what_finditer_finds(text: str) -> None:
+    """``_STARTS``: the same matches, in the same order, as a scan of every position;
+    also with the text glued to word characters (``\\b`` must see the one before)."""
+    for pattern in _STARTS:
+        for variant in (text, "x" + text, text.replace(" ", "_"), text + "\n" + text):
+            expected = _spans(pattern.finditer(variant))
+            folded = _folded(variant)
+            found = _spans(_matches(pattern, variant, folded))
+            if _may_match(folded, _NEEDS[pattern]):
+                assert found == expected, (pattern.pattern, variant)
+            else:
+                assert expected == [], (pattern.pattern, variant)
+
+
+def test_every_pattern_with_starting_words_begins_with_one_of_them() -> None:
+    """Each word list is lower case and covers the pattern's beginnings: every match in
+    the corpus, its variants and their upper- and title-case copies begins with a word."""
+    for pattern, words in _STARTS.items():
+        assert words and all(w == w.lower() for w in words), pattern.pattern
+    for text in _texts():
+        for pattern, words in _STARTS.items():
+            for match in pattern.finditer(text):
+                assert any(_folded(match.group(0)).startswith(w) for w in words), (
+                    pattern.pattern,
+                    match.group(0),
+                )

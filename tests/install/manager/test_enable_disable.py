@@ -129,3 +129,46 @@ def test_a_damaged_list_turns_nothing_off(tmp_path, gib, user_skills, content) -
     assert _library_names() == {"alpha"}
     assert gib("disable", "alpha").exit_code == 0  # rewritten whole
     assert _library_names() == set()
+
+
+def test_a_bundled_skill_is_turned_off_in_the_persons_own_list(tmp_path, monkeypatch) -> None:
+    """The bundled folder is not the person's to write: their own list names the skill,
+    and the library leaves it out; a project cannot turn it off for them."""
+    from click.testing import CliRunner
+
+    from gibberish.cli import cli
+    from gibberish.skills.disabled import disabled_names
+
+    bundled = tmp_path / "bundled"
+    write_skill(bundled, "helper")
+    monkeypatch.setenv("GIBBERISH_BUNDLED_SKILLS", str(bundled))
+
+    def run(*args: str):  # type: ignore[no-untyped-def]
+        return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+    def loaded() -> set[str]:
+        return {s.name for s in Engine(EngineOptions()).library.skills()}
+
+    assert "helper" in loaded()
+    result = run("disable", "helper")
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == "helper is off."
+    assert "helper" not in loaded()
+    assert disabled_names(paths.user_skills_dir()) == {"helper"}
+    assert (bundled / "helper" / "SKILL.md").is_file()
+    assert not (bundled / DISABLED_FILE).exists()  # nothing written into the bundled folder
+    assert run("disable", "helper").output.strip() == "helper was already off."
+
+    project = tmp_path / "work"
+    project.mkdir()
+    (project / "gibberish.toml").write_text("", encoding="utf-8")
+    refused = run("enable", "helper", "--project", str(project), "--no-sync")
+    assert refused.exit_code != 0
+    refused = run("disable", "other-name", "--project", str(project))
+    assert refused.exit_code != 0 and "not in" in refused.output
+
+    result = run("enable", "helper", "--no-sync")
+    assert result.exit_code == 0, result.output
+    assert "helper" in loaded()
+    assert not (paths.user_skills_dir() / DISABLED_FILE).exists()
+    assert run("enable", "helper", "--no-sync").output.strip() == "helper was already on."

@@ -45,6 +45,8 @@ NOT_NEEDED = (
     "tomlkit",
     "tarfile",
     "zipfile",
+    "logging.handlers",  # the log file is made when something is logged
+    "tomllib",  # no settings file, no project: no TOML read
 )
 
 
