@@ -59,6 +59,7 @@ from gibberish.voice.interpret import Proposal, interpret
 from gibberish.voice.lexicon import model_dir
 from gibberish.voice.listen import capture
 from gibberish.voice.matcher import PhraseMatcher
+from gibberish.voice.numbers import holds_a_number
 from gibberish.voice.sphinx import SphinxRecognizer
 from tests.voice.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR, VOICES, Phrase, fixture
 
@@ -95,6 +96,7 @@ WORDS = [
 def _row(listen: Callable[[WavSource], Proposal], voice: str) -> dict[str, Any]:
     exact = rejected = 0
     decode, rtf, latency, encode, generate = [], [], [], [], []
+    checked: list[float] = []  # requests holding a number or of three words or fewer
     misses: list[tuple[Phrase, str]] = []
     for phrase in IN_GRAMMAR + OUT_OF_GRAMMAR:
         try:
@@ -110,6 +112,10 @@ def _row(listen: Callable[[WavSource], Proposal], voice: str) -> dict[str, Any]:
         generate.append(t.get("generate", 0.0))
         rtf.append(t["decode"] / max(t["audio"], 1e-6))
         latency.append(t["latency"])
+        if phrase.tool is not None and (
+            holds_a_number(phrase.text) or len(phrase.text.split()) <= 3
+        ):
+            checked.append(t["latency"])
         call = proposal.call
         got = None
         if proposal.status is not ProposalStatus.NO_MATCH and call is not None:
@@ -131,6 +137,7 @@ def _row(listen: Callable[[WavSource], Proposal], voice: str) -> dict[str, Any]:
         "latency": statistics.median(latency),
         "latency_max": max(latency),
         "latencies": latency,
+        "checked": checked,
         "encode": statistics.median(encode),
         "generate": statistics.median(generate),
     }
@@ -167,6 +174,20 @@ def _print_latency(backend: str, rows: list[dict[str, Any]]) -> None:
             f"; PocketSphinx alone: median {_FLOOR['median'] * 1000:.0f} ms, p90 "
             f"{_FLOOR['p90'] * 1000:.0f} ms (ratio {median / max(_FLOOR['median'], 1e-9):.2f},"
             f" {p90 / max(_FLOOR['p90'], 1e-9):.2f})"
+        )
+    print(line)
+    checked = [x for r in rows for x in r["checked"]]
+    median, p90 = statistics.median(checked), _percentile(checked, 0.9)
+    if backend == "pocketsphinx":
+        _FLOOR.update(checked_median=median, checked_p90=p90)
+    line = (
+        f"{backend:<13}{'checked':<8}latency median {median * 1000:.0f} ms, p90 {p90 * 1000:.0f}"
+        f" ms over the {len(checked)} requests holding a number or of three words or fewer"
+    )
+    if _FLOOR and backend != "pocketsphinx":
+        line += (
+            f"; PocketSphinx alone: median {_FLOOR['checked_median'] * 1000:.0f} ms, p90 "
+            f"{_FLOOR['checked_p90'] * 1000:.0f} ms"
         )
     print(line)
 

@@ -171,6 +171,7 @@ class VoiceService:
                 until_stopped=config.until_stopped,
                 cut_off=config.cut_off,
             )
+            ended = time.perf_counter()
             proposal = self._interpret(heard, grammar, catalog, config.backend)
             if kept is not None and worth_asking(proposal):
                 proposal = self._second_opinion(
@@ -178,7 +179,11 @@ class VoiceService:
                 )
             elif kept is None and config.backend == "pocketsphinx":
                 proposal = below_the_floor(proposal)
-        proposal.heard.timings["total"] = time.perf_counter() - began
+        done = time.perf_counter()
+        # End of speech → proposal: the recognizer's finalization, then everything after
+        # it, a second opinion included, whichever reading the proposal ends up holding.
+        proposal.heard.timings["latency"] = heard.timings.get("finish", 0.0) + done - ended
+        proposal.heard.timings["total"] = done - began
         return proposal
 
     def _interpret(
