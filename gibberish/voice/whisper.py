@@ -53,6 +53,15 @@ WINDOW_STEP = 1.0
 TOKENS_PER_SECOND = 8
 """Budget for the transcript; speech runs at about 3 words (4-5 tokens) a second, and a
 cap cuts off a decoder that loops on its own output."""
+WEIGHED_PADDING = 0.5
+"""Seconds of encoder states after the speech that weighing without a transcript attends
+to. The decoder's cost per reading follows the states it attends to (each reading
+projects them anew), and the margins between readings barely move when the silent
+states after this are left out (the suite's number requests: the right reading ahead of
+the next by 0.8–1.8 per token either way; docs/adr/0098-voice-weighed-without-transcribing.md)."""
+WEIGH_BATCH = 2
+"""Readings forced through the decoder at a time: every reading carries its own copy of
+the encoder states, and beyond a few at once the copies cost more than the passes save."""
 MAX_LENGTH = 448
 """Whisper's decoder holds at most 448 tokens."""
 NO_SPEECH_THRESHOLD = 0.6
@@ -189,6 +198,7 @@ class WhisperRecognizer:
         self._suppress = list(get_suppressed_tokens(self._tokenizer, [-1]))
         self._silence = None
         self._heard: tuple[Any, int] | None = None
+        self.heard_seconds = 0.0
 
     def _encode(self, samples: Any, window: float) -> Any:
         """Encoder states (numpy, 1 x states x width) of ``samples`` padded with silence
@@ -287,6 +297,26 @@ class WhisperRecognizer:
         spent = (encoded_at - began, ended - encoded_at)
         return Transcript(text, avg_logprob, result.no_speech_prob, seen, encoded_window, *spent)
 
+    def hear(self, pcm: bytes) -> bool:
+        """Encodes ``pcm`` (16-bit mono at 16 kHz) for ``weigh``, without transcribing it:
+        the encoder runs once over the speech and ``ENCODED_PADDING`` of silence, and the
+        readings are then weighed over the speech and ``WEIGHED_PADDING`` of it. False for
+        audio longer than one window, which only a transcription can walk."""
+        import numpy
+
+        self._heard = None
+        samples = numpy.array(array.array("h", pcm), dtype=numpy.float32) / 32768.0
+        speech = len(samples) / SAMPLE_RATE
+        if speech > FULL_WINDOW:
+            return False
+        began = time.perf_counter()
+        states = self._encode(samples, window_seconds(speech, ENCODED_PADDING))
+        frames = max(1, len(samples) // (SAMPLE_RATE // FRAMES_PER_SECOND))
+        kept = min(states.shape[1], math.ceil((speech + WEIGHED_PADDING) * STATES_PER_SECOND))
+        self._heard = (numpy.ascontiguousarray(states[:, :kept]), frames)
+        self.heard_seconds = time.perf_counter() - began
+        return True
+
     def weigh(self, texts: Sequence[str]) -> list[Weight] | None:
         """How likely Whisper finds each of ``texts`` as the transcript of the utterance it
         last transcribed: its tokens' log-probabilities, the decoder forced
@@ -308,10 +338,13 @@ class WhisperRecognizer:
         tokens = [
             self._tokenizer.encode(" " + spelled(text)) or [self._tokenizer.eot] for text in texts
         ]
-        batch = numpy.ascontiguousarray(numpy.repeat(states, len(tokens), axis=0))
-        results = self._model.model.align(
-            ctranslate2.StorageView.from_array(batch), self._prompt, tokens, max(frames, 1)
-        )
+        results = []
+        for i in range(0, len(tokens), WEIGH_BATCH):
+            some = tokens[i : i + WEIGH_BATCH]
+            batch = numpy.ascontiguousarray(numpy.repeat(states, len(some), axis=0))
+            results += self._model.model.align(
+                ctranslate2.StorageView.from_array(batch), self._prompt, some, max(frames, 1)
+            )
         return [
             Weight(sum(math.log(max(p, 1e-12)) for p in r.text_token_probs), len(t))
             for r, t in zip(results, tokens, strict=True)
