@@ -134,10 +134,10 @@ class Decision:
         # No transcript: "what Whisper heard" weighs as the likeliest reading, so it never
         # vetoes (the check above) and only the readings compete.
         own = Weight(likeliest, 1)
-        proposal.heard.details["weighed_only"] = True
-        return decide(
-            proposal, _unheard(), (), Weighed(list(zip(readings, weights, strict=True)), own)
-        )
+        weighed = Weighed(list(zip(readings, weights, strict=True)), own)
+        chosen = decide(proposal, _unheard(), (), weighed)
+        chosen.heard.details["weighed_only"] = True  # shown with the details: no transcript
+        return chosen
 
     def _transcribed(
         self, whisper: StreamingRecognizer, pcm: bytes, proposal: Proposal
