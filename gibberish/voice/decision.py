@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from gibberish.assistant import ToolCatalog
 from gibberish.voice.errors import VoiceError
@@ -46,11 +46,13 @@ from gibberish.voice.sounds_like import SoundsLike
 from gibberish.voice.whisper import Weight
 
 
+@runtime_checkable
 class Weigher(Protocol):
-    """What weighing needs of a recognizer (``WhisperRecognizer`` has both)."""
+    """What weighing needs of a recognizer (``WhisperRecognizer`` has it all)."""
 
     def hear(self, pcm: bytes) -> bool: ...
     def weigh(self, texts: Sequence[str]) -> list[Weight] | None: ...
+    def transcribe_heard(self) -> Heard: ...
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,7 @@ class Decision:
         except VoiceError as exc:
             proposal.heard.details["second_opinion"] = str(exc)
             return proposal
-        if _weighable(proposal):
+        if _weighable(proposal) and isinstance(whisper, Weigher):
             weighed = self._weighed_only(whisper, second_opinion.pcm, proposal)
             if weighed is not None:
                 return weighed
@@ -112,32 +114,49 @@ class Decision:
             *(self.interpret(_other_reading(proposal.heard, t), "pocketsphinx") for t in texts),
         ]
 
-    def _weighed_only(
-        self, whisper: StreamingRecognizer, pcm: bytes, proposal: Proposal
-    ) -> Proposal | None:
-        """The proposal the readings' weights settle on, Whisper's encoder and forced
-        alignment only; None when the audio must be transcribed after all (a veto is
-        possible, or the recognizer cannot weigh this audio)."""
-        hear = getattr(whisper, "hear", None)
-        weigh = getattr(whisper, "weigh", None)
-        if hear is None or weigh is None or not hear(pcm):
+    def _weighed_only(self, whisper: Weigher, pcm: bytes, proposal: Proposal) -> Proposal | None:
+        """The grammar's phrase confirmed by Whisper's encoder and forced alignment only.
+        When the weights move away from the phrase (another number, the other pass's
+        phrase), or a veto is possible, Whisper transcribes the same encoder states and
+        its own call and transcript are weighed beside the readings (``_with_transcript``).
+        None when the recognizer cannot weigh this audio."""
+        if not whisper.hear(pcm):
             return None
         readings = self._readings(proposal)
-        weights = weigh([_as_weighed(r) for r in readings])
+        weights = whisper.weigh([_as_weighed(r) for r in readings])
         if not weights:
             return None
-        likeliest = max(
-            w.per_token for r, w in zip(readings, weights, strict=True) if r.call is not None
-        )
-        if short(proposal) and likeliest < -VETO_NATS:
-            return None  # Whisper's own transcript could be likelier by more than the veto
-        # No transcript: "what Whisper heard" weighs as the likeliest reading, so it never
-        # vetoes (the check above) and only the readings compete.
-        own = Weight(likeliest, 1)
-        weighed = Weighed(list(zip(readings, weights, strict=True)), own)
-        chosen = decide(proposal, _unheard(), (), weighed)
-        chosen.heard.details["weighed_only"] = True  # shown with the details: no transcript
-        return chosen
+        weighed = list(zip(readings, weights, strict=True))
+        likeliest = max(w.per_token for r, w in weighed if r.call is not None)
+        # Without a transcript, what Whisper heard weighs as the likeliest reading: it
+        # vetoes nothing, and only the readings compete.
+        chosen = decide(proposal, _unheard(), (), Weighed(weighed, Weight(likeliest, 1)))
+        vetoable = short(proposal) and likeliest < -VETO_NATS
+        if chosen is proposal and not vetoable:
+            chosen.heard.details["weighed_only"] = True  # shown with the details
+            return chosen
+        return self._with_transcript(whisper, proposal, weighed)
+
+    def _with_transcript(
+        self,
+        whisper: Weigher,
+        proposal: Proposal,
+        weighed: list[tuple[Proposal, Weight]],
+    ) -> Proposal:
+        """``weighed`` and Whisper's transcript of the states it just weighed them over:
+        its own call joins the readings, and its text is what a veto compares with (a
+        transcript weighs at most 0 per token, so a phrase within ``VETO_NATS`` of that
+        is never vetoed, whatever Whisper writes)."""
+        heard = whisper.transcribe_heard()
+        heard.timings["finish"] += proposal.heard.timings.get("finish", 0.0)
+        whispered = self.interpret(heard, "whisper")
+        called = whispered.call is not None and whispered.status is not ProposalStatus.NO_MATCH
+        texts = [_as_weighed(whispered)] if called else []
+        weights = whisper.weigh(texts + ([heard.text] if heard.text else [])) or []
+        own = weights.pop() if heard.text and weights else Weight(0.0, 1)
+        if called and weights:
+            weighed = [*weighed, (whispered, weights[0])]
+        return decide(proposal, whispered, (), Weighed(weighed, own))
 
     def _transcribed(
         self, whisper: StreamingRecognizer, pcm: bytes, proposal: Proposal

@@ -198,6 +198,8 @@ class WhisperRecognizer:
         self._suppress = list(get_suppressed_tokens(self._tokenizer, [-1]))
         self._silence = None
         self._heard: tuple[Any, int] | None = None
+        self._pending: tuple[Any, float, float, int] | None = None
+        """What ``hear`` encoded last: states, seconds encoded, seconds of speech, bytes."""
         self.heard_seconds = 0.0
 
     def _encode(self, samples: Any, window: float) -> Any:
@@ -244,12 +246,14 @@ class WhisperRecognizer:
     def finish(self) -> Heard:
         import numpy
 
-        began = time.perf_counter()
         samples = numpy.array(array.array("h", bytes(self._pcm)), dtype=numpy.float32) / 32768.0
-        heard = self.transcribe(samples)
-        finish = time.perf_counter() - began
+        return self._heard_as(self.transcribe(samples), len(self._pcm))
+
+    def _heard_as(self, heard: Transcript, size: int) -> Heard:
+        """A transcript as what the recognizer heard, with where the time went."""
+        finish = heard.encode + heard.generate
         timings = {
-            "audio": len(self._pcm) / 32000,
+            "audio": size / 32000,
             "decode": finish,
             "finish": finish,
             "window": heard.window,
@@ -269,11 +273,22 @@ class WhisperRecognizer:
         speech = len(samples) / SAMPLE_RATE
         if speech > FULL_WINDOW:
             return self._transcribe_long(samples)
-        padding = self._padding
-        window = FULL_WINDOW if padding is None else window_seconds(speech, padding)
         began = time.perf_counter()
-        encoded, encoded_window = self._states(samples, window)
-        encoded_at = time.perf_counter()
+        self._pending = None
+        encoded, encoded_window = self._states(samples, self._window(speech))
+        return self._generated(encoded, encoded_window, speech, time.perf_counter() - began)
+
+    def _window(self, speech: float) -> float:
+        padding = self._padding
+        return FULL_WINDOW if padding is None else window_seconds(speech, padding)
+
+    def _generated(
+        self, encoded: Any, encoded_window: float, speech: float, encode: float
+    ) -> Transcript:
+        """The decoder's greedy text over ``encoded`` (the states of a window holding
+        ``speech`` seconds), with its scores."""
+        began = time.perf_counter()
+        window = encoded.shape[1] / STATES_PER_SECOND  # what the decoder attends to
         budget = len(self._prompt) + 8 + math.ceil(TOKENS_PER_SECOND * min(speech, window))
         budget = min(budget, MAX_LENGTH)
         result = self._model.model.generate(
@@ -286,36 +301,51 @@ class WhisperRecognizer:
             suppress_blank=True,
             suppress_tokens=self._suppress,
         )[0]
-        ended = time.perf_counter()
+        generate = time.perf_counter() - began
         tokens = [t for t in result.sequences_ids[0] if t < self._tokenizer.eot]
         avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
         text = self._tokenizer.decode(tokens).strip()
         silence = result.no_speech_prob > NO_SPEECH_THRESHOLD and avg_logprob < LOG_PROB_THRESHOLD
         if silence or not any(c.isalnum() for c in text):  # silence often comes out as "."
             text = ""
-        seen = encoded.shape[1] / STATES_PER_SECOND  # what the decoder attended to
-        spent = (encoded_at - began, ended - encoded_at)
-        return Transcript(text, avg_logprob, result.no_speech_prob, seen, encoded_window, *spent)
+        return Transcript(
+            text, avg_logprob, result.no_speech_prob, window, encoded_window, encode, generate
+        )
 
     def hear(self, pcm: bytes) -> bool:
         """Encodes ``pcm`` (16-bit mono at 16 kHz) for ``weigh``, without transcribing it:
-        the encoder runs once over the speech and ``ENCODED_PADDING`` of silence, and the
-        readings are then weighed over the speech and ``WEIGHED_PADDING`` of it. False for
-        audio longer than one window, which only a transcription can walk."""
+        the encoder runs once, as for a transcription (the speech and ``ENCODED_PADDING``
+        of silence), and the readings are then weighed over the speech and
+        ``WEIGHED_PADDING`` of those states. ``transcribe_heard`` can still transcribe
+        the same states later. False for audio longer than one window, which only a
+        transcription can walk."""
         import numpy
 
-        self._heard = None
+        self._pending = None
         samples = numpy.array(array.array("h", pcm), dtype=numpy.float32) / 32768.0
         speech = len(samples) / SAMPLE_RATE
         if speech > FULL_WINDOW:
+            self._heard = None
             return False
         began = time.perf_counter()
-        states = self._encode(samples, window_seconds(speech, ENCODED_PADDING))
-        frames = max(1, len(samples) // (SAMPLE_RATE // FRAMES_PER_SECOND))
+        encoded, encoded_window = self._states(samples, self._window(speech))
+        if self._heard is None:  # set by _states
+            return False
+        states, frames = self._heard
         kept = min(states.shape[1], math.ceil((speech + WEIGHED_PADDING) * STATES_PER_SECOND))
         self._heard = (numpy.ascontiguousarray(states[:, :kept]), frames)
         self.heard_seconds = time.perf_counter() - began
+        self._pending = (encoded, encoded_window, speech, len(pcm))
         return True
+
+    def transcribe_heard(self) -> Heard:
+        """The transcript of the audio ``hear`` encoded last, from its encoder states
+        (no second encoding); ``weigh`` still weighs over that audio's states."""
+        if self._pending is None:
+            return Heard("", 0.0, (), self.backend, {}, "nothing was heard to transcribe")
+        encoded, encoded_window, speech, size = self._pending
+        transcript = self._generated(encoded, encoded_window, speech, 0.0)
+        return self._heard_as(transcript, size)
 
     def weigh(self, texts: Sequence[str]) -> list[Weight] | None:
         """How likely Whisper finds each of ``texts`` as the transcript of the utterance it
