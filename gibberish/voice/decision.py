@@ -1,9 +1,8 @@
 """One spoken request's decision, from what was heard to the proposal shown.
 
 The path, in one place: the grammar's reading (or a free-form transcript's) becomes a
-proposal; without Whisper a short call heard unsurely is refused (``below_the_floor``);
-with Whisper set up, a proposal worth asking about (``worth_asking``) gets its second
-opinion:
+proposal, which stands as it is without Whisper; with Whisper set up, a proposal worth
+asking about (``worth_asking``) gets its second opinion:
 
 * a call whose phrase the grammar is **not doubtful** of is *weighed*: Whisper's encoder
   runs once over the speech, and each of the grammar's readings (its phrase, the other
@@ -36,7 +35,6 @@ from gibberish.voice.readings import number_readings
 from gibberish.voice.second_opinion import (
     VETO_NATS,
     Weighed,
-    below_the_floor,
     decide,
     doubtful,
     short,
@@ -79,11 +77,7 @@ class Decision:
         """The proposal for what ``backend`` heard; with ``second_opinion``, Whisper's
         weights or transcript settle what the grammar could not."""
         proposal = self.interpret(heard, backend)
-        if backend != "pocketsphinx":
-            return proposal
-        if second_opinion is None:
-            return below_the_floor(proposal)
-        if not worth_asking(proposal):
+        if backend != "pocketsphinx" or second_opinion is None or not worth_asking(proposal):
             return proposal
         try:
             whisper = second_opinion.whisper()
