@@ -6,10 +6,12 @@ asking about (``worth_asking``) gets its second opinion:
 
 * a call whose phrase the grammar is **not doubtful** of is *weighed*: Whisper's encoder
   runs once over the speech, and each of the grammar's readings (its phrase, the other
-  pass's, the phrase with other numbers) is scored by forced alignment over it, with no
-  transcription. Only when a veto is possible — a short phrase whose likeliest reading
-  Whisper finds less likely than ``VETO_NATS`` per token (its own transcript could never
-  be further away than that) — is the audio transcribed after all;
+  pass's, the phrase with other numbers) is scored by forced alignment over it. When the
+  weights confirm the phrase, it is proposed with no transcription. Only when they move
+  away from it (Whisper's own call then joins the readings), or a veto is possible — a
+  short phrase whose likeliest reading Whisper finds less likely than ``VETO_NATS`` per
+  token, further than any transcript of its own can be — are the same encoder states
+  transcribed;
 * everything else (no call from the grammar, a doubtful phrase) is **transcribed**, and the
   transcript with the weights of the readings decides (``second_opinion.decide``).
 

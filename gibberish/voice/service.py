@@ -42,7 +42,8 @@ class VoiceConfig:
     through the portal, whose release might never arrive)."""
     second_opinion: bool = False
     """With the grammar backend and a Whisper ``model_folder``: ask Whisper when the
-    grammar finds no call or is torn on one (``gibberish.voice.second_opinion``)."""
+    grammar finds no call, doubts it, or it is short or holds a number
+    (``gibberish.voice.decision``)."""
 
 
 class VoiceService:
