@@ -131,28 +131,15 @@ class Decision:
         if chosen is proposal and not vetoable:
             chosen.heard.details["weighed_only"] = True  # shown with the details
             return chosen
-        return self._with_transcript(whisper, proposal, weighed)
+        return self._with_transcript(whisper, proposal)
 
-    def _with_transcript(
-        self,
-        whisper: Weigher,
-        proposal: Proposal,
-        weighed: list[tuple[Proposal, Weight]],
-    ) -> Proposal:
-        """``weighed`` and Whisper's transcript of the states it just weighed them over:
-        its own call joins the readings, and its text is what a veto compares with (a
-        transcript weighs at most 0 per token, so a phrase within ``VETO_NATS`` of that
-        is never vetoed, whatever Whisper writes)."""
+    def _with_transcript(self, whisper: Weigher, proposal: Proposal) -> Proposal:
+        """The decision of a transcribed request (as ``_transcribed``), from the encoder
+        states ``hear`` already computed: Whisper's transcript, its own call beside the
+        readings, everything weighed over the window the transcript was written from."""
         heard = whisper.transcribe_heard()
         heard.timings["finish"] += proposal.heard.timings.get("finish", 0.0)
-        whispered = self.interpret(heard, "whisper")
-        called = whispered.call is not None and whispered.status is not ProposalStatus.NO_MATCH
-        texts = [_as_weighed(whispered)] if called else []
-        weights = whisper.weigh(texts + ([heard.text] if heard.text else [])) or []
-        own = weights.pop() if heard.text and weights else Weight(0.0, 1)
-        if called and weights:
-            weighed = [*weighed, (whispered, weights[0])]
-        return decide(proposal, whispered, (), Weighed(weighed, own))
+        return self._settled(whisper, proposal, heard)
 
     def _transcribed(
         self, whisper: StreamingRecognizer, pcm: bytes, proposal: Proposal
@@ -164,6 +151,13 @@ class Decision:
         heard = whisper.finish()
         heard.timings["finish"] += proposal.heard.timings.get("finish", 0.0)
         heard.timings["decode"] += proposal.heard.timings.get("decode", 0.0)
+        return self._settled(whisper, proposal, heard)
+
+    def _settled(
+        self, whisper: StreamingRecognizer | Weigher, proposal: Proposal, heard: Heard
+    ) -> Proposal:
+        """The grammar's ``proposal`` settled by Whisper's transcript ``heard`` and its
+        weights of the readings (``second_opinion.decide``)."""
         alternatives = [
             self.interpret(_other_reading(proposal.heard, text), "pocketsphinx")
             for text in proposal.heard.alternatives
@@ -173,7 +167,7 @@ class Decision:
         return decide(proposal, whispered, alternatives, weighed)
 
     def _weighed(
-        self, whisper: StreamingRecognizer, proposal: Proposal, whispered: Proposal
+        self, whisper: StreamingRecognizer | Weigher, proposal: Proposal, whispered: Proposal
     ) -> Weighed | None:
         """Whisper's weights of the readings of the audio it just transcribed. For a
         grammar call: its readings (``_readings``) and Whisper's own call; for speech the

@@ -198,8 +198,9 @@ class WhisperRecognizer:
         self._suppress = list(get_suppressed_tokens(self._tokenizer, [-1]))
         self._silence = None
         self._heard: tuple[Any, int] | None = None
-        self._pending: tuple[Any, float, float, int] | None = None
-        """What ``hear`` encoded last: states, seconds encoded, seconds of speech, bytes."""
+        self._pending: tuple[Any, float, float, int, tuple[Any, int]] | None = None
+        """What ``hear`` encoded last: the decoder's states, seconds encoded, seconds of
+        speech, bytes, and the states and frames to weigh over once transcribed."""
         self.heard_seconds = 0.0
 
     def _encode(self, samples: Any, window: float) -> Any:
@@ -331,20 +332,24 @@ class WhisperRecognizer:
         encoded, encoded_window = self._states(samples, self._window(speech))
         if self._heard is None:  # set by _states
             return False
-        states, frames = self._heard
+        full = self._heard
+        states, frames = full
         kept = min(states.shape[1], math.ceil((speech + WEIGHED_PADDING) * STATES_PER_SECOND))
         self._heard = (numpy.ascontiguousarray(states[:, :kept]), frames)
         self.heard_seconds = time.perf_counter() - began
-        self._pending = (encoded, encoded_window, speech, len(pcm))
+        self._pending = (encoded, encoded_window, speech, len(pcm), full)
         return True
 
     def transcribe_heard(self) -> Heard:
         """The transcript of the audio ``hear`` encoded last, from its encoder states
-        (no second encoding); ``weigh`` still weighs over that audio's states."""
+        (no second encoding). ``weigh`` then weighs over the whole window the transcript
+        was written from, as after ``transcribe``: a veto compares the transcript with
+        the readings on the states the margins were measured on."""
         if self._pending is None:
             return Heard("", 0.0, (), self.backend, {}, "nothing was heard to transcribe")
-        encoded, encoded_window, speech, size = self._pending
+        encoded, encoded_window, speech, size, full = self._pending
         transcript = self._generated(encoded, encoded_window, speech, 0.0)
+        self._heard = full
         return self._heard_as(transcript, size)
 
     def weigh(self, texts: Sequence[str]) -> list[Weight] | None:
