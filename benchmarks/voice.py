@@ -12,8 +12,12 @@ Figures, each next to its target or baseline as a ratio:
   rejected: out-of-grammar requests that end as no match. Targets ≥ 95 % and ≥ 90 %.
 * decode: recognizer seconds per utterance; RTF = decode / audio length.
 * latency: end of speech (the endpointer's last speech frame) → proposal ready: the
-  recognizer's finalization, verification and matching. Target ≤ 300 ms. The endpointer
-  itself waits ``ENDPOINT_WINDOW`` (0.3 s) of silence before it calls speech ended.
+  recognizer's finalization, verification and matching, and Whisper's second opinion
+  when it is asked. Target ≤ 300 ms. The endpointer itself waits ``ENDPOINT_WINDOW``
+  (0.3 s) of silence before it calls speech ended. After each backend's voices: the
+  median and 90th percentile over every utterance, and over the requests holding a
+  number or of three words or fewer (the ones Whisper weighs), next to PocketSphinx
+  alone in the same run.
 * baseline: for PocketSphinx, each voice's row is preceded by a "1 pass" row, the same
   recognizer without its second, utterance-normalized pass (docs/adr/0021).
 * grammar build for 1,000 generated tools (forms + JSGF + dictionary + decoder load),
