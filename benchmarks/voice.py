@@ -12,8 +12,12 @@ Figures, each next to its target or baseline as a ratio:
   rejected: out-of-grammar requests that end as no match. Targets ≥ 95 % and ≥ 90 %.
 * decode: recognizer seconds per utterance; RTF = decode / audio length.
 * latency: end of speech (the endpointer's last speech frame) → proposal ready: the
-  recognizer's finalization, verification and matching. Target ≤ 300 ms. The endpointer
-  itself waits ``ENDPOINT_WINDOW`` (0.3 s) of silence before it calls speech ended.
+  recognizer's finalization, verification and matching, and Whisper's second opinion
+  when it is asked. Target ≤ 300 ms. The endpointer itself waits ``ENDPOINT_WINDOW``
+  (0.3 s) of silence before it calls speech ended. After each backend's voices: the
+  median and 90th percentile over every utterance, and over the requests holding a
+  number or of three words or fewer (the ones Whisper weighs), next to PocketSphinx
+  alone in the same run.
 * baseline: for PocketSphinx, each voice's row is preceded by a "1 pass" row, the same
   recognizer without its second, utterance-normalized pass (docs/adr/0021).
 * grammar build for 1,000 generated tools (forms + JSGF + dictionary + decoder load),
@@ -60,6 +64,7 @@ from gibberish.voice.interpret import interpret
 from gibberish.voice.lexicon import model_dir
 from gibberish.voice.listen import capture
 from gibberish.voice.matcher import PhraseMatcher
+from gibberish.voice.numbers import holds_a_number
 from gibberish.voice.sphinx import SphinxRecognizer
 from tests.voice.corpus import IN_GRAMMAR, OUT_OF_GRAMMAR, VOICES, Phrase, fixture
 
@@ -96,6 +101,7 @@ WORDS = [
 def _row(listen: Callable[[WavSource], Proposal], voice: str) -> dict[str, Any]:
     exact = rejected = 0
     decode, rtf, latency, encode, generate = [], [], [], [], []
+    checked: list[float] = []  # requests holding a number or of three words or fewer
     misses: list[tuple[Phrase, str]] = []
     for phrase in IN_GRAMMAR + OUT_OF_GRAMMAR:
         try:
@@ -111,6 +117,10 @@ def _row(listen: Callable[[WavSource], Proposal], voice: str) -> dict[str, Any]:
         generate.append(t.get("generate", 0.0))
         rtf.append(t["decode"] / max(t["audio"], 1e-6))
         latency.append(t["latency"])
+        if phrase.tool is not None and (
+            holds_a_number(phrase.text) or len(phrase.text.split()) <= 3
+        ):
+            checked.append(t["latency"])
         call = proposal.call
         got = None
         if proposal.status is not ProposalStatus.NO_MATCH and call is not None:
@@ -132,6 +142,7 @@ def _row(listen: Callable[[WavSource], Proposal], voice: str) -> dict[str, Any]:
         "latency": statistics.median(latency),
         "latency_max": max(latency),
         "latencies": latency,
+        "checked": checked,
         "encode": statistics.median(encode),
         "generate": statistics.median(generate),
     }
@@ -168,6 +179,20 @@ def _print_latency(backend: str, rows: list[dict[str, Any]]) -> None:
             f"; PocketSphinx alone: median {_FLOOR['median'] * 1000:.0f} ms, p90 "
             f"{_FLOOR['p90'] * 1000:.0f} ms (ratio {median / max(_FLOOR['median'], 1e-9):.2f},"
             f" {p90 / max(_FLOOR['p90'], 1e-9):.2f})"
+        )
+    print(line)
+    checked = [x for r in rows for x in r["checked"]]
+    median, p90 = statistics.median(checked), _percentile(checked, 0.9)
+    if backend == "pocketsphinx":
+        _FLOOR.update(checked_median=median, checked_p90=p90)
+    line = (
+        f"{backend:<13}{'checked':<8}latency median {median * 1000:.0f} ms, p90 {p90 * 1000:.0f}"
+        f" ms over the {len(checked)} requests holding a number or of three words or fewer"
+    )
+    if _FLOOR and backend != "pocketsphinx":
+        line += (
+            f"; PocketSphinx alone: median {_FLOOR['checked_median'] * 1000:.0f} ms, p90 "
+            f"{_FLOOR['checked_p90'] * 1000:.0f} ms"
         )
     print(line)
 

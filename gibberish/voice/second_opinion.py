@@ -89,13 +89,11 @@ def doubtful(heard: Heard) -> bool:
 
 
 SHORT_WORDS = 3
-"""A call heard as this many words or fewer is checked even when the grammar is sure of
-it: a short phrase is what other speech is most easily forced onto (flite awb's "call my
-mother" heard as "show my notes" at confidence 0.69, as sure as right phrases are)."""
-SHORT_FLOOR = 0.55
-"""Without Whisper, a short call heard less surely than this is not proposed. On the
-development voices and the suite every short phrase heard right scored 0.56 or more;
-the wrong ones scored as high as the right (0.69, 0.75), so only Whisper catches them."""
+"""A call heard as this many words or fewer is checked by Whisper even when the grammar is
+sure of it: a short phrase is what other speech is most easily forced onto (flite awb's
+"call my mother" heard as "show my notes" at confidence 0.69, as sure as right phrases
+are). Without Whisper nothing checks it: a confidence floor refused right short phrases
+and caught no wrong one (docs/adr/0098-voice-weighed-without-transcribing.md)."""
 
 
 def short(proposal: Proposal) -> bool:
@@ -104,22 +102,6 @@ def short(proposal: Proposal) -> bool:
         proposal.call is not None
         and proposal.status is not ProposalStatus.NO_MATCH
         and len(proposal.heard.text.split()) <= SHORT_WORDS
-    )
-
-
-def below_the_floor(proposal: Proposal) -> Proposal:
-    """Without Whisper: a short call heard less surely than ``SHORT_FLOOR`` becomes no
-    proposal, with a sentence asking to say it again."""
-    if not short(proposal) or proposal.heard.confidence >= SHORT_FLOOR:
-        return proposal
-    return Proposal(
-        proposal.heard,
-        ProposalStatus.NO_MATCH,
-        candidates=proposal.candidates,
-        message=(
-            f"Heard “{proposal.heard.text}”, but not clearly enough to act on so short a "
-            "request. Say it again, a little more slowly."
-        ),
     )
 
 

@@ -1,5 +1,9 @@
 """The voice pipeline behind the Engine: grammar, cached recognizers, listen → proposal.
 
+What a request becomes is decided in one place, ``decision.Decision``; this module holds
+what that needs across requests (the grammar, the recognizers, Whisper loaded ahead) and
+the plumbing from an audio source to it.
+
 A recognizer is expensive to build and cheap to reuse, so one is kept per backend and
 rebuilt only when the grammar's signature changes (a skill added, a phrase edited, another
 mode's tools).
@@ -13,25 +17,15 @@ import time
 from dataclasses import dataclass, replace
 
 from gibberish.assistant import ToolCatalog
-from gibberish.assistant.heard import Heard
-from gibberish.assistant.proposal import Proposal, ProposalStatus
+from gibberish.assistant.proposal import Proposal
 from gibberish.voice.audio import AudioSource
+from gibberish.voice.decision import Decision, SecondOpinion
 from gibberish.voice.errors import VoiceError
 from gibberish.voice.grammar import Grammar, VoiceTool, grammar_for_tools
-from gibberish.voice.interpret import interpret
 from gibberish.voice.listen import StreamingRecognizer, capture
-from gibberish.voice.matcher import PhraseMatcher
-from gibberish.voice.readings import number_readings
-from gibberish.voice.second_opinion import (
-    KeptAudio,
-    Weighed,
-    below_the_floor,
-    decide,
-    worth_asking,
-)
+from gibberish.voice.second_opinion import KeptAudio
 from gibberish.voice.settings import VOICE_BACKENDS
 from gibberish.voice.sounds_like import SoundsLike
-from gibberish.voice.whisper import Weight
 
 BACKENDS = VOICE_BACKENDS  # the values of voice.settings.VoiceBackend
 
@@ -48,7 +42,8 @@ class VoiceConfig:
     through the portal, whose release might never arrive)."""
     second_opinion: bool = False
     """With the grammar backend and a Whisper ``model_folder``: ask Whisper when the
-    grammar finds no call or is torn on one (``gibberish.voice.second_opinion``)."""
+    grammar finds no call, doubts it, or it is short or holds a number
+    (``gibberish.voice.decision``)."""
 
 
 class VoiceService:
@@ -157,7 +152,8 @@ class VoiceService:
             return cached[1]
 
     def listen(self, source: AudioSource, catalog: ToolCatalog, config: VoiceConfig) -> Proposal:
-        """Capture one utterance from ``source`` and turn it into a proposal."""
+        """Capture one utterance from ``source`` and turn it into a proposal
+        (``decision.Decision``: the grammar's reading, then Whisper's when it is set up)."""
         began = time.perf_counter()
         grammar = self.grammar(catalog)
         recognizer = self.recognizer(grammar, config)
@@ -165,6 +161,7 @@ class VoiceService:
         if asks:
             self._load_ahead(grammar, replace(config, backend="whisper"))
         kept = KeptAudio(recognizer) if asks else None
+        decision = Decision(catalog, grammar, self.sounds_like(grammar))
         with self._lock:  # one utterance at a time per recognizer
             heard = capture(
                 source,
@@ -172,22 +169,20 @@ class VoiceService:
                 until_stopped=config.until_stopped,
                 cut_off=config.cut_off,
             )
-            proposal = self._interpret(heard, grammar, catalog, config.backend)
-            if kept is not None and worth_asking(proposal):
-                proposal = self._second_opinion(
-                    bytes(kept.audio), proposal, grammar, catalog, config
+            ended = time.perf_counter()
+            second_opinion = None
+            if kept is not None:
+                whisper = replace(config, backend="whisper")
+                second_opinion = SecondOpinion(
+                    bytes(kept.audio), lambda: self.recognizer(grammar, whisper)
                 )
-            elif kept is None and config.backend == "pocketsphinx":
-                proposal = below_the_floor(proposal)
-        proposal.heard.timings["total"] = time.perf_counter() - began
+            proposal = decision.propose(heard, config.backend, second_opinion)
+        done = time.perf_counter()
+        # End of speech → proposal: the recognizer's finalization, then everything after
+        # it, a second opinion included, whichever reading the proposal ends up holding.
+        proposal.heard.timings["latency"] = heard.timings.get("finish", 0.0) + done - ended
+        proposal.heard.timings["total"] = done - began
         return proposal
-
-    def _interpret(
-        self, heard: Heard, grammar: Grammar, catalog: ToolCatalog, backend: str
-    ) -> Proposal:
-        free_form = backend != "pocketsphinx"
-        matcher = PhraseMatcher(grammar.forms, free_text=free_form)
-        return interpret(heard, catalog, matcher, self.sounds_like(grammar) if free_form else None)
 
     @staticmethod
     def _can_ask(config: VoiceConfig) -> bool:
@@ -196,88 +191,3 @@ class VoiceService:
             and bool(config.model_folder)
             and importlib.util.find_spec("faster_whisper") is not None
         )
-
-    def _second_opinion(
-        self,
-        pcm: bytes,
-        proposal: Proposal,
-        grammar: Grammar,
-        catalog: ToolCatalog,
-        config: VoiceConfig,
-    ) -> Proposal:
-        """Whisper's reading of the same audio, when it settles what the grammar could not.
-        A Whisper model that cannot load leaves the grammar's answer, with the reason."""
-        try:
-            whisper = self.recognizer(grammar, replace(config, backend="whisper"))
-        except VoiceError as exc:
-            proposal.heard.details["second_opinion"] = str(exc)
-            return proposal
-        whisper.start()
-        whisper.feed(pcm)
-        heard = whisper.finish()
-        heard.timings["finish"] += proposal.heard.timings.get("finish", 0.0)
-        heard.timings["decode"] += proposal.heard.timings.get("decode", 0.0)
-        alternatives = [
-            self._interpret(_other_reading(proposal.heard, text), grammar, catalog, "pocketsphinx")
-            for text in proposal.heard.alternatives
-        ]
-        whispered = self._interpret(heard, grammar, catalog, "whisper")
-        weighed = self._weighed(whisper, proposal, alternatives, whispered, grammar, catalog)
-        return decide(proposal, whispered, alternatives, weighed)
-
-    def _weighed(
-        self,
-        whisper: StreamingRecognizer,
-        proposal: Proposal,
-        alternatives: list[Proposal],
-        whispered: Proposal,
-        grammar: Grammar,
-        catalog: ToolCatalog,
-    ) -> Weighed | None:
-        """Whisper's weights of the readings of the audio it just transcribed. For a
-        grammar call: its phrase, the other pass's, and the phrase with its numbers
-        replaced by their sound-alikes (``readings.number_readings``); for speech the
-        grammar refused and Whisper's transcript matched no form: the sentences sounding
-        nearest to that transcript. None when Whisper's own call settles it, or the
-        recognizer cannot weigh (audio longer than one Whisper window)."""
-        weigh = getattr(whisper, "weigh", None)
-        heard = whispered.heard
-        if weigh is None:
-            return None
-        if proposal.call is not None:
-            said = {proposal.heard.text, *proposal.heard.alternatives}
-            texts = [
-                t for t in dict.fromkeys(number_readings(proposal.heard.text)) if t not in said
-            ]
-            others = [
-                self._interpret(_other_reading(proposal.heard, t), grammar, catalog, "pocketsphinx")
-                for t in texts
-            ]
-            readings = [proposal, *alternatives, *others]
-            if whispered.call is not None and whispered.status is not ProposalStatus.NO_MATCH:
-                readings.append(whispered)  # weighed as the grammar's sentence it was taken as
-        else:
-            sounds_like = self.sounds_like(grammar)
-            if whispered.call is not None or not heard.text or sounds_like is None:
-                return None
-            readings = [
-                self._interpret(replace(heard, text=t, details={}), grammar, catalog, "whisper")
-                for t in sounds_like.nearest(heard.text)
-            ]
-        texts = [r.heard.details.get("taken_as", r.heard.text) for r in readings]
-        weights = weigh(texts + ([heard.text] if heard.text else []))
-        if not weights:
-            return None
-        # Whisper heard nothing (silence, by its own no-speech check): that counts as sure.
-        own = weights.pop() if heard.text else Weight(0.0, 1)
-        return Weighed(list(zip(readings, weights, strict=True)), own)
-
-
-def _other_reading(heard: Heard, text: str) -> Heard:
-    """``heard`` as its alternative ``text`` (the other pass's phrase), without the chosen
-    phrase's per-word scores, which do not describe it."""
-    details = {k: v for k, v in heard.details.items() if k != "words"}
-    details["alternative_of"] = heard.text
-    return replace(
-        heard, text=text, alternatives=(heard.text,), details=details, timings=dict(heard.timings)
-    )

@@ -53,6 +53,15 @@ WINDOW_STEP = 1.0
 TOKENS_PER_SECOND = 8
 """Budget for the transcript; speech runs at about 3 words (4-5 tokens) a second, and a
 cap cuts off a decoder that loops on its own output."""
+WEIGHED_PADDING = 0.5
+"""Seconds of encoder states after the speech that weighing without a transcript attends
+to. The decoder's cost per reading follows the states it attends to (each reading
+projects them anew), and the margins between readings barely move when the silent
+states after this are left out (the suite's number requests: the right reading ahead of
+the next by 0.8–1.8 per token either way; docs/adr/0098-voice-weighed-without-transcribing.md)."""
+WEIGH_BATCH = 2
+"""Readings forced through the decoder at a time: every reading carries its own copy of
+the encoder states, and beyond a few at once the copies cost more than the passes save."""
 MAX_LENGTH = 448
 """Whisper's decoder holds at most 448 tokens."""
 NO_SPEECH_THRESHOLD = 0.6
@@ -189,6 +198,10 @@ class WhisperRecognizer:
         self._suppress = list(get_suppressed_tokens(self._tokenizer, [-1]))
         self._silence = None
         self._heard: tuple[Any, int] | None = None
+        self._pending: tuple[Any, float, float, int, tuple[Any, int]] | None = None
+        """What ``hear`` encoded last: the decoder's states, seconds encoded, seconds of
+        speech, bytes, and the states and frames to weigh over once transcribed."""
+        self.heard_seconds = 0.0
 
     def _encode(self, samples: Any, window: float) -> Any:
         """Encoder states (numpy, 1 x states x width) of ``samples`` padded with silence
@@ -234,12 +247,14 @@ class WhisperRecognizer:
     def finish(self) -> Heard:
         import numpy
 
-        began = time.perf_counter()
         samples = numpy.array(array.array("h", bytes(self._pcm)), dtype=numpy.float32) / 32768.0
-        heard = self.transcribe(samples)
-        finish = time.perf_counter() - began
+        return self._heard_as(self.transcribe(samples), len(self._pcm))
+
+    def _heard_as(self, heard: Transcript, size: int) -> Heard:
+        """A transcript as what the recognizer heard, with where the time went."""
+        finish = heard.encode + heard.generate
         timings = {
-            "audio": len(self._pcm) / 32000,
+            "audio": size / 32000,
             "decode": finish,
             "finish": finish,
             "window": heard.window,
@@ -259,11 +274,22 @@ class WhisperRecognizer:
         speech = len(samples) / SAMPLE_RATE
         if speech > FULL_WINDOW:
             return self._transcribe_long(samples)
-        padding = self._padding
-        window = FULL_WINDOW if padding is None else window_seconds(speech, padding)
         began = time.perf_counter()
-        encoded, encoded_window = self._states(samples, window)
-        encoded_at = time.perf_counter()
+        self._pending = None
+        encoded, encoded_window = self._states(samples, self._window(speech))
+        return self._generated(encoded, encoded_window, speech, time.perf_counter() - began)
+
+    def _window(self, speech: float) -> float:
+        padding = self._padding
+        return FULL_WINDOW if padding is None else window_seconds(speech, padding)
+
+    def _generated(
+        self, encoded: Any, encoded_window: float, speech: float, encode: float
+    ) -> Transcript:
+        """The decoder's greedy text over ``encoded`` (the states of a window holding
+        ``speech`` seconds), with its scores."""
+        began = time.perf_counter()
+        window = encoded.shape[1] / STATES_PER_SECOND  # what the decoder attends to
         budget = len(self._prompt) + 8 + math.ceil(TOKENS_PER_SECOND * min(speech, window))
         budget = min(budget, MAX_LENGTH)
         result = self._model.model.generate(
@@ -276,16 +302,55 @@ class WhisperRecognizer:
             suppress_blank=True,
             suppress_tokens=self._suppress,
         )[0]
-        ended = time.perf_counter()
+        generate = time.perf_counter() - began
         tokens = [t for t in result.sequences_ids[0] if t < self._tokenizer.eot]
         avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
         text = self._tokenizer.decode(tokens).strip()
         silence = result.no_speech_prob > NO_SPEECH_THRESHOLD and avg_logprob < LOG_PROB_THRESHOLD
         if silence or not any(c.isalnum() for c in text):  # silence often comes out as "."
             text = ""
-        seen = encoded.shape[1] / STATES_PER_SECOND  # what the decoder attended to
-        spent = (encoded_at - began, ended - encoded_at)
-        return Transcript(text, avg_logprob, result.no_speech_prob, seen, encoded_window, *spent)
+        return Transcript(
+            text, avg_logprob, result.no_speech_prob, window, encoded_window, encode, generate
+        )
+
+    def hear(self, pcm: bytes) -> bool:
+        """Encodes ``pcm`` (16-bit mono at 16 kHz) for ``weigh``, without transcribing it:
+        the encoder runs once, as for a transcription (the speech and ``ENCODED_PADDING``
+        of silence), and the readings are then weighed over the speech and
+        ``WEIGHED_PADDING`` of those states. ``transcribe_heard`` can still transcribe
+        the same states later. False for audio longer than one window, which only a
+        transcription can walk."""
+        import numpy
+
+        self._pending = None
+        samples = numpy.array(array.array("h", pcm), dtype=numpy.float32) / 32768.0
+        speech = len(samples) / SAMPLE_RATE
+        if speech > FULL_WINDOW:
+            self._heard = None
+            return False
+        began = time.perf_counter()
+        encoded, encoded_window = self._states(samples, self._window(speech))
+        if self._heard is None:  # set by _states
+            return False
+        full = self._heard
+        states, frames = full
+        kept = min(states.shape[1], math.ceil((speech + WEIGHED_PADDING) * STATES_PER_SECOND))
+        self._heard = (numpy.ascontiguousarray(states[:, :kept]), frames)
+        self.heard_seconds = time.perf_counter() - began
+        self._pending = (encoded, encoded_window, speech, len(pcm), full)
+        return True
+
+    def transcribe_heard(self) -> Heard:
+        """The transcript of the audio ``hear`` encoded last, from its encoder states
+        (no second encoding). ``weigh`` then weighs over the whole window the transcript
+        was written from, as after ``transcribe``: a veto compares the transcript with
+        the readings on the states the margins were measured on."""
+        if self._pending is None:
+            return Heard("", 0.0, (), self.backend, {}, "nothing was heard to transcribe")
+        encoded, encoded_window, speech, size, full = self._pending
+        transcript = self._generated(encoded, encoded_window, speech, 0.0)
+        self._heard = full
+        return self._heard_as(transcript, size)
 
     def weigh(self, texts: Sequence[str]) -> list[Weight] | None:
         """How likely Whisper finds each of ``texts`` as the transcript of the utterance it
@@ -308,10 +373,13 @@ class WhisperRecognizer:
         tokens = [
             self._tokenizer.encode(" " + spelled(text)) or [self._tokenizer.eot] for text in texts
         ]
-        batch = numpy.ascontiguousarray(numpy.repeat(states, len(tokens), axis=0))
-        results = self._model.model.align(
-            ctranslate2.StorageView.from_array(batch), self._prompt, tokens, max(frames, 1)
-        )
+        results = []
+        for i in range(0, len(tokens), WEIGH_BATCH):
+            some = tokens[i : i + WEIGH_BATCH]
+            batch = numpy.ascontiguousarray(numpy.repeat(states, len(some), axis=0))
+            results += self._model.model.align(
+                ctranslate2.StorageView.from_array(batch), self._prompt, some, max(frames, 1)
+            )
         return [
             Weight(sum(math.log(max(p, 1e-12)) for p in r.text_token_probs), len(t))
             for r, t in zip(results, tokens, strict=True)

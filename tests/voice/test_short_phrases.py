@@ -1,5 +1,6 @@
 """Short confident phrases are checked: Whisper confirms a call of three words or fewer
-when it is set up, a confidence floor when it is not (``second_opinion.short``).
+when it is set up (``second_opinion.short``); without it no confidence floor refuses one
+(a floor refused right short phrases and caught no wrong one, ADR 0098).
 
 The recordings are flite's awb voice, one of the development voices
 (``tests/voice/people/corpus.DEV_VOICES``): "call my mother", which the grammar hears as
@@ -14,10 +15,13 @@ from pathlib import Path
 from gibberish.assistant.heard import Heard
 from gibberish.assistant.proposal import Proposal
 from gibberish.voice import ProposalStatus, VoiceConfig, WavSource
-from gibberish.voice.second_opinion import SHORT_FLOOR, below_the_floor, short
+from gibberish.voice.decision import Decision
+from gibberish.voice.second_opinion import short
 from tests.voice.test_whisper import _model_folder, needs_model
 
 SHORT = Path(__file__).parent / "fixtures" / "short"
+FLOOR_TRIED = 0.55
+"""The confidence floor ADR 0080 put under short calls heard without Whisper."""
 CALL_MY_MOTHER = SHORT / "flite-awb-call_my_mother.wav"
 SHOW_MY_NOTES = SHORT / "flite-awb-show_my_notes.wav"
 
@@ -32,31 +36,20 @@ def test_the_grammar_alone_is_as_sure_of_the_wrong_short_phrase(service, catalog
     right = _heard(service, catalog, SHOW_MY_NOTES, VoiceConfig())
     assert wrong.call is not None and wrong.call.name == "read_notes" and short(wrong)
     assert right.call is not None and right.call.name == "read_notes"
-    assert wrong.heard.confidence >= SHORT_FLOOR and right.heard.confidence >= SHORT_FLOOR
+    assert wrong.heard.confidence >= FLOOR_TRIED and right.heard.confidence >= FLOOR_TRIED
 
 
-def test_without_whisper_a_short_call_below_the_floor_is_not_proposed(service, catalog) -> None:
+def test_without_whisper_a_short_call_heard_unsurely_is_still_proposed(service, catalog) -> None:
+    """No floor: on the held-out voices the 0.55 floor refused three right short phrases
+    and no wrong one; a person says a short request again more easily than a refused
+    right one."""
     right = _heard(service, catalog, SHOW_MY_NOTES, VoiceConfig())
-    unsure = dataclasses.replace(right.heard, confidence=SHORT_FLOOR - 0.01)
-    refused = below_the_floor(dataclasses.replace(right, heard=unsure))
-    assert refused.status is ProposalStatus.NO_MATCH
-    assert refused.message == (
-        "Heard “show my notes”, but not clearly enough to act on so short a request. Say "
-        "it again, a little more slowly."
-    )
-    sure = dataclasses.replace(right.heard, confidence=SHORT_FLOOR)
-    assert below_the_floor(dataclasses.replace(right, heard=sure)).status is right.status
-    long_text = "show the last five commits"
-    longer = dataclasses.replace(right.heard, text=long_text, confidence=SHORT_FLOOR - 0.2)
-    assert below_the_floor(dataclasses.replace(right, heard=longer)).status is right.status
-
-
-def test_the_floor_is_applied_when_listening_without_whisper(service, catalog, monkeypatch) -> None:
-    from gibberish.voice import second_opinion
-
-    monkeypatch.setattr(second_opinion, "SHORT_FLOOR", 0.99)
-    refused = _heard(service, catalog, SHOW_MY_NOTES, VoiceConfig())
-    assert refused.status is ProposalStatus.NO_MATCH and "so short a request" in refused.message
+    grammar = service.grammar(catalog)
+    decision = Decision(catalog, grammar, service.sounds_like(grammar))
+    unsure = dataclasses.replace(right.heard, confidence=0.3, details={})
+    proposed = decision.propose(unsure, "pocketsphinx")
+    assert short(proposed) and proposed.status is right.status
+    assert (proposed.call.name, proposed.heard.text) == ("read_notes", "show my notes")
 
 
 def test_a_heard_of_no_call_is_never_short() -> None:
