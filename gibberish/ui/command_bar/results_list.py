@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 from gibberish.ui import accessibility
 from gibberish.ui.command_bar.ranking import MAX_RESULTS, Row, same_tools
 from gibberish.ui.formatting import human_title, plain_text, plain_tooltip
-from gibberish.ui.skill_icons import skill_icon
+from gibberish.ui.skill_icons import icon_pixmap
 
 if TYPE_CHECKING:
     from gibberish.engine.core import ToolRef
@@ -139,7 +139,7 @@ class ResultDelegate(QStyledItemDelegate):
         self._laid_out: dict[
             tuple[int, str, int], tuple[ToolDefinition, QStaticText, QStaticText]
         ] = {}
-        self._icons: dict[tuple[int, int], tuple[SkillDefinition, QPixmap]] = {}
+        self._icons: dict[tuple[int, int, float], tuple[SkillDefinition, QPixmap]] = {}
         self._font = QFont()
         self._bold = QFont()
         self._line_spacing = 0
@@ -150,17 +150,17 @@ class ResultDelegate(QStyledItemDelegate):
         metrics = QFontMetrics(option.font)
         return QSize(option.rect.width(), metrics.lineSpacing() * 2 + 12)
 
-    def _icon(self, ref: ToolRef, side: int) -> QPixmap:
-        """The skill's icon at ``side`` pixels, scaled once and kept while the skill is
+    def _icon(self, ref: ToolRef, side: int, ratio: float) -> QPixmap:
+        """The skill's icon at ``side`` pixels, made once and kept while the skill is
         the same object (a repaint at every letter only draws it; a reloaded skill is a
         new object, looked up again)."""
         skill = ref.skill
-        key = (id(skill), side)
+        key = (id(skill), side, ratio)
         found = self._icons.get(key)
         if found is None or found[0] is not skill:
             if len(self._icons) >= self.KEPT:
                 _drop_oldest_half(self._icons)
-            found = (skill, skill_icon(skill.name, skill.directory).pixmap(side, side))
+            found = (skill, icon_pixmap(skill.name, skill.directory, side, ratio))
             self._icons[key] = found
         return found[1]
 
@@ -215,7 +215,8 @@ class ResultDelegate(QStyledItemDelegate):
         rect = option.rect.adjusted(10, 5, -10, -5)
         ref = tools[row]
         side = self._line_spacing * 2 - 4 if self._line_spacing else 28
-        painter.drawPixmap(rect.left(), rect.top() + 1, self._icon(ref, side))
+        ratio = painter.device().devicePixelRatioF()
+        painter.drawPixmap(rect.left(), rect.top() + 1, self._icon(ref, side, ratio))
         rect = rect.adjusted(side + 10, 0, 0, 0)
         tag = extra.tag if extra is not None else ""
         tag_width = QFontMetrics(option.font).horizontalAdvance(tag) + 12 if tag else 0
