@@ -1,6 +1,7 @@
 """The command bar at 1,000 skills: opening it, and each letter typed into it.
 
-    .venv/bin/python benchmarks/command_bar.py [--skills 1000] [--repeat 5]
+    .venv/bin/python benchmarks/command_bar.py [--skills 1000] [--repeat 5] [--cpu]
+        [--against COMMIT]
 
 **Corpus**: ``--skills`` skill folders written by ``load.py``'s generator (5 tools each,
 plus the bundled skills), with every tool renamed to a verb_noun name and its description
@@ -25,10 +26,17 @@ from the call until the event queue is empty (the bar painted):
   median and the worst letter of each pass.
 
 The floor is a bare frame with a ``QLineEdit`` and a 12-row ``QListView``, opened and
-typed into the same way, its 12 rows replaced at each letter (``QStringListModel``):
-what Qt costs for the same widgets without any ranking.
-Each figure is taken ``--repeat`` times; min and median are printed with the ratio to
-the floor and the target (open <= 50 ms, keystroke <= 8 ms).
+typed into the same way, its rows replaced at each letter (``QStringListModel``) by the
+first 12 of every tool's lower-cased name and description that hold the typed text: what
+Qt costs for the same widgets, plus a bare substring filter over the same tools, without
+any ranking. Each figure is taken ``--repeat`` times; min and median are printed with the
+ratio to the floor and the target (open <= 50 ms, keystroke <= 8 ms).
+
+``--against COMMIT`` measures ``COMMIT``'s code (``git archive`` into a temporary folder,
+put first on ``PYTHONPATH``) and this tree's in turn, one round per process, ``--repeat``
+rounds each, with this script's measurement and floor for both; it prints each figure's
+min and median for both and the ratio of medians, so a before/after comparison shares
+the machine's load.
 """
 
 from __future__ import annotations
