@@ -9,6 +9,7 @@ letter on a colour chosen from its name, so each skill keeps its colour.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
 
 from PySide6.QtCore import QRectF, Qt
@@ -87,11 +88,25 @@ def skill_icon(name: str, folder: Path) -> QIcon:
 _letters: dict[tuple[str, int, int, float], QPixmap] = {}
 
 
+_folders: dict[Path, bool] = {}
+
+
+def icon_folders_ahead(folders: Iterable[Path]) -> None:
+    """Look up which of ``folders`` ship an icon file, off the GUI thread (the thread
+    that makes the command bar's index ahead): ``icon_pixmap`` then asks the file system
+    nothing for them while the person types."""
+    for folder in folders:
+        _folders[folder] = shipped(folder) is not None
+
+
 def icon_pixmap(name: str, folder: Path, side: int, ratio: float = 1.0) -> QPixmap:
     """The skill's icon ``side`` pixels wide (``ratio`` device pixels to a pixel), for a
     list row: its own icon scaled, else its letter drawn at that size, kept per letter,
     hue and size (skills that share them share one pixmap)."""
-    if shipped(folder) is not None:
+    ships = _folders.get(folder)
+    if ships is None:
+        ships = _folders[folder] = shipped(folder) is not None
+    if ships:
         return skill_icon(name, folder).pixmap(side, side)
     letter, hue = letter_and_hue(name)
     key = (letter, hue, side, ratio)

@@ -6,7 +6,14 @@ from pathlib import Path
 
 from PySide6.QtGui import QColor, QImage
 
-from gibberish.ui.skill_icons import SIZE, icon_pixmap, letter_icon, shipped, skill_icon
+from gibberish.ui.skill_icons import (
+    SIZE,
+    icon_folders_ahead,
+    icon_pixmap,
+    letter_icon,
+    shipped,
+    skill_icon,
+)
 
 
 def colour_at_centre(icon) -> QColor:
@@ -59,7 +66,10 @@ def test_a_row_icon_is_drawn_at_its_size_in_the_skills_colour(qtbot, tmp_path: P
     large = letter_icon("git").pixmap(SIZE, SIZE).toImage().pixelColor(6, SIZE // 2)
     assert row.toImage().pixelColor(6, 28) == large
     assert icon_pixmap("git", tmp_path / "elsewhere", 28, 2.0) is row
+    red = tmp_path / "red"
+    red.mkdir()
     image = QImage(SIZE, SIZE, QImage.Format.Format_ARGB32)
     image.fill(QColor("red"))
-    image.save(str(folder / "icon.png"))
-    assert icon_pixmap("git", folder, 28).toImage().pixelColor(14, 14) == QColor("red")
+    image.save(str(red / "icon.png"))
+    icon_folders_ahead([red])  # as the thread that makes the bar's index does
+    assert icon_pixmap("git", red, 28).toImage().pixelColor(14, 14) == QColor("red")

@@ -128,6 +128,11 @@ class Haystacks:
         self._made[(skill.name, tool.name)] = (tool, skill, made)
         return made
 
+    def fill(self, tools: Sequence[ToolRef]) -> None:
+        """Make the texts of ``tools`` now (on the thread that makes an index ahead)."""
+        for ref in tools:
+            self.of(ref)
+
     def on_a_word(self, ref: ToolRef, starts: Sequence[str]) -> bool:
         """Every one of ``starts`` (each a typed word after a space) begins a word of
         ``ref``'s title, description or skill name."""
@@ -177,11 +182,18 @@ class ToolRanker:
 
     def index_ahead(self, tools: Sequence[ToolRef]) -> threading.Thread:
         """Make the index over ``tools`` on a thread of its own, for the first ``offer``
-        of the very same tools to take."""
+        of the very same tools to take; the same thread makes each tool's words for the
+        word filter and learns which skill folders ship an icon, so the first letters
+        typed make neither."""
         offered = list(tools)
 
         def make() -> None:
-            self._ahead = (offered, *_prepared_index(offered))
+            from gibberish.ui.skill_icons import icon_folders_ahead  # the rows' icons
+
+            ahead = (offered, *_prepared_index(offered))
+            self._haystacks.fill(ahead[1])
+            icon_folders_ahead({ref.skill.directory for ref in offered})
+            self._ahead = ahead
 
         thread = threading.Thread(target=make, name="command-bar-index")
         thread.start()
