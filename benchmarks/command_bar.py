@@ -33,8 +33,8 @@ any ranking. Each figure is taken ``--repeat`` times; min and median are printed
 ratio to the floor and the target (open <= 50 ms, keystroke <= 8 ms).
 
 ``--against COMMIT`` measures ``COMMIT``'s code (``git archive`` into a temporary folder,
-put first on ``PYTHONPATH``) and this tree's in turn, one round per process, ``--repeat``
-rounds each, with this script's measurement and floor for both; it prints each figure's
+put first on ``PYTHONPATH``) and this tree's in turn, ``--repeat`` processes each of
+``--per-process`` rounds (1), with this script's measurement and floor for both; it prints each figure's
 min and median for both and the ratio of medians, so a before/after comparison shares
 the machine's load.
 """
@@ -329,7 +329,8 @@ def against(commit: str, options: argparse.Namespace) -> int:
         for pair in range(options.repeat):
             for name, root in code.items():
                 out = tree / f"{name}-{pair}.json"
-                argv = [sys.executable, __file__, "--repeat", "1", "--first-round", str(pair)]
+                rounds, first = str(options.per_process), str(pair * options.per_process)
+                argv = [sys.executable, __file__, "--repeat", rounds, "--first-round", first]
                 argv += ["--skills", str(options.skills), "--query", options.query]
                 argv += ["--json", str(out)] + (["--cpu"] if options.cpu else [])
                 env = {**os.environ, "PYTHONPATH": str(root)}
@@ -340,7 +341,8 @@ def against(commit: str, options: argparse.Namespace) -> int:
         load = os.getloadavg()
         print(
             f"command bar, {options.skills} skills, {clock}: {commit} and this tree interleaved, "
-            f"{options.repeat} rounds each (load average {load[0]:.2f}); min / median"
+            f"{options.repeat} processes of {options.per_process} rounds each "
+            f"(load average {load[0]:.2f}); min / median"
         )
         compare(results[commit], results["now"], commit)
         print("this tree alone, next to its floor:")
@@ -357,6 +359,9 @@ def main() -> int:
     parser.add_argument("--query", default="show me the last 5 commits")
     parser.add_argument("--cpu", action="store_true", help="the GUI thread's CPU time")
     parser.add_argument("--against", metavar="COMMIT", help="side by side with COMMIT's code")
+    parser.add_argument(
+        "--per-process", type=int, default=1, help="with --against: rounds in each process"
+    )
     parser.add_argument("--first-round", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path, help=argparse.SUPPRESS)
     options = parser.parse_args()
