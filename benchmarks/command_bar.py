@@ -34,9 +34,9 @@ ratio to the floor and the target (open <= 50 ms, keystroke <= 8 ms).
 
 ``--against COMMIT`` measures ``COMMIT``'s code (``git archive`` into a temporary folder,
 put first on ``PYTHONPATH``) and this tree's in turn, ``--repeat`` processes each of
-``--per-process`` rounds (1), with this script's measurement and floor for both; it prints each figure's
-min and median for both and the ratio of medians, so a before/after comparison shares
-the machine's load.
+``--per-process`` rounds (1), with this script's measurement and floor for both; it
+prints each figure's min and median for both and the ratio of medians, so a
+before/after comparison shares the machine's load.
 """
 
 from __future__ import annotations
