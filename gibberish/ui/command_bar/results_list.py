@@ -140,7 +140,7 @@ class ResultDelegate(QStyledItemDelegate):
             tuple[int, str, int], tuple[ToolDefinition, QStaticText, QStaticText]
         ] = {}
         self._icons: dict[tuple[int, int, float], tuple[SkillDefinition, QPixmap]] = {}
-        self._font = QFont()
+        self._font: QFont | None = None  # the font the kept rows were laid out in
         self._bold = QFont()
         self._line_spacing = 0
 
@@ -164,18 +164,23 @@ class ResultDelegate(QStyledItemDelegate):
             self._icons[key] = found
         return found[1]
 
+    def _use_font(self, font: QFont) -> None:
+        """Lay rows out in ``font`` from now on (the rows kept in another are dropped);
+        before anything of a row is drawn, so that its icon's size and its lines follow
+        the same font from the very first paint."""
+        if self._font is None or font != self._font:  # cheaper than comparing ``key()``s
+            self._font = QFont(font)
+            self._bold = QFont(font)
+            self._bold.setBold(True)
+            self._line_spacing = QFontMetrics(font).lineSpacing()
+            self._laid_out.clear()
+
     def _lines(
         self, ref: ToolRef, extra: Row | None, width: int, font: QFont
     ) -> tuple[QStaticText, QStaticText]:
         """The row's two lines laid out, kept by tool object (its title and description
         cannot change under it), the row's own subtitle and the width: at a repaint, no
         text is made or measured."""
-        if font != self._font:  # comparing fonts is cheaper than their ``key()`` text
-            self._font = QFont(font)
-            self._bold = QFont(font)
-            self._bold.setBold(True)
-            self._line_spacing = QFontMetrics(font).lineSpacing()
-            self._laid_out.clear()
         tool = ref.tool
         line_key = (id(tool), extra.subtitle if extra is not None else "", width)
         found = self._laid_out.get(line_key)
@@ -202,6 +207,7 @@ class ResultDelegate(QStyledItemDelegate):
         if not 0 <= row < len(tools):
             return
         extra = model.row_of(row)
+        self._use_font(option.font)
         painter.save()
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         palette = option.palette
@@ -214,7 +220,7 @@ class ResultDelegate(QStyledItemDelegate):
         text_role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         rect = option.rect.adjusted(10, 5, -10, -5)
         ref = tools[row]
-        side = self._line_spacing * 2 - 4 if self._line_spacing else 28
+        side = self._line_spacing * 2 - 4
         ratio = painter.device().devicePixelRatioF()
         painter.drawPixmap(rect.left(), rect.top() + 1, self._icon(ref, side, ratio))
         rect = rect.adjusted(side + 10, 0, 0, 0)
