@@ -1,6 +1,7 @@
 """The command bar at 1,000 skills: opening it, and each letter typed into it.
 
-    .venv/bin/python benchmarks/command_bar.py [--skills 1000] [--repeat 5]
+    .venv/bin/python benchmarks/command_bar.py [--skills 1000] [--repeat 5] [--cpu]
+        [--against COMMIT]
 
 **Corpus**: ``--skills`` skill folders written by ``load.py``'s generator (5 tools each,
 plus the bundled skills), with every tool renamed to a verb_noun name and its description
@@ -25,23 +26,33 @@ from the call until the event queue is empty (the bar painted):
   median and the worst letter of each pass.
 
 The floor is a bare frame with a ``QLineEdit`` and a 12-row ``QListView``, opened and
-typed into the same way, its 12 rows replaced at each letter (``QStringListModel``):
-what Qt costs for the same widgets without any ranking.
-Each figure is taken ``--repeat`` times; min and median are printed with the ratio to
-the floor and the target (open <= 50 ms, keystroke <= 8 ms).
+typed into the same way, its rows replaced at each letter (``QStringListModel``) by the
+first 12 of every tool's lower-cased name and description that hold the typed text: what
+Qt costs for the same widgets, plus a bare substring filter over the same tools, without
+any ranking. Each figure is taken ``--repeat`` times; min and median are printed with the
+ratio to the floor and the target (open <= 50 ms, keystroke <= 8 ms).
+
+``--against COMMIT`` measures ``COMMIT``'s code (``git archive`` into a temporary folder,
+put first on ``PYTHONPATH``) and this tree's in turn, ``--repeat`` processes each of
+``--per-process`` rounds (1), with this script's measurement and floor for both; it
+prints each figure's min and median for both and the ratio of medians, so a
+before/after comparison shares the machine's load.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from itertools import islice
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -119,21 +130,24 @@ def type_letters(line_edit, text: str) -> list[float]:
 
 
 def floor_letters(floor: Floor, text: str) -> list[float]:
-    """Each letter typed into the bare line edit, and the list's 12 rows replaced."""
+    """Each letter typed into the bare line edit, and the list's rows replaced by the
+    first 12 texts holding what is typed (a bare substring filter over every tool)."""
     from PySide6.QtTest import QTest
 
     def letter(ch: str) -> None:
         QTest.keyClick(floor.input, ch)
-        typed = floor.input.text()
-        floor.model.setStringList([f"{typed} {n}   ·   skill.tool_{n}" for n in range(12)])
+        typed = floor.input.text().lower()
+        floor.model.setStringList(list(islice((t for t in floor.texts if typed in t), 12)))
 
     return [timed(lambda ch=ch: letter(ch)) for ch in text]
 
 
 class Floor:
-    """The same widgets, bare: a frame with a line edit and 12 fixed rows."""
+    """The same widgets, bare: a frame with a line edit and 12 rows, and every tool's
+    name and description lower-cased once (``texts``) for a bare substring filter."""
 
-    def __init__(self) -> None:
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
         from PySide6.QtCore import QStringListModel, Qt
         from PySide6.QtWidgets import QFrame, QLineEdit, QListView, QVBoxLayout
 
@@ -167,18 +181,52 @@ def summary(name: str, values: list[float], floor: list[float], target: float) -
     )
 
 
+Figures = dict[str, list[float]]
+"""Each figure's values, one per round (a keystroke pass: its median or worst letter)."""
+PASSES = ("after a library change", "again", "new words")
+LINES = (("open", "floor open", 50), ("open after a library change", "floor open", 50))
+LINES += tuple(
+    (f"keystroke, {kind} letter, {label}", f"floor {kind} letter", 8)
+    for label in PASSES
+    for kind in ("median", "worst")
+)
+"""(figure, its floor, its target in ms), in the order they are printed."""
+
+
+def report(figures: Figures) -> None:
+    for name, floor, target in LINES:
+        print(summary(name, figures[name], figures[floor], target))
+
+
+def compare(before: Figures, now: Figures, commit: str) -> None:
+    """Each figure of ``commit``'s code and of this tree's, min and median over the same
+    interleaved runs, and the ratio of medians (now / before)."""
+    print(f"  {'':<49} {commit[:12]:>21}   {'this tree':>21}   ratio of medians")
+    names = [name for name, _floor, _target in LINES] + ["floor median letter"]
+    for name in names:
+        was, is_ = before[name], now[name]
+        ratio = statistics.median(is_) / statistics.median(was)
+        print(
+            f"  {name:<49} {min(was):7.1f} / {statistics.median(was):7.1f} ms"
+            f"   {min(is_):7.1f} / {statistics.median(is_):7.1f} ms   {ratio:5.2f}x"
+        )
+
+
 def edit_one_skill(corpus: Path, round_no: int) -> None:
     path = corpus / f"skill-{round_no:04d}" / "SKILL.md"
     text = path.read_text(encoding="utf-8")
     path.write_text(text.replace("# Skill", f"# Skill (edit {round_no})", 1), encoding="utf-8")
 
 
-def measure(corpus: Path, repeat: int, query: str) -> None:
+def measure(corpus: Path, rounds: range, query: str) -> Figures:
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from gibberish.engine.core import Engine, EngineOptions
+    try:
+        from gibberish.engine.core import Engine, EngineOptions
+    except ImportError:  # a commit before the Engine moved (``--against``)
+        from gibberish.app import Engine, EngineOptions  # type: ignore[no-redef]
     from gibberish.ui.controller import Controller
 
     app = QApplication.instance() or QApplication(["bench"])
@@ -209,13 +257,13 @@ def measure(corpus: Path, repeat: int, query: str) -> None:
     close = lambda: QTest.keyClick(bar.input, Qt.Key.Key_Escape)  # noqa: E731
     close()
     drain()
-    floor = Floor()
+    floor = Floor([f"{r.tool.name} {r.tool.description}".lower() for r in engine.library.tools()])
     floor.open()
     floor.close()
 
     opens, changed_opens, floor_opens = [], [], []
     cold_keys, warm_keys, new_keys, floor_keys = [], [], [], []
-    for round_no in range(repeat):
+    for round_no in rounds:
         reloads = []
         controller.reloader.done.connect(reloads.append)
         edit_one_skill(corpus, round_no)
@@ -245,31 +293,63 @@ def measure(corpus: Path, repeat: int, query: str) -> None:
     load = os.getloadavg()
     clock = "GUI thread CPU time" if CLOCK is time.thread_time else "wall-clock time"
     print(
-        f"command bar, {tools} tools, {clock} ({repeat} rounds; load average {load[0]:.2f} "
+        f"command bar, {tools} tools, {clock} ({len(rounds)} rounds; load average {load[0]:.2f} "
         f"{load[1]:.2f} {load[2]:.2f}; query {query!r}, {len(query)} letters)"
     )
     steps = " + ".join(f"{v:.1f}" for v in warm_steps)
     print(
         f"  made ahead, in idle turns after the load: {steps} ms; then the first open {first_open:.1f} ms"
     )
-    print(summary("open", opens, floor_opens, 50))
-    print(summary("open after a library change", changed_opens, floor_opens, 50))
-    worst = [max(keys) for keys in floor_keys]
-    middle = [statistics.median(keys) for keys in floor_keys]
-    passes = (("after a library change", cold_keys), ("again", warm_keys), ("new words", new_keys))
-    for label, runs in passes:
-        print(
-            summary(
-                f"keystroke, median letter, {label}",
-                [statistics.median(k) for k in runs],
-                middle,
-                8,
-            )
-        )
-        print(summary(f"keystroke, worst letter, {label}", [max(k) for k in runs], worst, 8))
+    figures: Figures = {"open": opens, "open after a library change": changed_opens}
+    figures["floor open"] = floor_opens
+    figures["floor median letter"] = [statistics.median(keys) for keys in floor_keys]
+    figures["floor worst letter"] = [max(keys) for keys in floor_keys]
+    for label, runs in zip(PASSES, (cold_keys, warm_keys, new_keys), strict=True):
+        figures[f"keystroke, median letter, {label}"] = [statistics.median(k) for k in runs]
+        figures[f"keystroke, worst letter, {label}"] = [max(k) for k in runs]
     print("  per letter, first round after a change: " + " ".join(f"{v:.1f}" for v in cold_keys[0]))
     controller.shutdown()
     drain()
+    return figures
+
+
+def against(commit: str, options: argparse.Namespace) -> int:
+    """Run this script on ``commit``'s code and on this tree's, one round each in turn
+    (``--repeat`` pairs, each its own process with its own corpus), then print both
+    side by side: the same machine, the same load, the same measurement."""
+    here = Path(__file__).resolve().parent
+    tree = Path(tempfile.mkdtemp(prefix="gibberish-bench-against-"))
+    try:
+        archive = subprocess.run(
+            ["git", "-C", str(here), "archive", commit], capture_output=True, check=True
+        )
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+        code = {commit: tree, "now": here.parent}
+        results: dict[str, Figures] = {commit: {}, "now": {}}
+        for pair in range(options.repeat):
+            for name, root in code.items():
+                out = tree / f"{name}-{pair}.json"
+                rounds, first = str(options.per_process), str(pair * options.per_process)
+                argv = [sys.executable, __file__, "--repeat", rounds, "--first-round", first]
+                argv += ["--skills", str(options.skills), "--query", options.query]
+                argv += ["--json", str(out)] + (["--cpu"] if options.cpu else [])
+                env = {**os.environ, "PYTHONPATH": str(root)}
+                subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
+                for key, values in json.loads(out.read_text()).items():
+                    results[name].setdefault(key, []).extend(values)
+        clock = "GUI thread CPU time" if options.cpu else "wall-clock time"
+        load = os.getloadavg()
+        print(
+            f"command bar, {options.skills} skills, {clock}: {commit} and this tree interleaved, "
+            f"{options.repeat} processes of {options.per_process} rounds each "
+            f"(load average {load[0]:.2f}); min / median"
+        )
+        compare(results[commit], results["now"], commit)
+        print("this tree alone, next to its floor:")
+        report(results["now"])
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
+    return 0
 
 
 def main() -> int:
@@ -278,17 +358,29 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--query", default="show me the last 5 commits")
     parser.add_argument("--cpu", action="store_true", help="the GUI thread's CPU time")
+    parser.add_argument("--against", metavar="COMMIT", help="side by side with COMMIT's code")
+    parser.add_argument(
+        "--per-process", type=int, default=1, help="with --against: rounds in each process"
+    )
+    parser.add_argument("--first-round", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--json", type=Path, help=argparse.SUPPRESS)
     options = parser.parse_args()
     global CLOCK
     if options.cpu:
         CLOCK = time.thread_time
+    if options.against:
+        return against(options.against, options)
     root = Path(tempfile.mkdtemp(prefix="gibberish-bench-bar-"))
     try:
         isolate(root)
         corpus = root / "skills"
         write_corpus(corpus, options.skills)
         time.sleep(2.1)  # past the library's 2 s "racy" window: unchanged files stay cached
-        measure(corpus, options.repeat, options.query)
+        rounds = range(options.first_round, options.first_round + options.repeat)
+        figures = measure(corpus, rounds, options.query)
+        report(figures)
+        if options.json:
+            options.json.write_text(json.dumps(figures))
     finally:
         shutil.rmtree(root, ignore_errors=True)
     return 0

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from gibberish.assistant.fuzzy import FuzzyIndex, FuzzyMatch
     from gibberish.engine.core import ToolRef
     from gibberish.engine.run_history import PastRun
+    from gibberish.skills.model import SkillDefinition, ToolDefinition
 
 __all__ = ["MAX_RESULTS", "Row", "ToolRanker", "most_used"]
 
@@ -96,6 +97,49 @@ def same_tools(tools: Sequence[ToolRef], before: Sequence[ToolRef]) -> bool:
     )
 
 
+class Haystacks:
+    """Each tool's title, description and skill name as one lower-cased string of words,
+    each word after a space, so that "a word starts with ``t``" is one substring search
+    for `` t`` (``t`` is itself a run of letters and digits, so it can neither hold nor
+    straddle a space).
+
+    Made once per tool and kept while the tool is the same object: a reloaded skill
+    brings new tool objects, whose texts are split again; the tools of unchanged skills
+    keep theirs across library changes.
+    """
+
+    __slots__ = ("_made",)
+    LIMIT = 20_000
+    """Kept tools before the store starts afresh (tools of many libraries ago)."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[str, str], tuple[ToolDefinition, SkillDefinition, str]] = {}
+
+    def of(self, ref: ToolRef) -> str:
+        """``ref``'s words as `` word word …``."""
+        tool, skill = ref.tool, ref.skill
+        found = self._made.get((skill.name, tool.name))
+        if found is not None and found[0] is tool and found[1] is skill:
+            return found[2]
+        if len(self._made) > self.LIMIT:
+            self._made.clear()
+        text = f"{human_title(tool.name)} {tool.description} {skill.name}".lower()
+        made = "".join(f" {w}" for w in dict.fromkeys(_WORD.findall(text)))
+        self._made[(skill.name, tool.name)] = (tool, skill, made)
+        return made
+
+    def fill(self, tools: Sequence[ToolRef]) -> None:
+        """Make the texts of ``tools`` now (on the thread that makes an index ahead)."""
+        for ref in tools:
+            self.of(ref)
+
+    def on_a_word(self, ref: ToolRef, starts: Sequence[str]) -> bool:
+        """Every one of ``starts`` (each a typed word after a space) begins a word of
+        ``ref``'s title, description or skill name."""
+        words = self.of(ref)
+        return all(start in words for start in starts)
+
+
 class ToolRanker:
     """The tools offered, sorted by name, and the index that ranks them for a query.
 
@@ -110,7 +154,7 @@ class ToolRanker:
         """The tools offered, sorted by name."""
         self._index_of: list[ToolRef] = []  # the tools as given, to tell a change
         self._positions: dict[str, int] | None = None  # ref → place in ``tools``
-        self._words: dict[int, tuple[str, ...]] = {}  # a tool's title and description words
+        self._haystacks = Haystacks()
 
     def offer(self, tools: Sequence[ToolRef]) -> None:
         """Rank ``tools`` from now on. The same tools as before (the same skills and tool
@@ -138,11 +182,18 @@ class ToolRanker:
 
     def index_ahead(self, tools: Sequence[ToolRef]) -> threading.Thread:
         """Make the index over ``tools`` on a thread of its own, for the first ``offer``
-        of the very same tools to take."""
+        of the very same tools to take; the same thread makes each tool's words for the
+        word filter and learns which skill folders ship an icon, so the first letters
+        typed make neither."""
         offered = list(tools)
 
         def make() -> None:
-            self._ahead = (offered, *_prepared_index(offered))
+            from gibberish.ui.skill_icons import icon_folders_ahead  # the rows' icons
+
+            ahead = (offered, *_prepared_index(offered))
+            self._haystacks.fill(ahead[1])
+            icon_folders_ahead({ref.skill.directory for ref in offered})
+            self._ahead = ahead
 
         thread = threading.Thread(target=make, name="command-bar-index")
         thread.start()
@@ -170,21 +221,13 @@ class ToolRanker:
         weaker match (letters in order, a word of the skill's description) only when it
         is close, or when nothing matches on a word: "disk" offers Disk usage, not Memory
         usage (whose skill's description speaks of disks)."""
-        terms = [t for t in _WORD.findall(text.lower()) if t]
-        strong = [m for m in matches if self._on_a_word(m.item, terms)]
+        starts = [f" {t}" for t in _WORD.findall(text.lower())]
+        on_a_word = self._haystacks.on_a_word
+        strong = [m for m in matches if on_a_word(m.item, starts)] if starts else []
         floor = WEAK_BESIDE_STRONG if strong else WEAK_ALONE
         taken = {id(m) for m in strong}
         weak = [m for m in matches if id(m) not in taken and m.score >= floor]
         return [m.item for m in (strong + weak)[:MAX_RESULTS]]
-
-    def _on_a_word(self, ref: ToolRef, terms: Sequence[str]) -> bool:
-        words = self._words.get(id(ref.tool))
-        if words is None:
-            if len(self._words) > 20_000:
-                self._words.clear()
-            text = f"{human_title(ref.tool.name)} {ref.tool.description} {ref.skill.name}".lower()
-            words = self._words[id(ref.tool)] = tuple(set(_WORD.findall(text)))
-        return bool(terms) and all(any(w.startswith(t) for w in words) for t in terms)
 
     @property
     def position(self) -> dict[str, int]:
