@@ -147,3 +147,24 @@ def test_every_step_fits(tmp_path: Path, size: tuple[int, int], scale: str) -> N
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip().splitlines()[-1] == "fits", result.stdout
+
+
+def test_a_list_gone_before_its_deferred_relayout_is_no_error(qtbot) -> None:
+    """A width change defers the rows' layout by one turn of the event loop; a list
+    deleted before that turn (the window closed with it) is simply not laid out."""
+    from PySide6.QtCore import QSize
+    from PySide6.QtGui import QResizeEvent
+    import shiboken6
+    from PySide6.QtWidgets import QFrame, QListView, QVBoxLayout
+
+    from gibberish.ui.command_bar.screen_fit import ListFit
+
+    window = QFrame()
+    qtbot.addWidget(window)
+    outer = QVBoxLayout(window)
+    results = QListView()
+    outer.addWidget(results)
+    fit = ListFit(window, results, (), outer, outer)
+    fit.eventFilter(results.viewport(), QResizeEvent(QSize(300, 200), QSize(200, 200)))
+    shiboken6.delete(results)  # gone before the timer's turn
+    qtbot.wait(20)  # the timer's turn: nothing left to lay out, and no error

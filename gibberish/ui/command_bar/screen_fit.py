@@ -95,5 +95,5 @@ class ListFit(QObject):
             and event.size().width() != event.oldSize().width()
         ):
             # Rows as wide as a scroll bar leaves them, once the resize is through.
-            QTimer.singleShot(0, self.results.doItemsLayout)
+            QTimer.singleShot(0, self.results, self.results.doItemsLayout)  # none once gone
         return super().eventFilter(watched, event)
