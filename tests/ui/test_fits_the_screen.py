@@ -152,9 +152,9 @@ def test_every_step_fits(tmp_path: Path, size: tuple[int, int], scale: str) -> N
 def test_a_list_gone_before_its_deferred_relayout_is_no_error(qtbot) -> None:
     """A width change defers the rows' layout by one turn of the event loop; a list
     deleted before that turn (the window closed with it) is simply not laid out."""
+    import shiboken6
     from PySide6.QtCore import QSize
     from PySide6.QtGui import QResizeEvent
-    import shiboken6
     from PySide6.QtWidgets import QFrame, QListView, QVBoxLayout
 
     from gibberish.ui.command_bar.screen_fit import ListFit
