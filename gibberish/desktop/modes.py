@@ -177,6 +177,8 @@ class ModeDetector:
         self._focus = focus if focus is not None else NoFocus()
         self._microphone = microphone if microphone is not None else MicrophoneProbe()
         self._process_names = process_names or running_process_names
+        self.microphone_known: bool | None = None
+        """The microphone's last answer (None: none yet, or it cannot tell)."""
 
     def focused(self) -> FocusInfo | None:
         """The focused app (also wanted in manual mode: runs start in its folder)."""
@@ -186,9 +188,11 @@ class ModeDetector:
             log.warning("focused-app detection failed: %s", exc, exc_info=True)
             return None
 
-    def detect(self) -> ModeContext:
+    def detect(self, *, ask_microphone: bool = True) -> ModeContext:
+        """The mode now. ``ask_microphone=False`` takes the microphone's last answer
+        instead of asking the sound server (a process the caller would wait on)."""
         focus = self.focused()
-        mic = self._mic_in_use()
+        mic = self._mic_in_use() if ask_microphone else self.microphone_known
         meeting_apps = self._running_meeting_apps() if mic else []
         if mic and meeting_apps:
             return ModeContext(
@@ -209,12 +213,19 @@ class ModeDetector:
             )
         return ModeContext(Mode.GLOBAL, True, focus, self._global_reason(app, focus, mic))
 
+    def microphone_moved(self) -> bool:
+        """Ask the microphone now: True when its answer differs from the last one."""
+        before = self.microphone_known
+        return self._mic_in_use() != before
+
     def _mic_in_use(self) -> bool | None:
         try:
-            return self._microphone.in_use()
+            answer = self._microphone.in_use()
         except Exception as exc:
             log.warning("microphone detection failed: %s", exc, exc_info=True)
-            return None
+            answer = None
+        self.microphone_known = answer
+        return answer
 
     def _running_meeting_apps(self) -> list[str]:
         try:
@@ -239,7 +250,9 @@ class ModeDetector:
         )
 
 
-def resolve_mode(manual: Mode | None, detector: ModeDetector | None) -> ModeContext:
+def resolve_mode(
+    manual: Mode | None, detector: ModeDetector | None, *, ask_microphone: bool = True
+) -> ModeContext:
     """The mode to use: the user's choice when there is one, else the detector's guess."""
     if manual is not None:
         focus = detector.focused() if detector is not None else None
@@ -252,7 +265,7 @@ def resolve_mode(manual: Mode | None, detector: ModeDetector | None) -> ModeCont
             "Automatic mode detection is not available, so the mode is Global.",
         )
     try:
-        return detector.detect()
+        return detector.detect(ask_microphone=ask_microphone)
     except Exception as exc:
         log.warning("mode detection failed: %s", exc, exc_info=True)
         return ModeContext(Mode.GLOBAL, True, None, "Mode detection failed, so the mode is Global.")

@@ -115,9 +115,11 @@ class Engine:
         return runner_sandbox.status()
 
     # ------------------------------------------------------------------ modes
-    def mode_context(self) -> ModeContext:
+    def mode_context(self, *, ask_microphone: bool = True) -> ModeContext:
         """The current mode and the focused window it was detected from. Only a query:
-        following the focused app's project is :meth:`follow_focus`."""
+        following the focused app's project is :meth:`follow_focus`. Without
+        ``ask_microphone`` the microphone's last answer stands in (see
+        :meth:`microphone_moved`)."""
         manual = None if self._settings.auto_mode else self._settings.manual_mode
         detector = None
         if manual is None:
@@ -125,7 +127,14 @@ class Engine:
                 apps=AppLists.from_mapping(self._settings.apps), focus=focus_provider()
             )
             self._detector = detector
-        return resolve_mode(manual, detector)
+        return resolve_mode(manual, detector, ask_microphone=ask_microphone)
+
+    def microphone_moved(self) -> bool:
+        """Ask the microphone now (a process: call it off the GUI thread); True when the
+        answer changed since the last, so a mode taken from the last answer is stale."""
+        if not self._settings.auto_mode or self._detector is None:
+            return False
+        return self._detector.microphone_moved()
 
     def _mode(self) -> Mode:
         return self.mode_context().mode

@@ -199,6 +199,7 @@ class Lifecycle(QObject):
             QTimer.singleShot(COMMAND_BAR_WARM_UP_RETRY_MS, self, self._warm_up)
             return
         self._p.text.warm_up()
+        QTimer.singleShot(0, self, self._p.runs.output_ahead)  # the next run's page, made now
         gui_gc.freeze_survivors()  # the bar lives on: its thousands of objects are not walked
         forget_module_sources()
 

@@ -95,6 +95,19 @@ def test_processes_are_only_listed_when_the_microphone_is_in_use() -> None:
     assert calls == []
 
 
+def test_without_asking_the_microphone_its_last_answer_stands_in() -> None:
+    mic = FakeMic(True)
+    found = ModeDetector(focus=FakeFocus("kitty"), microphone=mic, process_names=lambda: {"zoom"})
+    assert found.detect(ask_microphone=False).mode is Mode.DEV  # no answer yet: no meeting
+    assert found.microphone_moved() is True  # asked now: in use, which is news
+    assert found.detect(ask_microphone=False).mode is Mode.MEETING
+    assert found.microphone_moved() is False  # the same answer again
+    mic._in_use = False
+    assert found.detect(ask_microphone=False).mode is Mode.MEETING  # not asked: as it was
+    assert found.microphone_moved() is True
+    assert found.detect(ask_microphone=False).mode is Mode.DEV
+
+
 def test_anything_else_is_global_and_says_why() -> None:
     ctx = detector("firefox", mic=False).detect()
     assert ctx.mode is Mode.GLOBAL and ctx.automatic

@@ -8,11 +8,13 @@ folder comes from an injected focus provider (a terminal in a git project).
 from __future__ import annotations
 
 import subprocess
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
 from gibberish.desktop.focus import FocusInfo
@@ -298,3 +300,126 @@ def test_disk_offers_disk_usage_only(qtbot, ctl) -> None:
     bar = ctl.text.command_bar
     Keys(qtbot, bar).type("disk")
     assert bar.refs() == ["system.disk_usage"]
+
+
+def test_each_run_shows_in_a_fresh_page_made_ahead_and_a_detached_one_keeps_its_own(
+    qtbot, ctl, terminal: Terminal, tmp_path: Path
+) -> None:
+    project = git_project(tmp_path, commits=2)
+    subprocess.run(["git", "-C", str(project), "branch", "feature-two"], check=True)
+    terminal.cwd = project
+    ctl.menus.capture()
+    ctl.open_command_bar()
+    bar = ctl.text.command_bar
+    keys = Keys(qtbot, bar)
+    qtbot.waitUntil(lambda: bar.steps.ahead is not None, timeout=10_000)  # made on idle
+
+    def run(ref: str, arguments: dict[str, object]) -> object:
+        made = bar.steps.ahead
+        session = ctl.launch(ref, arguments, ask_arguments=False)
+        qtbot.waitUntil(lambda: session.result is not None, timeout=20_000)
+        assert session.window is made  # the page made ahead, filled in for this run
+        assert bar.steps.current() is session.window
+        qtbot.waitUntil(lambda: bar.steps.ahead not in (None, made), timeout=10_000)
+        return session
+
+    def shows(window: ResultWindow, title: str, words: str) -> None:
+        assert words in window.output_text()
+        assert window.findChild(QWidget, "result-title").text() == title
+        assert window.windowTitle().startswith(title)
+        assert "git" in window.findChild(QWidget, "result-command").text()
+
+    first = run("git.git_log", {"count": 2})
+    shows(first.window, "Git log", "change number 1")
+    keys.press(Qt.Key.Key_W, Qt.KeyboardModifier.ControlModifier)  # its own window
+    assert first.window.isWindow() and first.window.isVisible()
+    first_output = first.window.output_text()
+    second = run("git.git_branches", {})  # the next run: a fresh page, not the detached one
+    assert second.window is not first.window
+    shows(second.window, "Git branches", "feature-two")
+    shows(first.window, "Git log", "change number 1")  # the detached one unchanged
+    assert first.window.output_text() == first_output
+    before = set(ctl.runs.sessions)
+    keys.press(Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)  # Run again
+    qtbot.waitUntil(lambda: bool(set(ctl.runs.sessions) - before), timeout=10_000)
+    again = ctl.runs.sessions[max(ctl.runs.sessions)]
+    qtbot.waitUntil(lambda: again.result is not None, timeout=20_000)
+    assert again.window not in (first.window, second.window)
+    shows(again.window, "Git branches", "feature-two")
+    first.window.close()
+
+
+def test_a_page_made_ahead_is_not_used_once_the_colours_changed(
+    qtbot, ctl, terminal: Terminal, tmp_path: Path
+) -> None:
+    terminal.cwd = git_project(tmp_path, commits=1)
+    ctl.menus.capture()
+    ctl.open_command_bar()
+    bar = ctl.text.command_bar
+    qtbot.waitUntil(lambda: bar.steps.ahead is not None, timeout=10_000)
+    made = bar.steps.ahead
+    app = QApplication.instance()
+    light = QPalette(app.palette())
+    app.setPalette(QPalette(QColor("#202020")))  # dark mode switched on
+    try:
+        session = ctl.launch("git.git_log", {"count": 1}, ask_arguments=False)
+        qtbot.waitUntil(lambda: session.result is not None, timeout=20_000)
+        assert session.window is not made  # built afresh, in the colours of now
+        window_colour = session.window.palette().color(QPalette.ColorRole.Window)
+        assert window_colour == QColor("#202020")
+    finally:
+        app.setPalette(light)
+
+
+class MeetingMicrophone:
+    """A microphone in use, and the threads it was asked on."""
+
+    def __init__(self) -> None:
+        self.asked_on: list[str] = []
+        self.recording = False
+        self.answers = threading.Event()
+        """Cleared: the sound server is slow to answer, until it is set."""
+        self.answers.set()
+
+    def in_use(self) -> bool:
+        self.asked_on.append(threading.current_thread().name)
+        self.answers.wait(20)
+        return self.recording
+
+
+def test_the_hotkey_never_waits_on_the_microphone_and_a_meeting_is_picked_up_after(
+    qtbot, skills_dir: Path
+) -> None:
+    write_skill(
+        skills_dir, "minutes", [tool_block("take_minutes", "Take minutes.", "echo minutes")],
+        extra="modes: [Meeting]",
+    )  # fmt: skip
+    microphone = MeetingMicrophone()
+    detector = ModeDetector(
+        focus=Terminal(None), microphone=microphone, process_names=lambda: {"zoom"}
+    )
+    engine = Engine(
+        EngineOptions(extra_skills_dirs=(skills_dir,), include_user=False), detector=detector
+    )
+    controller = make_controller(engine)
+    controller.start()
+    try:
+        qtbot.waitUntil(lambda: controller.host.is_ready, timeout=20_000)
+        controller.open_command_bar()
+        bar = controller.text.command_bar
+        qtbot.waitUntil(lambda: bool(microphone.asked_on), timeout=10_000)
+        assert "minutes.take_minutes" not in bar.refs()  # no meeting
+        qtbot.keyClick(bar.input, Qt.Key.Key_Escape)
+        microphone.recording = True  # a meeting starts: zoom runs, the microphone records
+        microphone.asked_on.clear()
+        microphone.answers.clear()  # and the sound server takes its time
+        controller.open_command_bar()
+        assert bar.isVisible()  # shown at once, in the mode of the last answer
+        Keys(qtbot, bar).type("minutes")
+        assert "minutes.take_minutes" not in bar.refs()
+        microphone.answers.set()
+        qtbot.waitUntil(lambda: "minutes.take_minutes" in bar.refs(), timeout=10_000)
+        assert controller.menus.context.mode.value == "Meeting"
+        assert microphone.asked_on and threading.main_thread().name not in microphone.asked_on
+    finally:
+        controller.shutdown()

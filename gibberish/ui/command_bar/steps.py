@@ -10,6 +10,11 @@ fits any screen. The caller waits for the answer as it waited for a modal dialog
 (``run``: a local event loop until the widget says it is done), so the flow of
 ``gibberish.engine.run_flow`` is unchanged. An output is a ``ResultWindow`` made a child here;
 ``detach`` gives it back its own window, on request only.
+
+The next run's output page can be made ahead, on idle (``keep_ahead``): a fresh page,
+hidden, already a child of the stack and polished by the window's style sheet, so Enter
+only fills it in and shows it. A page is used for one run only; a detached output keeps
+its own, and the next run takes the next fresh one.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QEventLoop, QObject, QSize, Qt, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -56,8 +62,8 @@ class OutputPage(QWidget):
 
     tall = True
 
-    def __init__(self, content: QWidget) -> None:
-        super().__init__()
+    def __init__(self, content: QWidget, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
         self.setObjectName("command-step")
         self.content = content
         content.setWindowFlags(Qt.WindowType.Widget)
@@ -86,6 +92,39 @@ class Steps(QObject):
         self.stack.setObjectName("command-steps")
         self._host = parent
         self._watched: set[int] = set()
+        self._ahead: OutputPage | None = None
+        """A fresh output page made ahead: a hidden child of the stack, not in it."""
+        self._taken: OutputPage | None = None
+        """The page made ahead whose output was taken and is about to be shown."""
+        self._ahead_palette = QPalette()
+        """The application's colours when the page ahead was made: its colours."""
+
+    def keep_ahead(self, content: QWidget) -> None:
+        """Hold ``content`` (a fresh output) in a page made now, for the next run."""
+        if self._ahead is not None:
+            return
+        page = OutputPage(content, self.stack)
+        page.hide()
+        page.ensurePolished()
+        content.ensurePolished()
+        self._ahead_palette = QPalette(QApplication.palette())
+        self._ahead = page
+
+    @property
+    def ahead(self) -> QWidget | None:
+        """The fresh output made ahead for the next run (None: none yet)."""
+        return self._ahead.content if self._ahead is not None else None
+
+    def take_ahead(self) -> QWidget | None:
+        """The output made ahead, for a run about to be shown (None: there is none)."""
+        page, self._ahead = self._ahead, None
+        if page is None:
+            return None
+        if QApplication.palette() != self._ahead_palette:  # dark mode came on since
+            page.deleteLater()
+            return None
+        self._taken = page
+        return page.content
 
     def _output_closed(self) -> None:
         """Back (or Esc) on an output: the search again; a run under way goes on."""
@@ -103,7 +142,12 @@ class Steps(QObject):
         return page.content if isinstance(page, Page | OutputPage) else None
 
     def _push(self, content: QWidget, *, tall: bool = False) -> Holder:
-        page: Holder = OutputPage(content) if tall else Page(content)
+        taken, self._taken = self._taken, None
+        page: Holder
+        if tall and taken is not None and taken.content is content:
+            page = taken
+        else:
+            page = OutputPage(content) if tall else Page(content)
         self.stack.addWidget(page)
         self.stack.setCurrentWidget(page)
         content.show()

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from gibberish.desktop.modes import ModeContext
     from gibberish.engine.core import Engine
     from gibberish.ui.engine_host import EngineHost
+    from gibberish.ui.menu.microphone_recheck import MicrophoneRecheck
     from gibberish.ui.menu.model import MenuActions
     from gibberish.ui.menu.protocol import MenuSkill
 
@@ -67,13 +68,32 @@ class MenuSource:
         self._entries: dict[str, _Entry] = {}
         self.follow_project: Callable[[Path], None] | None = None
         """Set by the controller: load the skills of the project holding this folder."""
+        self.mode_moved: Callable[[], None] = lambda: None
+        """Set by the controller: the mode moved after the microphone answered."""
+        self._microphone: MicrophoneRecheck | None = None
 
-    def capture(self) -> ModeContext:
+    def capture_at_once(self) -> ModeContext:
+        """``capture`` without waiting on the microphone (the hotkey): its last answer
+        stands in, and it is asked on a thread; when its answer moved, the mode is
+        captured again and ``mode_moved`` is told."""
+        context = self.capture(ask_microphone=False)
+        if self._microphone is None:
+            from gibberish.ui.menu.microphone_recheck import MicrophoneRecheck
+
+            self._microphone = MicrophoneRecheck(self.host.get, self._microphone_moved)
+        self._microphone.start()
+        return context
+
+    def _microphone_moved(self) -> None:
+        self.capture(ask_microphone=False)
+        self.mode_moved()
+
+    def capture(self, *, ask_microphone: bool = True) -> ModeContext:
         """The mode and focused app *now*. When the focused app works in another project
         (its gibberish.toml), ``follow_project`` is told: the controller reloads on a
         worker thread with that project's skills (this query changes nothing itself)."""
         engine = self.host.get()
-        self._context = context = engine.mode_context()
+        self._context = context = engine.mode_context(ask_microphone=ask_microphone)
         folder = context.focus.cwd if context.focus is not None else None
         if folder is not None and self.follow_project and engine.library.would_follow(folder):
             self.follow_project(folder)

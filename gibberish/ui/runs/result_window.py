@@ -96,7 +96,6 @@ class ResultWindow(QWidget):
         self.tool = tool
         self.setObjectName("result-window")
         self.human = title_of_ref(title)
-        self.setWindowTitle(f"{self.human} — result — gibberish")
         self.setWindowIcon(icons.app_icon())
         self.title = title
         self.argv = tuple(argv)
@@ -116,7 +115,7 @@ class ResultWindow(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(MARGIN, MARGIN, MARGIN, MARGIN)
         layout.setSpacing(SPACING)
-        self._add_heading(layout, title, description)
+        self._add_heading(layout)
         self._add_banners(layout)
         self.output = StreamedOutput()
         self.view = self.output.view
@@ -134,38 +133,62 @@ class ResultWindow(QWidget):
         self.view.installEventFilter(self)
         keyboard_buttons(self)
         self.resize(720, 460)
+        self.fill(title, argv, cwd=cwd, description=description, tool=tool)
 
-    def _add_heading(self, layout: QVBoxLayout, title: str, description: str) -> None:
-        """The tool's title with the status pill, its description, the command, the facts."""
+    def fill(
+        self,
+        title: str,
+        argv: Sequence[str],
+        *,
+        cwd: Path | None = None,
+        description: str = "",
+        tool: ToolDefinition | None = None,
+    ) -> None:
+        """Say which run this window shows: the tool's title, description, command and
+        folder. Called once, before the window is shown (a window made ahead for the next
+        run is filled when the run starts)."""
+        self.tool = tool
+        self.title = title
+        self.argv = tuple(argv)
+        self._cwd = cwd
+        self.human = title_of_ref(title)
+        self.setWindowTitle(f"{self.human} — result — gibberish")
+        self._heading.setText(self.human)
+        self._heading.setToolTip(title)
+        self._about.setText(plain_text(description))
+        self._about.setVisible(bool(description))
+        command_text = readable_command(self.tool, self.argv) if self.argv else ""
+        self._command.setText(command_text)
+        self._command.setToolTip(
+            f"Tool id {title}. Exact arguments: {formatted_command(self.argv)} "
+            "(shell-quoted here only for reading; gibberish never runs a shell)."
+        )
+        self._command.setVisible(bool(command_text))
+        self._update_facts()
+
+    def _add_heading(self, layout: QVBoxLayout) -> None:
+        """The title with the status pill, the description, the command, the facts (their
+        text comes from ``fill``)."""
         top = QHBoxLayout()
         top.setSpacing(SPACING)
-        self._heading = heading_label(self.human)
+        self._heading = heading_label("")
         self._heading.setTextFormat(Qt.TextFormat.PlainText)
-        self._heading.setToolTip(title)
         self._heading.setObjectName("result-title")
         top.addWidget(self._heading)
         top.addStretch(1)
         self._pill = status_pill(self.status)
         top.addWidget(self._pill, 0, Qt.AlignmentFlag.AlignVCenter)
         layout.addLayout(top)
-        about = PlainLabel(plain_text(description))
-        about.setWordWrap(True)
-        about.setObjectName("result-description")
-        about.setVisible(bool(description))
-        layout.addWidget(about)
-        command_text = readable_command(self.tool, self.argv) if self.argv else ""
-        self._command = command_label(command_text)
+        self._about = PlainLabel("")
+        self._about.setWordWrap(True)
+        self._about.setObjectName("result-description")
+        layout.addWidget(self._about)
+        self._command = command_label("")
         self._command.setObjectName("result-command")
-        self._command.setToolTip(
-            f"Tool id {title}. Exact arguments: {formatted_command(self.argv)} "
-            "(shell-quoted here only for reading; gibberish never runs a shell)."
-        )
-        self._command.setVisible(bool(command_text))
         layout.addWidget(self._command)
         self._facts = help_label("")
         self._facts.setObjectName("result-facts")
         layout.addWidget(self._facts)
-        self._update_facts()
 
     def _add_banners(self, layout: QVBoxLayout) -> None:
         """The error banner and the "output was cut" notice, hidden until needed."""

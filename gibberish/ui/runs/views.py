@@ -20,7 +20,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from gibberish.ui.errors import guard
 from gibberish.ui.runs.bridge import RunBridge, RunEvents
@@ -106,7 +106,10 @@ class RunViews(QObject):
         self.connect_events()
         key = next(self._keys)
         bridge = RunBridge(self.events, key)
-        window = ResultWindow(
+        window = self._made_ahead() if show else None
+        if window is None:
+            window = ResultWindow("", ())
+        window.fill(
             prepared.ref,
             prepared.argv,
             cwd=prepared.cwd,
@@ -132,6 +135,25 @@ class RunViews(QObject):
         if show:
             self._present(window, key)
         return session
+
+    def output_ahead(self) -> None:
+        """Make the next run's output in the one window now, on idle (after the bar is
+        made, after a run ended): Enter then only fills it in. Never a used one."""
+        if self.host is None:
+            return
+        steps = self.host().steps
+        if steps.ahead is None:
+            from gibberish.ui.runs.result_window import ResultWindow
+
+            steps.keep_ahead(ResultWindow("", ()))
+
+    def _made_ahead(self) -> ResultWindow | None:
+        from gibberish.ui.runs.result_window import ResultWindow
+
+        if self.host is None:
+            return None
+        window = self.host().steps.take_ahead()
+        return window if isinstance(window, ResultWindow) else None
 
     def _present(self, window: ResultWindow, key: int | None) -> None:
         """In the one window when there is one (Back, Run again, Own window), else alone."""
@@ -197,6 +219,7 @@ class RunViews(QObject):
             return
         session.result = result
         session.window.finish(result)
+        QTimer.singleShot(0, self, self.output_ahead)
         prepared = session.prepared
         keep = (prepared.ref, dict(prepared.arguments), prepared.cwd, result.success)
         threading.Thread(target=_keep_run, args=keep, name="recent-runs", daemon=True).start()
