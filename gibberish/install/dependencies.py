@@ -82,13 +82,15 @@ def frontmatter(text: str) -> dict[str, Any]:
     return {}
 
 
-def read_dependencies(skill_md: Path) -> Dependencies:
-    """The dependencies a SKILL.md declares; DependencyError (file named) when malformed."""
-    try:
-        text = skill_md.read_text("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return Dependencies()
-    raw = frontmatter(text).get("dependencies")
+def read_dependencies(skill_md: Path, fields: dict[str, Any] | None = None) -> Dependencies:
+    """The dependencies a SKILL.md declares; DependencyError (file named) when malformed.
+    ``fields``: its :func:`frontmatter`, when the caller has read it already."""
+    if fields is None:
+        try:
+            fields = frontmatter(skill_md.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError):
+            return Dependencies()
+    raw = fields.get("dependencies")
     if raw is None:
         return Dependencies()
     where = f"{skill_md}: dependencies"
