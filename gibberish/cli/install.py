@@ -8,12 +8,14 @@ already there is asked separately (``--replace`` answers it).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from gibberish import paths
 from gibberish.cli import quick_exit
 from gibberish.cli.audit_view import ACCEPT_RISKS, accept_findings, show_audit
 from gibberish.cli.common import CliState, fail, pass_state, printable, table
@@ -76,19 +78,31 @@ def _source_installer(state: CliState, project: Path | None) -> Installer:
     if project is not None or find_project(Path.cwd()) is not None:
         return _installer(state, project)
     from gibberish.install.installer import user_installer
-    from gibberish.runner import sandbox
-    from gibberish.settings import load_settings
+    from gibberish.runner.sandbox_status import take_notice
     from gibberish.skills.library import SkillLibrary
 
-    loaded = load_settings()
-    for notice in [*loaded.notices, *filter(None, [sandbox.take_notice()])]:
+    extra_dirs, notices = _settings_for_install()
+    for notice in [*notices, *filter(None, [take_notice()])]:
         click.secho(f"note: {printable(notice)}", err=True, fg="yellow")
     sources = SkillLibrary.default_sources(
-        extra_dirs=state.extra_skills_dirs + loaded.settings.extra_skill_paths,
+        extra_dirs=state.extra_skills_dirs + extra_dirs,
         include_user=state.include_user,
         include_bundled=state.include_bundled,
     )
     return user_installer(sources)
+
+
+def _settings_for_install() -> tuple[tuple[Path, ...], tuple[str, ...]]:
+    """The settings file's extra skill folders and its notices. With no settings file
+    (the usual case) there are neither — :func:`gibberish.settings.load_settings` gives
+    the defaults and says nothing — so the settings module, which builds the model's and
+    the voice's tables when imported, is not imported at all (docs/adr/0099)."""
+    if not os.path.lexists(paths.config_file()):
+        return (), ()
+    from gibberish.settings import load_settings
+
+    loaded = load_settings()
+    return loaded.settings.extra_skill_paths, loaded.notices
 
 
 @click.command("install")

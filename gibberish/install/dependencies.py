@@ -60,27 +60,37 @@ class Dependencies:
 
 
 def frontmatter(text: str) -> dict[str, Any]:
-    """The YAML mapping between the opening and closing ``---`` (empty when absent)."""
+    """The YAML mapping between the opening and closing ``---`` (empty when absent).
+
+    YAML the loader reads leniently (an unquoted ``: `` in a value, W-YAML-LENIENT) is
+    read the same way here, so the install's name for a skill is the loader's."""
     lines = text.lstrip("\ufeff").splitlines()
     if not lines or lines[0].strip() != "---":
         return {}
     for end, line in enumerate(lines[1:], start=1):
         if line.strip() == "---":
+            body = "\n".join(lines[1:end])
             try:
-                data = yaml.load("\n".join(lines[1:end]), Loader=_SAFE_LOADER)
+                data = yaml.load(body, Loader=_SAFE_LOADER)
             except yaml.YAMLError:
-                return {}
+                from gibberish.skills.frontmatter import load_yaml
+
+                data, ok, _ = load_yaml(body, file=None, first_line=2)
+                if not ok:
+                    return {}
             return data if isinstance(data, dict) else {}
     return {}
 
 
-def read_dependencies(skill_md: Path) -> Dependencies:
-    """The dependencies a SKILL.md declares; DependencyError (file named) when malformed."""
-    try:
-        text = skill_md.read_text("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return Dependencies()
-    raw = frontmatter(text).get("dependencies")
+def read_dependencies(skill_md: Path, fields: dict[str, Any] | None = None) -> Dependencies:
+    """The dependencies a SKILL.md declares; DependencyError (file named) when malformed.
+    ``fields``: its :func:`frontmatter`, when the caller has read it already."""
+    if fields is None:
+        try:
+            fields = frontmatter(skill_md.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError):
+            return Dependencies()
+    raw = fields.get("dependencies")
     if raw is None:
         return Dependencies()
     where = f"{skill_md}: dependencies"

@@ -122,7 +122,8 @@ def _check(folder: Path, root: Path, origin: str) -> Found:
     relative = "" if relative == "." else relative
     shown = f"{origin}{'/' + relative if relative else ''}/{SKILL_FILE_NAME}"
     text = skill_md.read_text("utf-8", errors="replace")
-    declared = frontmatter(text).get("name")
+    fields = frontmatter(text)
+    declared = fields.get("name")
     name = declared if isinstance(declared, str) and is_valid_skill_name(declared) else folder.name
     data, problem = read_skill_bytes(skill_md)
     skill = parse_either(
@@ -145,7 +146,7 @@ def _check(folder: Path, root: Path, origin: str) -> Found:
             f"{shown} is not a skill gibberish can install{how}:\n{problems or '  no valid name'}"
         )
     try:
-        dependencies = read_dependencies(skill_md)
+        dependencies = read_dependencies(skill_md, fields)  # the text was valid UTF-8
     except ValueError as exc:
         raise InstallError(str(exc).replace(str(skill_md), shown)) from None
     return Found(skill.name, folder, relative, skill, dependencies, max(1, len(text) // 4))

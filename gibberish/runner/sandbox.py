@@ -26,15 +26,14 @@ A :class:`Sandbox` on a :class:`~gibberish.runner.spec.RunSpec` asks for it; whe
 Without a working bwrap (macOS, Windows, no package, user namespaces disabled or refused
 by AppArmor) runs go unwrapped as before; :func:`take_notice` hands out, once per
 process, a message saying what blocks it and what to do (:mod:`sandbox_advice`). ``GIBBERISH_SANDBOX=off`` turns the sandbox off (for debugging).
+Whether there is a sandbox (the probe, the notice) lives in :mod:`sandbox_status`, which
+a command that runs no tool (``gibberish install``) imports alone.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -42,14 +41,18 @@ from pathlib import Path
 
 from gibberish.runner import sandbox_advice
 from gibberish.runner.sandbox_mounts import file_system, hide_desktop, hide_paths
+from gibberish.runner.sandbox_status import (
+    ALWAYS,
+    SWITCH_VAR,
+    SandboxStatus,
+    reset,
+    status,
+    take_notice,
+)
+
+__all__ = ["SWITCH_VAR", "Sandbox", "SandboxStatus", "reset", "status", "take_notice", "wrap"]
 
 PACKAGE = sandbox_advice.PACKAGE
-SWITCH_VAR = "GIBBERISH_SANDBOX"
-#: Every run: its own PID namespace and session (no TIOCSTI into the person's terminal),
-#: no capabilities (a run started as root cannot remount the read-only root), and it
-#: ends when gibberish does.
-_ALWAYS = ("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL")
-_PROBE_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True)
@@ -89,121 +92,6 @@ class Sandbox:
         return self.offline and not self.gui
 
 
-@dataclass(frozen=True)
-class SandboxStatus:
-    """Whether runs are wrapped, with what, and a sentence saying so (or why not)."""
-
-    active: bool
-    bwrap: str | None
-    version: str
-    detail: str
-    advice: str = ""
-    """When not active: what that means for the person's skills and what to do."""
-
-
-_lock = threading.Lock()
-_status: SandboxStatus | None = None
-_notice_given = False
-
-
-def status() -> SandboxStatus:
-    """Probe bwrap once per process (a real run of ``true`` with every flag used)."""
-    global _status
-    with _lock:
-        if _status is None:
-            _status = _probe()
-        return _status
-
-
-def reset() -> None:
-    """Forget the probe and the notice (tests, or after installing bubblewrap)."""
-    global _status, _notice_given
-    with _lock:
-        _status = None
-        _notice_given = False
-
-
-def take_notice() -> str | None:
-    """The one-time message for a process that runs tools unsandboxed; None otherwise.
-
-    Cheap: it never starts bwrap itself. Before the first run has probed, only what can
-    be seen without starting anything counts (no bwrap, not Linux, turned off); a probe
-    that fails later makes the next call return the notice.
-    """
-    global _notice_given
-    with _lock:
-        current = _status if _status is not None else _static_status()
-        if current is None or current.active or _notice_given:
-            return None
-        _notice_given = True
-    return f"Tools run without a sandbox: {current.detail} {current.advice}".strip()
-
-
-def _static_status() -> SandboxStatus | None:
-    """Why there can be no sandbox, seen without starting anything; None if there may be."""
-    if os.environ.get(SWITCH_VAR, "").lower() in {"off", "0", "no", "false"}:
-        return SandboxStatus(
-            False,
-            None,
-            "",
-            f"the sandbox is turned off ({SWITCH_VAR}=off).",
-            f"Unset {SWITCH_VAR} to use bubblewrap again. {sandbox_advice.CONSEQUENCE}",
-        )
-    if not sys.platform.startswith("linux"):
-        return SandboxStatus(
-            False,
-            None,
-            "",
-            f"bubblewrap needs Linux (this is {sys.platform}).",
-            sandbox_advice.CONSEQUENCE,
-        )
-    if shutil.which("bwrap") is None:
-        return SandboxStatus(
-            False, None, "", "bwrap was not found on PATH.", sandbox_advice.not_installed()
-        )
-    return None
-
-
-def _probe() -> SandboxStatus:
-    unavailable = _static_status()
-    if unavailable is not None:
-        return unavailable
-    bwrap = shutil.which("bwrap") or "bwrap"
-    probe = [bwrap, *_ALWAYS, "--unshare-net"]
-    probe += ["--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", "true"]
-    try:
-        done = subprocess.run(
-            probe, capture_output=True, timeout=_PROBE_TIMEOUT, stdin=subprocess.DEVNULL
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return SandboxStatus(False, bwrap, "", f"{bwrap} could not be started ({exc}).")
-    if done.returncode != 0:
-        stderr = done.stderr.decode("utf-8", "replace")
-        found = sandbox_advice.diagnose(bwrap, stderr, done.returncode)
-        return SandboxStatus(False, bwrap, "", found.detail, found.advice)
-    version = _version(bwrap)
-    return SandboxStatus(
-        True,
-        bwrap,
-        version,
-        f"every run gets its own PID namespace and session, and no capabilities, through "
-        f"{bwrap}"
-        + (f" ({version})" if version else "")
-        + "; read_only mounts the file system read-only, network: false unshares the network"
-        " and hides the host's sockets.",
-    )
-
-
-def _version(bwrap: str) -> str:
-    try:
-        done = subprocess.run(
-            [bwrap, "--version"], capture_output=True, timeout=_PROBE_TIMEOUT, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
-    return done.stdout.decode("utf-8", "replace").strip()
-
-
 def wrap(
     bwrap: str,
     sandbox: Sandbox,
@@ -221,7 +109,7 @@ def wrap(
     descriptor holding the compiled filter of :mod:`gibberish.runner.seccomp`, inherited
     by bwrap, for every :attr:`Sandbox.offline` run.
     """
-    args = [bwrap, *_ALWAYS]
+    args = [bwrap, *ALWAYS]
     if sandbox.offline:
         args.append("--unshare-net")
     args += file_system(

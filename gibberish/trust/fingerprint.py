@@ -46,11 +46,11 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from gibberish.trust.decision import ChangedFiles
 from gibberish.trust.provenance import PROVENANCE_FILE
 
 if TYPE_CHECKING:
     from gibberish.skills.model import CommandTemplate, SkillDefinition
+    from gibberish.trust.decision import ChangedFiles
 
 SKIPPED_TOP_DIRS = frozenset({".git"})
 """Folders skipped at the top of a skill folder only; deeper down they are fingerprinted."""
@@ -142,6 +142,8 @@ def combine(files: Mapping[str, str]) -> str:
 
 def what_changed(old: Mapping[str, str], new: Mapping[str, str]) -> ChangedFiles:
     """Which files were added, removed or modified between two fingerprints' file maps."""
+    from gibberish.trust.decision import ChangedFiles  # an install never compares
+
     return ChangedFiles(
         added=tuple(sorted(set(new) - set(old))),
         removed=tuple(sorted(set(old) - set(new))),

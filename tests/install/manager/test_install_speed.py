@@ -47,6 +47,9 @@ NOT_NEEDED = (
     "zipfile",
     "logging.handlers",  # the log file is made when something is logged
     "tomllib",  # no settings file, no project: no TOML read
+    "gibberish.settings",  # no settings file: nothing to read (docs/adr/0099)
+    "gibberish.runner.sandbox",  # no tool runs; the notice is sandbox_status's
+    "subprocess",
 )
 
 
@@ -80,6 +83,49 @@ def test_installing_a_folder_imports_only_what_an_install_needs(tmp_path: Path) 
     assert {"gibberish.install.audit", "gibberish.install.transaction", "click"} <= imported
     loaded = [name for name in NOT_NEEDED if _loaded(imported, name)]
     assert loaded == [], loaded
+
+
+def test_with_no_settings_file_the_defaults_are_what_the_install_assumes(tmp_path: Path) -> None:
+    from gibberish.settings import Settings, load_settings
+
+    loaded = load_settings(tmp_path / "missing.toml")
+    assert loaded.notices == ()
+    assert loaded.settings.extra_skill_paths == Settings().extra_skill_paths == ()
+
+
+def test_a_broken_settings_file_is_still_read_and_named(tmp_path: Path) -> None:
+    paths.config_file().parent.mkdir(parents=True, exist_ok=True)
+    paths.config_file().write_text("extra_skills_dirs = [\n", encoding="utf-8")
+    skill = write_skill(tmp_path / "src", "alpha")
+    code, output, imported = _install(skill)
+    assert code == 0, output
+    assert "note: Settings file" in output and "is not valid TOML" in output
+    assert "gibberish.settings" in imported
+    assert (paths.user_skills_dir() / "alpha" / "SKILL.md").is_file()
+
+
+@pytest.mark.parametrize("switch", ["off", "0"])
+def test_the_install_still_says_tools_would_run_without_a_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, switch: str
+) -> None:
+    monkeypatch.setenv("GIBBERISH_SANDBOX", switch)
+    skill = write_skill(tmp_path / "src", "alpha")
+    code, output, imported = _install(skill)
+    assert code == 0, output
+    assert "note: Tools run without a sandbox: the sandbox is turned off" in output
+    assert "gibberish.runner.sandbox" not in imported
+
+
+def test_the_install_says_so_when_bwrap_is_not_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    monkeypatch.setenv("PATH", str(bare))
+    skill = write_skill(tmp_path / "src", "alpha")
+    code, output, _ = _install(skill)
+    assert code == 0, output
+    assert "note: Tools run without a sandbox: bwrap was not found on PATH." in output
 
 
 def test_inside_a_project_the_engine_decides_as_before(tmp_path: Path) -> None:

@@ -143,3 +143,29 @@ def test_case_matching_never_guesses_or_leaves_the_folder(tmp_path) -> None:
         "../OUTSIDE.md",
         "link.md",
     ]
+
+
+LENIENT = """---
+name: pdf-like
+description: Work with PDF files: read, merge and split them.
+---
+
+# PDF
+"""
+
+
+@pytest.mark.parametrize("where", ["top", "nested"])
+def test_a_frontmatter_read_leniently_installs_under_its_own_name(
+    tmp_path, gib, user_skills, where
+) -> None:
+    """An unquoted ``: `` in a value is read leniently (W-YAML-LENIENT) by the loader; the
+    install names the folder after that same ``name``, never after its staging folder."""
+    root = tmp_path / "src"
+    folder = root / "pdf-like" if where == "top" else root / "skills" / "pdf-like"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(LENIENT, encoding="utf-8")
+    result = gib("install", str(folder if where == "top" else root), "-y")
+    assert result.exit_code == 0, result.output
+    assert "W-YAML-LENIENT" in result.output
+    assert "W-NAME-MISMATCH" not in result.output
+    assert [p.name for p in user_skills.iterdir() if p.is_dir()] == ["pdf-like"]
