@@ -134,7 +134,7 @@ class MicrophoneProbe:
     """Is any program recording from a microphone? Asked of PulseAudio / PipeWire via pactl.
 
     ``pactl list source-outputs short`` prints one line per open recording stream, so a
-    non-empty answer means "in use". None when pactl is missing or no sound server
+    stream of a program (one with a client) means "in use". None when pactl is missing or no sound server
     answers. A level meter (pavucontrol) or gibberish's own voice input counts too; the
     Meeting rule also needs a meeting app, which keeps that from mattering much.
     """
@@ -151,7 +151,16 @@ class MicrophoneProbe:
         if output is None:
             log.debug("microphone unknown: pactl is missing or no sound server answered")
             return None
-        return bool(output.strip())
+        return any(_a_program_records(line) for line in output.splitlines())
+
+
+def _a_program_records(line: str) -> bool:
+    """One line of ``pactl list source-outputs short`` (index, source, client, driver,
+    format): a recording by a program. The sound server's own modules — a virtual source
+    remapped from another, echo cancelling, a loopback — record too, with no client ("-"),
+    and are there whether or not anybody talks."""
+    fields = line.split("\t")
+    return len(fields) > 2 and fields[2].strip() not in ("", "-")
 
 
 def running_process_names() -> set[str]:

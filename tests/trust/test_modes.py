@@ -322,6 +322,21 @@ def test_microphone_probe_reads_pactl_short_output() -> None:
     assert calls[0] == ["pactl", "list", "source-outputs", "short"]
 
 
+@pytest.mark.parametrize(
+    ("output", "in_use"),
+    [
+        ("0\t0\t-\tmodule-remap-source.c\ts16le 1ch 16000Hz\n", False),
+        ("3\t2\t-\tmodule-echo-cancel.c\tfloat32le 1ch 32000Hz\n", False),
+        ("0\t0\t-\tmodule-loopback.c\ts16le 2ch 44100Hz\n\n", False),
+        ("0\t0\t-\tmodule-remap-source.c\ts16le 1ch 16000Hz\n"
+         "1\t1\t3\tprotocol-native.c\ts16le 2ch 44100Hz\n", True),
+        ("7\t1\t52\tPipeWire\tfloat32le 1ch 48000Hz\n", True),
+    ],
+)  # fmt: skip
+def test_only_a_program_recording_is_a_microphone_in_use(output: str, in_use: bool) -> None:
+    assert MicrophoneProbe(run=lambda _argv: output).in_use() is in_use
+
+
 def test_microphone_probe_without_pactl_is_none(tmp_path: Path) -> None:
     probe = MicrophoneProbe(
         run=lambda argv: run_quiet(argv, timeout=1, env={"PATH": str(tmp_path)})

@@ -184,6 +184,30 @@ def test_the_microphone_list_follows_the_sound_server(pulse: Pulse) -> None:
     assert "pulse" in [d.name for d in input_devices()]
 
 
+def test_a_microphone_another_program_records_from_still_hears_you(pulse: Pulse) -> None:
+    """On a sound server a source is shared: while a meeting app records from the
+    headset, the mode detection sees the microphone in use and listening still works."""
+    from gibberish.desktop.focus import MicrophoneProbe
+
+    pulse.start()
+    pulse.plug_in_headset()
+    assert MicrophoneProbe().in_use() is False
+    other = subprocess.Popen(
+        ["parec", f"--device={HEADSET}"], env={**os.environ, **pulse.env},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 10
+        while not pulse.pactl("list", "source-outputs", "short").stdout.strip():
+            assert other.poll() is None and time.monotonic() < deadline, "parec did not record"
+            time.sleep(0.05)
+        assert MicrophoneProbe().in_use() is True
+        assert _record(MicrophoneSource("pulse", max_seconds=10), pulse) > 0.01
+    finally:
+        other.terminate()
+        other.wait(10)
+
+
 def test_a_microphone_in_use_is_said_in_words() -> None:
     """PulseAudio and PipeWire share a source among programs, so "in use" comes from a
     device opened directly; PortAudio's own error texts for it become the sentence."""
