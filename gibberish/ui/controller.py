@@ -83,7 +83,7 @@ class Controller(QObject):
         self.surface.command_bar_requested.connect(self.open_command_bar)
         self.menus = MenuSource(self.host, self)
         self.menus.follow_project = lambda folder: self.reloader.start(follow=folder)
-        self.menus.mode_moved = lambda: self.text.refresh()
+        self.menus.mode_moved = self.refresh_views
         self.runs = RunViews(lambda: self.engine, self)
         self.runs.again = self.run_again
         self.runs.changed.connect(self.runs_changed)
@@ -447,7 +447,7 @@ class Controller(QObject):
 
     def _ask(self, text: str) -> None:
         """``gibberish ask`` handed over: the focused window's mode, then the words routed."""
-        self.menus.capture_at_once()
+        self.menus.capture()
         self.text.route(text)
 
     # ================================================================== voice

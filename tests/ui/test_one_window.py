@@ -403,23 +403,31 @@ def test_the_hotkey_never_waits_on_the_microphone_and_a_meeting_is_picked_up_aft
     )
     controller = make_controller(engine)
     controller.start()
+
+    def in_the_menu() -> bool:
+        controller.menu.aboutToShow.emit()  # the tray menu opening
+        return "skill:minutes" in [a.objectName() for a in controller.menu.actions()]
+
     try:
         qtbot.waitUntil(lambda: controller.host.is_ready, timeout=20_000)
         controller.open_command_bar()
         bar = controller.text.command_bar
         qtbot.waitUntil(lambda: bool(microphone.asked_on), timeout=10_000)
         assert "minutes.take_minutes" not in bar.refs()  # no meeting
+        assert not in_the_menu()
         qtbot.keyClick(bar.input, Qt.Key.Key_Escape)
         microphone.recording = True  # a meeting starts: zoom runs, the microphone records
-        microphone.asked_on.clear()
         microphone.answers.clear()  # and the sound server takes its time
         controller.open_command_bar()
         assert bar.isVisible()  # shown at once, in the mode of the last answer
         Keys(qtbot, bar).type("minutes")
         assert "minutes.take_minutes" not in bar.refs()
+        assert not in_the_menu()  # the menu too opens at once, as it was
         microphone.answers.set()
         qtbot.waitUntil(lambda: "minutes.take_minutes" in bar.refs(), timeout=10_000)
         assert controller.menus.context.mode.value == "Meeting"
-        assert microphone.asked_on and threading.main_thread().name not in microphone.asked_on
+        assert in_the_menu()
+        assert threading.main_thread().name not in microphone.asked_on  # never waited on
     finally:
+        microphone.answers.set()
         controller.shutdown()

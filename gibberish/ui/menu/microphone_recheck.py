@@ -53,7 +53,10 @@ class MicrophoneRecheck(QObject):
         finally:
             with self._lock:
                 self._asking = False
-        self._answered.emit(moved)
+        try:
+            self._answered.emit(moved)
+        except RuntimeError:  # the application ended while the sound server answered
+            log.debug("the microphone answered after the application ended")
 
     def _on_answer(self, moved: bool) -> None:
         if moved:

@@ -73,9 +73,9 @@ class MenuSource:
         self._microphone: MicrophoneRecheck | None = None
 
     def capture_at_once(self) -> ModeContext:
-        """``capture`` without waiting on the microphone (the hotkey): its last answer
-        stands in, and it is asked on a thread; when its answer moved, the mode is
-        captured again and ``mode_moved`` is told."""
+        """``capture`` without waiting on the microphone (the hotkey, the menu opening):
+        its last answer stands in, and it is asked on a thread; when its answer moved,
+        the mode is captured again and ``mode_moved`` is told."""
         context = self.capture(ask_microphone=False)
         if self._microphone is None:
             from gibberish.ui.menu.microphone_recheck import MicrophoneRecheck
@@ -115,7 +115,7 @@ class MenuSource:
             from gibberish.ui.skill_switch import turned_off  # the Engine is loaded by now
 
             engine = self.host.get()
-            context = self.capture()
+            context = self.capture_at_once()
             waiting = engine.library.untrusted_project()
             return [
                 *head_items(context, self.actions),
