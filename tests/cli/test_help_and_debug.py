@@ -117,7 +117,7 @@ def test_probes_log_why_detection_failed(caplog) -> None:
     assert "pactl is missing or no sound server answered" in caplog.text
 
     class Broken(ModeDetector):
-        def detect(self):
+        def detect(self, *, ask_microphone: bool = True):
             raise OSError("no /proc here")
 
     assert resolve_mode(None, Broken()).reason.startswith("Mode detection failed")
