@@ -14,6 +14,7 @@ from dataclasses import replace
 from gibberish.assistant.naming import ExposedTool
 from gibberish.assistant.proposal import PROPOSING, Choice, Proposal, ProposalStatus
 from gibberish.skills.model import tool_ref
+from gibberish.words import plural
 
 MAX_CHOICES = 5
 
@@ -36,7 +37,7 @@ def _proposal(proposal: Proposal[None], model: str) -> Proposal[None]:
         note += " Look closely: " + "; ".join(unusual) + "."
     if len(calls) > 1:
         others = ", ".join(ref_of(c.exposed) for c in calls[1:] if c.exposed is not None)
-        note += f" It also proposed {len(calls) - 1} more call(s): {others}."
+        note += f" It also proposed {plural(len(calls) - 1, 'more call')}: {others}."
     n = len(calls)
     later = tuple(
         f"Call {k} of {n} proposed by {model} for “{request}”. Check the values before you run it."

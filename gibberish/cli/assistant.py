@@ -172,7 +172,7 @@ def ask_command(
     context_budget: int | None,
     compact: bool,
 ) -> None:
-    """Route a request through the local model, then approve and run the tool(s) it chose."""
+    """Route a request through the local model, then approve and run the tools it chose."""
     from gibberish.assistant import ModelError, client_for
     from gibberish.assistant.outcome import advise
     from gibberish.cli.context_blocks import context_feed

@@ -13,6 +13,7 @@ import click
 from gibberish.cli.common import printable
 from gibberish.install.audit import HIGH, Audit, Finding
 from gibberish.install.discover import InstallError
+from gibberish.words import plural
 
 ACCEPT_RISKS = click.option(
     "--accept-risks",
@@ -52,12 +53,12 @@ def accept_findings(
     names = sorted({a.skill for a in audits if any(f in high for f in a.findings)})
     if interactive and not yes:
         return click.confirm(
-            f"The audit found {len(high)} high-risk finding(s) in {', '.join(names)} (in red "
+            f"The audit found {plural(len(high), 'high-risk finding')} in {', '.join(names)} (in red "
             "above). Go ahead anyway?",
             default=False,
         )
     raise InstallError(
-        f"Nothing changed: the audit found {len(high)} high-risk finding(s) in "
+        f"Nothing changed: the audit found {plural(len(high), 'high-risk finding')} in "
         f"{', '.join(names)} (listed above), which --yes alone does not accept. Read them; "
         "to go ahead anyway, run again with --accept-risks."
     )

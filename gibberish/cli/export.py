@@ -34,6 +34,7 @@ from gibberish.skills.disclosure import describe_error
 from gibberish.skills.model import SkillDefinition, Trust
 from gibberish.skills.named_files import missing_warnings
 from gibberish.skills.parser import parse_skill_file
+from gibberish.words import plural
 
 
 def _home() -> Path:
@@ -358,7 +359,9 @@ def _compile_one(
         fail(f"cannot write: {describe_error(exc)}", 1)
     for note in notes:
         click.secho(f"note: {note}", err=True, fg="yellow")
-    click.echo(f"Wrote {written} (/{command.name}, {len(command.resources)} file(s) inlined).")
+    click.echo(
+        f"Wrote {written} (/{command.name}, {plural(len(command.resources), 'file')} inlined)."
+    )
     if zip_path is None:
         click.echo(f"Install: cp {written} ~/.gemini/commands/")
 

@@ -34,6 +34,7 @@ from gibberish.install.project import (
 from gibberish.install.sources import Source, parse_source
 from gibberish.install.transaction import Installer, Plan
 from gibberish.skills.projectdir import find_project
+from gibberish.words import plural
 
 if TYPE_CHECKING:  # imported where used: installing one folder needs none of them
     from gibberish.install.update import UpdatePlan
@@ -230,7 +231,7 @@ def _install_one(
                 "(above), then run again with --yes."
             )
         if not yes and not click.confirm(
-            f"Install {len(plan.skills)} skill(s)? They load as untrusted: every run asks first.",
+            f"Install {plural(len(plan.skills), 'skill')}? They load as untrusted: every run asks first.",
             default=False,
         ):
             click.echo("Nothing installed.")
@@ -399,7 +400,7 @@ def _confirm_staged(plans: list[Plan], *, yes: bool = False, accept: bool = Fals
             "install (above), then run again with --yes."
         )
     return click.confirm(
-        f"Install {sum(len(p.skills) for p in plans)} skill(s) from the lock? They load as "
+        f"Install {plural(sum(len(p.skills) for p in plans), 'skill')} from the lock? They load as "
         "untrusted: every run asks first.",
         default=False,
     )
@@ -715,7 +716,7 @@ def installed_command(state: CliState, project: Path | None, check: bool, as_jso
     else:
         click.echo(table(["SKILL", "VERSION", "SOURCE", "PINNED", "BY", "ENABLED", "UPDATE"], rows))
         for name, files in details:
-            click.echo(f"\n{name}: an update changes {len(files)} file(s):")
+            click.echo(f"\n{name}: an update changes {plural(len(files), 'file')}:")
             for line in files:
                 click.echo(f"    {printable(line)}")
     if check and any(d["update_available"] for d in data):

@@ -18,6 +18,7 @@ from gibberish.export.switch import turn
 from gibberish.install.discover import InstallError
 from gibberish.install.installer import installer_for
 from gibberish.install.transaction import Installer
+from gibberish.words import plural
 
 
 def _project_option(func):  # type: ignore[no-untyped-def]
@@ -97,7 +98,9 @@ def audit_command(state: CliState, target: str, project: Path | None, as_json: b
         for report in reports:
             high = len(report.high)
             warnings = len(report.findings) - high
-            summary = f"{high} high, {warnings} warning(s)" if report.findings else "no findings"
+            summary = (
+                f"{high} high, {plural(warnings, 'warning')}" if report.findings else "no findings"
+            )
             click.secho(f"{report.skill}: {summary}", bold=True)
             show_audit(report)
     if any(r.high for r in reports):

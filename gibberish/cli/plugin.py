@@ -18,6 +18,7 @@ from gibberish.engine.core import EngineError
 from gibberish.export.plugin import PluginBuildError, build_plugin, choices, default_name
 from gibberish.export.plugin_manifests import PluginInfo
 from gibberish.skills.model import SkillDefinition
+from gibberish.words import plural
 
 
 @click.group("plugin")
@@ -129,10 +130,10 @@ def build_command(
             err=True,
             fg="yellow",
         )
-    servers = f" and {len(built.servers)} MCP server(s)" if built.servers else ""
+    servers = f" and {plural(len(built.servers), 'MCP server')}" if built.servers else ""
     click.echo(
-        f"Built plugin {built.info.name} {built.info.version} with {len(built.skills)} "
-        f"skill(s){servers} in {out}."
+        f"Built plugin {built.info.name} {built.info.version} with "
+        f"{plural(len(built.skills), 'skill')}{servers} in {out}."
     )
 
 

@@ -28,6 +28,7 @@ from gibberish.skills.named_files import missing_warnings
 from gibberish.skills.parser import parse_skill_file
 from gibberish.skills.render import RenderError
 from gibberish.skills.serialize import skill_to_dict
+from gibberish.words import plural
 
 
 def _display(diagnostic: Diagnostic) -> str:
@@ -48,9 +49,9 @@ def _display(diagnostic: Diagnostic) -> str:
 def _status(skill: SkillDefinition, overrides: bool = False) -> str:
     status = "ok"
     if not skill.ok:
-        status = f"{len(skill.errors)} error(s)"
+        status = plural(len(skill.errors), "error")
     elif skill.warnings:
-        status = f"ok, {len(skill.warnings)} warning(s)"
+        status = f"ok, {plural(len(skill.warnings), 'warning')}"
     return f"{status}, overrides" if overrides else status
 
 
@@ -106,7 +107,9 @@ def list_command(state: CliState, as_json: bool, mode: str | None) -> None:
             click.echo(f"\n{name} overrides another skill: {printable(warning.message)}")
     broken = [s for s in skills if not s.ok]
     if broken:
-        click.echo(f"\n{len(broken)} skill(s) failed to load; see `gibberish skills check`.")
+        click.echo(
+            f"\n{plural(len(broken), 'skill')} failed to load; see `gibberish skills check`."
+        )
 
 
 def _disabled(library: Any) -> list[str]:
@@ -202,7 +205,10 @@ def check_command(state: CliState, paths: tuple[Path, ...], profile: str, as_jso
     else:
         for d in diagnostics:
             click.echo(_display(d))
-        summary = f"{len(skills)} skill(s) checked: {errors} error(s), {warnings} warning(s)."
+        summary = (
+            f"{plural(len(skills), 'skill')} checked: {plural(errors, 'error')}, "
+            f"{plural(warnings, 'warning')}."
+        )
         instructions = [s.name for s in skills if skill_kind(s) == INSTRUCTIONS]
         if instructions and profile == Profile.GIBBERISH.value:
             click.echo(

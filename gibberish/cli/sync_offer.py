@@ -25,6 +25,7 @@ from gibberish.export.sync_all import SyncPlan, apply_sync, counts
 from gibberish.export.sync_offer import SyncOffer
 from gibberish.export.sync_offer import sync_targets as offer_targets
 from gibberish.export.unsync import plan_unsync
+from gibberish.words import plural
 
 
 def home() -> Path:
@@ -60,7 +61,8 @@ def report_unapproved(plan: SyncPlan, command: str) -> None:
     if skipped:
         names = " ".join(f"--allow-mcp {n}" for n in skipped)
         click.secho(
-            f"note: MCP server(s) {', '.join(skipped)} not written: nobody agreed to their "
+            f"note: {plural(len(skipped), 'MCP server')} not written ({', '.join(skipped)}): "
+            "nobody agreed to their "
             f"command (shown above); to write them run `{command} {names}`.",
             err=True,
             fg="yellow",

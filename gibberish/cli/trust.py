@@ -19,6 +19,7 @@ from gibberish.cli.common import (
 )
 from gibberish.engine.core import ApprovalPreview, EngineError
 from gibberish.skills.model import Mode
+from gibberish.words import plural
 
 
 @click.group("approvals", cls=FullHelpGroup)
@@ -91,7 +92,7 @@ def approvals_approve(state: CliState, skill_name: str, yes: bool) -> None:
         fail(str(exc), 1)
     fp = preview.fingerprint
     click.echo(
-        f"Approved {printable(skill_name)} ({fp.digest[:12]}, {len(fp.files)} file(s)): "
+        f"Approved {printable(skill_name)} ({fp.digest[:12]}, {plural(len(fp.files), 'file')}): "
         "your own runs of it go without a question until any of these files changes."
     )
 

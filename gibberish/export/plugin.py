@@ -44,6 +44,7 @@ from gibberish.fileio import atomic_write_bytes
 from gibberish.pathsafety import PathComponent, UnsafeNameError
 from gibberish.skills.model import SkillDefinition
 from gibberish.trust.fingerprint import PROVENANCE_FILE
+from gibberish.words import plural
 
 SKILLS_DIR = "skills"
 LEFT_OUT = frozenset({PROVENANCE_FILE})
@@ -335,7 +336,7 @@ def _readme(info: PluginInfo, skills: Sequence[SkillDefinition]) -> str:
     lines = [f"# {info.name}", ""]
     lines.append(
         info.description
-        or f"Agent skills packaged as one plugin: {len(skills)} skill(s) for coding agents."
+        or f"Agent skills packaged as one plugin: {plural(len(skills), 'skill')} for coding agents."
     )
     lines += [
         "",

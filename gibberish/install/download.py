@@ -58,7 +58,7 @@ def download(url: str, dest: Path, limits: Limits) -> Downloaded:
                     return _save(url, response, dest, limits, deadline)
     except httpx.InvalidURL as exc:  # raised while httpx reads a malformed Location
         raise FetchError(
-            f"{url}: redirects to a URL that is not http(s) or not valid; refused."
+            f"{url}: redirects to a URL that is not http or https, or not valid; refused."
         ) from exc
     except httpx.TimeoutException as exc:
         raise FetchError(f"{url}: the server did not answer in time ({exc}).") from exc
@@ -78,7 +78,7 @@ def _require_public_peer(url: str, response: httpx.Response) -> None:
 
 def _check_scheme(url: str, original: str) -> None:
     if not url.lower().startswith(("http://", "https://")):
-        raise FetchError(f"{original}: redirects to {url!r}, which is not http(s); refused.")
+        raise FetchError(f"{original}: redirects to {url!r}, which is not http or https; refused.")
 
 
 def _next_hop(url: str, response: httpx.Response) -> str:

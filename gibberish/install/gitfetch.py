@@ -92,7 +92,7 @@ def _pin(source: Source, limits: Limits) -> tuple[str, list[str]]:
     location, pin = git_pinned(source.location)
     if pin and not git_supports_resolve():
         raise FetchError(
-            "fetching a git repository over http(s) here needs git 2.37 or later (it keeps "
+            "fetching a git repository over http or https here needs git 2.37 or later (it keeps "
             "git on the address that was checked); update git or use the .zip of the repository."
         )
     return location, pin

@@ -104,7 +104,7 @@ def _parse(text: str, base: Path | None) -> Source:
         return Source("url", text, text=text)
     if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", text):
         raise SourceError(
-            f"“{text}”: only http(s)://, file://, git+…:// and github: sources are supported."
+            f"“{text}”: only http://, https://, file://, git+…:// and github: sources are supported."
         )
     return _local(text, base)
 

@@ -100,7 +100,7 @@ CODES: dict[str, str] = {
     ),
     "E-RELATIVE-PROGRAM": "a program path relative to the working folder (`scripts/x.sh`)",
     "W-RELATIVE-ARGUMENT": "a `./` argument: relative to the working folder, not the skill",
-    "E-PLACEHOLDER-IN-HOST": "a placeholder in the host part of an `http(s)://` URL",
+    "E-PLACEHOLDER-IN-HOST": "a placeholder in the host part of an `http://` or `https://` URL",
     "E-FLAG-PLACEHOLDER-NOT-WORD": "a `{{x:--flag}}` / `{{x:--flag=}}` inside a longer word",
     "E-PLACEHOLDER-IN-INLINE-CODE": (
         "a placeholder inside code a program runs: `sh -c`, `python -c`, an awk or sed "

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from gibberish.paths import home_short
 from gibberish.skills.titles import title
+from gibberish.words import plural
 
 if TYPE_CHECKING:
     from gibberish.runner.envelope import RunResult
@@ -203,9 +204,11 @@ def readable_command(tool: ToolDefinition | None, argv: Sequence[str]) -> str:
     return command_text([program, *rest])
 
 
-def plural(count: int, one: str, many: str | None = None) -> str:
-    """ "1 skill", "2 skills" (``many`` when the plural is not ``one`` + s)."""
-    return f"{count} {one if count == 1 else (many or one + 's')}"
-
-
-__all__ = ["NBSP", "command_text", "home_short", "human_title", "inline_markdown"]
+__all__ = [
+    "NBSP",
+    "command_text",
+    "home_short",
+    "human_title",
+    "inline_markdown",
+    "plural",
+]

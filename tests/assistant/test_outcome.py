@@ -17,7 +17,7 @@ def test_every_parallel_call_is_proposed_and_named(catalog):
     assert advice.proposes and len(advice.calls) == 4
     assert advice.refs == ("git.git_log",)
     assert advice.message.endswith(
-        "It also proposed 3 more call(s): git.git_status, git.git_diff, git.git_log."
+        "It also proposed 3 more calls: git.git_status, git.git_diff, git.git_log."
     )
 
 

@@ -108,7 +108,7 @@ def test_check_prints_every_problem_with_file_and_line(write_skill, skills_root,
     text = (skills_root / "piped" / "SKILL.md").read_text().splitlines()
     assert "ls | wc -l" in text[int(line_no) - 1]
     assert "E-MISSING-FIELD" in out
-    assert "error(s)" in out.splitlines()[-1]
+    assert out.splitlines()[-1] == "3 skills checked: 3 errors, 0 warnings."
 
 
 def test_check_exits_zero_with_only_warnings(write_skill, skills_root, invoke) -> None:
@@ -175,7 +175,7 @@ def test_render_reports_a_missing_parameter(write_skill, invoke) -> None:
 def test_bundled_skills_all_pass_check(invoke) -> None:
     result = invoke("skills", "check", str(BUNDLED_SKILLS))
     assert result.exit_code == 0, result.output
-    assert "0 error(s), 0 warning(s)" in result.output
+    assert "0 errors, 0 warnings" in result.output
 
 
 def test_console_script_lists_bundled_skills() -> None:

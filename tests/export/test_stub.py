@@ -147,7 +147,7 @@ def test_cli_stub_passes_the_agentskills_check(skill: Path, tmp_path: Path) -> N
     assert result.exit_code == 0, result.output
     check = runner.invoke(cli, ["skills", "check", "--profile", "agentskills", str(out)])
     assert check.exit_code == 0, check.output
-    assert "0 error(s), 0 warning(s)" in check.output
+    assert "0 errors, 0 warnings" in check.output
 
 
 def test_cli_stub_errors_use_rfc_codes_and_exit_1(tmp_path: Path) -> None:

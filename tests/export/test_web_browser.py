@@ -120,7 +120,7 @@ def test_upload_preview_download_and_gemini_loads_it(
     page.click("#preview")
     page.wait_for_selector("#result:not([hidden])")
     preview = page.inner_text("#files")
-    assert page.inner_text("#result-title") == "draw-gemini-command.zip — 2 file(s)"
+    assert page.inner_text("#result-title") == "draw-gemini-command.zip — 2 files"
     assert "draw.toml" in preview
     assert "--- BEGIN FILE: templates/style.html ---" in preview
     assert "cp draw.toml ~/.gemini/commands/" in preview

@@ -174,7 +174,7 @@ def test_at_a_terminal_the_person_is_asked(
     (inside / "SKILL.md").write_text(skill_text("inner"), "utf-8")
     (project / "gibberish.toml").write_text('[skills]\ninner = "vendor/inner"\n', "utf-8")
     result = CliRunner().invoke(cli, ["install", "--project", str(project)], input=answers)
-    asked = result.output.index("Install 1 skill(s)?")
+    asked = result.output.index("Install 1 skill?")
     assert "vendor/inner" in result.output[:asked] and "echo hi" in result.output[:asked]
     assert (project / ".gibberish" / "skills" / "inner").exists() is installed
 
@@ -192,7 +192,7 @@ def test_a_locked_skill_is_fetched_shown_with_its_commands_then_asked(
     shutil.rmtree(project / ".gibberish" / "skills" / "inner")
     monkeypatch.setattr(install_cli, "_interactive", lambda: True)
     result = CliRunner().invoke(cli, ["install", "--project", str(project)], input=answers)
-    asked = result.output.index("Install 1 skill(s) from the lock?")
+    asked = result.output.index("Install 1 skill from the lock?")
     assert "echo locked" in result.output[:asked]
     assert (project / ".gibberish" / "skills" / "inner").exists() is installed
 

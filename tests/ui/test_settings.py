@@ -5,6 +5,16 @@ from __future__ import annotations
 import configparser
 from pathlib import Path
 
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractSpinBox,
+    QComboBox,
+    QLabel,
+    QLineEdit,
+    QWidget,
+)
+
 from gibberish import desktop, paths
 from gibberish.engine.core import Engine, EngineOptions
 from gibberish.settings import ModelSettings, VoiceSettings, load_settings
@@ -278,3 +288,40 @@ def test_whisper_installed_by_hand_is_offered_to_be_checked_and_used(
     assert start.text() == "Check it and &use it…" and not start.isHidden()
     label = dialog.findChild(object, "settings-voice-whisper-setup")
     assert label.text() == installed.sentence()
+
+
+JARGON = ("/api", "/v1", "CTranslate2", "model.bin", "budget", "Endpoint", "API", "raw prompt")
+"""How the model and voice are wired, not what they are for: tooltips only."""
+
+
+def shown_text(page: QWidget) -> list[str]:
+    """What a person reads on a tab page without hovering: row labels, buttons, check
+    boxes, each choice of a list, placeholders, suffixes."""
+    found: list[str] = []
+    for widget in page.findChildren(QWidget):
+        if isinstance(widget, QLabel | QAbstractButton):
+            found.append(widget.text())
+        elif isinstance(widget, QComboBox):
+            found += [widget.itemText(i) for i in range(widget.count())]
+        elif isinstance(widget, QLineEdit):
+            found += [widget.text(), widget.placeholderText()]
+        elif isinstance(widget, QAbstractSpinBox):
+            found += [widget.property("suffix") or "", widget.property("prefix") or ""]
+    return [t for t in found if t]
+
+
+def test_the_model_and_voice_tabs_say_what_each_setting_is_for(qtbot, engine: Engine) -> None:
+    """Plain words in the Local model and Voice tabs; the wiring (an endpoint path, the
+    model format) stays one hover away."""
+    dialog = SettingsDialog(engine.settings)
+    qtbot.addWidget(dialog)
+    pages = {dialog.tabs.tabText(i): dialog.tabs.widget(i) for i in range(dialog.tabs.count())}
+    model, voice = shown_text(pages["Local &model"]), shown_text(pages["&Voice"])
+    assert "Server address" in model and "Room for tools" in model
+    assert "Whisper: hears anything said (set it up below)" in voice
+    bad = [f"{text!r} says {word!r}" for text in model + voice for word in JARGON if word in text]
+    assert bad == []
+    generate = dialog.api.findData("ollama-generate")
+    assert "/api/generate" in dialog.api.itemData(generate, Qt.ItemDataRole.ToolTipRole)
+    assert "model.bin" in dialog.model_folder.toolTip()
+    assert "tokens" in dialog.model_budget.toolTip()

@@ -64,17 +64,28 @@ from gibberish.voice.whisper_install import Environment
 TIMEOUT_RANGE = (1.0, 600.0)
 BUDGET_RANGE = (64, 131072)
 BACKEND_LABELS = {
-    "pocketsphinx": "PocketSphinx: the tools' phrases (built in)",
-    "whisper": "Whisper: anything said (extra, needs a model)",
+    "pocketsphinx": "Built in: hears the tools' phrases",
+    "whisper": "Whisper: hears anything said (set it up below)",
+}
+BACKEND_DETAILS = {
+    "pocketsphinx": "PocketSphinx, on this computer: it listens for the phrases the tools list.",
+    "whisper": "faster-whisper, on this computer: it writes down whatever was said.",
 }
 ACTIVATION_LABELS = {
     "push_to_talk": "Push to talk: stop when I stop talking",
     "toggle": "Toggle: listen until I press again",
 }
 API_LABELS = {
-    "ollama-generate": "Ollama (raw prompt, /api/generate)",
-    "ollama-chat": "Ollama chat (/api/chat)",
-    "openai": "OpenAI-compatible (/v1/chat/completions)",
+    "ollama-generate": "Ollama, with gibberish's own prompt (for FunctionGemma)",
+    "ollama-chat": "Ollama, with the model's own chat format",
+    "openai": "Another model server (llama.cpp, LM Studio, vLLM …)",
+}
+API_DETAILS = {
+    "ollama-generate": "Sends gibberish's FunctionGemma prompt as raw text to Ollama's "
+    "/api/generate.",
+    "ollama-chat": "Sends the tools as schemas to Ollama's /api/chat, for models whose chat "
+    "format knows tools.",
+    "openai": "Any server that answers OpenAI's chat format at /v1/chat/completions.",
 }
 
 
@@ -88,13 +99,17 @@ def _tab_page(*boxes: QGroupBox) -> QWidget:
     return page
 
 
-def _choice(name: str, labels: dict[str, str], current: str) -> QComboBox:
+def _choice(
+    name: str, labels: dict[str, str], current: str, details: dict[str, str] | None = None
+) -> QComboBox:
     """A combo box of ``labels`` (value → what it shows), ``current`` selected (else the
-    first)."""
+    first); ``details`` (value → how it works) are each item's tooltip."""
     combo = QComboBox()
     combo.setObjectName(name)
     for value, label in labels.items():
         combo.addItem(label, value)
+        if details and value in details:
+            combo.setItemData(combo.count() - 1, details[value], Qt.ItemDataRole.ToolTipRole)
     combo.setCurrentIndex(max(combo.findData(current), 0))
     return combo
 
@@ -253,14 +268,18 @@ class SettingsDialog(QDialog):
         self.endpoint = QLineEdit(current.endpoint)
         self.endpoint.setObjectName("settings-model-endpoint")
         self.endpoint.setPlaceholderText(DEFAULT_MODEL_ENDPOINT)
-        form.addRow("Endpoint", self.endpoint)
+        self.endpoint.setToolTip(
+            "The address of the model server on this computer or your network."
+        )
+        form.addRow("Server address", self.endpoint)
         self.model_name = QLineEdit(current.model)
         self.model_name.setObjectName("settings-model-name")
         self.model_name.setPlaceholderText(DEFAULT_MODEL_NAME)
-        form.addRow("Model", self.model_name)
+        self.model_name.setToolTip("The name the server knows the model by.")
+        form.addRow("Model name", self.model_name)
         labels = {api: API_LABELS.get(api, api) for api in MODEL_APIS}
-        self.api = _choice("settings-model-api", labels, current.api)
-        form.addRow("API", self.api)
+        self.api = _choice("settings-model-api", labels, current.api, API_DETAILS)
+        form.addRow("Server type", self.api)
 
     def _model_limit_rows(self, form: QFormLayout, current: ModelSettings) -> None:
         """How long to wait for it, and how much of the prompt tools may take."""
@@ -274,7 +293,7 @@ class SettingsDialog(QDialog):
             "How long to wait for the model server (connecting, and the whole answer). "
             "A model that is still loading can take a while the first time."
         )
-        form.addRow("Timeout", self.model_timeout)
+        form.addRow("Wait up to", self.model_timeout)
         self.model_budget = QSpinBox()
         self.model_budget.setObjectName("settings-model-budget")
         self.model_budget.setRange(*BUDGET_RANGE)
@@ -282,17 +301,20 @@ class SettingsDialog(QDialog):
         self.model_budget.setSuffix(" tokens")
         self.model_budget.setValue(current.budget)
         self.model_budget.setToolTip(
-            "Roughly how much of the prompt tool descriptions may take. With many skills, "
-            "the tools that fit the request best are sent first."
+            "Roughly how much of the prompt (in tokens, pieces of words) the tools' "
+            "descriptions may take. With many skills, the tools that fit the request best "
+            "are sent first."
         )
-        form.addRow("Prompt budget", self.model_budget)
+        form.addRow("Room for tools", self.model_budget)
 
     def _voice_box(self, current: VoiceSettings) -> QGroupBox:
         box = QGroupBox("Voice")
         box.setObjectName("settings-voice")
         form = QFormLayout(box)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
-        self.voice_backend = _choice("settings-voice-backend", BACKEND_LABELS, current.backend)
+        self.voice_backend = _choice(
+            "settings-voice-backend", BACKEND_LABELS, current.backend, BACKEND_DETAILS
+        )
         self.voice_backend.setAccessibleName("Recognizer")
         form.addRow("Recognizer", self.voice_backend)
         form.addRow("Whisper model", self._model_folder_row(current.model_folder))
@@ -362,7 +384,10 @@ class SettingsDialog(QDialog):
         self.model_folder = QLineEdit(folder)
         self.model_folder.setObjectName("settings-voice-model-folder")
         self.model_folder.setAccessibleName("Whisper model folder")
-        self.model_folder.setPlaceholderText("A CTranslate2 Whisper folder (holds model.bin)")
+        self.model_folder.setPlaceholderText("Filled in when Whisper is set up")
+        self.model_folder.setToolTip(
+            "A Whisper model folder for faster-whisper (CTranslate2): the one holding model.bin."
+        )
         browse = QPushButton("&Browse…")
         browse.setObjectName("settings-voice-browse")
         browse.clicked.connect(self._browse_model_folder)

@@ -145,7 +145,7 @@ def test_a_terminal_answer_accepts_it(gib, user_skills, monkeypatch) -> None:
 
     monkeypatch.setattr(install_cli, "_interactive", lambda: True)
     result = gib("install", str(HOSTILE / "ignore-previous"), input="n\n")
-    assert "high-risk finding(s) in ignore-previous" in result.output
+    assert "high-risk finding in ignore-previous" in result.output
     assert "Nothing installed" in result.output
     assert not (user_skills / "ignore-previous").exists()
     result = gib("install", str(HOSTILE / "ignore-previous"), input="y\ny\n")

@@ -50,7 +50,7 @@ def test_name_differing_from_folder_is_a_warning_for_check(tmp_path, gib, profil
     folder = _vercel(tmp_path)
     result = gib("skills", "check", "--profile", profile, str(folder))
     assert result.exit_code == 0, result.output
-    assert "W-NAME-MISMATCH" in result.output and "0 error(s), 1 warning(s)" in result.output
+    assert "W-NAME-MISMATCH" in result.output and "0 errors, 1 warning" in result.output
 
 
 def test_the_same_folder_compiles_and_installs_with_the_warning(tmp_path, gib, user_skills) -> None:
@@ -108,7 +108,7 @@ def test_named_files_are_found_in_any_case(tmp_path, gib, user_skills) -> None:
     assert "the advanced part" in compiled.output and "how to fill forms" in compiled.output
     assert "W-NAMED-FILE-MISSING" not in compiled.output
     checked = gib("skills", "check", "--profile", "agentskills", str(folder))
-    assert "0 warning(s)" in checked.output, checked.output
+    assert "0 warnings" in checked.output, checked.output
 
 
 def test_a_missing_named_file_is_a_warning_everywhere(tmp_path, gib, user_skills) -> None:

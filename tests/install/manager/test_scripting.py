@@ -54,7 +54,7 @@ def test_without_a_terminal_no_question_is_printed(tmp_path, gib, user_skills) -
     assert many.exit_code == 1 and "Install which" not in many.output
     assert "--name" in many.output and "--yes" in many.output
     one = gib("install", str(tmp_path / "src" / "alpha"))
-    assert one.exit_code == 1 and "Install 1 skill(s)?" not in one.output
+    assert one.exit_code == 1 and "Install 1 skill?" not in one.output
     assert "--yes" in one.output and not user_skills.joinpath("alpha").exists()
     assert gib("install", str(tmp_path / "src"), "--name", "alpha", "-y").exit_code == 0
 

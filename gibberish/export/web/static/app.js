@@ -63,7 +63,8 @@ async function post(path) {
 }
 
 function render(preview) {
-  $("result-title").textContent = `${preview.zip_name} — ${preview.files.length} file(s)`;
+  const count = preview.files.length;
+  $("result-title").textContent = `${preview.zip_name} — ${count} ${count === 1 ? "file" : "files"}`;
   const files = $("files");
   files.replaceChildren();
   for (const file of preview.files) {
