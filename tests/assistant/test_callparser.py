@@ -150,11 +150,16 @@ def test_never_raises_on_any_text(text):
 
 
 def _seconds(text: str) -> float:
+    """The processor time of the quickest of three parses: another process taking the
+    processor, or one garbage collection, does not count as the parser's."""
     import time
 
-    start = time.perf_counter()
-    parse_calls(text)
-    return time.perf_counter() - start
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        parse_calls(text)
+        best = min(best, time.process_time() - start)
+    return best
 
 
 @pytest.mark.parametrize(
