@@ -36,13 +36,16 @@ class MicrophoneRecheck(QObject):
         self._asking = False
         self._answered.connect(self._on_answer, Qt.ConnectionType.QueuedConnection)
 
-    def start(self) -> None:
-        """Ask now, on a thread (a question already under way is not asked twice)."""
+    def start(self) -> threading.Thread | None:
+        """Ask now, on a thread (a question already under way is not asked twice: then
+        None)."""
         with self._lock:
             if self._asking:
-                return
+                return None
             self._asking = True
-        threading.Thread(target=self._ask, name="gibberish-microphone", daemon=True).start()
+        thread = threading.Thread(target=self._ask, name="gibberish-microphone", daemon=True)
+        thread.start()
+        return thread
 
     def _ask(self) -> None:
         moved = False

@@ -122,6 +122,7 @@ def test_the_install_says_so_when_bwrap_is_not_on_path(
     bare = tmp_path / "bin"
     bare.mkdir()
     monkeypatch.setenv("PATH", str(bare))
+    monkeypatch.delenv("GIBBERISH_SANDBOX", raising=False)  # not turned off: only missing
     skill = write_skill(tmp_path / "src", "alpha")
     code, output, _ = _install(skill)
     assert code == 0, output
