@@ -128,6 +128,7 @@ class Welcome(QDialog):
         start.clicked.connect(self.accept)
         buttons.addWidget(start)
         layout.addLayout(buttons)
+        layout.addStretch(1)  # a taller window (the launcher's) keeps the text together
         start.setFocus()
 
     def _try_clicked(self) -> None:
