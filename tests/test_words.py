@@ -3,13 +3,12 @@ files, the compile page, the assistant's advice. No "1 skill(s)" anywhere in gib
 
 from __future__ import annotations
 
-import ast
 import re
-from collections.abc import Iterable
 from pathlib import Path
 
 from gibberish.words import plural
 from tests.conftest import REPO_ROOT
+from tests.helpers.source_strings import string_literals
 
 PACKAGE = REPO_ROOT / "gibberish"
 S_IN_BRACKETS = re.compile(r"\w\(s\)")
@@ -28,19 +27,6 @@ def test_the_tray_says_counts_with_the_same_helper() -> None:
     from gibberish.ui import formatting
 
     assert formatting.plural is plural
-
-
-def string_literals(path: Path) -> Iterable[tuple[int, str]]:
-    """Every string literal of a module (f-strings' text parts too), docstrings left out."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    docs = {
-        id(node.value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-    }
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
-            yield node.lineno, node.value
 
 
 def s_in_brackets() -> list[str]:

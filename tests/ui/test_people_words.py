@@ -25,6 +25,7 @@ from gibberish.ui.command_bar.welcome import Welcome, key_help
 from gibberish.ui.formatting import human_title
 from gibberish.ui.runs.param_form import ParameterForm
 from gibberish.ui.runs.result_window import ResultWindow
+from tests.helpers.source_strings import string_literals
 
 RAW_MARKDOWN = re.compile(r"`|\*\*|\]\(|^#{1,6} |__\w", re.M)
 
@@ -256,20 +257,10 @@ ALLOWED_IN_SOURCE = {
 def ui_strings() -> Iterable[tuple[str, int, str]]:
     """Every string literal of ``gibberish/ui`` (f-strings' text parts too), docstrings
     left out: (file name, line, text)."""
-    import ast
-
     root = Path(__file__).resolve().parents[2] / "gibberish" / "ui"
     for path in sorted(root.rglob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        docs = {
-            id(node.value)
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-        }
-        for node in ast.walk(tree):
-            text = node.value if isinstance(node, ast.Constant) else None
-            if isinstance(text, str) and id(node) not in docs:
-                yield path.name, node.lineno, text
+        for line, text in string_literals(path):
+            yield path.name, line, text
 
 
 def test_no_ui_string_shows_backticks() -> None:

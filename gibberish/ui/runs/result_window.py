@@ -93,12 +93,8 @@ class ResultWindow(QWidget):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent, Qt.WindowType.Window)
-        self.tool = tool
         self.setObjectName("result-window")
-        self.human = title_of_ref(title)
         self.setWindowIcon(icons.app_icon())
-        self.title = title
-        self.argv = tuple(argv)
         self.status = "pending"
         self.result: RunResult | None = None
         self.open_path: Callable[[Path], object] = lambda p: QDesktopServices.openUrl(
@@ -108,7 +104,6 @@ class ResultWindow(QWidget):
         self._log_path: Path | None = None
         self._placed = False
         self._clock = QElapsedTimer()
-        self._cwd = cwd
         self._clock_timer = QTimer(self)
         self._clock_timer.setInterval(250)
         self._clock_timer.timeout.connect(self._update_facts)
