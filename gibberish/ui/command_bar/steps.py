@@ -94,8 +94,6 @@ class Steps(QObject):
         self._watched: set[int] = set()
         self._ahead: OutputPage | None = None
         """A fresh output page made ahead: a hidden child of the stack, not in it."""
-        self._taken: OutputPage | None = None
-        """The page made ahead whose output was taken and is about to be shown."""
         self._ahead_palette = QPalette()
         """The application's colours when the page ahead was made: its colours."""
 
@@ -123,7 +121,6 @@ class Steps(QObject):
         if QApplication.palette() != self._ahead_palette:  # dark mode came on since
             page.deleteLater()
             return None
-        self._taken = page
         return page.content
 
     def _output_closed(self) -> None:
@@ -142,10 +139,10 @@ class Steps(QObject):
         return page.content if isinstance(page, Page | OutputPage) else None
 
     def _push(self, content: QWidget, *, tall: bool = False) -> Holder:
-        taken, self._taken = self._taken, None
+        made_ahead = content.parentWidget()  # a page made ahead already holds its output
         page: Holder
-        if tall and taken is not None and taken.content is content:
-            page = taken
+        if tall and isinstance(made_ahead, OutputPage) and made_ahead.parentWidget() is self.stack:
+            page = made_ahead
         else:
             page = OutputPage(content) if tall else Page(content)
         self.stack.addWidget(page)
