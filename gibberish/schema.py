@@ -12,9 +12,10 @@ typo. Reading a table never raises.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
+
+from msgspec import Struct, field
 
 
 class Invalid(Exception):
@@ -25,8 +26,7 @@ Check = Callable[[Any], Any]
 """Takes a value from the file, returns it as stored, or raises :class:`Invalid`."""
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(Struct, frozen=True, dict=True):
     name: str
     allowed: str
     """What is allowed, in words, for the notice: "true or false", "0 to 60 seconds"."""
@@ -106,8 +106,7 @@ def show(value: Any) -> str:
     return text_ if len(text_) <= 80 else text_[:77] + "..."
 
 
-@dataclass(frozen=True)
-class Table:
+class Table(Struct, frozen=True, dict=True):
     """The keys of one TOML table; ``section`` is its dotted name ("" for the top)."""
 
     section: str

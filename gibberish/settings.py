@@ -16,12 +16,13 @@ from __future__ import annotations
 import os
 import stat
 import time
-from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 import tomli_w
+from msgspec import Struct, field
+from msgspec.structs import asdict, replace
 
 from gibberish import paths
 from gibberish.assistant.settings import (
@@ -60,8 +61,7 @@ class _Unreadable(Exception):
     """The settings path holds something that must not be read; ``str()`` says what."""
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(Struct, frozen=True, dict=True):
     extra_skills_dirs: tuple[str, ...] = ()
     auto_mode: bool = True
     mode: str = Mode.GLOBAL.value
@@ -102,8 +102,7 @@ class Settings:
         return data
 
 
-@dataclass(frozen=True)
-class LoadedSettings:
+class LoadedSettings(Struct, frozen=True, dict=True):
     settings: Settings
     notices: tuple[str, ...] = ()
 

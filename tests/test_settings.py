@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from gibberish import paths
 from gibberish.settings import ModelSettings, Settings, load_settings, save_settings

@@ -8,11 +8,11 @@ files as earlier versions wrote them; each must load as it did, with no notice.
 
 from __future__ import annotations
 
-from dataclasses import fields
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from msgspec.structs import fields
 
 from gibberish import paths
 from gibberish.assistant.settings import Api, ModelSettings

@@ -26,7 +26,8 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from gibberish.assistant.functiongemma import render_declaration, render_prompt
 from gibberish.assistant.manifest import tool_schema
@@ -106,8 +107,7 @@ def prompt_overhead(request: str) -> int:
     return estimate_tokens(render_prompt((), request))
 
 
-@dataclass(frozen=True, slots=True)
-class Selection:
+class Selection(Struct, frozen=True):
     tools: tuple[ExposedTool, ...]
     """The tools for the prompt, most relevant first."""
     tokens: int

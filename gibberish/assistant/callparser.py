@@ -39,8 +39,9 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from gibberish.assistant.functiongemma import END_CALL, ESCAPE, START_CALL
 
@@ -69,8 +70,7 @@ class CallSyntaxError(ValueError):
         self.position = position
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedCall:
+class ParsedCall(Struct, frozen=True):
     """One call as written by the model: the name and the arguments, not yet validated."""
 
     name: str
@@ -81,8 +81,7 @@ class ParsedCall:
     """False when the output ended before ``<end_function_call>``."""
 
 
-@dataclass(frozen=True, slots=True)
-class ParseResult:
+class ParseResult(Struct, frozen=True):
     calls: tuple[ParsedCall, ...] = ()
     errors: tuple[str, ...] = ()
     """One reason per block that could not be read, or why there is no call at all."""

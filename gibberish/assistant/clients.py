@@ -36,12 +36,12 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from functools import partial
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import httpx
+from msgspec import Struct
 
 from gibberish.assistant.callparser import MAX_DEPTH, ParsedCall, json_depth, parse_calls
 from gibberish.assistant.conversation import Message, tool_names
@@ -92,8 +92,7 @@ class ModelCancelled(ModelError):
         super().__init__("Cancelled.", ModelErrorKind.CANCELLED)
 
 
-@dataclass(frozen=True, slots=True)
-class ModelRequest:
+class ModelRequest(Struct, frozen=True):
     tools: tuple[ExposedTool, ...]
     messages: tuple[Message, ...]
 
@@ -102,8 +101,7 @@ class ModelRequest:
         return cls(tuple(tools), (Message("user", request),))
 
 
-@dataclass(frozen=True, slots=True)
-class ModelReply:
+class ModelReply(Struct, frozen=True):
     text: str
     """What the model wrote (the raw text for generate; message content for chat APIs)."""
     calls: tuple[ParsedCall, ...] = ()

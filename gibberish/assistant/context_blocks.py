@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from msgspec import Struct, field
 
 from gibberish.assistant.budget import estimate_tokens, words
 from gibberish.skills.model import Profile, SkillDefinition
@@ -48,8 +49,7 @@ class Zone(StrEnum):
 ZONE_ORDER = {Zone.PINNED: 0, Zone.SESSION: 1, Zone.REQUEST: 2}
 
 
-@dataclass(frozen=True, slots=True)
-class ContextBlock:
+class ContextBlock(Struct, frozen=True):
     name: str
     description: str
     body: str
@@ -118,14 +118,12 @@ def context_blocks(skills: Iterable[SkillDefinition]) -> list[ContextBlock]:
 # ------------------------------------------------------------------ the feed
 
 
-@dataclass(frozen=True, slots=True)
-class Attached:
+class Attached(Struct, frozen=True):
     block: ContextBlock
     zone: Zone
 
 
-@dataclass(frozen=True, slots=True)
-class ContextFeed:
+class ContextFeed(Struct, frozen=True):
     text: str
     """What goes in front of the request ("" when nothing was attached or fitted)."""
     tokens: int

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from gibberish import paths
 from gibberish.assistant.budget import estimate_tokens
@@ -57,8 +58,7 @@ class ImportError_(Exception):
     """An import that cannot be done; the message says what to do."""
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(Struct, frozen=True):
     name: str
     description: str
     tokens: int

@@ -9,22 +9,21 @@ Roles follow the chat APIs: ``system`` (only as the first message), ``user``,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
+class ToolCall(Struct, frozen=True):
     """A call the model made earlier in the conversation."""
 
     name: str
     arguments: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(Struct, frozen=True):
     role: str
     """``system``, ``user``, ``assistant`` or ``tool``."""
     content: str | Mapping[str, Any] = ""

@@ -37,9 +37,10 @@ from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from itertools import compress
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from msgspec import Struct
 
 from gibberish.assistant.budget import STOPWORDS
 from gibberish.assistant.fuzzy_words import (
@@ -109,8 +110,7 @@ def _tool_name(item: SkillTool) -> str:
 _SPLIT = re.compile(r"[^\W_]+")
 
 
-@dataclass(frozen=True, slots=True)
-class FuzzyMatch(Generic[T]):
+class FuzzyMatch(Struct, Generic[T], frozen=True):
     item: T
     name: str
     score: float
@@ -565,8 +565,7 @@ def _best_of(
     return best
 
 
-@dataclass(frozen=True, slots=True)
-class _Carried:
+class _Carried(Struct, frozen=True):
     """What a patched index takes from the index it was patched from: the scores of the
     words asked there, over every entry (``scores``; ``variants`` with singulars and
     synonyms), and the entries that changed since (their scores are redone). Typing

@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 WORD = re.compile(r"[^\W_]+")
 """A word: the letters and digits between anything else (``_`` included)."""
@@ -123,8 +124,7 @@ def span_source(term: str, anything: str) -> str:
     return re.escape(term[0]) + rest
 
 
-@dataclass(frozen=True, slots=True)
-class WordPostings:
+class WordPostings(Struct, frozen=True):
     """The words of an index's lower-cased names, descriptions and contexts, each with the
     entries it appears in; ``firsts`` holds a name's first word only where the name
     starts with it, ``wholes`` each whole name (names repeat: ``list``, ``status``)."""
@@ -194,8 +194,7 @@ class WordPostings:
         return made
 
 
-@dataclass(slots=True)
-class Levels:
+class Levels(Struct):
     """The entries at each level of one text's score for one typed word."""
 
     anywhere: set[int]

@@ -6,12 +6,12 @@ proposal like any other, and every front end reads what was heard from it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+from msgspec import Struct, field
 
-@dataclass(frozen=True)
-class Heard:
+
+class Heard(Struct, frozen=True, dict=True):
     text: str
     """The words recognized; empty when nothing usable was heard."""
     confidence: float

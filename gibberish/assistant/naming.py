@@ -20,8 +20,9 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from operator import attrgetter
+
+from msgspec import Struct
 
 from gibberish.skills.model import Mode, ParameterDefinition, SkillDefinition, ToolDefinition
 
@@ -31,8 +32,7 @@ SEPARATOR = "__"
 MAX_NAME_LENGTH = 64
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ExposedTool:
+class ExposedTool(Struct, frozen=True, eq=False):
     """One tool as a model sees it: the exposed ``name`` plus the skill and tool behind it."""
 
     name: str

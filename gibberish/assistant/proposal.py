@@ -13,9 +13,10 @@ as a click (docs/adr/0091-one-proposal.md).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
+
+from msgspec import Struct
 
 from gibberish.assistant.fuzzy import FuzzyMatch
 from gibberish.assistant.heard import Heard
@@ -46,16 +47,14 @@ H = TypeVar("H", bound=Heard | None, covariant=True)
 """What was heard: ``Heard`` for a spoken request, None for typed words."""
 
 
-@dataclass(frozen=True, slots=True)
-class Choice:
+class Choice(Struct, frozen=True):
     """A tool to offer the person (``skill.tool``), with the line that describes it."""
 
     ref: str
     description: str = ""
 
 
-@dataclass(frozen=True)
-class Proposal(Generic[H]):
+class Proposal(Struct, Generic[H], frozen=True, dict=True):
     """Proposed calls, or why there are none, whoever proposed them (module docstring)."""
 
     heard: H

@@ -32,7 +32,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from gibberish.assistant.budget import Selection, functiongemma_cost, json_cost
 from gibberish.assistant.clients import (
@@ -59,8 +60,7 @@ DISAGREEMENT_FACTOR = 0.7
 DEFAULT_THRESHOLD = 0.5
 
 
-@dataclass(frozen=True, slots=True)
-class _Verdict:
+class _Verdict(Struct, frozen=True):
     calls: tuple[ValidatedCall, ...]
     problems: tuple[str, ...]
 

@@ -9,9 +9,11 @@ it when it builds a client. Importing this module loads no HTTP code.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import fields, force_setattr
 
 from gibberish.schema import Table, boolean, choice, number, text
 
@@ -32,8 +34,7 @@ class Api(StrEnum):
 MODEL_APIS = tuple(api.value for api in Api)
 
 
-@dataclass(frozen=True)
-class ModelSettings:
+class ModelSettings(Struct, frozen=True, dict=True):
     """Where the model is and how to talk to it. ``enabled`` False means no model routing."""
 
     enabled: bool = False
@@ -48,11 +49,30 @@ class ModelSettings:
     """0 makes routing repeatable; None leaves the server's default."""
     max_tokens: int = DEFAULT_MAX_TOKENS
     """The most tokens the model may write per answer (``num_predict`` for Ollama)."""
-    api_key: str | None = field(default=None, repr=False, compare=False)
+    api_key: str | None = None
     """Sent as ``Authorization: Bearer`` to OpenAI-compatible servers; never stored."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "api", Api(self.api))  # from a file or a form: a string
+        force_setattr(self, "api", Api(self.api))  # from a file or a form: a string
+
+    def _shown(self) -> tuple[tuple[str, Any], ...]:
+        """Every field but the key: what is compared and shown (the key is a secret)."""
+        return tuple(
+            (name, getattr(self, name)) for name in self.__struct_fields__ if name != "api_key"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, ModelSettings)
+        return self._shown() == other._shown()
+
+    def __hash__(self) -> int:
+        return hash(self._shown())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value!r}" for name, value in self._shown())
+        return f"{type(self).__name__}({shown})"
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ModelSettings:

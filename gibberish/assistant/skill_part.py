@@ -8,7 +8,8 @@ that neither imports the other to make one.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from gibberish.assistant.budget import NAME_WEIGHT, TEXT_WEIGHT, words
 from gibberish.assistant.naming import ExposedTool
@@ -21,8 +22,7 @@ TEXT_POINTS = int(TEXT_WEIGHT)
 assert NAME_POINTS == NAME_WEIGHT and TEXT_POINTS == TEXT_WEIGHT, "postings count whole points"
 
 
-@dataclass(slots=True, eq=False)
-class SkillPart:
+class SkillPart(Struct, eq=False):
     """What scoring and budgeting need from one skill's tools, independent of any request.
 
     Compared and hashed by identity: a part is one analysis of one skill definition."""

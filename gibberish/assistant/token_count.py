@@ -11,10 +11,10 @@ briefly; nothing is ever sent elsewhere to count tokens.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import httpx
+from msgspec import Struct
 
 from gibberish.assistant.budget import estimate_tokens
 from gibberish.settings import ModelSettings
@@ -22,8 +22,7 @@ from gibberish.settings import ModelSettings
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
-@dataclass(frozen=True, slots=True)
-class TokenCount:
+class TokenCount(Struct, frozen=True):
     tokens: int
     exact: bool
     how: str

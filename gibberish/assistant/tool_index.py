@@ -34,10 +34,11 @@ import threading
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import accumulate, chain, compress
 from operator import is_, is_not
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from gibberish.assistant.budget import (
     Selection,
@@ -59,8 +60,7 @@ _Key = tuple[int, tuple[str, ...]]
 the id cannot be reused while the part is kept."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Layout:
+class _Layout(Struct, frozen=True):
     """The skills one mode offers, their tools' exposed names and their parts, in order."""
 
     offered: tuple[SkillDefinition, ...]
@@ -114,8 +114,7 @@ def _layout(
     return _Layout(offered, names, tuple(parts))
 
 
-@dataclass(frozen=True, slots=True)
-class _CostTable:
+class _CostTable(Struct, frozen=True):
     """Declaration costs of an index's tools in one manifest format, in catalog order."""
 
     costs: list[int]

@@ -22,9 +22,10 @@ before running (``git_log count=2000000000000000`` is almost certainly not what 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from msgspec import Struct, field
 
 from gibberish.assistant.callparser import ParsedCall
 from gibberish.assistant.naming import ExposedTool, ToolCatalog
@@ -53,8 +54,7 @@ class CoercionError(ValueError):
         self.message = message
 
 
-@dataclass(frozen=True, slots=True)
-class ValidatedCall:
+class ValidatedCall(Struct, frozen=True):
     status: CallStatus
     name: str
     """The name the model used."""
@@ -127,8 +127,7 @@ def check_range(param: ParameterDefinition, value: Any) -> tuple[str | None, str
     return None, None
 
 
-@dataclass
-class _Checked:
+class _Checked(Struct, dict=True):
     coerced: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)

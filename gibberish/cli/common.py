@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
+from msgspec import Struct
 
 from gibberish.lazy import lazy_pattern
 
@@ -17,12 +17,11 @@ if TYPE_CHECKING:  # the Engine is imported when a command first needs it
     from gibberish.engine.core import Engine
 
 
-@dataclass
-class CliState:
+class CliState(Struct, dict=True):
     extra_skills_dirs: tuple[Path, ...] = ()
     include_user: bool = True
     include_bundled: bool = True
-    _engine: Engine | None = field(default=None, repr=False)
+    _engine: Engine | None = None
 
     def build_engine(self) -> Engine:
         """A new Engine with its one-time notices still queued (the tray shows them)."""

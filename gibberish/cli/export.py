@@ -6,10 +6,10 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
+from msgspec import Struct
 
 from gibberish.cli.common import CliState, fail, pass_state, printable, table
 from gibberish.cli.sync_offer import mcp_consent, report_unapproved
@@ -314,8 +314,7 @@ def compile_command(
         fail(str(exc), 1)
 
 
-@dataclass(frozen=True)
-class CompileOptions:
+class CompileOptions(Struct, frozen=True, dict=True):
     name: str | None
     refine: Callable[[str], str] | None
     max_kib: int

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
+
+from msgspec import Struct
 
 from gibberish.desktop.focus import FocusInfo, NoFocus
 
@@ -36,8 +37,7 @@ class FocusBackend(Protocol):
     def problem(self) -> str | None: ...
 
 
-@dataclass(frozen=True)
-class Desktop:
+class Desktop(Struct, frozen=True, dict=True):
     """The desktop family (``sway``, ``hyprland``, ``kde``, ``gnome``, ``x11``, ``other``,
     ``none``) and whether it runs on Wayland."""
 
@@ -115,8 +115,7 @@ def focus_provider(env: Mapping[str, str] | None = None) -> FocusBackend | NoFoc
     return focus_backend(env) or NoFocus()
 
 
-@dataclass(frozen=True)
-class Capability:
+class Capability(Struct, frozen=True, dict=True):
     check: str
     ok: bool
     detail: str

@@ -19,11 +19,11 @@ import os
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 import psutil
+from msgspec import Struct
 
 log = logging.getLogger("gibberish.desktop.focus")
 """Why a probe found nothing (debug) or failed (warning); detection itself stays silent."""
@@ -36,8 +36,7 @@ SHELLS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class FocusInfo:
+class FocusInfo(Struct, frozen=True, dict=True):
     """The focused window's process: pid, executable name, and its working folder."""
 
     pid: int | None

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, fields
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import fields
 
 from gibberish.desktop.focus import (
     FocusInfo,
@@ -43,8 +45,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class ModeContext:
+class ModeContext(Struct, frozen=True, dict=True):
     """The current mode, whether it was guessed, the focused app, and why (for the tray)."""
 
     mode: Mode
@@ -103,8 +104,7 @@ _MEETINGS = _names((
 # fmt: on
 
 
-@dataclass(frozen=True)
-class AppLists:
+class AppLists(Struct, frozen=True, dict=True):
     """Executable names per kind of app; the defaults cover common Linux desktops."""
 
     terminals: frozenset[str] = _TERMINALS

@@ -22,12 +22,12 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from jeepney import DBusAddress, MatchRule, new_method_call
 from jeepney.io.threading import DBusRouter
 from jeepney.low_level import HeaderFields
+from msgspec import Struct
 
 from gibberish.desktop import bus
 from gibberish.desktop.shortcuts import BoundRecord, Shortcut
@@ -54,8 +54,7 @@ class PortalMissing(PortalError):
     """No session bus or no GlobalShortcuts portal on it: the hand-made shortcut applies."""
 
 
-@dataclass(frozen=True)
-class Bound:
+class Bound(Struct, frozen=True, dict=True):
     """The outcome of ``start``: the session, whether a bind was asked, the keys chosen."""
 
     session: str

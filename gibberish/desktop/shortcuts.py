@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from gibberish import paths
 from gibberish.fileio import atomic_write_bytes
@@ -23,8 +24,7 @@ LISTEN_TOGGLE = "listen-toggle"
 TOOL_PREFIX = "tool:"
 
 
-@dataclass(frozen=True)
-class Shortcut:
+class Shortcut(Struct, frozen=True, dict=True):
     """One shortcut: its id (what the portal reports), what it does, the keys suggested."""
 
     id: str
@@ -59,8 +59,7 @@ def record_path() -> Path:
     return paths.state_dir() / "portal-shortcuts.json"
 
 
-@dataclass(frozen=True)
-class BoundRecord:
+class BoundRecord(Struct, frozen=True, dict=True):
     """What the portal confirmed last time: the ids bound and the keys the desktop chose
     (``gibberish doctor`` shows them without opening a session of its own)."""
 

@@ -10,9 +10,10 @@ walks up for ``.git`` (``workdir.git_root``) and never starts git.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from gibberish.paths import home_short
 from gibberish.runner.workdir import git_root
@@ -21,8 +22,7 @@ if TYPE_CHECKING:
     from gibberish.skills.model import ToolDefinition
 
 
-@dataclass(frozen=True)
-class FolderNeed:
+class FolderNeed(Struct, frozen=True, dict=True):
     """Something the working folder must have: ``what`` names it for a person."""
 
     what: str

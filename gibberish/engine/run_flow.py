@@ -25,10 +25,11 @@ injected, so tests answer them without patching anything.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+from msgspec import Struct
 
 from gibberish.engine.core import Engine, EngineError, PreparedRun
 from gibberish.runner.workdir import working_directory
@@ -53,8 +54,7 @@ class Answer(StrEnum):
     ALWAYS = "always"
 
 
-@dataclass(frozen=True)
-class FolderOffer:
+class FolderOffer(Struct, frozen=True, dict=True):
     """The working folder a form shows before a run, and why it is that one."""
 
     path: Path
@@ -93,8 +93,7 @@ class ApprovalPrompt(Protocol):
     def ask(self, prepared: PreparedRun, parent: Any = None) -> Answer: ...
 
 
-@dataclass(frozen=True)
-class Notice:
+class Notice(Struct, frozen=True, dict=True):
     """One line for the person: a tray message, a launcher status line."""
 
     title: str
@@ -105,16 +104,14 @@ class Notice:
 Notify = Callable[[Notice], None]
 
 
-@dataclass(frozen=True)
-class Authorization:
+class Authorization(Struct, frozen=True, dict=True):
     """May ``prepared`` start, and was a person asked? ``refused`` says why not."""
 
     confirmed: bool = False
     refused: str = ""
 
 
-@dataclass(frozen=True)
-class Launch:
+class Launch(Struct, frozen=True, dict=True):
     """Where a launch ended: ready to start, failed before a run, or cancelled (neither)."""
 
     ref: str
@@ -150,8 +147,7 @@ def never_approved(prepared: PreparedRun) -> bool:
     return decision.first_run or decision.banner is not None
 
 
-@dataclass(frozen=True)
-class ProposedRun:
+class ProposedRun(Struct, frozen=True, dict=True):
     """One proposed call as its form opens: the tool (``skill.tool``), the values to
     prefill, the sentence shown with them, and the required values still missing."""
 

@@ -14,9 +14,10 @@ import contextlib
 import json
 import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from gibberish import paths
 from gibberish.fileio import atomic_write_bytes
@@ -36,8 +37,7 @@ def keepable(name: str, value: Any) -> bool:
     return len(str(value)) <= MAX_VALUE
 
 
-@dataclass(frozen=True)
-class PastRun:
+class PastRun(Struct, frozen=True, dict=True):
     """One run as a person would start it again: the tool, its arguments, its folder."""
 
     ref: str

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from gibberish.runner import RunResult
 from gibberish.skills.model import Mode, SkillDefinition, ToolDefinition, tool_ref
@@ -21,16 +22,14 @@ class EngineError(Exception):
     """A problem the user caused or can fix; ``str(error)`` is the message to show."""
 
 
-@dataclass(frozen=True)
-class EngineOptions:
+class EngineOptions(Struct, frozen=True, dict=True):
     extra_skills_dirs: tuple[Path, ...] = ()
     include_user: bool = True
     include_bundled: bool = True
     settings_path: Path | None = None
 
 
-@dataclass(frozen=True)
-class ToolRef:
+class ToolRef(Struct, frozen=True, dict=True):
     skill: SkillDefinition
     tool: ToolDefinition
 
@@ -39,8 +38,7 @@ class ToolRef:
         return tool_ref(self.skill.name, self.tool.name)
 
 
-@dataclass(frozen=True)
-class PreparedRun:
+class PreparedRun(Struct, frozen=True, dict=True):
     """Everything a person must see before a run, and everything the run needs."""
 
     skill: SkillDefinition
@@ -112,15 +110,13 @@ class PreparedRun:
         return explain.also_runs(self.programs, self.tool.name)
 
 
-@dataclass(frozen=True)
-class RecentRun:
+class RecentRun(Struct, frozen=True, dict=True):
     ref: str
     argv: tuple[str, ...]
     result: RunResult
 
 
-@dataclass(frozen=True)
-class ApprovalPreview:
+class ApprovalPreview(Struct, frozen=True, dict=True):
     """What ``gibberish approvals approve`` shows before it trusts a skill's version."""
 
     skill: SkillDefinition
@@ -132,8 +128,7 @@ class ApprovalPreview:
     changed_files: ChangedFiles | None = None
 
 
-@dataclass(frozen=True)
-class ApprovalStatus:
+class ApprovalStatus(Struct, frozen=True, dict=True):
     """A stored approval and what it means for the skill on disk today."""
 
     APPROVED = "approved"

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
+from msgspec import Struct
 
-@dataclass(frozen=True)
-class McpFile:
+
+class McpFile(Struct, frozen=True, dict=True):
     """One MCP configuration file and the shape of its server table."""
 
     path: str
@@ -31,8 +31,7 @@ class McpFile:
     """True when the file wants ``"type": "stdio"|"http"`` on every entry (VS Code, Claude)."""
 
 
-@dataclass(frozen=True)
-class AgentTarget:
+class AgentTarget(Struct, frozen=True, dict=True):
     name: str
     title: str
     user_dir: str | None

@@ -25,8 +25,9 @@ import json
 import re
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from gibberish.export.references import Resource, collect_resources
 from gibberish.skills.model import Profile, SkillDefinition, ToolDefinition
@@ -44,8 +45,7 @@ class CompileError(Exception):
     """A skill that cannot become a command; the message says what to do."""
 
 
-@dataclass(frozen=True)
-class CompiledCommand:
+class CompiledCommand(Struct, frozen=True, dict=True):
     name: str
     description: str
     prompt: str

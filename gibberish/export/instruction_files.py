@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from gibberish.export.ownership import OwnershipRecord, sha256_bytes
 from gibberish.export.sync import Action, FolderPlan, SyncStep, apply_folder
@@ -40,8 +41,7 @@ END = "<!-- gibberish:end -->"
 _SECTION = re.compile(re.escape(BEGIN) + r"\n(.*?)" + re.escape(END) + r"\n?", re.DOTALL)
 
 
-@dataclass(frozen=True)
-class InstructionFormat:
+class InstructionFormat(Struct, frozen=True, dict=True):
     name: str
     title: str
     user_path: str | None

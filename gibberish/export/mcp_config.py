@@ -21,12 +21,12 @@ import re
 import shlex
 import shutil
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import tomlkit
 import tomlkit.exceptions
+from msgspec import Struct, field
 
 from gibberish.export.agents import McpFile
 from gibberish.export.ownership import OwnershipRecord, sha256_value
@@ -46,8 +46,7 @@ def _visible(text: str) -> str:
     )
 
 
-@dataclass(frozen=True)
-class McpServer:
+class McpServer(Struct, frozen=True, dict=True):
     name: str
     command: str | None = None
     args: tuple[str, ...] = ()
@@ -81,16 +80,14 @@ class McpServer:
         return out
 
 
-@dataclass(frozen=True)
-class McpStep:
+class McpStep(Struct, frozen=True, dict=True):
     action: Action
     file: Path
     name: str
     reason: str = ""
 
 
-@dataclass
-class McpPlan:
+class McpPlan(Struct, dict=True):
     file: Path
     spec: McpFile
     targets: tuple[str, ...]

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from gibberish import paths
 from gibberish.fileio import atomic_write_bytes
@@ -38,8 +39,7 @@ def record_path(kind: str, destination: Path) -> Path:
     return paths.state_dir() / "sync" / f"{kind}-{digest}.json"
 
 
-@dataclass
-class OwnershipRecord:
+class OwnershipRecord(Struct, dict=True):
     """Files (relative path → SHA-256), folders created, links made, or config entries."""
 
     destination: Path

@@ -26,8 +26,9 @@ import os
 import shutil
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from gibberish.export.mcp_config import Consent, McpServer, wanted_servers
 from gibberish.export.ownership import OwnershipRecord, sha256_bytes
@@ -71,8 +72,7 @@ class FolderInUse(PluginBuildError):
         self.out, self.why, self.ours, self.foreign = out, why, ours, list(foreign)
 
 
-@dataclass
-class BuiltPlugin:
+class BuiltPlugin(Struct, dict=True):
     folder: Path
     info: PluginInfo
     skills: list[str] = field(default_factory=list)
@@ -93,8 +93,7 @@ class BuiltPlugin:
         ]
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(Struct, frozen=True, dict=True):
     """A skill as a plugin candidate: ``problem`` says why it cannot go in, else None."""
 
     skill: SkillDefinition

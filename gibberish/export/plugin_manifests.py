@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from gibberish.export.mcp_config import McpServer
 from gibberish.pathsafety import PathComponent, UnsafeNameError
@@ -70,8 +71,7 @@ def plugin_version(value: str) -> str:
     return value
 
 
-@dataclass(frozen=True)
-class PluginInfo:
+class PluginInfo(Struct, frozen=True, dict=True):
     """What a person says about the plugin; the same in every manifest."""
 
     name: str

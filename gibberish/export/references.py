@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from gibberish.skills.model import SkillDefinition
 from gibberish.skills.named_files import find_named
@@ -30,8 +31,7 @@ _PATTERNS = (
 )
 
 
-@dataclass(frozen=True)
-class Resource:
+class Resource(Struct, frozen=True, dict=True):
     rel: str
     """Path relative to the skill folder, with ``/``."""
     text: str | None

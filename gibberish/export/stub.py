@@ -16,11 +16,11 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
+from msgspec import Struct
 
 from gibberish.fileio import atomic_write_bytes
 from gibberish.pathsafety import (
@@ -59,8 +59,7 @@ class StubWriteError(OSError):
     """The stub could not be written where asked (the message names the path and why)."""
 
 
-@dataclass(frozen=True, slots=True)
-class StubResult:
+class StubResult(Struct, frozen=True):
     skill: str
     folder: Path
     source_hash: str

@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from gibberish.export.agents import AgentTarget
 from gibberish.export.stub import MANIFEST_DIR, MANIFEST_FILE, SKILL_FILE, stub_is_ours
@@ -38,8 +39,7 @@ from gibberish.skills.fields import is_valid_skill_name
 RUNTIME = Path(".skillc") / "runtime"
 
 
-@dataclass(frozen=True)
-class Deployment:
+class Deployment(Struct, frozen=True, dict=True):
     """One agent folder: what was done (``link``, ``copy``, ``up to date``, ``left alone``)."""
 
     targets: tuple[str, ...]

@@ -23,10 +23,11 @@ import contextlib
 import os
 import stat
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import partial
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from gibberish.export.agents import AgentTarget
 from gibberish.export.ownership import OwnershipRecord, sha256_bytes
@@ -58,14 +59,13 @@ class Action(StrEnum):
         return self in (Action.CREATE, Action.UPDATE, Action.REMOVE, Action.LINK)
 
 
-@dataclass(frozen=True)
-class SyncStep:
+class SyncStep(Struct, frozen=True, dict=True):
     action: Action
     path: Path
     rel: str = ""
     """Path relative to the destination folder (the key in the ownership record)."""
     reason: str = ""
-    data: bytes | None = field(default=None, repr=False)
+    data: bytes | None = None
     executable: bool = False
     link_to: Path | None = None
     seen: str | None = None
@@ -73,8 +73,7 @@ class SyncStep:
     between planning and writing is left alone."""
 
 
-@dataclass
-class FolderPlan:
+class FolderPlan(Struct, dict=True):
     """Everything one destination folder needs, and the targets that share it."""
 
     folder: Path
@@ -88,8 +87,7 @@ class FolderPlan:
         return [s for s in self.steps if s.action.writes]
 
 
-@dataclass(frozen=True)
-class SourceFile:
+class SourceFile(Struct, frozen=True, dict=True):
     data: bytes
     executable: bool
 

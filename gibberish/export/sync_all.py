@@ -8,9 +8,10 @@ uses one settings file for both levels) are planned once.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from gibberish.export.agents import AgentTarget, McpFile
 from gibberish.export.instruction_files import apply_format, instruction_format
@@ -26,8 +27,7 @@ from gibberish.export.sync import Action, FolderPlan, apply_folder, folders_for,
 from gibberish.skills.model import SkillDefinition
 
 
-@dataclass
-class SyncPlan:
+class SyncPlan(Struct, dict=True):
     folders: list[FolderPlan] = field(default_factory=list)
     mcp: list[McpPlan] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from gibberish.export import agents
 from gibberish.export.mcp_config import Consent, McpServer, wanted_servers
@@ -63,8 +64,7 @@ def load_skills(skills_dir: Path, names: Iterable[str]) -> list[SkillDefinition]
     return [checker.load_folder(skills_dir / n, trust=Trust.UNTRUSTED) for n in names]
 
 
-@dataclass
-class SyncOffer:
+class SyncOffer(Struct, dict=True):
     """Copying ``names`` (just installed into ``skills_dir``) to ``targets``."""
 
     skills_dir: Path

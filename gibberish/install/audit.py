@@ -23,9 +23,11 @@ import os
 import re
 import stat
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from msgspec import Struct, field
+from msgspec.structs import asdict
 
 from gibberish.lazy import lazy_pattern
 from gibberish.skills.model import SkillDefinition
@@ -41,8 +43,7 @@ _SKIPPED_DIRS = frozenset({".git", "__pycache__", "node_modules"})
 _PROVENANCE = ".gibberish-source.json"
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Struct, frozen=True, dict=True):
     """One thing that looks wrong, where it is, and why it matters, in plain words."""
 
     severity: str
@@ -62,8 +63,7 @@ class Finding:
         return (self.kind, self.file, self.excerpt)
 
 
-@dataclass
-class Audit:
+class Audit(Struct, dict=True):
     """The report on one skill folder."""
 
     skill: str

@@ -18,11 +18,11 @@ import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import yaml
+from msgspec import Struct, field
 
 from gibberish.assistant.context_blocks import DEFAULT_CONTEXT_BUDGET, ContextBlock
 from gibberish.assistant.context_folders import ImportError_, install_block
@@ -39,8 +39,7 @@ _TREE_URL = re.compile(
 _FRONT = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
-@dataclass
-class Imported:
+class Imported(Struct, dict=True):
     block: ContextBlock
     replaced: bool
     warnings: list[str] = field(default_factory=list)

@@ -17,9 +17,10 @@ the loader lists the field as unknown (a warning), the installer gives it meanin
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from gibberish.yaml_import import yaml
 
@@ -36,14 +37,12 @@ class DependencyError(ValueError):
         self.code = code
 
 
-@dataclass(frozen=True)
-class SkillDependency:
+class SkillDependency(Struct, frozen=True, dict=True):
     source: str
     name: str = ""
 
 
-@dataclass(frozen=True)
-class McpServer:
+class McpServer(Struct, frozen=True, dict=True):
     name: str
     command: str
     args: tuple[str, ...] = ()
@@ -53,8 +52,7 @@ class McpServer:
         return {"command": self.command, "args": list(self.args), "env": dict(self.env)}
 
 
-@dataclass(frozen=True)
-class Dependencies:
+class Dependencies(Struct, frozen=True, dict=True):
     skills: tuple[SkillDependency, ...] = ()
     mcp: tuple[McpServer, ...] = ()
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from gibberish.install.dependencies import Dependencies, frontmatter, read_dependencies
 from gibberish.skills.fields import (
@@ -33,8 +34,7 @@ class InstallError(Exception):
     """An install that cannot go ahead; the message says what, where, and what to do."""
 
 
-@dataclass
-class Found:
+class Found(Struct, dict=True):
     """One skill in a staged folder."""
 
     name: str

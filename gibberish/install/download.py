@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urljoin
 
 import httpx
+from msgspec import Struct
 
 from gibberish import __version__
 from gibberish.install.limits import FetchError, Limits
@@ -24,8 +24,7 @@ from gibberish.install.pinned import pinned_transport
 from gibberish.install.source_auth import header_for
 
 
-@dataclass(frozen=True)
-class Downloaded:
+class Downloaded(Struct, frozen=True, dict=True):
     url: str  # after redirects
     sha256: str
     size: int

@@ -22,8 +22,9 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from gibberish.install.limits import FetchError, Limits
 from gibberish.install.netcheck import require_public
@@ -36,8 +37,7 @@ __all__ = ["FetchError", "Limits", "Source", "SourceError", "Staged", "fetch", "
 SKILL_FILE = "SKILL.md"
 
 
-@dataclass(frozen=True)
-class Staged:
+class Staged(Struct, frozen=True, dict=True):
     """What a fetch produced. ``root`` exists only inside the ``with`` block."""
 
     source: Source

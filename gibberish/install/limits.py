@@ -6,7 +6,7 @@ afterwards: a zip bomb is stopped at the cap, not after it has filled the disk.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 MIB = 1024 * 1024
 
@@ -15,8 +15,7 @@ class FetchError(Exception):
     """A source could not be fetched safely; the message says what and what to do."""
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(Struct, frozen=True, dict=True):
     """Defaults fit skills (text and small scripts) with a wide margin."""
 
     max_total_bytes: int = 100 * MIB  # everything written into the staging folder

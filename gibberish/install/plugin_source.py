@@ -25,9 +25,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from gibberish.install.dependencies import McpServer
 from gibberish.install.discover import Found, InstallError, discover, found_at
@@ -45,8 +46,7 @@ ROOT_PLACEHOLDERS = ("${PLUGIN_ROOT}", "${CLAUDE_PLUGIN_ROOT}", "${extensionPath
 MAX_MANIFEST_BYTES = 1 << 20
 
 
-@dataclass
-class Offered:
+class Offered(Struct, dict=True):
     """What a staged folder offers: its skills, and MCP servers with the skill they go with."""
 
     found: list[Found]

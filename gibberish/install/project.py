@@ -18,11 +18,11 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import tomli_w
+from msgspec import Struct
 
 from gibberish import paths
 from gibberish.fileio import atomic_write_bytes
@@ -162,8 +162,7 @@ def _portable(project: Path, text: str) -> str:
     return text
 
 
-@dataclass(frozen=True)
-class Wanted:
+class Wanted(Struct, frozen=True, dict=True):
     """One source a project's lock or manifest would fetch, as the person must see it."""
 
     name: str

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
+from msgspec.structs import force_setattr
 
 from gibberish.lazy import lazy_pattern
 from gibberish.redaction import scrub, without_credentials
@@ -27,8 +29,7 @@ class SourceError(ValueError):
     """A source string that names nothing gibberish can fetch (the message says why)."""
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(Struct, frozen=True, dict=True):
     """What to fetch. ``kind`` is ``folder``, ``archive``, ``url`` or ``git``."""
 
     kind: str
@@ -40,7 +41,7 @@ class Source:
     text: str = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "text", without_credentials(self.text))
+        force_setattr(self, "text", without_credentials(self.text))
 
     def pinned(self, resolved: str) -> str:
         """The source string that fetches exactly ``resolved`` (a commit) again."""

@@ -18,10 +18,11 @@ is installed.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 from gibberish.fileio import atomic_write_bytes
 from gibberish.install.dependencies import DependencyError, read_dependencies
@@ -30,8 +31,7 @@ from gibberish.install.record import read_record
 FORMAT = 1
 
 
-@dataclass
-class InstallState:
+class InstallState(Struct, dict=True):
     path: Path
     skills: dict[str, dict[str, Any]] = field(default_factory=dict)
     mcp: dict[str, dict[str, Any]] = field(default_factory=dict)

@@ -22,9 +22,10 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from gibberish import paths
 from gibberish.install.available import NamesInSources
@@ -46,8 +47,7 @@ STALE_AFTER = 24 * 3600  # seconds
 Chooser = Callable[[list[Found]], list[str]]
 
 
-@dataclass(frozen=True)
-class InstallTarget:
+class InstallTarget(Struct, frozen=True, dict=True):
     """Where skills go and where their state is kept (the user's, or a project's)."""
 
     skills_dir: Path
@@ -64,8 +64,7 @@ class InstallTarget:
         return cls(project_skills_dir(project), project / ".gibberish" / "state.json", project)
 
 
-@dataclass
-class Planned:
+class Planned(Struct, dict=True):
     """One skill about to be installed."""
 
     found: Found
@@ -78,8 +77,7 @@ class Planned:
         return self.found.name
 
 
-@dataclass
-class Plan:
+class Plan(Struct, dict=True):
     offered: list[Found] = field(default_factory=list)  # what the source itself holds
     skills: list[Planned] = field(default_factory=list)  # dependencies first
     satisfied: dict[str, list[str]] = field(default_factory=dict)  # present dep → needed by

@@ -16,8 +16,9 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from gibberish.fileio import atomic_write_bytes
 from gibberish.install.discover import Found, InstallError
@@ -30,8 +31,7 @@ from gibberish.skills.parser import parse_skill_file
 from gibberish.trust.fingerprint import PROVENANCE_FILE, combine, fingerprint, what_changed
 
 
-@dataclass
-class UpdatePlan:
+class UpdatePlan(Struct, dict=True):
     name: str
     plan: Plan
     old_resolved: str

@@ -18,8 +18,9 @@ to approve instead. Never a silent run.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from gibberish.instance_socket import APPROVAL_PREFIX, exchange
 
@@ -31,8 +32,7 @@ UNNAMED_CLIENT = "an MCP client"
 MAX_CLIENT_NAME = 60
 
 
-@dataclass(frozen=True, slots=True)
-class ApprovalRequest:
+class ApprovalRequest(Struct, frozen=True):
     ref: str
     arguments: dict[str, Any]
     cwd: str

@@ -10,10 +10,11 @@ a script reading the envelope needs no gibberish-specific table.
 from __future__ import annotations
 
 import signal
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Final
+
+from msgspec import Struct
 
 EXIT_TIMEOUT: Final = 124
 EXIT_CANNOT_EXECUTE: Final = 126
@@ -62,8 +63,7 @@ class RunStatus(StrEnum):
         return self not in (RunStatus.PENDING, RunStatus.RUNNING)
 
 
-@dataclass(frozen=True)
-class Envelope:
+class Envelope(Struct, frozen=True, dict=True):
     """The JSON result of one run (see :meth:`to_dict`)."""
 
     success: bool
@@ -101,8 +101,7 @@ class Envelope:
         )
 
 
-@dataclass(frozen=True)
-class RunResult:
+class RunResult(Struct, frozen=True, dict=True):
     """An envelope plus what the caller needs to show or log about the run."""
 
     envelope: Envelope

@@ -15,15 +15,15 @@ import os
 import re
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 PRUNE_INTERVAL = 60.0
 _LOG_NAME = re.compile(r"[0-9a-f]{32}\.log")
 
 
-@dataclass(frozen=True)
-class RetentionPolicy:
+class RetentionPolicy(Struct, frozen=True, dict=True):
     """How many run logs to keep: by count, by age (seconds), by total size (bytes)."""
 
     max_count: int = 200
@@ -31,8 +31,7 @@ class RetentionPolicy:
     max_total_bytes: int = 256 * 1024 * 1024
 
 
-@dataclass(frozen=True)
-class _Log:
+class _Log(Struct, frozen=True, dict=True):
     path: Path
     mtime: float
     size: int

@@ -36,8 +36,9 @@ import os
 import shutil
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from gibberish.runner import sandbox_advice
 from gibberish.runner.sandbox_mounts import file_system, hide_desktop, hide_paths
@@ -55,8 +56,7 @@ __all__ = ["SWITCH_VAR", "Sandbox", "SandboxStatus", "reset", "status", "take_no
 PACKAGE = sandbox_advice.PACKAGE
 
 
-@dataclass(frozen=True)
-class Sandbox:
+class Sandbox(Struct, frozen=True, dict=True):
     """What one run is allowed: the skill's declared ``read_only`` and ``network``.
 
     ``skill_dir`` is where the skill lives; ``snapshot``, when set, is a private copy of

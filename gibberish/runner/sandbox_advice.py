@@ -11,8 +11,9 @@ documents (an AppArmor profile that lets ``bwrap`` create user namespaces).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 PACKAGE = "bubblewrap"
 APPARMOR_SWITCH = Path("/proc/sys/kernel/apparmor_restrict_unprivileged_userns")
@@ -32,8 +33,7 @@ _USERNS_REFUSED = (
 )
 
 
-@dataclass(frozen=True)
-class Diagnosis:
+class Diagnosis(Struct, frozen=True, dict=True):
     """``detail`` says what is wrong; ``advice`` what to do (both whole sentences)."""
 
     detail: str

@@ -15,7 +15,8 @@ import os
 import shutil
 import sys
 import threading
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 SWITCH_VAR = "GIBBERISH_SANDBOX"
 #: Every run: its own PID namespace and session (no TIOCSTI into the person's terminal),
@@ -25,8 +26,7 @@ ALWAYS = ("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "
 _PROBE_TIMEOUT = 10.0
 
 
-@dataclass(frozen=True)
-class SandboxStatus:
+class SandboxStatus(Struct, frozen=True, dict=True):
     """Whether runs are wrapped, with what, and a sentence saying so (or why not)."""
 
     active: bool

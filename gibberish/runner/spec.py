@@ -12,9 +12,11 @@ from __future__ import annotations
 import math
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+
+from msgspec import Struct, field
+from msgspec.structs import force_setattr
 
 from gibberish.runner.sandbox import Sandbox
 
@@ -29,8 +31,7 @@ def new_run_id() -> str:
     return uuid.uuid4().hex
 
 
-@dataclass(frozen=True)
-class RunSpec:
+class RunSpec(Struct, frozen=True, dict=True):
     """One process to start: program + arguments, never a shell command line.
 
     ``env`` is the *complete* child environment (build it with
@@ -70,9 +71,9 @@ class RunSpec:
         run_id = self.run_id or self.env.get(RUN_ID_VAR) or new_run_id()
         env = {str(name): str(value) for name, value in self.env.items()}
         env[RUN_ID_VAR] = run_id
-        object.__setattr__(self, "argv", argv)
-        object.__setattr__(self, "cwd", Path(self.cwd))
-        object.__setattr__(self, "run_id", run_id)
-        object.__setattr__(self, "env", MappingProxyType(env))
+        force_setattr(self, "argv", argv)
+        force_setattr(self, "cwd", Path(self.cwd))
+        force_setattr(self, "run_id", run_id)
+        force_setattr(self, "env", MappingProxyType(env))
         if self.log_path is not None:
-            object.__setattr__(self, "log_path", Path(self.log_path))
+            force_setattr(self, "log_path", Path(self.log_path))

@@ -26,9 +26,9 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import psutil
+from msgspec import Struct
 
 from gibberish.runner import kill
 from gibberish.runner.envelope import RunStatus
@@ -54,8 +54,7 @@ logger = logging.getLogger(__name__)
 Sink = Callable[[memoryview], None]
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(Struct, frozen=True, dict=True):
     """How the process ended: its return code, and whether we ended it (and why)."""
 
     returncode: int | None

@@ -34,8 +34,9 @@ Structure rules (where the spec is silent, the choice is written here):
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
 from typing import NamedTuple
+
+from msgspec import Struct, field
 
 from gibberish.lazy import lazy_pattern
 from gibberish.skills import fields as F
@@ -59,16 +60,14 @@ _NO_DEFAULT = frozenset({"", "-", "\u2013", "\u2014"})
 _REQUIRED_COLUMNS = ("name", "type", "required", "description")
 
 
-@dataclass(slots=True)
-class _Fence:
+class _Fence(Struct):
     info: str
     open_line: int
     source: str = ""
     closed: bool = False
 
 
-@dataclass(slots=True)
-class _Section:
+class _Section(Struct):
     """A ``####`` sub-section of a tool: heading line, text chunks and fences."""
 
     line: int
@@ -77,8 +76,7 @@ class _Section:
     fences: list[_Fence] = field(default_factory=list)
 
 
-@dataclass(slots=True)
-class _ToolBlock:
+class _ToolBlock(Struct):
     name: str
     line: int
     description: list[str] = field(default_factory=list)

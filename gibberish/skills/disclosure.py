@@ -18,9 +18,10 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from gibberish.skills.frontmatter import find_frontmatter, load_yaml
 
@@ -55,8 +56,7 @@ class DisclosureError(Exception):
         return f"error[{self.code}]: {self.message}"
 
 
-@dataclass(frozen=True, slots=True)
-class Heading:
+class Heading(Struct, frozen=True):
     file: str
     """Path relative to the skill folder, with ``/``."""
     level: int
@@ -67,8 +67,7 @@ class Heading:
         return {"file": self.file, "level": self.level, "title": self.title, "line": self.line}
 
 
-@dataclass(frozen=True, slots=True)
-class Section:
+class Section(Struct, frozen=True):
     heading: Heading
     text: str
     """From the heading line up to the next heading of the same or a higher level."""
@@ -76,8 +75,7 @@ class Section:
     """From the heading line up to the next heading of any level (what search scores)."""
 
 
-@dataclass(frozen=True, slots=True)
-class SourceFile:
+class SourceFile(Struct, frozen=True):
     path: str
     size: int
 
@@ -85,8 +83,7 @@ class SourceFile:
         return {"path": self.path, "size": self.size}
 
 
-@dataclass(frozen=True, slots=True)
-class SearchHit:
+class SearchHit(Struct, frozen=True):
     skill: str
     section: Section
     score: float

@@ -17,9 +17,10 @@ from __future__ import annotations
 import datetime
 import reprlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+
+from msgspec import Struct, field
 
 from gibberish.lazy import lazy_pattern
 from gibberish.skills import fields as F
@@ -57,8 +58,7 @@ KNOWN_FIELDS = frozenset(GIBBERISH_FIELDS + AGENT_SKILLS_FIELDS + INSTALL_FIELDS
 _MODES_BY_LOWER = {m.value.lower(): m for m in Mode}
 
 
-@dataclass(frozen=True, slots=True)
-class FrontmatterBlock:
+class FrontmatterBlock(Struct, frozen=True):
     """Where the frontmatter sits in the file, and where the body starts."""
 
     yaml_text: str
@@ -70,8 +70,7 @@ class FrontmatterBlock:
     """Offset in the text where the body starts (``len(text)`` when there is none)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Frontmatter:
+class Frontmatter(Struct, frozen=True):
     """Checked frontmatter values; a field that failed its check holds its default."""
 
     name: str | None = None

@@ -38,9 +38,10 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+from msgspec import Struct
 
 from gibberish import paths
 from gibberish.skills import fields as F
@@ -84,8 +85,7 @@ MAX_TREE_ENTRIES = 10_000
 leading out of the skill, and a folder with more fails with E-SKILL-TREE-LARGE."""
 
 
-@dataclass(frozen=True)
-class LibraryChanges:
+class LibraryChanges(Struct, frozen=True, dict=True):
     """Skill names that appeared, were re-read with a different result, or went away."""
 
     added: tuple[str, ...] = ()
@@ -199,8 +199,7 @@ class _Candidate(NamedTuple):
     source: SkillSource
 
 
-@dataclass(frozen=True, slots=True)
-class _Snapshot:
+class _Snapshot(Struct, frozen=True):
     skills: dict[str, SkillDefinition]
     ordered: tuple[SkillDefinition, ...]
     diagnostics: tuple[Diagnostic, ...]

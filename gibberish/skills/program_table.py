@@ -48,7 +48,7 @@ option of that program.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 
 from gibberish.lazy import lazy_pattern
 
@@ -58,8 +58,7 @@ TAKES_ARGUMENT = frozenset({"arg", "code", "choose", "config", "env", "execarg"}
 """Roles whose option takes an argument."""
 
 
-@dataclass(frozen=True, slots=True)
-class Program:
+class Program(Struct, frozen=True):
     """One row of the table."""
 
     names: str
@@ -77,8 +76,8 @@ class Program:
     """Whether ``NAME=VALUE`` words may come before the command (env, sudo)."""
     hint: str = ""
     """How to pass a value to this program's code without putting it in the code."""
-    short: dict[str, tuple[str, bool]] = field(default_factory=dict, compare=False)
-    long: dict[str, tuple[str, bool]] = field(default_factory=dict, compare=False)
+    short: dict[str, tuple[str, bool]] = field(default_factory=dict)
+    long: dict[str, tuple[str, bool]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for token in self.options.split():
@@ -95,6 +94,21 @@ class Program:
                 self.short.update(dict.fromkeys(name, entry))
             else:
                 self.short[name] = entry
+
+    def __hash__(self) -> int:
+        # ``short`` and ``long`` are made from ``options`` (and are dictionaries)
+        return hash(
+            (
+                self.names,
+                self.kind,
+                self.options,
+                self.skip,
+                self.warn,
+                self.plus,
+                self.assignments,
+                self.hint,
+            )
+        )
 
     @property
     def has_code_options(self) -> bool:

@@ -38,8 +38,9 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import NamedTuple
+
+from msgspec import Struct
 
 from gibberish.lazy import lazy_pattern
 from gibberish.skills.model import Literal, Placeholder, PlaceholderKind, TemplateWord
@@ -256,8 +257,7 @@ class Finding(NamedTuple):
     warning: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Slot:
+class Slot(Struct, frozen=True):
     """A placeholder in front of the program a wrapper runs (or the script an interpreter
     runs): safe only when its value is always exactly one word, which depends on the
     parameter (the template parser's ``check_template`` judges it)."""
@@ -274,8 +274,7 @@ class Slot:
     """The option it belongs to, if any."""
 
 
-@dataclass(frozen=True, slots=True)
-class CommandScan:
+class CommandScan(Struct, frozen=True):
     """What :func:`scan_command` found in a command line."""
 
     problems: tuple[Finding, ...]
@@ -283,8 +282,7 @@ class CommandScan:
     slots: tuple[Slot, ...]
 
 
-@dataclass(slots=True)
-class _Line:
+class _Line(Struct):
     """Where the scan of one program's command line stands."""
 
     spec: Program

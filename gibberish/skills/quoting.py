@@ -25,7 +25,8 @@ them before a word gets here, so whatever reaches this function is plain text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from gibberish.lazy import lazy_pattern
 
@@ -71,8 +72,7 @@ def remove_quotes(text: str) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True, slots=True)
-class Issue:
+class Issue(Struct, frozen=True):
     """A problem found in a template before it gets a file and line: its code, where it
     starts in the source, and a message a person understands."""
 

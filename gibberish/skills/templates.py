@@ -49,11 +49,13 @@ Decisions beyond docs/adr/0003-no-shell-ever.md:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from typing import Any
+
+from msgspec import Struct
 
 from gibberish.lazy import lazy_pattern
 from gibberish.skills.model import (
@@ -445,8 +447,7 @@ def _word_flags(text: str) -> int:
     return flags
 
 
-@dataclass(slots=True)
-class _Words:
+class _Words(Struct):
     words: list[TemplateWord]
     flag_inside: list[int]
     """Indexes of words where a ``{{x:--flag}}`` sits inside a longer word."""
@@ -548,7 +549,9 @@ def _mark_url(word: TemplateWord) -> tuple[TemplateWord, bool]:
     if parts is None:
         return word, False
     fragments = tuple(
-        replace(f, in_url_query=True) if part == "query" and isinstance(f, Placeholder) else f
+        dataclasses.replace(f, in_url_query=True)
+        if part == "query" and isinstance(f, Placeholder)
+        else f
         for f, part in zip(word.fragments, parts, strict=True)
     )
     return TemplateWord(fragments), "host" in parts

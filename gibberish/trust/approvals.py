@@ -51,7 +51,6 @@ import contextlib
 import hmac
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -59,6 +58,7 @@ from typing import Any
 
 from filelock import FileLock
 from filelock import Timeout as LockTimeout
+from msgspec import Struct, field
 
 from gibberish import paths
 from gibberish.fileio import atomic_write_bytes, fsync_dir, remove_stale_temps
@@ -79,15 +79,14 @@ MAX_BYTES = 32 << 20
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-@dataclass(frozen=True)
-class ApprovalRecord:
+class ApprovalRecord(Struct, frozen=True, dict=True):
     """One stored approval, for listing (``gibberish approvals list``, the settings page)."""
 
     skill: str
     digest: str
     approved_at: datetime
     path: Path | None = None
-    files: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False)
+    files: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
 class _Unreadable(Exception):

@@ -6,8 +6,9 @@ value, so a rule of the decision table is enforced in one place (``policy.decide
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+
+from msgspec import Struct
 
 
 class DecisionKind(StrEnum):
@@ -16,8 +17,7 @@ class DecisionKind(StrEnum):
     REFUSE = "refuse"
 
 
-@dataclass(frozen=True, slots=True)
-class ChangedFiles:
+class ChangedFiles(Struct, frozen=True):
     """Files that differ from the approved version of a skill (relative paths, sorted)."""
 
     added: tuple[str, ...] = ()
@@ -36,8 +36,7 @@ class ChangedFiles:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(Struct, frozen=True):
     kind: DecisionKind
     reason: str
     """One sentence a person understands: why it runs, why it asks, why it is refused."""

@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from gibberish.paths import home_short
 from gibberish.skills.model import SkillDefinition, Trust
@@ -91,8 +92,7 @@ def also_runs(programs: Iterable[OutsideProgram], tool: str) -> tuple[str, ...]:
     return tuple(lines)
 
 
-@dataclass(frozen=True)
-class Reach:
+class Reach(Struct, frozen=True, dict=True):
     """One thing a run may reach beyond its folder: ``what`` (names or paths, shown escaped
     by the front end) and ``why`` it matters, one clause both front ends show verbatim."""
 

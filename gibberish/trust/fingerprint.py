@@ -41,10 +41,12 @@ import os
 import shutil
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
+from msgspec.structs import force_setattr
 
 from gibberish.trust.provenance import PROVENANCE_FILE
 
@@ -73,8 +75,7 @@ class FingerprintError(OSError):
     """
 
 
-@dataclass(frozen=True)
-class Fingerprint:
+class Fingerprint(Struct, frozen=True, dict=True):
     """``digest``: hex SHA-256 of the whole folder; ``files``: relative path -> entry hash."""
 
     digest: str
@@ -82,7 +83,7 @@ class Fingerprint:
 
     def __post_init__(self) -> None:
         if not isinstance(self.files, MappingProxyType):
-            object.__setattr__(self, "files", MappingProxyType(dict(self.files)))
+            force_setattr(self, "files", MappingProxyType(dict(self.files)))
 
     def __hash__(self) -> int:
         return hash(self.digest)
@@ -292,8 +293,7 @@ def _kind(mode: int) -> str:
 # -- programs outside the skill folder ------------------------------------------------
 
 
-@dataclass(frozen=True)
-class OutsideProgram:
+class OutsideProgram(Struct, frozen=True, dict=True):
     """A program (or script) a tool's command names that does not live in the skill folder.
 
     ``path`` is the file it resolves to now (None when it is not found), ``in_home`` says

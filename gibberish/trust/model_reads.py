@@ -29,10 +29,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from gibberish.skills.model import SkillDefinition
 from gibberish.trust import credentials
@@ -50,8 +52,7 @@ class RunOrigin(StrEnum):
     proposals); the person may not have looked at the arguments."""
 
 
-@dataclass(frozen=True)
-class ModelReads:
+class ModelReads(Struct, frozen=True, dict=True):
     """Paths among a model's arguments: credential places, and places outside the project."""
 
     credentials: tuple[Path, ...] = ()

@@ -38,7 +38,7 @@ never refuses; refusing is what happens when the person says no.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from gibberish.skills.model import SkillDefinition, ToolDefinition, Trust
 from gibberish.skills.titles import title
@@ -60,8 +60,7 @@ def project_banner(project: str) -> str:
     )
 
 
-@dataclass(frozen=True)
-class ToolPolicy:
+class ToolPolicy(Struct, frozen=True, dict=True):
     """What the decision table needs to know about one tool of one skill."""
 
     name: str
@@ -91,8 +90,7 @@ class ToolPolicy:
         )
 
 
-@dataclass(frozen=True)
-class ApprovalState:
+class ApprovalState(Struct, frozen=True, dict=True):
     """What the approval store says about a skill's *current* fingerprint.
 
     ``changed_files`` is set only when an earlier approval exists for another fingerprint.

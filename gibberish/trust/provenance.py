@@ -16,8 +16,9 @@ kept as written (a newer importer may add one).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from gibberish.fileio import atomic_write_bytes
 from gibberish.redaction import without_credentials
@@ -31,8 +32,7 @@ tray's menu does, at start-up) does not import the fingerprinting code."""
 KINDS = ("git", "zip", "url", "folder")
 
 
-@dataclass(frozen=True)
-class Provenance:
+class Provenance(Struct, frozen=True, dict=True):
     source: str
     kind: str
     imported_at: str

@@ -22,8 +22,9 @@ import hashlib
 import os
 import stat
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from gibberish.trust.fingerprint import OutsideProgram
 
@@ -37,8 +38,7 @@ class SealError(OSError):
     """A home program could not be copied for its run; ``str()`` says which and why."""
 
 
-@dataclass(frozen=True)
-class SealedProgram:
+class SealedProgram(Struct, frozen=True, dict=True):
     """The sealed copy of ``program``: ``fd`` (read-only, inheritable) and its hash."""
 
     program: OutsideProgram

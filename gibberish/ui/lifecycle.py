@@ -14,9 +14,9 @@ import linecache
 import logging
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from msgspec import Struct
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
@@ -45,8 +45,7 @@ WELCOME_MS = 300
 """How long the warm-up waits while a menu or a dialog is open."""
 
 
-@dataclass(frozen=True)
-class TrayParts:
+class TrayParts(Struct, frozen=True, dict=True):
     """The parts of the tray that its start and its end act on (the controller makes them)."""
 
     host: EngineHost
@@ -60,8 +59,7 @@ class TrayParts:
     desktop_check: DesktopCheck
 
 
-@dataclass(frozen=True)
-class TraySteps:
+class TraySteps(Struct, frozen=True, dict=True):
     """What the controller does at points of the start: bring the menu up to date (all of
     it, or a diff), reload or watch the skills, show the notices, and say a start failed."""
 

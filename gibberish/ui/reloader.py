@@ -17,10 +17,10 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from msgspec import Struct, field
 from PySide6.QtCore import QObject, Signal
 
 from gibberish.ui.watcher import watch_paths
@@ -30,8 +30,7 @@ if TYPE_CHECKING:
     from gibberish.skills.library import LibraryChanges
 
 
-@dataclass
-class ReloadResult:
+class ReloadResult(Struct, dict=True):
     """What one background reload found (``error`` set when it failed)."""
 
     manual: bool

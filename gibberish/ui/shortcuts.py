@@ -13,9 +13,9 @@ import logging
 import os
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from msgspec import Struct
 from PySide6.QtCore import QObject, Signal
 
 from gibberish.desktop import shortcuts as wanted_shortcuts
@@ -92,8 +92,7 @@ class GlobalShortcuts(QObject):
         self.wait()
 
 
-@dataclass(frozen=True)
-class ShortcutTargets:
+class ShortcutTargets(Struct, frozen=True, dict=True):
     """The controller's entry points a shortcut may reach: one bundle, handed to the tray's
     shortcuts and on to the actions, so neither repeats the list."""
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 SUB, INS, DEL, MATCH = "sub", "ins", "del", "match"
 
@@ -71,8 +72,7 @@ def edits(expected: Sequence[str], heard: Sequence[str]) -> list[tuple[str, int]
     return path[::-1]
 
 
-@dataclass(frozen=True)
-class WordScore:
+class WordScore(Struct, frozen=True, dict=True):
     word: str
     phones: int
     errors: int

@@ -16,9 +16,10 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+
+from msgspec import Struct
 
 from gibberish.voice.errors import VoiceError
 from gibberish.voice.recording import read_recording
@@ -47,14 +48,11 @@ def read_wav(path: Path) -> bytes:
     return read_recording(Path(path))
 
 
-@dataclass
 class WavSource:
     """A recording file, read whole (utterances are seconds long) and replayed frame by frame."""
 
-    path: Path
-
-    def __post_init__(self) -> None:
-        self.path = Path(self.path)
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
         self.description = str(self.path)
         self._data = read_wav(self.path)
 
@@ -83,8 +81,7 @@ def _sounddevice() -> Any:
     return sounddevice
 
 
-@dataclass(frozen=True)
-class InputDevice:
+class InputDevice(Struct, frozen=True, dict=True):
     index: int
     name: str
     channels: int

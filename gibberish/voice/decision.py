@@ -23,8 +23,10 @@ only holds the recognizers and calls ``Decision.propose`` once per request
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from typing import Protocol, runtime_checkable
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from gibberish.assistant import ToolCatalog
 from gibberish.assistant.heard import Heard
@@ -56,8 +58,7 @@ class Weigher(Protocol):
     def transcribe_heard(self) -> Heard: ...
 
 
-@dataclass(frozen=True)
-class SecondOpinion:
+class SecondOpinion(Struct, frozen=True, dict=True):
     """Whisper, when it is set up: the utterance's audio and how to get the recognizer
     (loading it can fail; the grammar's answer then stands, with the reason)."""
 
@@ -65,8 +66,7 @@ class SecondOpinion:
     whisper: Callable[[], StreamingRecognizer]
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(Struct, frozen=True, dict=True):
     """The tools' catalog and grammar a request is decided against."""
 
     catalog: ToolCatalog

@@ -19,7 +19,8 @@ graph accepts exactly the JSGF's word sequences and scores them the same way.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from gibberish.voice.numbers import TENS, UNITS
 from gibberish.voice.phrases import Slot, SlotKind, SpokenForm
@@ -43,8 +44,7 @@ def symbols_of(form: SpokenForm) -> tuple[Symbol, ...]:
     return tuple(out)
 
 
-@dataclass
-class _Node:
+class _Node(Struct, dict=True):
     final: bool = False
     edges: dict[Symbol, _Node] = field(default_factory=dict)
 
@@ -59,8 +59,7 @@ def _trie(sequences: Iterable[tuple[Symbol, ...]]) -> _Node:
     return root
 
 
-@dataclass
-class WordGraph:
+class WordGraph(Struct, dict=True):
     """A graph PocketSphinx loads with ``Decoder.create_fsg``."""
 
     transitions: list[Transition] = field(default_factory=list)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from gibberish.skills.model import ToolDefinition
 from gibberish.voice.numbers import NUMBER_WORDS, number_rules
@@ -19,8 +20,7 @@ from gibberish.voice.phrases import Item, SlotKind, SpokenForm, forms_for_tool
 GRAMMAR_NAME = "gibberish"
 
 
-@dataclass(frozen=True)
-class Grammar:
+class Grammar(Struct, frozen=True, dict=True):
     text: str
     """The JSGF source."""
     words: frozenset[str]
@@ -92,8 +92,7 @@ def build_grammar(forms: Sequence[SpokenForm], problems: Iterable[str] = ()) -> 
     return Grammar(text, frozenset(words), tuple(kept), tuple(notes), signature)
 
 
-@dataclass(frozen=True)
-class VoiceTool:
+class VoiceTool(Struct, frozen=True, dict=True):
     """What the grammar needs of one offered tool (the Engine's catalog entry, flattened)."""
 
     name: str

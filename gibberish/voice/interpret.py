@@ -9,7 +9,9 @@ with fuzzy candidates for the person to pick from — never as a different tool.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from gibberish.assistant import (
     CallStatus,
@@ -58,8 +60,7 @@ def interpret(
     return proposal
 
 
-@dataclass(frozen=True, slots=True)
-class _Matching:
+class _Matching(Struct, frozen=True):
     words: PhraseMatcher
     sounds: SoundsLike | None
 

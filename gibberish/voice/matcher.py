@@ -10,15 +10,15 @@ what was said, or stay missing (the form then asks for them).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from gibberish.voice.numbers import MAX_NUMBER_WORDS, parse_number
 from gibberish.voice.phrases import Item, Slot, SlotKind, SpokenForm, words_of
 
 
-@dataclass(frozen=True, slots=True)
-class PhraseMatch:
+class PhraseMatch(Struct, frozen=True):
     tool: str
     arguments: dict[str, Any] = field(default_factory=dict)
     form: SpokenForm | None = None
@@ -31,8 +31,7 @@ def _take(words: tuple[str, ...], tokens: list[str], j: int) -> int | None:
     return end if tuple(tokens[j:end]) == words else None
 
 
-@dataclass(frozen=True, slots=True)
-class _Walk:
+class _Walk(Struct, frozen=True):
     items: tuple[Item, ...]
     tokens: list[str]
     free_text: bool

@@ -19,8 +19,9 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 PROBE_TIMEOUT = 2.0
 """Seconds ``pactl`` may take to answer (a sound server that hangs is "not running")."""
@@ -50,8 +51,7 @@ def muted(description: str) -> str:
     )
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(Struct, frozen=True, dict=True):
     name: str
     description: str
     muted: bool
@@ -59,8 +59,7 @@ class Source:
     """A sink's monitor (what the speakers play), not a microphone."""
 
 
-@dataclass(frozen=True)
-class SoundServer:
+class SoundServer(Struct, frozen=True, dict=True):
     running: bool
     sources: tuple[Source, ...] = ()
     default: str = ""

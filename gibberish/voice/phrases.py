@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
+
+from msgspec import Struct
 
 from gibberish.skills.model import ParameterDefinition, ParameterType
 from gibberish.voice.numbers import MAX_SPOKEN, spoken_number
@@ -58,8 +59,7 @@ class SlotKind(StrEnum):
     TEXT = "text"
 
 
-@dataclass(frozen=True, slots=True)
-class Slot:
+class Slot(Struct, frozen=True):
     param: str
     kind: SlotKind
     choices: tuple[tuple[tuple[str, ...], str], ...] = ()
@@ -69,8 +69,7 @@ class Slot:
 Item = str | Slot
 
 
-@dataclass(frozen=True, slots=True)
-class SpokenForm:
+class SpokenForm(Struct, frozen=True):
     tool: str
     """The exposed tool name (what ``validate_call`` resolves)."""
     items: tuple[Item, ...]

@@ -37,7 +37,8 @@ call holding a number is then always worth asking about.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from gibberish.assistant.heard import Heard
 from gibberish.assistant.proposal import Proposal, ProposalStatus
@@ -141,8 +142,7 @@ people, ADR 0056)."""
 RIVAL_NATS = 2.0
 
 
-@dataclass(frozen=True)
-class Weighed:
+class Weighed(Struct, frozen=True, dict=True):
     """Whisper's weight of each of the grammar's readings (its phrase first, then the
     other pass's and the other numbers'), and of Whisper's own transcript."""
 

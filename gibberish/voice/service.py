@@ -14,7 +14,9 @@ from __future__ import annotations
 import importlib.util
 import threading
 import time
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from gibberish.assistant import ToolCatalog
 from gibberish.assistant.proposal import Proposal
@@ -30,8 +32,7 @@ from gibberish.voice.sounds_like import SoundsLike
 BACKENDS = VOICE_BACKENDS  # the values of voice.settings.VoiceBackend
 
 
-@dataclass(frozen=True)
-class VoiceConfig:
+class VoiceConfig(Struct, frozen=True, dict=True):
     backend: str = "pocketsphinx"
     model_folder: str = ""
     threshold: float | None = None

@@ -5,8 +5,10 @@ Importing this module loads no recognizer (the settings file is read at every st
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+
+from msgspec import Struct
+from msgspec.structs import force_setattr
 
 from gibberish.schema import Table, boolean, choice, text
 
@@ -28,8 +30,7 @@ class Activation(StrEnum):
 VOICE_BACKENDS = tuple(b.value for b in VoiceBackend)
 
 
-@dataclass(frozen=True)
-class VoiceSettings:
+class VoiceSettings(Struct, frozen=True, dict=True):
     """How gibberish listens (docs: README, *Voice*)."""
 
     backend: VoiceBackend = VoiceBackend.POCKETSPHINX
@@ -46,8 +47,8 @@ class VoiceSettings:
     """The first Listen offered to set Whisper up; it is offered once."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "backend", VoiceBackend(self.backend))
-        object.__setattr__(self, "activation", Activation(self.activation))
+        force_setattr(self, "backend", VoiceBackend(self.backend))
+        force_setattr(self, "activation", Activation(self.activation))
 
 
 VOICE_TABLE = Table(

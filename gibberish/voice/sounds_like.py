@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
+
+from msgspec import Struct
 
 from gibberish.voice.fsg import PHONES
 from gibberish.voice.lexicon import cmu_dictionary, pronounce, pronunciations
@@ -46,8 +47,7 @@ NUMBER_MARK = "#"
 _PHONE_CHARS = {p: chr(0x61 + i) if i < 26 else chr(0x41 + i - 26) for i, p in enumerate(PHONES)}
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
+class _Candidate(Struct, frozen=True):
     form: SpokenForm
     sentence: str
     """The form as said, a number slot shown as ``#``."""

@@ -33,9 +33,11 @@ from __future__ import annotations
 import contextlib
 import tempfile
 import time
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from gibberish.assistant.heard import Heard
 from gibberish.voice.alignment import acoustic_fit, phone_error_rate, word_scores
@@ -81,8 +83,7 @@ def _overruling(streaming: Heard, retry: Heard | None) -> Heard:
     return retry
 
 
-@dataclass
-class _Utterance:
+class _Utterance(Struct, dict=True):
     started: float
     audio: bytearray = field(default_factory=bytearray)
     """Kept for the second pass (16 kHz 16-bit: 32 kB a second, 15 s at most from a

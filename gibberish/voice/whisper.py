@@ -20,9 +20,10 @@ import math
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from msgspec import Struct
 
 from gibberish.assistant.heard import Heard
 from gibberish.voice.audio import SAMPLE_RATE
@@ -128,8 +129,7 @@ def window_seconds(speech_seconds: float, padding: float = WINDOW_PADDING) -> fl
     return min(FULL_WINDOW, max(WINDOW_STEP, steps * WINDOW_STEP))
 
 
-@dataclass(frozen=True)
-class Transcript:
+class Transcript(Struct, frozen=True, dict=True):
     """One pass's text, its scores, the windows (seconds the decoder saw, seconds
     encoded) and where the time went."""
 

@@ -35,9 +35,10 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+
+from msgspec import Struct
 
 from gibberish.voice.whisper_setup import PACKAGES, installed_by_pipx
 
@@ -70,8 +71,7 @@ class Kind(StrEnum):
     SYSTEM = "system"
 
 
-@dataclass(frozen=True)
-class Environment:
+class Environment(Struct, frozen=True, dict=True):
     """The Python environment gibberish runs in, and how it was made."""
 
     python: Path
@@ -101,8 +101,7 @@ class Environment:
         )
 
 
-@dataclass(frozen=True)
-class Download:
+class Download(Struct, frozen=True, dict=True):
     name: str
     version: str
     url: str
@@ -115,8 +114,7 @@ class Download:
         return Path(urllib.parse.unquote(urllib.parse.urlparse(self.url).path)).name
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(Struct, frozen=True, dict=True):
     environment: Environment
     requirements: tuple[str, ...]
     downloads: tuple[Download, ...]

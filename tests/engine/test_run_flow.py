@@ -6,11 +6,11 @@ approval store are real.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from gibberish.engine.core import Engine
 from gibberish.engine.run_flow import Answer, Notice, Session, authorize, never_approved

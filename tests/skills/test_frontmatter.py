@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import msgspec.structs
 import pytest
 import yaml
 
@@ -606,7 +607,7 @@ def test_frontmatter_and_skill_defaults_are_the_same_values() -> None:
     Frontmatter = frontmatter.Frontmatter
     front = Frontmatter()
     skill = SkillDefinition(name="x", source_path=Path("/x/SKILL.md"))
-    shared = {f.name for f in dataclasses.fields(Frontmatter)} & {
+    shared = {f.name for f in msgspec.structs.fields(Frontmatter)} & {
         f.name for f in dataclasses.fields(SkillDefinition)
     }
     assert {"timeout_secs", "modes", "read_only", "network"} <= shared

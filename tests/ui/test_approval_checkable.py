@@ -83,7 +83,7 @@ def test_secrets_and_open_folder(qtbot, engine: Engine) -> None:
     dialog.open_folder = opened.append
     dialog.folder_button.click()
     assert opened == [prepared.skill.directory]
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     with_secret = ApprovalDialog(replace(prepared, secrets=("GITHUB_TOKEN",)))
     qtbot.addWidget(with_secret)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from gibberish.engine.core import Engine, EngineOptions
 from gibberish.ui.icons import TrayState

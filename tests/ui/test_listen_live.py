@@ -160,7 +160,7 @@ def test_listen_on_a_live_device_opens_the_form_with_the_heard_values(qtbot, pul
 
 def test_a_second_press_ends_the_recording_on_a_live_device(qtbot, pulse) -> None:
     """Toggle mode: listening continues across pauses until the key is pressed again."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from gibberish.voice import MicrophoneSource
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import replace
 
 import pytest
+from msgspec.structs import replace
 from PySide6.QtCore import QCoreApplication
 
 from gibberish.engine import needs

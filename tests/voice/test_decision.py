@@ -9,9 +9,9 @@ service holds."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
+import msgspec.structs
 import pytest
 
 from gibberish.voice import ProposalStatus, VoiceConfig, WavSource
@@ -37,7 +37,7 @@ def counted(service, catalog, monkeypatch) -> tuple[VoiceConfig, list[int]]:
     made while the test listened."""
     asking = VoiceConfig("pocketsphinx", str(_model_folder()), second_opinion=True)
     whisper = service.recognizer(
-        service.grammar(catalog), dataclasses.replace(asking, backend="whisper")
+        service.grammar(catalog), msgspec.structs.replace(asking, backend="whisper")
     )
     transcribed: list[str] = []
     transcribe, transcribe_heard = whisper.transcribe, whisper.transcribe_heard
@@ -59,7 +59,7 @@ def counted(service, catalog, monkeypatch) -> tuple[VoiceConfig, list[int]]:
 def test_a_phrase_not_doubted_is_weighed_without_a_transcription(service, catalog, counted) -> None:
     asking, transcribed = counted
     alone = service.listen(
-        WavSource(HEARD_RIGHT), catalog, dataclasses.replace(asking, second_opinion=False)
+        WavSource(HEARD_RIGHT), catalog, msgspec.structs.replace(asking, second_opinion=False)
     )
     assert not doubtful(alone.heard) and alone.call.arguments["count"] == 5
     both = service.listen(WavSource(HEARD_RIGHT), catalog, asking)
@@ -76,7 +76,7 @@ def test_weights_that_move_away_from_the_phrase_transcribe_the_states_already_en
     call joins the readings — transcribed from the states already encoded, not again."""
     asking, transcribed = counted
     alone = service.listen(
-        WavSource(FIVE_COMMITS), catalog, dataclasses.replace(asking, second_opinion=False)
+        WavSource(FIVE_COMMITS), catalog, msgspec.structs.replace(asking, second_opinion=False)
     )
     assert not doubtful(alone.heard) and alone.call.arguments["count"] == 9
     both = service.listen(WavSource(FIVE_COMMITS), catalog, asking)

@@ -3,9 +3,9 @@ and that speech no tool covers stays no match."""
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 
+import msgspec.structs
 import pytest
 
 from gibberish.assistant import validate_call
@@ -94,8 +94,9 @@ def test_whisper_sides_with_the_phrase_the_other_pass_heard(catalog) -> None:
     """The grammar's two passes were torn between "two" and "twelve"; Whisper's "rest well
     notes" sounds like the second: it is taken, with its own number."""
     torn = _doubtful(catalog, "show the last two notes", ("read_notes", {"count": 2}), fit=-3.2)
-    torn = dataclasses.replace(
-        torn, heard=dataclasses.replace(torn.heard, alternatives=("show the last twelve notes",))
+    torn = msgspec.structs.replace(
+        torn,
+        heard=msgspec.structs.replace(torn.heard, alternatives=("show the last twelve notes",)),
     )
     other = _proposal(
         catalog, "show the last twelve notes", ("read_notes", {"count": 12}), backend="pocketsphinx"
@@ -117,8 +118,9 @@ def test_whisper_naming_the_same_tool_settles_the_number_not_a_reading(catalog) 
     torn = _doubtful(
         catalog, "show the top eighty three processes", ("top_processes", {"count": 83})
     )
-    torn = dataclasses.replace(
-        torn, heard=dataclasses.replace(torn.heard, alternatives=("show the top fifty processes",))
+    torn = msgspec.structs.replace(
+        torn,
+        heard=msgspec.structs.replace(torn.heard, alternatives=("show the top fifty processes",)),
     )
     fifty = _proposal(
         catalog,
@@ -160,7 +162,7 @@ def test_espeak_requests_the_grammar_misses_are_settled_by_whisper(
 ) -> None:
     source = fixture(phrase, "espeak")
     alone = service.listen(
-        WavSource(source), catalog, dataclasses.replace(asking, second_opinion=False)
+        WavSource(source), catalog, msgspec.structs.replace(asking, second_opinion=False)
     )
     assert (alone.call is None) or dict(alone.call.arguments) != phrase.arguments
     both = service.listen(WavSource(source), catalog, asking)
@@ -183,13 +185,13 @@ def test_speech_no_tool_covers_stays_no_match_with_a_second_opinion(
 @needs_model
 def test_the_setting_reaches_the_engine(engine, catalog) -> None:
     settings = engine.settings
-    voice = dataclasses.replace(settings.voice, model_folder=str(_model_folder()))
-    engine.update_settings(dataclasses.replace(settings, voice=voice))
+    voice = msgspec.structs.replace(settings.voice, model_folder=str(_model_folder()))
+    engine.update_settings(msgspec.structs.replace(settings, voice=voice))
     try:
         proposal = spoken.listen(engine, WavSource(fixture(DIFF, "espeak")))
         assert proposal.call is not None and proposal.call.name == "git_diff"
-        off = dataclasses.replace(voice, second_opinion=False)
-        engine.update_settings(dataclasses.replace(settings, voice=off))
+        off = msgspec.structs.replace(voice, second_opinion=False)
+        engine.update_settings(msgspec.structs.replace(settings, voice=off))
         assert (
             spoken.listen(engine, WavSource(fixture(DIFF, "espeak"))).status
             is ProposalStatus.NO_MATCH
@@ -248,7 +250,7 @@ def test_whisper_is_loaded_while_the_person_speaks_and_used_when_asked(
     assert refused.status is ProposalStatus.NO_MATCH
     assert [m.made_on for m in made] == ["whisper-load"]  # once, off the listening thread
     assert made[0].fed > 16000  # it was given the refused utterance
-    other = dataclasses.replace(config, model_folder="small.en")  # the setting changed
+    other = msgspec.structs.replace(config, model_folder="small.en")  # the setting changed
     service.listen(WavSource(fixture(OUT_OF_GRAMMAR[0], "slt")), catalog, other)
     assert [m.made_on for m in made] == ["whisper-load"] * 2 and made[1].fed > 16000
 
@@ -269,8 +271,10 @@ def test_a_whisper_model_that_cannot_load_leaves_the_grammar_answer_and_says_why
 def test_a_weakly_heard_number_is_asked_about_and_whisper_s_value_taken(catalog) -> None:
     grammar = _proposal(catalog, "show the last nine commits", None, backend="pocketsphinx")
     call = validate_call(("git_log", {"count": 9}), catalog)
-    unsure = dataclasses.replace(call, unusual=("count=9 (the recognizer is unsure of “nine”)",))
-    grammar = dataclasses.replace(grammar, status=ProposalStatus.OK, calls=(unsure,))
+    unsure = msgspec.structs.replace(
+        call, unusual=("count=9 (the recognizer is unsure of “nine”)",)
+    )
+    grammar = msgspec.structs.replace(grammar, status=ProposalStatus.OK, calls=(unsure,))
     assert worth_asking(grammar)
     whisper = _proposal(catalog, "Show the last 5 commits.", ("git_log", {"count": 5}))
     assert decide(grammar, whisper) is whisper

@@ -9,8 +9,9 @@ The recordings are flite's awb voice, one of the development voices
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
+
+import msgspec.structs
 
 from gibberish.assistant.heard import Heard
 from gibberish.assistant.proposal import Proposal
@@ -46,7 +47,7 @@ def test_without_whisper_a_short_call_heard_unsurely_is_still_proposed(service, 
     right = _heard(service, catalog, SHOW_MY_NOTES, VoiceConfig())
     grammar = service.grammar(catalog)
     decision = Decision(catalog, grammar, service.sounds_like(grammar))
-    unsure = dataclasses.replace(right.heard, confidence=0.3, details={})
+    unsure = msgspec.structs.replace(right.heard, confidence=0.3, details={})
     proposed = decision.propose(unsure, "pocketsphinx")
     assert short(proposed) and proposed.status is right.status
     assert (proposed.call.name, proposed.heard.text) == ("read_notes", "show my notes")

@@ -199,7 +199,7 @@ def test_the_grammar_follows_the_library(tmp_path) -> None:
 
 
 def test_meeting_mode_listens_only_when_asked_and_never_over_a_call(tmp_path) -> None:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from gibberish.desktop.focus import MicrophoneProbe
     from gibberish.engine.core import Engine, EngineOptions

@@ -3,9 +3,9 @@ spelled for it, and what its weights settle (a likelier number, a veto by likeli
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
+import msgspec.structs
 import pytest
 
 from gibberish.assistant import validate_call
@@ -83,8 +83,8 @@ def _proposal(catalog, text: str, call: tuple | None, *, fit: float | None = Non
 
 def _whisper(catalog, text: str, call: tuple | None = None) -> Proposal:
     proposal = _proposal(catalog, text, call)
-    return dataclasses.replace(
-        proposal, heard=dataclasses.replace(proposal.heard, backend="whisper")
+    return msgspec.structs.replace(
+        proposal, heard=msgspec.structs.replace(proposal.heard, backend="whisper")
     )
 
 
@@ -130,11 +130,11 @@ def test_a_doubtful_phrase_far_less_likely_than_what_whisper_heard_is_vetoed(cat
     # A short phrase is checked even when it fits the sound (item: short phrases): the
     # same weights refuse it.
     fits = _proposal(catalog, "find files", ("find_files", {}), fit=-1.0)
-    short_far = dataclasses.replace(far, readings=[(fits, far.readings[0][1])])
+    short_far = msgspec.structs.replace(far, readings=[(fits, far.readings[0][1])])
     assert decide(fits, heard, weighed=short_far).status is ProposalStatus.NO_MATCH
     # A longer phrase that fits the sound is not doubted, so Whisper has no veto over it.
     longer = _proposal(catalog, "find files named report", ("find_files", {}), fit=-1.0)
-    long_far = dataclasses.replace(far, readings=[(longer, far.readings[0][1])])
+    long_far = msgspec.structs.replace(far, readings=[(longer, far.readings[0][1])])
     assert decide(longer, heard, weighed=long_far) is longer
 
 
@@ -182,7 +182,7 @@ def test_a_misheard_number_is_settled_by_whisper_s_weights(
 ) -> None:
     asking = VoiceConfig("pocketsphinx", str(_model_folder()), second_opinion=True)
     source = WavSource(WEIGHED / f"{name}.wav")
-    alone = service.listen(source, catalog, dataclasses.replace(asking, second_opinion=False))
+    alone = service.listen(source, catalog, msgspec.structs.replace(asking, second_opinion=False))
     assert (alone.call.name, dict(alone.call.arguments)) == (tool, {"count": wrong})
     both = service.listen(source, catalog, asking)
     assert (both.call.name, dict(both.call.arguments)) == (tool, {"count": right})
@@ -231,7 +231,7 @@ def test_speech_the_grammar_refused_is_rescued_by_whisper_s_weights(service, cat
     Whisper writes "short-ner stage changes", which matches no form by sound."""
     asking = VoiceConfig("pocketsphinx", str(_model_folder()), second_opinion=True)
     source = WavSource(WEIGHED / "gbclan-show_the_staged_changes.wav")
-    alone = service.listen(source, catalog, dataclasses.replace(asking, second_opinion=False))
+    alone = service.listen(source, catalog, msgspec.structs.replace(asking, second_opinion=False))
     assert alone.status is ProposalStatus.NO_MATCH
     both = service.listen(source, catalog, asking)
     assert (both.call.name, dict(both.call.arguments)) == ("git_diff", {"staged": True})

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, File, Form, Request, UploadFile
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from msgspec import Struct
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
@@ -94,8 +94,7 @@ async def _save_upload(upload: UploadFile, folder: Path, limit: int) -> Path:
     return target
 
 
-@dataclass
-class CompileForm:
+class CompileForm(Struct, dict=True):
     """The form both POST endpoints take (``multipart/form-data``)."""
 
     target: Annotated[str, Form(description="`gemini-toml`, `agent-skills` or `skillc-stub`.")] = (

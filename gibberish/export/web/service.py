@@ -21,8 +21,9 @@ import re
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from gibberish.export import agents
 from gibberish.export.compile import CompileError, command_name, compile_skill, readme
@@ -66,8 +67,7 @@ class ServiceError(Exception):
         self.message, self.hint, self.status = message, hint, status
 
 
-@dataclass(frozen=True)
-class OutputFile:
+class OutputFile(Struct, frozen=True, dict=True):
     path: str
     data: bytes
     executable: bool = False
@@ -77,8 +77,7 @@ class OutputFile:
         return self.data.decode("utf-8", errors="replace")
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(Struct, frozen=True, dict=True):
     name: str
     target: str
     files: tuple[OutputFile, ...]

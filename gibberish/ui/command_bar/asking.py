@@ -21,9 +21,9 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from msgspec import Struct, field
 from PySide6.QtCore import QObject, Qt, Signal
 
 if TYPE_CHECKING:
@@ -34,8 +34,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("gibberish.ui")
 
 
-@dataclass
-class Question:
+class Question(Struct, dict=True):
     key: int
     text: str
     cancel: threading.Event = field(default_factory=threading.Event)

@@ -10,8 +10,8 @@ whoever looks.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
+from msgspec import Struct
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
@@ -22,8 +22,7 @@ SUGGESTED = ("system.disk_usage", "system.uptime", "git.git_status")
 """The tool offered to try first: the first of these that is offered here."""
 
 
-@dataclass(frozen=True)
-class KeyHelp:
+class KeyHelp(Struct, frozen=True, dict=True):
     """How to get a key for the window: a sentence, and the exact text to copy ("" when
     the key is bound already)."""
 

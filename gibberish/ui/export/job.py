@@ -10,10 +10,10 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from msgspec import Struct
 from PySide6.QtCore import QObject, Signal
 
 if TYPE_CHECKING:
@@ -22,8 +22,7 @@ if TYPE_CHECKING:
     from gibberish.skills.model import SkillDefinition
 
 
-@dataclass
-class ExportOutcome:
+class ExportOutcome(Struct, dict=True):
     """What the worker did: the plugin built, or why not (``in_use``: the folder's
     problem, which the window asks about or refuses in its own words)."""
 
@@ -34,8 +33,7 @@ class ExportOutcome:
     """The thread that built (tests check it was not the GUI's)."""
 
 
-@dataclass(frozen=True)
-class ExportRequest:
+class ExportRequest(Struct, frozen=True, dict=True):
     skills: Sequence[SkillDefinition]
     out: Path
     info: PluginInfo

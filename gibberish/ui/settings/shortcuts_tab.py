@@ -10,8 +10,8 @@ edited here as ``skill.tool`` names.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
+from msgspec import Struct, field
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -32,8 +32,7 @@ TOOLS_HELP = (
 )
 
 
-@dataclass(frozen=True)
-class ShortcutStatus:
+class ShortcutStatus(Struct, frozen=True, dict=True):
     """What the tray knows about its global shortcuts when the dialog opens."""
 
     portal: bool
