@@ -26,7 +26,7 @@ Check = Callable[[Any], Any]
 """Takes a value from the file, returns it as stored, or raises :class:`Invalid`."""
 
 
-class Key(Struct, frozen=True, dict=True):
+class Key(Struct, frozen=True):
     name: str
     allowed: str
     """What is allowed, in words, for the notice: "true or false", "0 to 60 seconds"."""
@@ -106,7 +106,7 @@ def show(value: Any) -> str:
     return text_ if len(text_) <= 80 else text_[:77] + "..."
 
 
-class Table(Struct, frozen=True, dict=True):
+class Table(Struct, frozen=True):
     """The keys of one TOML table; ``section`` is its dotted name ("" for the top)."""
 
     section: str

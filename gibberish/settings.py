@@ -61,7 +61,7 @@ class _Unreadable(Exception):
     """The settings path holds something that must not be read; ``str()`` says what."""
 
 
-class Settings(Struct, frozen=True, dict=True):
+class Settings(Struct, frozen=True):
     extra_skills_dirs: tuple[str, ...] = ()
     auto_mode: bool = True
     mode: str = Mode.GLOBAL.value
@@ -96,13 +96,13 @@ class Settings(Struct, frozen=True, dict=True):
         data["apps"] = {k: list(v) for k, v in self.apps.items()}
         data["model"] = self.model.to_dict()
         data["voice"] = {
-            k: str(v) if isinstance(v, StrEnum) else v for k, v in data["voice"].items()
+            k: str(v) if isinstance(v, StrEnum) else v for k, v in asdict(self.voice).items()
         }
         data["sync"] = {"targets": list(data.pop("sync_targets"))}
         return data
 
 
-class LoadedSettings(Struct, frozen=True, dict=True):
+class LoadedSettings(Struct, frozen=True):
     settings: Settings
     notices: tuple[str, ...] = ()
 

@@ -407,18 +407,19 @@ def _pictures(out_dir: Path) -> list[Path]:
     # …and when the model server is not running: a real ``engine.feed.route`` against a port
     # nothing listens on, shown as the controller shows it (the message, then the closest
     # tools by fuzzy match).
-    import dataclasses
     import socket
+
+    import msgspec.structs
 
     from gibberish.assistant.outcome import advise
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    model = dataclasses.replace(
+    model = msgspec.structs.replace(
         engine.settings.model, enabled=True, endpoint=f"http://127.0.0.1:{port}"
     )
-    engine.update_settings(dataclasses.replace(engine.settings, model=model))
+    engine.update_settings(msgspec.structs.replace(engine.settings, model=model))
     request = "show me the last 5 commits"
     outcome = advise(engine.feed.route(request), model.model)
     assert outcome.failed, outcome

@@ -11,7 +11,7 @@ from typing import Any
 from msgspec import Struct, field
 
 
-class Heard(Struct, frozen=True, dict=True):
+class Heard(Struct, frozen=True):
     text: str
     """The words recognized; empty when nothing usable was heard."""
     confidence: float

@@ -9,7 +9,7 @@ decides how to show it.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from gibberish.assistant.naming import ExposedTool
 from gibberish.assistant.proposal import PROPOSING, Choice, Proposal, ProposalStatus

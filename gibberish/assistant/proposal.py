@@ -54,7 +54,7 @@ class Choice(Struct, frozen=True):
     description: str = ""
 
 
-class Proposal(Struct, Generic[H], frozen=True, dict=True):
+class Proposal(Struct, Generic[H], frozen=True):
     """Proposed calls, or why there are none, whoever proposed them (module docstring)."""
 
     heard: H

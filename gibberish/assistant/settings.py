@@ -34,7 +34,7 @@ class Api(StrEnum):
 MODEL_APIS = tuple(api.value for api in Api)
 
 
-class ModelSettings(Struct, frozen=True, dict=True):
+class ModelSettings(Struct, frozen=True):
     """Where the model is and how to talk to it. ``enabled`` False means no model routing."""
 
     enabled: bool = False

@@ -127,7 +127,7 @@ def check_range(param: ParameterDefinition, value: Any) -> tuple[str | None, str
     return None, None
 
 
-class _Checked(Struct, dict=True):
+class _Checked(Struct):
     coerced: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)

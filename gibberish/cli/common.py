@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # the Engine is imported when a command first needs it
     from gibberish.engine.core import Engine
 
 
-class CliState(Struct, dict=True):
+class CliState(Struct):
     extra_skills_dirs: tuple[Path, ...] = ()
     include_user: bool = True
     include_bundled: bool = True

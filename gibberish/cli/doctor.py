@@ -7,9 +7,8 @@ it is here, and whether secrets are kept encrypted, so nobody has to guess.
 
 from __future__ import annotations
 
-from dataclasses import asdict
-
 import click
+from msgspec.structs import asdict
 
 from gibberish.cli.common import CliState, pass_state, print_json
 from gibberish.desktop.detect import capabilities

@@ -314,7 +314,7 @@ def compile_command(
         fail(str(exc), 1)
 
 
-class CompileOptions(Struct, frozen=True, dict=True):
+class CompileOptions(Struct, frozen=True):
     name: str | None
     refine: Callable[[str], str] | None
     max_kib: int

@@ -11,11 +11,11 @@ import json
 import sys
 import threading
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from msgspec.structs import replace
 
 from gibberish.cli.assistant import MODE_CHOICE, _mode
 from gibberish.cli.common import CliState, fail, pass_state, print_json, table

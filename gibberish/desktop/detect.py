@@ -37,7 +37,7 @@ class FocusBackend(Protocol):
     def problem(self) -> str | None: ...
 
 
-class Desktop(Struct, frozen=True, dict=True):
+class Desktop(Struct, frozen=True):
     """The desktop family (``sway``, ``hyprland``, ``kde``, ``gnome``, ``x11``, ``other``,
     ``none``) and whether it runs on Wayland."""
 
@@ -115,7 +115,7 @@ def focus_provider(env: Mapping[str, str] | None = None) -> FocusBackend | NoFoc
     return focus_backend(env) or NoFocus()
 
 
-class Capability(Struct, frozen=True, dict=True):
+class Capability(Struct, frozen=True):
     check: str
     ok: bool
     detail: str

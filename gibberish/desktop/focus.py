@@ -36,7 +36,7 @@ SHELLS = frozenset(
 )
 
 
-class FocusInfo(Struct, frozen=True, dict=True):
+class FocusInfo(Struct, frozen=True):
     """The focused window's process: pid, executable name, and its working folder."""
 
     pid: int | None

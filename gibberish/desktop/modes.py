@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 
-class ModeContext(Struct, frozen=True, dict=True):
+class ModeContext(Struct, frozen=True):
     """The current mode, whether it was guessed, the focused app, and why (for the tray)."""
 
     mode: Mode
@@ -104,7 +104,7 @@ _MEETINGS = _names((
 # fmt: on
 
 
-class AppLists(Struct, frozen=True, dict=True):
+class AppLists(Struct, frozen=True):
     """Executable names per kind of app; the defaults cover common Linux desktops."""
 
     terminals: frozenset[str] = _TERMINALS

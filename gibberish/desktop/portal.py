@@ -54,7 +54,7 @@ class PortalMissing(PortalError):
     """No session bus or no GlobalShortcuts portal on it: the hand-made shortcut applies."""
 
 
-class Bound(Struct, frozen=True, dict=True):
+class Bound(Struct, frozen=True):
     """The outcome of ``start``: the session, whether a bind was asked, the keys chosen."""
 
     session: str

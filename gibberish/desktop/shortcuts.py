@@ -24,7 +24,7 @@ LISTEN_TOGGLE = "listen-toggle"
 TOOL_PREFIX = "tool:"
 
 
-class Shortcut(Struct, frozen=True, dict=True):
+class Shortcut(Struct, frozen=True):
     """One shortcut: its id (what the portal reports), what it does, the keys suggested."""
 
     id: str
@@ -59,7 +59,7 @@ def record_path() -> Path:
     return paths.state_dir() / "portal-shortcuts.json"
 
 
-class BoundRecord(Struct, frozen=True, dict=True):
+class BoundRecord(Struct, frozen=True):
     """What the portal confirmed last time: the ids bound and the keys the desktop chose
     (``gibberish doctor`` shows them without opening a session of its own)."""
 

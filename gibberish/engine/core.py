@@ -17,8 +17,9 @@ Callers use the facade that owns what they need (``engine.runs.prepare``,
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from gibberish.desktop.detect import focus_provider
 from gibberish.desktop.modes import AppLists, ModeContext, ModeDetector, resolve_mode

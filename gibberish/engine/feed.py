@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 from gibberish.engine.library import LibraryFacade
 from gibberish.engine.values import EngineError

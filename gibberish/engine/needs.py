@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from gibberish.skills.model import ToolDefinition
 
 
-class FolderNeed(Struct, frozen=True, dict=True):
+class FolderNeed(Struct, frozen=True):
     """Something the working folder must have: ``what`` names it for a person."""
 
     what: str

@@ -54,7 +54,7 @@ class Answer(StrEnum):
     ALWAYS = "always"
 
 
-class FolderOffer(Struct, frozen=True, dict=True):
+class FolderOffer(Struct, frozen=True):
     """The working folder a form shows before a run, and why it is that one."""
 
     path: Path
@@ -93,7 +93,7 @@ class ApprovalPrompt(Protocol):
     def ask(self, prepared: PreparedRun, parent: Any = None) -> Answer: ...
 
 
-class Notice(Struct, frozen=True, dict=True):
+class Notice(Struct, frozen=True):
     """One line for the person: a tray message, a launcher status line."""
 
     title: str
@@ -104,14 +104,14 @@ class Notice(Struct, frozen=True, dict=True):
 Notify = Callable[[Notice], None]
 
 
-class Authorization(Struct, frozen=True, dict=True):
+class Authorization(Struct, frozen=True):
     """May ``prepared`` start, and was a person asked? ``refused`` says why not."""
 
     confirmed: bool = False
     refused: str = ""
 
 
-class Launch(Struct, frozen=True, dict=True):
+class Launch(Struct, frozen=True):
     """Where a launch ended: ready to start, failed before a run, or cancelled (neither)."""
 
     ref: str
@@ -147,7 +147,7 @@ def never_approved(prepared: PreparedRun) -> bool:
     return decision.first_run or decision.banner is not None
 
 
-class ProposedRun(Struct, frozen=True, dict=True):
+class ProposedRun(Struct, frozen=True):
     """One proposed call as its form opens: the tool (``skill.tool``), the values to
     prefill, the sentence shown with them, and the required values still missing."""
 

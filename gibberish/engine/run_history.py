@@ -37,7 +37,7 @@ def keepable(name: str, value: Any) -> bool:
     return len(str(value)) <= MAX_VALUE
 
 
-class PastRun(Struct, frozen=True, dict=True):
+class PastRun(Struct, frozen=True):
     """One run as a person would start it again: the tool, its arguments, its folder."""
 
     ref: str

@@ -8,8 +8,9 @@ against, and revoke/reset delete it: the tray and the command line never disagre
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from gibberish.engine.library import LibraryFacade
 from gibberish.engine.values import (

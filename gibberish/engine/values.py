@@ -22,14 +22,14 @@ class EngineError(Exception):
     """A problem the user caused or can fix; ``str(error)`` is the message to show."""
 
 
-class EngineOptions(Struct, frozen=True, dict=True):
+class EngineOptions(Struct, frozen=True):
     extra_skills_dirs: tuple[Path, ...] = ()
     include_user: bool = True
     include_bundled: bool = True
     settings_path: Path | None = None
 
 
-class ToolRef(Struct, frozen=True, dict=True):
+class ToolRef(Struct, frozen=True):
     skill: SkillDefinition
     tool: ToolDefinition
 
@@ -110,13 +110,13 @@ class PreparedRun(Struct, frozen=True, dict=True):
         return explain.also_runs(self.programs, self.tool.name)
 
 
-class RecentRun(Struct, frozen=True, dict=True):
+class RecentRun(Struct, frozen=True):
     ref: str
     argv: tuple[str, ...]
     result: RunResult
 
 
-class ApprovalPreview(Struct, frozen=True, dict=True):
+class ApprovalPreview(Struct, frozen=True):
     """What ``gibberish approvals approve`` shows before it trusts a skill's version."""
 
     skill: SkillDefinition
@@ -128,7 +128,7 @@ class ApprovalPreview(Struct, frozen=True, dict=True):
     changed_files: ChangedFiles | None = None
 
 
-class ApprovalStatus(Struct, frozen=True, dict=True):
+class ApprovalStatus(Struct, frozen=True):
     """A stored approval and what it means for the skill on disk today."""
 
     APPROVED = "approved"

@@ -19,7 +19,7 @@ from pathlib import Path
 from msgspec import Struct
 
 
-class McpFile(Struct, frozen=True, dict=True):
+class McpFile(Struct, frozen=True):
     """One MCP configuration file and the shape of its server table."""
 
     path: str
@@ -31,7 +31,7 @@ class McpFile(Struct, frozen=True, dict=True):
     """True when the file wants ``"type": "stdio"|"http"`` on every entry (VS Code, Claude)."""
 
 
-class AgentTarget(Struct, frozen=True, dict=True):
+class AgentTarget(Struct, frozen=True):
     name: str
     title: str
     user_dir: str | None

@@ -45,7 +45,7 @@ class CompileError(Exception):
     """A skill that cannot become a command; the message says what to do."""
 
 
-class CompiledCommand(Struct, frozen=True, dict=True):
+class CompiledCommand(Struct, frozen=True):
     name: str
     description: str
     prompt: str

@@ -41,7 +41,7 @@ END = "<!-- gibberish:end -->"
 _SECTION = re.compile(re.escape(BEGIN) + r"\n(.*?)" + re.escape(END) + r"\n?", re.DOTALL)
 
 
-class InstructionFormat(Struct, frozen=True, dict=True):
+class InstructionFormat(Struct, frozen=True):
     name: str
     title: str
     user_path: str | None

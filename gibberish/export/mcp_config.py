@@ -46,7 +46,7 @@ def _visible(text: str) -> str:
     )
 
 
-class McpServer(Struct, frozen=True, dict=True):
+class McpServer(Struct, frozen=True):
     name: str
     command: str | None = None
     args: tuple[str, ...] = ()
@@ -80,14 +80,14 @@ class McpServer(Struct, frozen=True, dict=True):
         return out
 
 
-class McpStep(Struct, frozen=True, dict=True):
+class McpStep(Struct, frozen=True):
     action: Action
     file: Path
     name: str
     reason: str = ""
 
 
-class McpPlan(Struct, dict=True):
+class McpPlan(Struct):
     file: Path
     spec: McpFile
     targets: tuple[str, ...]

@@ -39,7 +39,7 @@ def record_path(kind: str, destination: Path) -> Path:
     return paths.state_dir() / "sync" / f"{kind}-{digest}.json"
 
 
-class OwnershipRecord(Struct, dict=True):
+class OwnershipRecord(Struct):
     """Files (relative path → SHA-256), folders created, links made, or config entries."""
 
     destination: Path

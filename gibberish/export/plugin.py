@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from msgspec import Struct, field
+from msgspec.structs import asdict
 
 from gibberish.export.mcp_config import Consent, McpServer, wanted_servers
 from gibberish.export.ownership import OwnershipRecord, sha256_bytes
@@ -72,7 +73,7 @@ class FolderInUse(PluginBuildError):
         self.out, self.why, self.ours, self.foreign = out, why, ours, list(foreign)
 
 
-class BuiltPlugin(Struct, dict=True):
+class BuiltPlugin(Struct):
     folder: Path
     info: PluginInfo
     skills: list[str] = field(default_factory=list)
@@ -93,7 +94,7 @@ class BuiltPlugin(Struct, dict=True):
         ]
 
 
-class Choice(Struct, frozen=True, dict=True):
+class Choice(Struct, frozen=True):
     """A skill as a plugin candidate: ``problem`` says why it cannot go in, else None."""
 
     skill: SkillDefinition
@@ -138,7 +139,7 @@ def build_plugin(
     try:
         info = PluginInfo(
             **{
-                **info.__dict__,
+                **asdict(info),
                 "name": plugin_name(info.name),
                 "version": plugin_version(info.version),
                 "skills": tuple(s.name for s in skills),

@@ -71,7 +71,7 @@ def plugin_version(value: str) -> str:
     return value
 
 
-class PluginInfo(Struct, frozen=True, dict=True):
+class PluginInfo(Struct, frozen=True):
     """What a person says about the plugin; the same in every manifest."""
 
     name: str

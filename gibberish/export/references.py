@@ -31,7 +31,7 @@ _PATTERNS = (
 )
 
 
-class Resource(Struct, frozen=True, dict=True):
+class Resource(Struct, frozen=True):
     rel: str
     """Path relative to the skill folder, with ``/``."""
     text: str | None

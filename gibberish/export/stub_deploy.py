@@ -39,7 +39,7 @@ from gibberish.skills.fields import is_valid_skill_name
 RUNTIME = Path(".skillc") / "runtime"
 
 
-class Deployment(Struct, frozen=True, dict=True):
+class Deployment(Struct, frozen=True):
     """One agent folder: what was done (``link``, ``copy``, ``up to date``, ``left alone``)."""
 
     targets: tuple[str, ...]

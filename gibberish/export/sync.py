@@ -59,7 +59,7 @@ class Action(StrEnum):
         return self in (Action.CREATE, Action.UPDATE, Action.REMOVE, Action.LINK)
 
 
-class SyncStep(Struct, frozen=True, dict=True):
+class SyncStep(Struct, frozen=True):
     action: Action
     path: Path
     rel: str = ""
@@ -73,7 +73,7 @@ class SyncStep(Struct, frozen=True, dict=True):
     between planning and writing is left alone."""
 
 
-class FolderPlan(Struct, dict=True):
+class FolderPlan(Struct):
     """Everything one destination folder needs, and the targets that share it."""
 
     folder: Path
@@ -87,7 +87,7 @@ class FolderPlan(Struct, dict=True):
         return [s for s in self.steps if s.action.writes]
 
 
-class SourceFile(Struct, frozen=True, dict=True):
+class SourceFile(Struct, frozen=True):
     data: bytes
     executable: bool
 

@@ -27,7 +27,7 @@ from gibberish.export.sync import Action, FolderPlan, apply_folder, folders_for,
 from gibberish.skills.model import SkillDefinition
 
 
-class SyncPlan(Struct, dict=True):
+class SyncPlan(Struct):
     folders: list[FolderPlan] = field(default_factory=list)
     mcp: list[McpPlan] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

@@ -64,7 +64,7 @@ def load_skills(skills_dir: Path, names: Iterable[str]) -> list[SkillDefinition]
     return [checker.load_folder(skills_dir / n, trust=Trust.UNTRUSTED) for n in names]
 
 
-class SyncOffer(Struct, dict=True):
+class SyncOffer(Struct):
     """Copying ``names`` (just installed into ``skills_dir``) to ``targets``."""
 
     skills_dir: Path

@@ -43,7 +43,7 @@ _SKIPPED_DIRS = frozenset({".git", "__pycache__", "node_modules"})
 _PROVENANCE = ".gibberish-source.json"
 
 
-class Finding(Struct, frozen=True, dict=True):
+class Finding(Struct, frozen=True):
     """One thing that looks wrong, where it is, and why it matters, in plain words."""
 
     severity: str
@@ -63,7 +63,7 @@ class Finding(Struct, frozen=True, dict=True):
         return (self.kind, self.file, self.excerpt)
 
 
-class Audit(Struct, dict=True):
+class Audit(Struct):
     """The report on one skill folder."""
 
     skill: str

@@ -39,7 +39,7 @@ _TREE_URL = re.compile(
 _FRONT = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
-class Imported(Struct, dict=True):
+class Imported(Struct):
     block: ContextBlock
     replaced: bool
     warnings: list[str] = field(default_factory=list)

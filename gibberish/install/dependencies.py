@@ -37,12 +37,12 @@ class DependencyError(ValueError):
         self.code = code
 
 
-class SkillDependency(Struct, frozen=True, dict=True):
+class SkillDependency(Struct, frozen=True):
     source: str
     name: str = ""
 
 
-class McpServer(Struct, frozen=True, dict=True):
+class McpServer(Struct, frozen=True):
     name: str
     command: str
     args: tuple[str, ...] = ()
@@ -52,7 +52,7 @@ class McpServer(Struct, frozen=True, dict=True):
         return {"command": self.command, "args": list(self.args), "env": dict(self.env)}
 
 
-class Dependencies(Struct, frozen=True, dict=True):
+class Dependencies(Struct, frozen=True):
     skills: tuple[SkillDependency, ...] = ()
     mcp: tuple[McpServer, ...] = ()
 

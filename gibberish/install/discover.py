@@ -34,7 +34,7 @@ class InstallError(Exception):
     """An install that cannot go ahead; the message says what, where, and what to do."""
 
 
-class Found(Struct, dict=True):
+class Found(Struct):
     """One skill in a staged folder."""
 
     name: str

@@ -24,7 +24,7 @@ from gibberish.install.pinned import pinned_transport
 from gibberish.install.source_auth import header_for
 
 
-class Downloaded(Struct, frozen=True, dict=True):
+class Downloaded(Struct, frozen=True):
     url: str  # after redirects
     sha256: str
     size: int

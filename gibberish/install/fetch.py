@@ -37,7 +37,7 @@ __all__ = ["FetchError", "Limits", "Source", "SourceError", "Staged", "fetch", "
 SKILL_FILE = "SKILL.md"
 
 
-class Staged(Struct, frozen=True, dict=True):
+class Staged(Struct, frozen=True):
     """What a fetch produced. ``root`` exists only inside the ``with`` block."""
 
     source: Source

@@ -15,7 +15,7 @@ class FetchError(Exception):
     """A source could not be fetched safely; the message says what and what to do."""
 
 
-class Limits(Struct, frozen=True, dict=True):
+class Limits(Struct, frozen=True):
     """Defaults fit skills (text and small scripts) with a wide margin."""
 
     max_total_bytes: int = 100 * MIB  # everything written into the staging folder

@@ -46,7 +46,7 @@ ROOT_PLACEHOLDERS = ("${PLUGIN_ROOT}", "${CLAUDE_PLUGIN_ROOT}", "${extensionPath
 MAX_MANIFEST_BYTES = 1 << 20
 
 
-class Offered(Struct, dict=True):
+class Offered(Struct):
     """What a staged folder offers: its skills, and MCP servers with the skill they go with."""
 
     found: list[Found]

@@ -162,7 +162,7 @@ def _portable(project: Path, text: str) -> str:
     return text
 
 
-class Wanted(Struct, frozen=True, dict=True):
+class Wanted(Struct, frozen=True):
     """One source a project's lock or manifest would fetch, as the person must see it."""
 
     name: str

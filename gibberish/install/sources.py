@@ -29,7 +29,7 @@ class SourceError(ValueError):
     """A source string that names nothing gibberish can fetch (the message says why)."""
 
 
-class Source(Struct, frozen=True, dict=True):
+class Source(Struct, frozen=True):
     """What to fetch. ``kind`` is ``folder``, ``archive``, ``url`` or ``git``."""
 
     kind: str

@@ -31,7 +31,7 @@ from gibberish.install.record import read_record
 FORMAT = 1
 
 
-class InstallState(Struct, dict=True):
+class InstallState(Struct):
     path: Path
     skills: dict[str, dict[str, Any]] = field(default_factory=dict)
     mcp: dict[str, dict[str, Any]] = field(default_factory=dict)

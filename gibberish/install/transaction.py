@@ -47,7 +47,7 @@ STALE_AFTER = 24 * 3600  # seconds
 Chooser = Callable[[list[Found]], list[str]]
 
 
-class InstallTarget(Struct, frozen=True, dict=True):
+class InstallTarget(Struct, frozen=True):
     """Where skills go and where their state is kept (the user's, or a project's)."""
 
     skills_dir: Path
@@ -64,7 +64,7 @@ class InstallTarget(Struct, frozen=True, dict=True):
         return cls(project_skills_dir(project), project / ".gibberish" / "state.json", project)
 
 
-class Planned(Struct, dict=True):
+class Planned(Struct):
     """One skill about to be installed."""
 
     found: Found
@@ -77,7 +77,7 @@ class Planned(Struct, dict=True):
         return self.found.name
 
 
-class Plan(Struct, dict=True):
+class Plan(Struct):
     offered: list[Found] = field(default_factory=list)  # what the source itself holds
     skills: list[Planned] = field(default_factory=list)  # dependencies first
     satisfied: dict[str, list[str]] = field(default_factory=dict)  # present dep → needed by

@@ -31,7 +31,7 @@ from gibberish.skills.parser import parse_skill_file
 from gibberish.trust.fingerprint import PROVENANCE_FILE, combine, fingerprint, what_changed
 
 
-class UpdatePlan(Struct, dict=True):
+class UpdatePlan(Struct):
     name: str
     plan: Plan
     old_resolved: str

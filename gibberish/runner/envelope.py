@@ -63,7 +63,7 @@ class RunStatus(StrEnum):
         return self not in (RunStatus.PENDING, RunStatus.RUNNING)
 
 
-class Envelope(Struct, frozen=True, dict=True):
+class Envelope(Struct, frozen=True):
     """The JSON result of one run (see :meth:`to_dict`)."""
 
     success: bool
@@ -101,7 +101,7 @@ class Envelope(Struct, frozen=True, dict=True):
         )
 
 
-class RunResult(Struct, frozen=True, dict=True):
+class RunResult(Struct, frozen=True):
     """An envelope plus what the caller needs to show or log about the run."""
 
     envelope: Envelope

@@ -23,7 +23,7 @@ PRUNE_INTERVAL = 60.0
 _LOG_NAME = re.compile(r"[0-9a-f]{32}\.log")
 
 
-class RetentionPolicy(Struct, frozen=True, dict=True):
+class RetentionPolicy(Struct, frozen=True):
     """How many run logs to keep: by count, by age (seconds), by total size (bytes)."""
 
     max_count: int = 200
@@ -31,7 +31,7 @@ class RetentionPolicy(Struct, frozen=True, dict=True):
     max_total_bytes: int = 256 * 1024 * 1024
 
 
-class _Log(Struct, frozen=True, dict=True):
+class _Log(Struct, frozen=True):
     path: Path
     mtime: float
     size: int

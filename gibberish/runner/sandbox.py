@@ -56,7 +56,7 @@ __all__ = ["SWITCH_VAR", "Sandbox", "SandboxStatus", "reset", "status", "take_no
 PACKAGE = sandbox_advice.PACKAGE
 
 
-class Sandbox(Struct, frozen=True, dict=True):
+class Sandbox(Struct, frozen=True):
     """What one run is allowed: the skill's declared ``read_only`` and ``network``.
 
     ``skill_dir`` is where the skill lives; ``snapshot``, when set, is a private copy of

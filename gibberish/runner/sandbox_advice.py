@@ -33,7 +33,7 @@ _USERNS_REFUSED = (
 )
 
 
-class Diagnosis(Struct, frozen=True, dict=True):
+class Diagnosis(Struct, frozen=True):
     """``detail`` says what is wrong; ``advice`` what to do (both whole sentences)."""
 
     detail: str

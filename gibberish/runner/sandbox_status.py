@@ -26,7 +26,7 @@ ALWAYS = ("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "
 _PROBE_TIMEOUT = 10.0
 
 
-class SandboxStatus(Struct, frozen=True, dict=True):
+class SandboxStatus(Struct, frozen=True):
     """Whether runs are wrapped, with what, and a sentence saying so (or why not)."""
 
     active: bool

@@ -31,7 +31,7 @@ def new_run_id() -> str:
     return uuid.uuid4().hex
 
 
-class RunSpec(Struct, frozen=True, dict=True):
+class RunSpec(Struct, frozen=True):
     """One process to start: program + arguments, never a shell command line.
 
     ``env`` is the *complete* child environment (build it with

@@ -54,7 +54,7 @@ logger = logging.getLogger(__name__)
 Sink = Callable[[memoryview], None]
 
 
-class Outcome(Struct, frozen=True, dict=True):
+class Outcome(Struct, frozen=True):
     """How the process ended: its return code, and whether we ended it (and why)."""
 
     returncode: int | None

@@ -85,7 +85,7 @@ MAX_TREE_ENTRIES = 10_000
 leading out of the skill, and a folder with more fails with E-SKILL-TREE-LARGE."""
 
 
-class LibraryChanges(Struct, frozen=True, dict=True):
+class LibraryChanges(Struct, frozen=True):
     """Skill names that appeared, were re-read with a different result, or went away."""
 
     added: tuple[str, ...] = ()

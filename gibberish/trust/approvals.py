@@ -79,7 +79,7 @@ MAX_BYTES = 32 << 20
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-class ApprovalRecord(Struct, frozen=True, dict=True):
+class ApprovalRecord(Struct, frozen=True):
     """One stored approval, for listing (``gibberish approvals list``, the settings page)."""
 
     skill: str

@@ -92,7 +92,7 @@ def also_runs(programs: Iterable[OutsideProgram], tool: str) -> tuple[str, ...]:
     return tuple(lines)
 
 
-class Reach(Struct, frozen=True, dict=True):
+class Reach(Struct, frozen=True):
     """One thing a run may reach beyond its folder: ``what`` (names or paths, shown escaped
     by the front end) and ``why`` it matters, one clause both front ends show verbatim."""
 

@@ -75,7 +75,7 @@ class FingerprintError(OSError):
     """
 
 
-class Fingerprint(Struct, frozen=True, dict=True):
+class Fingerprint(Struct, frozen=True):
     """``digest``: hex SHA-256 of the whole folder; ``files``: relative path -> entry hash."""
 
     digest: str
@@ -293,7 +293,7 @@ def _kind(mode: int) -> str:
 # -- programs outside the skill folder ------------------------------------------------
 
 
-class OutsideProgram(Struct, frozen=True, dict=True):
+class OutsideProgram(Struct, frozen=True):
     """A program (or script) a tool's command names that does not live in the skill folder.
 
     ``path`` is the file it resolves to now (None when it is not found), ``in_home`` says

@@ -52,7 +52,7 @@ class RunOrigin(StrEnum):
     proposals); the person may not have looked at the arguments."""
 
 
-class ModelReads(Struct, frozen=True, dict=True):
+class ModelReads(Struct, frozen=True):
     """Paths among a model's arguments: credential places, and places outside the project."""
 
     credentials: tuple[Path, ...] = ()

@@ -60,7 +60,7 @@ def project_banner(project: str) -> str:
     )
 
 
-class ToolPolicy(Struct, frozen=True, dict=True):
+class ToolPolicy(Struct, frozen=True):
     """What the decision table needs to know about one tool of one skill."""
 
     name: str
@@ -90,7 +90,7 @@ class ToolPolicy(Struct, frozen=True, dict=True):
         )
 
 
-class ApprovalState(Struct, frozen=True, dict=True):
+class ApprovalState(Struct, frozen=True):
     """What the approval store says about a skill's *current* fingerprint.
 
     ``changed_files`` is set only when an earlier approval exists for another fingerprint.

@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 
 from msgspec import Struct
+from msgspec.structs import asdict
 
 from gibberish.fileio import atomic_write_bytes
 from gibberish.redaction import without_credentials
@@ -32,7 +33,7 @@ tray's menu does, at start-up) does not import the fingerprinting code."""
 KINDS = ("git", "zip", "url", "folder")
 
 
-class Provenance(Struct, frozen=True, dict=True):
+class Provenance(Struct, frozen=True):
     source: str
     kind: str
     imported_at: str
@@ -76,6 +77,6 @@ def write_provenance(skill_dir: Path, source: str, kind: str, digest: str) -> Pr
         imported_at=datetime.now(UTC).isoformat(timespec="seconds"),
         fingerprint=digest,
     )
-    text = json.dumps(record.__dict__, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(asdict(record), indent=2, ensure_ascii=False) + "\n"
     atomic_write_bytes(Path(skill_dir) / PROVENANCE_FILE, text.encode("utf-8"), mode=0o644)
     return record

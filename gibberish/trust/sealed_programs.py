@@ -38,7 +38,7 @@ class SealError(OSError):
     """A home program could not be copied for its run; ``str()`` says which and why."""
 
 
-class SealedProgram(Struct, frozen=True, dict=True):
+class SealedProgram(Struct, frozen=True):
     """The sealed copy of ``program``: ``fd`` (read-only, inheritable) and its hash."""
 
     program: OutsideProgram

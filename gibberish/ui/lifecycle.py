@@ -45,7 +45,7 @@ WELCOME_MS = 300
 """How long the warm-up waits while a menu or a dialog is open."""
 
 
-class TrayParts(Struct, frozen=True, dict=True):
+class TrayParts(Struct, frozen=True):
     """The parts of the tray that its start and its end act on (the controller makes them)."""
 
     host: EngineHost
@@ -59,7 +59,7 @@ class TrayParts(Struct, frozen=True, dict=True):
     desktop_check: DesktopCheck
 
 
-class TraySteps(Struct, frozen=True, dict=True):
+class TraySteps(Struct, frozen=True):
     """What the controller does at points of the start: bring the menu up to date (all of
     it, or a diff), reload or watch the skills, show the notices, and say a start failed."""
 

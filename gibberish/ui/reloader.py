@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from gibberish.skills.library import LibraryChanges
 
 
-class ReloadResult(Struct, dict=True):
+class ReloadResult(Struct):
     """What one background reload found (``error`` set when it failed)."""
 
     manual: bool

@@ -51,7 +51,7 @@ def _open_url(url: QUrl) -> bool:
     return QDesktopServices.openUrl(url)
 
 
-class Seams(Struct, dict=True):
+class Seams(Struct):
     """Every way the controller reaches a person or the desktop; tests pass their own."""
 
     forms: ArgumentsPrompt | None = None  # None: the parameter form

@@ -92,7 +92,7 @@ class GlobalShortcuts(QObject):
         self.wait()
 
 
-class ShortcutTargets(Struct, frozen=True, dict=True):
+class ShortcutTargets(Struct, frozen=True):
     """The controller's entry points a shortcut may reach: one bundle, handed to the tray's
     shortcuts and on to the actions, so neither repeats the list."""
 

@@ -72,7 +72,7 @@ def edits(expected: Sequence[str], heard: Sequence[str]) -> list[tuple[str, int]
     return path[::-1]
 
 
-class WordScore(Struct, frozen=True, dict=True):
+class WordScore(Struct, frozen=True):
     word: str
     phones: int
     errors: int

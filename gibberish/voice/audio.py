@@ -81,7 +81,7 @@ def _sounddevice() -> Any:
     return sounddevice
 
 
-class InputDevice(Struct, frozen=True, dict=True):
+class InputDevice(Struct, frozen=True):
     index: int
     name: str
     channels: int

@@ -58,7 +58,7 @@ class Weigher(Protocol):
     def transcribe_heard(self) -> Heard: ...
 
 
-class SecondOpinion(Struct, frozen=True, dict=True):
+class SecondOpinion(Struct, frozen=True):
     """Whisper, when it is set up: the utterance's audio and how to get the recognizer
     (loading it can fail; the grammar's answer then stands, with the reason)."""
 
@@ -66,7 +66,7 @@ class SecondOpinion(Struct, frozen=True, dict=True):
     whisper: Callable[[], StreamingRecognizer]
 
 
-class Decision(Struct, frozen=True, dict=True):
+class Decision(Struct, frozen=True):
     """The tools' catalog and grammar a request is decided against."""
 
     catalog: ToolCatalog

@@ -44,7 +44,7 @@ def symbols_of(form: SpokenForm) -> tuple[Symbol, ...]:
     return tuple(out)
 
 
-class _Node(Struct, dict=True):
+class _Node(Struct):
     final: bool = False
     edges: dict[Symbol, _Node] = field(default_factory=dict)
 
@@ -59,7 +59,7 @@ def _trie(sequences: Iterable[tuple[Symbol, ...]]) -> _Node:
     return root
 
 
-class WordGraph(Struct, dict=True):
+class WordGraph(Struct):
     """A graph PocketSphinx loads with ``Decoder.create_fsg``."""
 
     transitions: list[Transition] = field(default_factory=list)

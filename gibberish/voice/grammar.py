@@ -20,7 +20,7 @@ from gibberish.voice.phrases import Item, SlotKind, SpokenForm, forms_for_tool
 GRAMMAR_NAME = "gibberish"
 
 
-class Grammar(Struct, frozen=True, dict=True):
+class Grammar(Struct, frozen=True):
     text: str
     """The JSGF source."""
     words: frozenset[str]
@@ -92,7 +92,7 @@ def build_grammar(forms: Sequence[SpokenForm], problems: Iterable[str] = ()) -> 
     return Grammar(text, frozenset(words), tuple(kept), tuple(notes), signature)
 
 
-class VoiceTool(Struct, frozen=True, dict=True):
+class VoiceTool(Struct, frozen=True):
     """What the grammar needs of one offered tool (the Engine's catalog entry, flattened)."""
 
     name: str

@@ -51,7 +51,7 @@ def muted(description: str) -> str:
     )
 
 
-class Source(Struct, frozen=True, dict=True):
+class Source(Struct, frozen=True):
     name: str
     description: str
     muted: bool
@@ -59,7 +59,7 @@ class Source(Struct, frozen=True, dict=True):
     """A sink's monitor (what the speakers play), not a microphone."""
 
 
-class SoundServer(Struct, frozen=True, dict=True):
+class SoundServer(Struct, frozen=True):
     running: bool
     sources: tuple[Source, ...] = ()
     default: str = ""

@@ -142,7 +142,7 @@ people, ADR 0056)."""
 RIVAL_NATS = 2.0
 
 
-class Weighed(Struct, frozen=True, dict=True):
+class Weighed(Struct, frozen=True):
     """Whisper's weight of each of the grammar's readings (its phrase first, then the
     other pass's and the other numbers'), and of Whisper's own transcript."""
 

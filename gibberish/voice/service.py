@@ -32,7 +32,7 @@ from gibberish.voice.sounds_like import SoundsLike
 BACKENDS = VOICE_BACKENDS  # the values of voice.settings.VoiceBackend
 
 
-class VoiceConfig(Struct, frozen=True, dict=True):
+class VoiceConfig(Struct, frozen=True):
     backend: str = "pocketsphinx"
     model_folder: str = ""
     threshold: float | None = None

@@ -30,7 +30,7 @@ class Activation(StrEnum):
 VOICE_BACKENDS = tuple(b.value for b in VoiceBackend)
 
 
-class VoiceSettings(Struct, frozen=True, dict=True):
+class VoiceSettings(Struct, frozen=True):
     """How gibberish listens (docs: README, *Voice*)."""
 
     backend: VoiceBackend = VoiceBackend.POCKETSPHINX

@@ -83,7 +83,7 @@ def _overruling(streaming: Heard, retry: Heard | None) -> Heard:
     return retry
 
 
-class _Utterance(Struct, dict=True):
+class _Utterance(Struct):
     started: float
     audio: bytearray = field(default_factory=bytearray)
     """Kept for the second pass (16 kHz 16-bit: 32 kB a second, 15 s at most from a

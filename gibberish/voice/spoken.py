@@ -10,8 +10,9 @@ the decision table, as for a click.
 from __future__ import annotations
 
 import weakref
-from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from gibberish.desktop.focus import MicrophoneProbe
 from gibberish.engine.values import EngineError

@@ -129,7 +129,7 @@ def window_seconds(speech_seconds: float, padding: float = WINDOW_PADDING) -> fl
     return min(FULL_WINDOW, max(WINDOW_STEP, steps * WINDOW_STEP))
 
 
-class Transcript(Struct, frozen=True, dict=True):
+class Transcript(Struct, frozen=True):
     """One pass's text, its scores, the windows (seconds the decoder saw, seconds
     encoded) and where the time went."""
 

@@ -71,7 +71,7 @@ class Kind(StrEnum):
     SYSTEM = "system"
 
 
-class Environment(Struct, frozen=True, dict=True):
+class Environment(Struct, frozen=True):
     """The Python environment gibberish runs in, and how it was made."""
 
     python: Path
@@ -101,7 +101,7 @@ class Environment(Struct, frozen=True, dict=True):
         )
 
 
-class Download(Struct, frozen=True, dict=True):
+class Download(Struct, frozen=True):
     name: str
     version: str
     url: str
@@ -114,7 +114,7 @@ class Download(Struct, frozen=True, dict=True):
         return Path(urllib.parse.unquote(urllib.parse.urlparse(self.url).path)).name
 
 
-class Plan(Struct, frozen=True, dict=True):
+class Plan(Struct, frozen=True):
     environment: Environment
     requirements: tuple[str, ...]
     downloads: tuple[Download, ...]

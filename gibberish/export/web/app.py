@@ -94,7 +94,7 @@ async def _save_upload(upload: UploadFile, folder: Path, limit: int) -> Path:
     return target
 
 
-class CompileForm(Struct, dict=True):
+class CompileForm(Struct):
     """The form both POST endpoints take (``multipart/form-data``)."""
 
     target: Annotated[str, Form(description="`gemini-toml`, `agent-skills` or `skillc-stub`.")] = (

@@ -67,7 +67,7 @@ class ServiceError(Exception):
         self.message, self.hint, self.status = message, hint, status
 
 
-class OutputFile(Struct, frozen=True, dict=True):
+class OutputFile(Struct, frozen=True):
     path: str
     data: bytes
     executable: bool = False
@@ -77,7 +77,7 @@ class OutputFile(Struct, frozen=True, dict=True):
         return self.data.decode("utf-8", errors="replace")
 
 
-class Result(Struct, frozen=True, dict=True):
+class Result(Struct, frozen=True):
     name: str
     target: str
     files: tuple[OutputFile, ...]

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("gibberish.ui")
 
 
-class Question(Struct, dict=True):
+class Question(Struct):
     key: int
     text: str
     cancel: threading.Event = field(default_factory=threading.Event)

@@ -22,7 +22,7 @@ SUGGESTED = ("system.disk_usage", "system.uptime", "git.git_status")
 """The tool offered to try first: the first of these that is offered here."""
 
 
-class KeyHelp(Struct, frozen=True, dict=True):
+class KeyHelp(Struct, frozen=True):
     """How to get a key for the window: a sentence, and the exact text to copy ("" when
     the key is bound already)."""
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from gibberish.skills.model import SkillDefinition
 
 
-class ExportOutcome(Struct, dict=True):
+class ExportOutcome(Struct):
     """What the worker did: the plugin built, or why not (``in_use``: the folder's
     problem, which the window asks about or refuses in its own words)."""
 
@@ -33,7 +33,7 @@ class ExportOutcome(Struct, dict=True):
     """The thread that built (tests check it was not the GUI's)."""
 
 
-class ExportRequest(Struct, frozen=True, dict=True):
+class ExportRequest(Struct, frozen=True):
     skills: Sequence[SkillDefinition]
     out: Path
     info: PluginInfo

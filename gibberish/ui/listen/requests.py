@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from msgspec.structs import replace
 from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 
 from gibberish.ui.errors import guard

@@ -32,7 +32,7 @@ TOOLS_HELP = (
 )
 
 
-class ShortcutStatus(Struct, frozen=True, dict=True):
+class ShortcutStatus(Struct, frozen=True):
     """What the tray knows about its global shortcuts when the dialog opens."""
 
     portal: bool
