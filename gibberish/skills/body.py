@@ -33,10 +33,10 @@ Structure rules (where the spec is silent, the choice is written here):
 
 from __future__ import annotations
 
-import dataclasses
 from typing import NamedTuple
 
 from msgspec import Struct, field
+from msgspec.structs import replace
 
 from gibberish.lazy import lazy_pattern
 from gibberish.skills import fields as F
@@ -457,7 +457,7 @@ class _ParamReader:
             return None
         if not column or column in _NO_DEFAULT:
             self.prose_defaults.add(name)
-        return dataclasses.replace(probe, default=default)
+        return replace(probe, default=default)
 
     def _name_ok(self, name: str, line: int, seen: dict[str, int]) -> bool:
         if not F.is_valid_param_name(name):
@@ -766,9 +766,7 @@ def _prefer_template_defaults(
             written.setdefault(ph.name, coerce_value(param, value))
         except RenderError:
             continue  # reported by check_template
-    return [
-        dataclasses.replace(p, default=written[p.name]) if p.name in written else p for p in params
-    ]
+    return [replace(p, default=written[p.name]) if p.name in written else p for p in params]
 
 
 def _command(

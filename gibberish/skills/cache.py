@@ -24,7 +24,6 @@ that nobody else can write: the cache folder is private (0700), the file 0600.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import enum
 import gc
 import hashlib
@@ -35,7 +34,7 @@ import pickle
 import sys
 import tempfile
 import types
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -112,35 +111,6 @@ class _ModelPickler(pickle.Pickler):
         return NotImplemented
 
 
-def _with_quick_setstate(cls: Any) -> Any:
-    """``cls``, restoring its pickled state from field names computed once.
-
-    A slotted dataclass's generated ``__setstate__`` calls ``dataclasses.fields()`` for
-    every object it restores: two thirds of a warm load of 1,000 skills (38,000 objects)
-    went there. This one sets the same fields, in the same order, from the same state.
-    """
-    setstate = getattr(cls, "__setstate__", None)
-    if getattr(setstate, "__name__", "") != "_dataclass_setstate":
-        return cls
-    cls.__setstate__ = _unrolled_setstate(tuple(f.name for f in dataclasses.fields(cls)))
-    return cls
-
-
-def _unrolled_setstate(names: Sequence[str]) -> Callable[[Any, Sequence[Any]], None]:
-    """A ``__setstate__`` that unpacks the state into one statement per field: no loop
-    and no ``zip`` per object (a fifth less time restoring 38,000 objects). A state of
-    another length raises ``ValueError``, which makes the cache unreadable, never wrong.
-    The names are the dataclass's own field names, checked to be identifiers."""
-    if not all(name.isidentifier() for name in names):
-        raise ValueError(f"not field names: {names!r}")
-    values = "".join(f"v{i}, " for i in range(len(names)))
-    body = "".join(f"\n    _set(self, {name!r}, v{i})" for i, name in enumerate(names))
-    source = f"def restore(self, state, _set=_set):\n    ({values}) = state{body}\n"
-    scope: dict[str, Any] = {"_set": object.__setattr__}
-    exec(compile(source, "<parse cache setstate>", "exec"), scope)
-    return scope["restore"]
-
-
 def _enum_member(cls: Any, name: Any) -> Any:
     """A member of one of the model's enums, by name; nothing else.
 
@@ -153,6 +123,25 @@ def _enum_member(cls: Any, name: Any) -> Any:
     raise pickle.UnpicklingError(f"getattr({cls!r}, {name!r}) is not part of a parsed skill")
 
 
+def _every_field(cls: Any) -> Any:
+    """``cls`` itself, or for a record its constructor taking exactly one value per field.
+
+    A record pickles as its class and its values, and would take fewer values than it has
+    fields (the rest get their defaults): an object saved by another shape of the model
+    makes the file unreadable instead, never half-read."""
+    count = len(getattr(cls, "__struct_fields__", ()))
+    if not count:
+        return cls
+
+    def every_field(*values: Any) -> Any:
+        if len(values) != count:
+            raise ValueError(f"{cls.__name__} saved with {len(values)} values, not {count}")
+        return cls(*values)
+
+    every_field.__name__ = every_field.__qualname__ = cls.__name__
+    return every_field
+
+
 class _ModelUnpickler(pickle.Unpickler):
     """Builds the skill model's classes and plain data; refuses every other global."""
 
@@ -160,7 +149,7 @@ class _ModelUnpickler(pickle.Unpickler):
         if (module, name) == ("builtins", "getattr"):
             return _enum_member
         if (module, name) in _MODEL_CLASSES:
-            return _with_quick_setstate(super().find_class(module, name))
+            return _every_field(super().find_class(module, name))
         if (module, name) in _ALLOWED_GLOBALS:
             return super().find_class(module, name)
         raise pickle.UnpicklingError(f"{module}.{name} is not part of a parsed skill")

@@ -7,16 +7,17 @@ between runs; kept apart so that neither module has to import the other.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
+from msgspec.structs import force_setattr
 
 from gibberish.skills.model import SkillDefinition, Trust
 
 Sig = tuple[int, int, int, int] | None
 
 
-@dataclass(frozen=True)
-class SkillSource:
+class SkillSource(Struct, frozen=True, dict=True):
     """A folder of skill folders and the trust its skills get.
 
     The folder is made absolute (``~`` expanded) here, where every source enters, so a
@@ -28,11 +29,10 @@ class SkillSource:
     trust: Trust
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "path", Path(os.path.abspath(Path(self.path).expanduser())))
+        force_setattr(self, "path", Path(os.path.abspath(Path(self.path).expanduser())))
 
 
-@dataclass(frozen=True, slots=True)
-class Tree:
+class Tree(Struct, frozen=True):
     """What a walk of one skill folder found."""
 
     subdirs: tuple[str, ...]
@@ -42,8 +42,7 @@ class Tree:
     too_many: bool
 
 
-@dataclass(slots=True)
-class CachedEntry:
+class CachedEntry(Struct):
     """A parsed winning skill folder and the stat signature it was parsed at."""
 
     folder: str

@@ -32,7 +32,6 @@ to copy, so the tray's timer can refresh while the UI reads.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import os
 import threading
@@ -42,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from gibberish import paths
 from gibberish.skills import fields as F
@@ -503,7 +503,7 @@ class SkillLibrary:
             skill = _failed_skill(candidate, trust, self._profile, exc)
         extra = _tree_diagnostics(folder, tree, self._max_tree_entries)
         if extra:
-            skill = dataclasses.replace(skill, diagnostics=skill.diagnostics + tuple(extra))
+            skill = replace(skill, diagnostics=skill.diagnostics + tuple(extra))
         if old is not None and old.skill == skill:
             skill = old.skill  # keep identity: unchanged
         return _Entry(

@@ -1,6 +1,6 @@
 """The shapes of a parsed skill.
 
-These frozen dataclasses are what every other layer receives: the runner gets an argv
+These frozen records (msgspec Structs, ADR 0100) are what every other layer receives: the runner gets an argv
 rendered from a ``CommandTemplate``, the trust layer reads ``read_only``/``always_ask``,
 the model feed turns ``ToolDefinition``s into declarations, and the UI builds forms from
 ``ParameterDefinition``s. They carry data only; parsing lives in the sibling modules.
@@ -9,10 +9,11 @@ the model feed turns ``ToolDefinition``s into declarations, and the UI builds fo
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import FrozenInstanceError, dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 
 class Severity(StrEnum):
@@ -50,8 +51,7 @@ class ParameterType(StrEnum):
     ARRAY = "array"
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
+class Diagnostic(Struct, frozen=True):
     """One problem found in a skill: what, where (file and 1-based line), how bad."""
 
     severity: Severity
@@ -83,19 +83,32 @@ class Diagnostic:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ParameterDefinition:
+class ParameterDefinition(Struct, frozen=True):
     name: str
     type: ParameterType
     required: bool
     description: str = ""
-    default: Any = field(default=None, hash=False)
+    default: Any = None
     """Already coerced to ``type`` (an int for integer, a list of str for array...)."""
     line: int | None = None
     minimum: int | float | None = None
     """The smallest value an integer or number takes (``integer 1..100``), if limited."""
     maximum: int | float | None = None
     """The largest value an integer or number takes, if limited."""
+
+    def __hash__(self) -> int:
+        # a default may be a list (an array's): not part of the hash, as in equality's peers
+        return hash(
+            (
+                self.name,
+                self.type,
+                self.required,
+                self.description,
+                self.line,
+                self.minimum,
+                self.maximum,
+            )
+        )
 
     def to_dict(self) -> dict[str, Any]:
         shape: dict[str, Any] = {
@@ -119,15 +132,13 @@ class PlaceholderKind(StrEnum):
     FLAG_EQUALS = "flag_equals"  # {{name:--flag=}}
 
 
-@dataclass(frozen=True, slots=True)
-class Literal:
+class Literal(Struct, frozen=True):
     """Literal text of a template word, quotes already removed."""
 
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class Placeholder:
+class Placeholder(Struct, frozen=True):
     name: str
     kind: PlaceholderKind = PlaceholderKind.VALUE
     modifier: str | None = None
@@ -139,8 +150,7 @@ class Placeholder:
 Fragment = Literal | Placeholder
 
 
-@dataclass(frozen=True, slots=True)
-class TemplateWord:
+class TemplateWord(Struct, frozen=True):
     """One argument of the command: literal text and placeholders, joined without spaces."""
 
     fragments: tuple[Fragment, ...]
@@ -177,7 +187,7 @@ class TemplateWord:
 class CommandTemplate:
     """A parsed ``#### Command`` block: exactly one simple command made of words.
 
-    Immutable and compared by value, like the dataclasses around it. The words are a pure
+    Immutable and compared by value, like the records around it. The words are a pure
     function of the source (what the parser makes of it), which lets
     :class:`gibberish.skills.text_template.TextTemplate` keep only the text and parse it
     when its words are first asked for: how the parse cache stores templates.
@@ -197,10 +207,10 @@ class CommandTemplate:
         object.__setattr__(self, "line", line)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        raise AttributeError(f"cannot assign to field {name!r}")
 
     def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
+        raise AttributeError(f"cannot delete field {name!r}")
 
     def __getstate__(self) -> tuple[Any, ...]:
         return (self.source, self.words, self.line)
@@ -241,8 +251,7 @@ class CommandTemplate:
         return frozenset(p.name for w in self.words for p in w.placeholders)
 
 
-@dataclass(frozen=True, slots=True)
-class ToolDefinition:
+class ToolDefinition(Struct, frozen=True):
     name: str
     description: str
     parameters: tuple[ParameterDefinition, ...] = ()
@@ -269,8 +278,7 @@ DEFAULT_MODES: tuple[Mode, ...] = (Mode.GLOBAL,)
 """A skill's modes when its frontmatter sets none."""
 
 
-@dataclass(frozen=True, slots=True)
-class SkillDefinition:
+class SkillDefinition(Struct, frozen=True):
     """A loaded skill. A broken one is still a value: ``ok`` is False and ``diagnostics`` say why."""
 
     name: str
@@ -292,7 +300,7 @@ class SkillDefinition:
     tools: tuple[ToolDefinition, ...] = ()
     body: str = ""
     """The Markdown body: context for instruction skills (no tools)."""
-    extra: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    extra: Mapping[str, Any] = field(default_factory=dict)
     """Other known frontmatter (license, metadata, allowed-tools ...) kept for export."""
     trust: Trust = Trust.USER
     profile: Profile = Profile.GIBBERISH
@@ -300,6 +308,10 @@ class SkillDefinition:
     """SHA-256 (hex) of the exact SKILL.md bytes this definition was parsed from, so the
     Engine can tell whether what is on disk now is what a person was shown."""
     diagnostics: tuple[Diagnostic, ...] = ()
+
+    def __hash__(self) -> int:
+        # ``extra`` holds the frontmatter's other values (mappings, lists): not hashed
+        return hash(tuple(getattr(self, name) for name in _HASHED_SKILL_FIELDS))
 
     @property
     def directory(self) -> Path:
@@ -336,6 +348,9 @@ class SkillDefinition:
 
     def available_in(self, mode: Mode) -> bool:
         return Mode.GLOBAL in self.modes or mode in self.modes
+
+
+_HASHED_SKILL_FIELDS = tuple(n for n in SkillDefinition.__struct_fields__ if n != "extra")
 
 
 def tool_ref(skill: str, tool: str) -> str:

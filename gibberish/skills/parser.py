@@ -18,13 +18,14 @@ escapes. A bug that raises while parsing becomes an E-INTERNAL error on that ski
 from __future__ import annotations
 
 import codecs
-import dataclasses
 import hashlib
 import os
 import stat
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+
+from msgspec.structs import replace
 
 from gibberish.skills import fields as F
 from gibberish.skills.body import parse_body
@@ -313,7 +314,7 @@ def _parse_guarded(
             path, skill_name, [internal_error(str(path), exc), *name_diags], profile, trust, sha256
         )
     if name_diags:
-        skill = dataclasses.replace(skill, diagnostics=(*name_diags, *skill.diagnostics))
+        skill = replace(skill, diagnostics=(*name_diags, *skill.diagnostics))
     return skill
 
 
@@ -379,7 +380,7 @@ def _escape_deep(value: Any) -> Any:
 
 def _defang_tool(tool: ToolDefinition) -> ToolDefinition:
     def param(p: ParameterDefinition) -> ParameterDefinition:
-        return dataclasses.replace(
+        return replace(
             p, description=F.escape_unsafe(p.description), default=_escape_deep(p.default)
         )
 
@@ -387,7 +388,7 @@ def _defang_tool(tool: ToolDefinition) -> ToolDefinition:
     if command is not None:
         # Its words come from the shown text, fresh or from the parse cache alike.
         command = TextTemplate(F.escape_unsafe(command.source), command.line)
-    return dataclasses.replace(
+    return replace(
         tool,
         description=F.escape_unsafe(tool.description),
         parameters=tuple(param(p) for p in tool.parameters),
@@ -411,7 +412,7 @@ def _defang(skill: SkillDefinition) -> SkillDefinition:
         )
         for d in skill.diagnostics
     )
-    return dataclasses.replace(
+    return replace(
         skill,
         version=F.escape_unsafe(skill.version),
         description=F.escape_unsafe(skill.description),

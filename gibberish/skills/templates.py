@@ -49,13 +49,13 @@ Decisions beyond docs/adr/0003-no-shell-ever.md:
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from gibberish.lazy import lazy_pattern
 from gibberish.skills.model import (
@@ -549,9 +549,7 @@ def _mark_url(word: TemplateWord) -> tuple[TemplateWord, bool]:
     if parts is None:
         return word, False
     fragments = tuple(
-        dataclasses.replace(f, in_url_query=True)
-        if part == "query" and isinstance(f, Placeholder)
-        else f
+        replace(f, in_url_query=True) if part == "query" and isinstance(f, Placeholder) else f
         for f, part in zip(word.fragments, parts, strict=True)
     )
     return TemplateWord(fragments), "host" in parts

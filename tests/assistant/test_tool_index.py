@@ -341,7 +341,7 @@ def test_the_fuzzy_router_follows_edits_and_removals(library):
 def test_an_index_patched_after_edits_chooses_what_a_fresh_one_chooses():
     """Edits that keep every name patch the last index (postings carried over, the edited
     tools' positions redone); the result must be what a fresh index and plain scoring give."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     rng = random.Random(7)
     skills = corpus(8)

@@ -219,17 +219,10 @@ def test_a_huge_model_number_is_kept_but_flagged_unusual(catalog):
 
 
 def test_a_declared_range_makes_a_value_outside_it_invalid(catalog):
-    from dataclasses import dataclass
-
     from gibberish.assistant.validate import check_range
     from gibberish.skills.model import ParameterDefinition, ParameterType
 
-    @dataclass(frozen=True)
-    class Ranged(ParameterDefinition):  # the shape a parameter with a declared range has
-        minimum: int | None = None
-        maximum: int | None = None
-
-    count = Ranged("count", ParameterType.INTEGER, False, minimum=1, maximum=100)
+    count = ParameterDefinition("count", ParameterType.INTEGER, False, minimum=1, maximum=100)
     assert check_range(count, 101) == ("count=101 is outside its range (1–100)", None)
     assert check_range(count, 0)[0]
     assert check_range(count, 50) == (None, None)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import tomllib
 from pathlib import Path
 from types import MappingProxyType
 
+import msgspec.structs
 import pytest
 from click.testing import CliRunner
 
@@ -132,7 +132,7 @@ def test_servers_from_a_skill_dependencies_field(home: Path) -> None:
     folder = write_skill(home / "src", "art", INSTRUCTION_SKILL, ART_FILES)
     skill = parse_skill_file(folder / "SKILL.md")
     deps = {"mcp": [{"name": "canvas", "command": "canvas-mcp", "args": ["--port", "0"]}]}
-    skill = dataclasses.replace(skill, extra=MappingProxyType({"dependencies": deps}))
+    skill = msgspec.structs.replace(skill, extra=MappingProxyType({"dependencies": deps}))
     servers, problems = wanted_servers({"bad": {"args": ["x"]}}, [skill])
     assert list(servers) == ["canvas"] and servers["canvas"].args == ("--port", "0")
     assert problems == [

@@ -13,7 +13,6 @@ Hypothesis drives, with bounded examples so each test takes a few seconds:
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import os
 import tempfile
@@ -22,6 +21,7 @@ import zipfile
 from pathlib import Path
 
 import anyio
+import msgspec.structs
 import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
@@ -243,7 +243,7 @@ def test_frontmatter_names_reaching_every_writer(name: str) -> None:
         out = base / "out"
         out.mkdir()
         skill = parse_skill_file(src / "SKILL.md", trust=Trust.UNTRUSTED)
-        hostile = dataclasses.replace(skill, name=name)
+        hostile = msgspec.structs.replace(skill, name=name)
         outside_before = sorted(p for p in base.rglob("*") if out not in (p, *p.parents))
         for write in (
             lambda: build_stub(src, out),

@@ -6,11 +6,11 @@ written only with consent, and no credential is kept or shown."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 from pathlib import Path
 
+import msgspec.structs
 import pytest
 
 from gibberish.assistant.context_folders import ImportError_, context_dir, install_block
@@ -138,7 +138,7 @@ def _instruction_skill(tmp_path: Path, name: str):
     folder = _guide(tmp_path / "skills", "guide", "Rules.\n")
     skill = parse_skill_file(folder / "SKILL.md", profile=Profile.AGENTSKILLS, trust=Trust.USER)
     assert skill.kind == "instructions"
-    return dataclasses.replace(skill, name=name)
+    return msgspec.structs.replace(skill, name=name)
 
 
 @pytest.mark.parametrize("name", HOSTILE_NAMES)

@@ -8,10 +8,10 @@ that what it writes stays inside its target, and leaves someone else's file alon
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
 
+import msgspec.structs
 import pytest
 from click.testing import CliRunner
 
@@ -66,7 +66,9 @@ def hostile(tmp_path: Path, name: str) -> SkillDefinition:
     name is set afterwards: the writers must not rely on the parser for their safety)."""
     name = name.replace("/tmp/", f"{tmp_path}/", 1)
     src = make(tmp_path / "src", "victim", name)
-    return dataclasses.replace(parse_skill_file(src / "SKILL.md", trust=Trust.UNTRUSTED), name=name)
+    return msgspec.structs.replace(
+        parse_skill_file(src / "SKILL.md", trust=Trust.UNTRUSTED), name=name
+    )
 
 
 def files_under(root: Path) -> set[str]:

@@ -1,4 +1,4 @@
-"""Reading a cache file: collection paused, then as found; objects restored field by field."""
+"""Reading a cache file: collection paused, then as found; records restored from every field."""
 
 from __future__ import annotations
 
@@ -24,17 +24,14 @@ def test_collection_is_paused_inside_and_left_as_it_was(enabled):
         gc.enable() if was else gc.disable()
 
 
-def test_the_unrolled_setstate_sets_every_field_and_refuses_another_shape():
-    from types import SimpleNamespace
+def test_a_record_is_restored_from_exactly_one_value_per_field():
+    from gibberish.skills.cache import _every_field
+    from gibberish.skills.entry import Tree
+    from gibberish.skills.model import Trust
 
-    from gibberish.skills.cache import _unrolled_setstate
-
-    restore = _unrolled_setstate(("first", "second"))
-    target = SimpleNamespace()
-    restore(target, ["a", 2])
-    assert (target.first, target.second) == ("a", 2)
-    for wrong in (["a"], ["a", 2, 3], []):
+    make = _every_field(Tree)
+    assert make(("/a",), (), True, False) == Tree(("/a",), (), True, False)
+    for wrong in ((("/a",), (), True), (("/a",), (), True, False, 1), ()):
         with pytest.raises(ValueError):
-            restore(SimpleNamespace(), wrong)
-    with pytest.raises(ValueError):
-        _unrolled_setstate(("ok", "x); import os; (y"))
+            make(*wrong)
+    assert _every_field(Trust) is Trust  # not a record: the class itself

@@ -10,7 +10,6 @@ classes: a cache naming any other global of ``gibberish.skills`` is refused and 
 
 from __future__ import annotations
 
-import dataclasses
 import gc
 import io
 import logging
@@ -137,9 +136,9 @@ def test_a_template_stays_immutable_and_compares_by_text_words_and_line() -> Non
     assert template is not None
     for either in (template, TextTemplate(template.source, 12)):
         for field, value in (("source", "rm -rf /"), ("line", 1), ("_words", ()), ("new", 1)):
-            with pytest.raises((dataclasses.FrozenInstanceError, AttributeError)):
+            with pytest.raises(AttributeError):
                 setattr(either, field, value)
-        with pytest.raises(dataclasses.FrozenInstanceError):
+        with pytest.raises(AttributeError):
             del either.source
         assert either.source == template.source and either.line == 12
     for restored in (pickle.loads(pickle.dumps(template)), TextTemplate(template.source, 12)):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import subprocess
 import sys
@@ -608,7 +607,7 @@ def test_frontmatter_and_skill_defaults_are_the_same_values() -> None:
     front = Frontmatter()
     skill = SkillDefinition(name="x", source_path=Path("/x/SKILL.md"))
     shared = {f.name for f in msgspec.structs.fields(Frontmatter)} & {
-        f.name for f in dataclasses.fields(SkillDefinition)
+        f.name for f in msgspec.structs.fields(SkillDefinition)
     }
     assert {"timeout_secs", "modes", "read_only", "network"} <= shared
     for name in shared - {"name", "extra"}:

@@ -67,7 +67,7 @@ Children = Sequence["MenuItem"] | Callable[[], Sequence["MenuItem"]]
 class MenuItem:
     """One entry: an action, a submenu (children may be a callable: built lazily) or a line.
 
-    A plain class with slots rather than a dataclass: hundreds are made per menu, and
+    A plain class with slots rather than a record: hundreds are made per menu, and
     start-up time counts (see ``benchmarks/startup.py``).
     """
 

@@ -6,7 +6,7 @@ cache (``cache.CachedSkill`` and friends) while the Engine loads, then from the 
 library (``SkillDefinition``). Whatever the builders (``model``, ``source``, ``cache``)
 read of a skill must exist on both, so they read these protocols and nothing else, and
 mypy checks each source against them (docs/adr/0066-menu-protocol.md). Read-only
-properties: a frozen dataclass field and a plain attribute both satisfy one. Qt-free and
+properties: a frozen record field and a plain attribute both satisfy one. Qt-free and
 without the skills model at run time: the cached menu is drawn before either is loaded.
 """
 
