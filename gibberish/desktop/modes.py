@@ -127,6 +127,7 @@ class AppLists(Struct, frozen=True):
                 f"Unknown app list {', '.join(map(repr, unknown))}; use {', '.join(sorted(known))}."
             )
         values: dict[str, frozenset[str]] = {}
+        defaults = cls()
         for key, items in data.items():
             if isinstance(items, str) or not isinstance(items, Iterable):
                 raise ValueError(f"The app list {key!r} must be a list of executable names.")
@@ -134,7 +135,7 @@ class AppLists(Struct, frozen=True):
             if not all(isinstance(i, str) for i in items):
                 raise ValueError(f"The app list {key!r} must contain only executable names.")
             names = _names(items)
-            values[key] = (getattr(cls, key) | names) if extend else names
+            values[key] = (getattr(defaults, key) | names) if extend else names
         return cls(**values)
 
     def kind_of(self, app: str) -> str | None:

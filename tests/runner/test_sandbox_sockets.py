@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from gibberish.runner import run, sandbox, seccomp
 from gibberish.runner.sandbox import Sandbox
@@ -228,7 +229,7 @@ def test_an_offline_gui_run_reaches_the_display_but_not_the_bus(make_spec, tmp_p
     with listening(wayland), listening(bus):
         box = Sandbox(read_only=True, network=False, gui=True)
         spec = make_spec(PY, "-c", PROBE, wayland, bus, sandbox=box)
-        spec = type(spec)(**{**spec.__dict__, "env": {**spec.env, **spec_env}})
+        spec = replace(spec, env={**spec.env, **spec_env})
         assert run(spec).envelope.output.split() == ["REACHED", "FileNotFoundError"]
         plain = make_spec(PY, "-c", PROBE, wayland, sandbox=Sandbox(read_only=True))
         assert run(plain).envelope.output.split() == ["FileNotFoundError"]
