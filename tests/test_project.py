@@ -41,6 +41,18 @@ def test_qt_is_imported_only_under_ui() -> None:
     assert offenders == [], f"Qt imported outside gibberish/ui: {offenders}"
 
 
+def test_records_are_one_kind() -> None:
+    """Records are msgspec Structs (docs/adr/0100): a dataclass would bring back the
+    methods compiled at every import, and a second ``replace`` that fails at run time on
+    the other kind (the type checker accepts either)."""
+    offenders = [
+        str(p.relative_to(REPO_ROOT))
+        for p in _modules(PACKAGE)
+        if "dataclasses" in {name.split(".")[0] for name in _imports(p)}
+    ]
+    assert offenders == [], f"dataclasses imported (use msgspec.Struct): {offenders}"
+
+
 def test_nothing_runs_through_a_shell() -> None:
     offenders = []
     for path in _modules(PACKAGE):

@@ -50,6 +50,7 @@ NOT_NEEDED = (
     "gibberish.settings",  # no settings file: nothing to read (docs/adr/0099)
     "gibberish.runner.sandbox",  # no tool runs; the notice is sandbox_status's
     "subprocess",
+    "dataclasses",  # records are Structs, made without compiling methods (docs/adr/0100)
 )
 
 
