@@ -64,7 +64,7 @@ def socket_path() -> str:
     shared = Path(tempfile.gettempdir()) / f"gibberish-{os.getuid()}"
     with contextlib.suppress(OSError):
         return os.fspath(private_folder(shared) / SOCKET_NAME)
-    from gibberish import paths  # platformdirs: only for this last resort
+    from gibberish import paths  # only for this last resort
 
     fallback = paths.cache_dir() / "run"
     fallback.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

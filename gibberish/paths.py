@@ -1,18 +1,20 @@
 """Where gibberish keeps things.
 
-Every location honours the XDG variables (through platformdirs), so tests and
-sandboxed sessions can point the whole application at temporary folders by setting
-``XDG_CONFIG_HOME``, ``XDG_DATA_HOME``, ``XDG_STATE_HOME`` and ``XDG_CACHE_HOME``.
-The functions are evaluated on every call rather than cached at import time for the
-same reason.
+Every location follows the XDG Base Directory rules, so tests and sandboxed sessions
+can point the whole application at temporary folders by setting ``XDG_CONFIG_HOME``,
+``XDG_DATA_HOME``, ``XDG_STATE_HOME`` and ``XDG_CACHE_HOME``. The functions are
+evaluated on every call rather than cached at import time for the same reason.
+
+The rules are read here rather than through ``platformdirs``: on Linux, the supported
+platform, they are four variables and their defaults, and importing the library was a
+fortieth of every command's start (docs/adr/0101). A variable that is empty or holds a
+relative path is ignored, as the rules say.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-
-import platformdirs
 
 APP_NAME = "gibberish"
 
@@ -22,24 +24,32 @@ _SOURCE_ROOT = _PACKAGE_DIR.parent
 _SHIPPED = _PACKAGE_DIR / "_shipped"
 
 
+def _xdg(variable: str, default: str) -> Path:
+    """gibberish's folder under ``$variable``, or under ``~/default`` when the variable is
+    unset, empty or not an absolute path."""
+    value = os.environ.get(variable, "").strip()
+    base = value if os.path.isabs(value) else os.path.join(os.path.expanduser("~"), default)
+    return Path(base, APP_NAME)
+
+
 def config_dir() -> Path:
     """Settings and the user's skills folder (``~/.config/gibberish``)."""
-    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+    return _xdg("XDG_CONFIG_HOME", ".config")
 
 
 def data_dir() -> Path:
     """Durable data: the approval store, the secret-name index (``~/.local/share/gibberish``)."""
-    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    return _xdg("XDG_DATA_HOME", ".local/share")
 
 
 def state_dir() -> Path:
     """Logs and full run output (``~/.local/state/gibberish``)."""
-    return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
+    return _xdg("XDG_STATE_HOME", ".local/state")
 
 
 def cache_dir() -> Path:
     """Anything that can be rebuilt (``~/.cache/gibberish``)."""
-    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+    return _xdg("XDG_CACHE_HOME", ".cache")
 
 
 def user_skills_dir() -> Path:

@@ -16,7 +16,6 @@ keyring (docs/security.md, "Private sources").
 
 from __future__ import annotations
 
-import logging
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -71,14 +70,6 @@ def scrub(message: str) -> str:
 
 def has_credentials(text: str) -> bool:
     return without_credentials(text) != text
-
-
-class ScrubbingFormatter(logging.Formatter):
-    """Log lines and tracebacks with every URL's credentials removed (a source typed as
-    ``https://user:TOKEN@host/…`` may appear in an exception's message)."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        return scrub(super().format(record))
 
 
 # -- what a run printed, before it goes back to a model --------------------------------

@@ -69,6 +69,11 @@ def isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: 
     _point_environment_at(root, env)
     for var, value in env.items():
         monkeypatch.setenv(var, value)
+    # ``gibberish.cli.main()`` called in a test lets a later ``finish`` end the whole test
+    # process with ``os._exit`` (quick exit is for the real program only): undone here.
+    from gibberish.cli import quick_exit
+
+    monkeypatch.setattr(quick_exit, "_enabled", False)
     yield root
 
 

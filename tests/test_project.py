@@ -53,6 +53,19 @@ def test_records_are_one_kind() -> None:
     assert offenders == [], f"dataclasses imported (use msgspec.Struct): {offenders}"
 
 
+def test_loggers_come_from_gibberish_logger() -> None:
+    """A logger made by ``logging.getLogger`` would write before the command line's log
+    file is attached (docs/adr/0101); only the log set-ups name ``logging`` loggers."""
+    set_ups = {"logger.py", "cli/logfile.py", "ui/errors.py"}
+    offenders = [
+        str(p.relative_to(REPO_ROOT))
+        for p in _modules(PACKAGE)
+        if str(p.relative_to(PACKAGE)) not in set_ups
+        and "logging.getLogger(" in p.read_text(encoding="utf-8")
+    ]
+    assert offenders == [], f"use gibberish.logger.logger: {offenders}"
+
+
 def test_nothing_runs_through_a_shell() -> None:
     offenders = []
     for path in _modules(PACKAGE):

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import logging
 import os
 import pickle
 import sys
@@ -34,6 +33,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gibberish.logger import logger
 from gibberish.skills.cache import code_stamp as parser_stamp
 from gibberish.skills.cache import without_collection
 
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from gibberish.assistant.skill_part import SkillPart
     from gibberish.skills.model import SkillDefinition
 
-log = logging.getLogger("gibberish.assistant.saved_analysis")
+log = logger("gibberish.assistant.saved_analysis")
 
 FORMAT = 2
 """Bumped whenever what is stored changes shape."""

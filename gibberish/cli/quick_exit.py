@@ -16,7 +16,6 @@ when the flushes succeed. Otherwise :func:`finish` raises ``SystemExit`` as befo
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import threading
@@ -35,7 +34,8 @@ def finish(code: int = 0) -> NoReturn:
     """End the command with ``code``: at once when nothing is left to do, else through
     ``SystemExit`` and the interpreter's usual shutdown."""
     if _enabled and _nothing_left() and _flushed():
-        logging.shutdown()
+        if "logging" in sys.modules:  # imported only by a command that logged
+            sys.modules["logging"].shutdown()
         os._exit(code)
     raise SystemExit(code)
 

@@ -14,7 +14,6 @@ and a short timeout.
 
 from __future__ import annotations
 
-import logging
 import os
 import shutil
 import subprocess
@@ -25,7 +24,9 @@ from typing import Protocol
 import psutil
 from msgspec import Struct
 
-log = logging.getLogger("gibberish.desktop.focus")
+from gibberish.logger import logger
+
+log = logger("gibberish.desktop.focus")
 """Why a probe found nothing (debug) or failed (warning); detection itself stays silent."""
 
 Runner = Callable[[list[str]], str | None]

@@ -4,15 +4,15 @@ cannot be done. Sway and Hyprland differ only in how they are asked."""
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from gibberish.desktop.focus import FocusInfo, describe_process
+from gibberish.logger import logger
 
-log = logging.getLogger("gibberish.desktop")
+log = logger("gibberish.desktop")
 
 
 def valid_pid(value: Any) -> int | None:

@@ -11,7 +11,6 @@ Kando's KDE backend uses.
 
 from __future__ import annotations
 
-import logging
 import os
 import queue
 import secrets
@@ -25,8 +24,9 @@ from jeepney.low_level import HeaderFields
 
 from gibberish.desktop import bus
 from gibberish.desktop.focus import FocusInfo, describe_process
+from gibberish.logger import logger
 
-log = logging.getLogger("gibberish.desktop.kde")
+log = logger("gibberish.desktop.kde")
 
 KWIN = "org.kde.KWin"
 SCRIPTING = DBusAddress("/Scripting", KWIN, "org.kde.kwin.Scripting")

@@ -16,7 +16,6 @@ Apps are recognised by executable name (``AppLists``), compared after normalisin
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -30,9 +29,10 @@ from gibberish.desktop.focus import (
     NoFocus,
     running_process_names,
 )
+from gibberish.logger import logger
 from gibberish.skills.model import Mode, SkillDefinition
 
-log = logging.getLogger("gibberish.desktop.modes")
+log = logger("gibberish.desktop.modes")
 
 __all__ = [
     "AppLists",

@@ -16,7 +16,6 @@ the callbacks from a thread of our own; the callers (the tray) move them to thei
 
 from __future__ import annotations
 
-import logging
 import queue
 import secrets
 import threading
@@ -31,8 +30,9 @@ from msgspec import Struct
 
 from gibberish.desktop import bus
 from gibberish.desktop.shortcuts import BoundRecord, Shortcut
+from gibberish.logger import logger
 
-log = logging.getLogger("gibberish.desktop.portal")
+log = logger("gibberish.desktop.portal")
 
 PORTAL_NAME = "org.freedesktop.portal.Desktop"
 PORTAL_PATH = "/org/freedesktop/portal/desktop"

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import logging
 import os
 import re
 import shutil
 from collections.abc import Mapping
 
 from gibberish.desktop.focus import FocusInfo, Runner, describe_process, run_quiet
+from gibberish.logger import logger
 
-log = logging.getLogger("gibberish.desktop.x11")
+log = logger("gibberish.desktop.x11")
 
 
 class X11FocusProvider:

@@ -11,11 +11,11 @@ tool wrote, minus whole characters.
 from __future__ import annotations
 
 import json
-import logging
 import os
 from pathlib import Path
 from typing import Any, Final
 
+from gibberish.logger import logger
 from gibberish.runner.envelope import ABSENT
 
 HEAD_LIMIT: Final = 2048
@@ -24,7 +24,7 @@ TAIL_LIMIT: Final = 2048
 PARSE_LIMIT: Final = 1024 * 1024
 
 _UTF8_BOM: Final = b"\xef\xbb\xbf"
-logger = logging.getLogger(__name__)
+_log = logger(__name__)
 
 
 def _is_continuation(byte: int) -> bool:
@@ -184,7 +184,7 @@ class LogFile:
                 self.written += count
                 view = view[count:]
         except OSError as exc:
-            logger.warning("stopped writing run log %s: %s", self.path, exc)
+            _log.warning("stopped writing run log %s: %s", self.path, exc)
             self.truncated = True
             self.close()
 

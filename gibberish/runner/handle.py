@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import logging
 import os
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from gibberish.logger import logger
 from gibberish.runner import sandbox, seccomp
 from gibberish.runner.capture import LogFile, OutputCapture
 from gibberish.runner.envelope import (
@@ -37,7 +37,7 @@ from gibberish.runner.spec import RunSpec
 from gibberish.runner.supervise import Outcome, Supervisor, abandon
 from gibberish.runner.workers import Workers
 
-logger = logging.getLogger(__name__)
+_log = logger(__name__)
 
 OutputCallback = Callable[[bytes], None]
 DoneCallback = Callable[[RunResult], None]
@@ -114,7 +114,7 @@ class RunHandle:
         try:
             result = self._execute()
         except Exception as exc:  # the handle must end whatever happens
-            logger.exception("run %s failed inside the runner", self.run_id)
+            _log.exception("run %s failed inside the runner", self.run_id)
             result = self._result_of(
                 Envelope.before_start(f"internal error in the runner: {exc}"), RunStatus.FAILED
             )
@@ -227,7 +227,7 @@ class RunHandle:
         try:
             return LogFile(self.spec.log_path, self.spec.log_limit)
         except OSError as exc:
-            logger.warning("run %s: cannot write log %s: %s", self.run_id, self.spec.log_path, exc)
+            _log.warning("run %s: cannot write log %s: %s", self.run_id, self.spec.log_path, exc)
             return None
 
     def _sink(self, capture: OutputCapture, log: LogFile | None) -> Callable[[memoryview], None]:
@@ -243,7 +243,7 @@ class RunHandle:
                     on_output(bytes(chunk))
                 except Exception:
                     # A broken consumer must not stall the run or flood the log.
-                    logger.exception("run %s: on_output failed; no more chunks", self.run_id)
+                    _log.exception("run %s: on_output failed; no more chunks", self.run_id)
                     on_output = None
 
         return sink
@@ -319,7 +319,7 @@ def _call_safely(fn: DoneCallback, result: RunResult) -> None:
     try:
         fn(result)
     except Exception:
-        logger.exception("run %s: a done callback failed", result.run_id)
+        _log.exception("run %s: a done callback failed", result.run_id)
 
 
 def start(spec: RunSpec, *, on_output: OutputCallback | None = None) -> RunHandle:

@@ -18,7 +18,6 @@ Everything here runs on the run's own thread. The rules it implements (docs/adr/
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import selectors
 import signal
@@ -30,6 +29,7 @@ from collections.abc import Callable
 import psutil
 from msgspec import Struct
 
+from gibberish.logger import logger
 from gibberish.runner import kill
 from gibberish.runner.envelope import RunStatus
 from gibberish.runner.process import ExitWatcher, Waker, widen_pipe
@@ -48,7 +48,7 @@ FALLBACK_POLL = 0.01
 RECENT_SWEEP_WINDOW = 10.0
 _MAX_WAIT = 3600.0
 
-logger = logging.getLogger(__name__)
+_log = logger(__name__)
 
 #: Receives each chunk as a view into a reused buffer: copy it to keep it.
 Sink = Callable[[memoryview], None]
@@ -167,7 +167,7 @@ class Supervisor:
             candidates = kill.recent_pids(self._pid)
         strays = kill.find_run_processes(self._run_id, pids=candidates)
         if strays:
-            logger.debug("run %s left %d processes behind; killing them", self._run_id, len(strays))
+            _log.debug("run %s left %d processes behind; killing them", self._run_id, len(strays))
             self._survivors = len(kill.kill_everything(self._pid, self._run_id, known=strays))
         self._warn_about_survivors()
 
@@ -214,7 +214,7 @@ class Supervisor:
 
     def _warn_about_survivors(self) -> None:
         if self._survivors:
-            logger.warning(
+            _log.warning(
                 "run %s: %d processes survived SIGKILL (stuck in the kernel?)",
                 self._run_id,
                 self._survivors,
@@ -231,7 +231,7 @@ class Supervisor:
             kill.kill_everything(self._pid, self._run_id)
             self._pump(time.monotonic() + 1.0, lambda: self._exited)
         if self._pipe_open:
-            logger.warning(
+            _log.warning(
                 "run %s: output pipe still held open by a process outside the run; stopped reading",
                 self._run_id,
             )
@@ -241,7 +241,7 @@ class Supervisor:
             return self._popen.wait(timeout=0 if not self._exited else None)
         except subprocess.TimeoutExpired:
             # Still alive after SIGKILL: Popen's own bookkeeping reaps it later.
-            logger.error("run %s: process %d did not die", self._run_id, self._pid)
+            _log.error("run %s: process %d did not die", self._run_id, self._pid)
             return None
 
     # -- the event loop --------------------------------------------------------------
@@ -281,7 +281,7 @@ class Supervisor:
         except BlockingIOError:
             return
         except OSError as exc:  # EIO and friends: treat as end of output
-            logger.warning("run %s: reading output failed: %s", self._run_id, exc)
+            _log.warning("run %s: reading output failed: %s", self._run_id, exc)
             count = 0
         if count:
             self._sink(self._view[:count])

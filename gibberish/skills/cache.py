@@ -28,7 +28,6 @@ import enum
 import gc
 import hashlib
 import io
-import logging
 import os
 import pickle
 import sys
@@ -39,6 +38,7 @@ from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
 from gibberish import __version__, paths
+from gibberish.logger import logger
 from gibberish.skills.entry import CachedEntry, is_racy
 from gibberish.skills.model import CommandTemplate, ToolDefinition
 from gibberish.skills.stored_tool import as_stored
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from gibberish.skills.entry import SkillSource
     from gibberish.skills.model import Profile
 
-log = logging.getLogger("gibberish.skills.cache")
+log = logger("gibberish.skills.cache")
 
 FORMAT = 4
 """Bumped whenever what is stored changes shape."""

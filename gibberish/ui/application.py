@@ -22,7 +22,6 @@ Two environment variables exist for benchmarks and desktop automation:
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import signal
 import sys
@@ -33,6 +32,7 @@ import shiboken6
 from PySide6.QtCore import QSocketNotifier, QTimer
 from PySide6.QtWidgets import QApplication
 
+from gibberish.logger import logger
 from gibberish.ui import icons
 from gibberish.ui.errors import ErrorReporter
 from gibberish.ui.gui_gc import GuiGarbageCollector
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from gibberish.ui.controller import Controller
     from gibberish.ui.seams import Seams
 
-log = logging.getLogger("gibberish.ui")
+log = logger("gibberish.ui")
 
 READY_FILE_VARIABLE = "GIBBERISH_READY_FILE"
 FORCE_TRAY_VARIABLE = "GIBBERISH_FORCE_TRAY"

@@ -13,7 +13,6 @@ wrapped in ``errors.guard``: a bug in one is logged and shown once.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMenu
 
+from gibberish.logger import logger
 from gibberish.ui import gui_gc
 from gibberish.ui.approval.mcp import McpApprovals
 from gibberish.ui.command_bar.text_requests import TextRequests
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from gibberish.skills.model import Mode
     from gibberish.trust.model_reads import RunOrigin
 
-log = logging.getLogger("gibberish.ui")
+log = logger("gibberish.ui")
 
 
 class Controller(QObject):

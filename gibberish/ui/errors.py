@@ -28,10 +28,11 @@ from typing import Any, TypeVar
 from PySide6.QtCore import QObject, Signal
 
 from gibberish import paths
-from gibberish.redaction import ScrubbingFormatter
+from gibberish.log_format import ScrubbingFormatter
+from gibberish.logger import logger
 
 LOG_FILE_NAME = "gibberish.log"
-log = logging.getLogger("gibberish.ui")
+log = logger("gibberish.ui")
 
 F = TypeVar("F", bound=Callable[..., Any])
 

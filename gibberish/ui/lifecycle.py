@@ -11,7 +11,6 @@ moment later the command bar is made ahead of the first hotkey press.
 from __future__ import annotations
 
 import linecache
-import logging
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ from msgspec import Struct
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QApplication
 
+from gibberish.logger import logger
 from gibberish.ui import gui_gc
 from gibberish.ui.errors import fatal_start, guard
 
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from gibberish.ui.shortcuts import TrayShortcuts
     from gibberish.ui.surface import Surface
 
-log = logging.getLogger("gibberish.ui")
+log = logger("gibberish.ui")
 GIL_SWITCH_INTERVAL_S = 0.001
 COMMAND_BAR_WARM_UP_MS = 500
 """After the load, when the command bar and its ranker are made ahead of the first hotkey

@@ -9,7 +9,6 @@ click. A desktop without the portal is told once, with the command to bind by ha
 
 from __future__ import annotations
 
-import logging
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -20,12 +19,13 @@ from PySide6.QtCore import QObject, Signal
 
 from gibberish.desktop import shortcuts as wanted_shortcuts
 from gibberish.desktop.autostart import launch_command
+from gibberish.logger import logger
 
 if TYPE_CHECKING:
     from gibberish.engine.run_flow import Notice
     from gibberish.ui.settings.shortcuts_tab import ShortcutStatus
 
-log = logging.getLogger("gibberish.ui")
+log = logger("gibberish.ui")
 
 
 class GlobalShortcuts(QObject):

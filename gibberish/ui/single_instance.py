@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import contextlib
 import getpass
-import logging
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -43,11 +42,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QLockFile, QObject, Signal
 
 from gibberish.instance_socket import APPROVAL_PREFIX, is_same_user, send_request, socket_path
+from gibberish.logger import logger
 
 if TYPE_CHECKING:
     from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-log = logging.getLogger("gibberish.ui")
+log = logger("gibberish.ui")
 
 OPEN_COMMAND_BAR = "open-command-bar"
 SHOW = "show"
@@ -306,9 +306,7 @@ def dispatch(
 ) -> None:
     """What a request line from a second ``gibberish`` process does in the tray: raise the
     launcher (or open the command bar where there is none), listen, or ask in words."""
-    logging.getLogger("gibberish.ui").info(
-        "request from another gibberish process: %s", message[:200]
-    )
+    logger("gibberish.ui").info("request from another gibberish process: %s", message[:200])
     if message == OPEN_COMMAND_BAR or (message == SHOW and not raise_launcher()):
         open_command_bar()
     elif message == LISTEN:

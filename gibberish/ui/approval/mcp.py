@@ -9,7 +9,6 @@ The dialog is opened from the event loop, not from inside the socket's read hand
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 from msgspec.structs import replace
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from gibberish.logger import logger
 from gibberish.mcp.approval import ApprovalRequest, answer_line
 
 if TYPE_CHECKING:
     from gibberish.engine.core import Engine, PreparedRun
     from gibberish.engine.run_flow import ApprovalPrompt
 
-log = logging.getLogger("gibberish.ui")
+log = logger("gibberish.ui")
 
 _ANSWERS = {"once": "once", "always": "always", "cancel": "no"}
 """``session.Answer`` values (a ``StrEnum``) to the reply's words; keyed by the plain

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import logging
 import threading
 import time
 from collections.abc import Sequence
@@ -26,12 +25,14 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct, field
 from PySide6.QtCore import QObject, Qt, Signal
 
+from gibberish.logger import logger
+
 if TYPE_CHECKING:
     from gibberish.engine.core import ToolRef
     from gibberish.skills.model import Mode
     from gibberish.ui.command_bar.routing import Outcome, TextRouter
 
-log = logging.getLogger("gibberish.ui")
+log = logger("gibberish.ui")
 
 
 class Question(Struct):

@@ -11,13 +11,13 @@ the settings dialog switches it; a router given to the constructor (tests) wins.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from gibberish.logger import logger
 from gibberish.ui.errors import guard
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from gibberish.ui.command_bar.bar import CommandBar
     from gibberish.ui.command_bar.routing import Outcome, TextRouter
 
-log = logging.getLogger("gibberish.ui")
+log = logger("gibberish.ui")
 
 
 class TextRequests(QObject):

@@ -9,18 +9,19 @@ speech is found and the recognizer finishes, ``idle`` after. The answer comes ba
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
+from gibberish.logger import logger
+
 if TYPE_CHECKING:
     from gibberish.engine.core import Engine
     from gibberish.skills.model import Mode
 
-log = logging.getLogger("gibberish.ui")
+log = logger("gibberish.ui")
 
 LISTENING = "listening"
 THINKING = "thinking"

@@ -10,17 +10,18 @@ person has typed.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, Signal
 
+from gibberish.logger import logger
+
 if TYPE_CHECKING:
     from gibberish.engine.core import Engine
 
-log = logging.getLogger("gibberish.ui")
+log = logger("gibberish.ui")
 
 
 class MicrophoneRecheck(QObject):

@@ -14,12 +14,12 @@ recent runs — are made on each open.
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gibberish.logger import logger
 from gibberish.ui.menu import cache as menu_cache
 from gibberish.ui.menu.context_blocks import ContextMenu
 from gibberish.ui.menu.model import (
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from gibberish.ui.menu.protocol import MenuSkill
 
 
-log = logging.getLogger("gibberish.ui")
+log = logger("gibberish.ui")
 SAVE_DELAY_S = 1.0
 """How long a change waits before ``menu_cache`` is written (off the GUI thread)."""
 

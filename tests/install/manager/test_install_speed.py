@@ -51,6 +51,8 @@ NOT_NEEDED = (
     "gibberish.runner.sandbox",  # no tool runs; the notice is sandbox_status's
     "subprocess",
     "dataclasses",  # records are Structs, made without compiling methods (docs/adr/0100)
+    "logging",  # nothing logged: the log file's set-up waits for a logger (docs/adr/0101)
+    "platformdirs",  # the XDG folders are read by gibberish.paths (docs/adr/0101)
 )
 
 
