@@ -50,28 +50,20 @@ def test_a_forgotten_set_up_never_runs(fresh) -> None:
     assert ran == []
 
 
-def _run(code: str, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        **{v: str(home / v.lower()) for v in ("XDG_CONFIG_HOME", "XDG_STATE_HOME",
-                                              "XDG_DATA_HOME", "XDG_CACHE_HOME")},
-    }  # fmt: skip
+def _run(code: str) -> subprocess.CompletedProcess[str]:
+    """``code`` in a new Python, in this test's HOME and XDG folders (tests/conftest.py)."""
     return subprocess.run(
-        [sys.executable, "-c", code], cwd=REPO_ROOT, env=env, capture_output=True, text=True,
-        timeout=60, stdin=subprocess.DEVNULL,
+        [sys.executable, "-c", code], cwd=REPO_ROOT, env=os.environ.copy(),
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
     )  # fmt: skip
 
 
-def test_a_command_that_logs_nothing_imports_no_logging_and_one_that_logs_writes_the_file(
-    tmp_path: Path,
-) -> None:
+def test_a_command_that_logs_nothing_imports_no_logging_and_one_that_logs_writes_the_file() -> None:
     quiet = _run(
         "import sys\n"
         "from gibberish.cli import logfile\n"
         "logfile.configure()\n"
         "print('logging' in sys.modules)\n",
-        tmp_path,
     )
     assert quiet.stdout.split() == ["False"], quiet.stderr
     loud = _run(
@@ -79,7 +71,6 @@ def test_a_command_that_logs_nothing_imports_no_logging_and_one_that_logs_writes
         "from gibberish.logger import logger\n"
         "print(logfile.configure())\n"
         "logger('gibberish.test').warning('token https://me:s3cret@example.org/x seen')\n",
-        tmp_path,
     )
     assert loud.returncode == 0, loud.stderr
     text = Path(loud.stdout.strip()).read_text(encoding="utf-8")
@@ -87,14 +78,13 @@ def test_a_command_that_logs_nothing_imports_no_logging_and_one_that_logs_writes
     assert "s3cret" not in text  # the file's lines are scrubbed as before
 
 
-def test_the_tray_drops_the_command_lines_waiting_log(tmp_path: Path) -> None:
+def test_the_tray_drops_the_command_lines_waiting_log() -> None:
     done = _run(
         "from gibberish.cli import logfile\n"
         "from gibberish.logger import logger\n"
         "print(logfile.configure())\n"
         "logfile.detach()\n"
         "logger('gibberish.test').warning('for the tray log only')\n",
-        tmp_path,
     )
     assert done.returncode == 0, done.stderr
     assert not Path(done.stdout.strip()).exists()

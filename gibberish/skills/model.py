@@ -1,9 +1,9 @@
 """The shapes of a parsed skill.
 
-These frozen records (msgspec Structs, ADR 0100) are what every other layer receives: the runner gets an argv
-rendered from a ``CommandTemplate``, the trust layer reads ``read_only``/``always_ask``,
-the model feed turns ``ToolDefinition``s into declarations, and the UI builds forms from
-``ParameterDefinition``s. They carry data only; parsing lives in the sibling modules.
+These frozen records (msgspec Structs, ADR 0100) are what every other layer receives:
+the runner gets an argv rendered from a ``CommandTemplate``, the trust layer reads
+``read_only``/``always_ask``, the model feed turns ``ToolDefinition``s into declarations,
+and the UI builds forms from ``ParameterDefinition``s. They carry data only; parsing lives in the sibling modules.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from msgspec import Struct, field
+
+from gibberish.records import hash_without
 
 
 class Severity(StrEnum):
@@ -96,19 +98,7 @@ class ParameterDefinition(Struct, frozen=True):
     maximum: int | float | None = None
     """The largest value an integer or number takes, if limited."""
 
-    def __hash__(self) -> int:
-        # a default may be a list (an array's): not part of the hash, as in equality's peers
-        return hash(
-            (
-                self.name,
-                self.type,
-                self.required,
-                self.description,
-                self.line,
-                self.minimum,
-                self.maximum,
-            )
-        )
+    __hash__ = hash_without("default")  # a default may be a list (an array's)
 
     def to_dict(self) -> dict[str, Any]:
         shape: dict[str, Any] = {
@@ -309,9 +299,7 @@ class SkillDefinition(Struct, frozen=True):
     Engine can tell whether what is on disk now is what a person was shown."""
     diagnostics: tuple[Diagnostic, ...] = ()
 
-    def __hash__(self) -> int:
-        # ``extra`` holds the frontmatter's other values (mappings, lists): not hashed
-        return hash(tuple(getattr(self, name) for name in _HASHED_SKILL_FIELDS))
+    __hash__ = hash_without("extra")  # the other frontmatter: mappings, lists
 
     @property
     def directory(self) -> Path:
@@ -348,9 +336,6 @@ class SkillDefinition(Struct, frozen=True):
 
     def available_in(self, mode: Mode) -> bool:
         return Mode.GLOBAL in self.modes or mode in self.modes
-
-
-_HASHED_SKILL_FIELDS = tuple(n for n in SkillDefinition.__struct_fields__ if n != "extra")
 
 
 def tool_ref(skill: str, tool: str) -> str:

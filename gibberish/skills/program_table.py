@@ -51,6 +51,7 @@ from __future__ import annotations
 from msgspec import Struct, field
 
 from gibberish.lazy import lazy_pattern
+from gibberish.records import hash_without
 
 __all__ = ["CODE_ENVIRONMENT", "PROGRAMS", "TAKES_ARGUMENT", "Program"]
 
@@ -95,20 +96,7 @@ class Program(Struct, frozen=True):
             else:
                 self.short[name] = entry
 
-    def __hash__(self) -> int:
-        # ``short`` and ``long`` are made from ``options`` (and are dictionaries)
-        return hash(
-            (
-                self.names,
-                self.kind,
-                self.options,
-                self.skip,
-                self.warn,
-                self.plus,
-                self.assignments,
-                self.hint,
-            )
-        )
+    __hash__ = hash_without("short", "long")  # made from ``options``; dictionaries
 
     @property
     def has_code_options(self) -> bool:
