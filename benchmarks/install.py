@@ -6,7 +6,9 @@
 from a folder source without sync — in this process (``Installer.stage`` + ``commit``:
 copy through the staging writer, validation, audit, provenance, state) against
 ``shutil.copytree`` of the same folder, and as a process (``gibberish install DIR -y
---no-sync``) against a Python process doing ``shutil.copytree``. Ratios printed.
+--no-sync``) against a Python process doing ``shutil.copytree``. Ratios printed, and
+beside them a process that only imports the libraries the command is built on, as a ratio
+to the same copy: the part of the figure no change to gibberish's own code can remove.
 
 **Side by side** (``--peer CLI.mjs --node NODE``): 40 separate installs of 40 skill folders
 (``--corpus DIR``, a folder of skill folders; default 40 generated ones of public shapes)
@@ -204,6 +206,15 @@ def _timed(argv: list[str], env: dict[str, str]) -> float:
     return elapsed
 
 
+LIBRARIES = (
+    "import click, hashlib, msgspec, shutil, tempfile, datetime, json\n"
+    "from gibberish.yaml_import import yaml"
+)
+"""A process that imports the libraries every install is built on (the command line's,
+the records', the YAML reader, the digests, the standard modules the state and the
+staging use) and does nothing else: the lower bound of the command under those choices."""
+
+
 def one_skill(rounds: int) -> None:
     with tempfile.TemporaryDirectory() as root_text:
         root = Path(root_text)
@@ -234,7 +245,7 @@ def one_skill(rounds: int) -> None:
             capture_output=True,
             check=True,
         )  # fmt: skip (writes the bytecode once)
-        cli_cpu, copy_cpu = [], []
+        cli_cpu, copy_cpu, libraries = [], [], []
         for n in range(rounds):
             env = _fresh_env(root / f"p{n}")
             cli.append(_timed([*gib, "install", str(skill), "-y", "--no-sync"], env))
@@ -242,6 +253,7 @@ def one_skill(rounds: int) -> None:
             code = f"import shutil; shutil.copytree({str(skill)!r}, {str(root / f'pc{n}')!r})"
             copy.append(_timed([sys.executable, "-c", code], env))
             copy_cpu.append(CPU[-1])
+            libraries.append(_timed([sys.executable, "-c", LIBRARIES], env))
         print(f"  as a process: gibberish install {_median(cli) * 1000:7.1f} ms, "
               f"python copytree {_median(copy) * 1000:7.1f} ms, "
               f"ratio {_median(cli) / _median(copy):.1f}x  (median of {rounds}; "
@@ -249,6 +261,9 @@ def one_skill(rounds: int) -> None:
         print(f"  processor time: gibberish install {_median(cli_cpu) * 1000:7.1f} ms, "
               f"python copytree {_median(copy_cpu) * 1000:7.1f} ms, "
               f"ratio {_median(cli_cpu) / _median(copy_cpu):.1f}x")  # fmt: skip
+        print(f"  the libraries alone: importing them {_median(libraries) * 1000:7.1f} ms, "
+              f"ratio {_median(libraries) / _median(copy):.1f}x the copy "
+              "(what no install can go below; docs/adr/0102)")  # fmt: skip
 
 
 def _corpus(root: Path, given: Path | None, count: int) -> list[Path]:

@@ -94,6 +94,11 @@ def forwarded_request(argv: list[str]) -> tuple[str, str] | None:
     Leading global options are passed over (a shortcut bound to ``gibberish --no-bundled``
     is still the hotkey); anything else this does not recognise runs here as usual.
     """
+    return FORWARDED.get(tuple(_after_global_options(argv)))
+
+
+def _after_global_options(argv: list[str]) -> list[str]:
+    """``argv`` without its leading global options: the command and what follows it."""
     rest = list(argv)
     while rest:
         if rest[0] in _GLOBAL_FLAGS or rest[0].startswith("--skills-dir="):
@@ -102,7 +107,13 @@ def forwarded_request(argv: list[str]) -> tuple[str, str] | None:
             del rest[:2]
         else:
             break
-    return FORWARDED.get(tuple(rest))
+    return rest
+
+
+def may_start_tray(argv: list[str]) -> bool:
+    """Whether ``argv`` may start the tray: no command, or ``tray``. Any other command
+    goes straight to the click group, without the tray's start path being imported."""
+    return _after_global_options(argv)[:1] in ([], ["tray"])
 
 
 def main() -> None:
@@ -121,9 +132,10 @@ def main() -> None:
 
         print(f"gibberish, version {__version__}")
         return
-    from gibberish.cli.tray_start import start_if_tray
+    if may_start_tray(argv):
+        from gibberish.cli.tray_start import start_if_tray
 
-    start_if_tray(argv)  # starting the tray needs no click; returns for anything else
+        start_if_tray(argv)  # starting the tray needs no click; returns for anything else
     from gibberish.cli.root import run_main
 
     run_main()

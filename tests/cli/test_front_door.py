@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from gibberish import __version__
-from gibberish.cli import COMMAND_HINTS, COMMAND_MODULES, forwarded_request
+from gibberish.cli import COMMAND_HINTS, COMMAND_MODULES, forwarded_request, may_start_tray
 from gibberish.instance_socket import send_request, socket_path
 from tests.conftest import REPO_ROOT
 
@@ -182,6 +182,13 @@ def test_only_the_listed_command_lines_are_forwarded() -> None:
     assert forwarded_request(["--skills-dir=x", "listen"])[0] == "listen"
     for args in (["run", "x.y"], ["tray", "--no-tray"], ["--help"], ["--skills-dir"]):
         assert forwarded_request(args) is None
+
+
+def test_only_a_command_line_without_a_command_or_with_tray_may_start_the_tray() -> None:
+    for args in ([], ["tray"], ["--no-bundled", "tray", "--no-tray"], ["--skills-dir", "x"]):
+        assert may_start_tray(args)
+    for args in (["install", "x"], ["--debug", "run", "x.y"], ["--help"], ["--skills-dir"]):
+        assert not may_start_tray(args)
 
 
 def test_the_command_hints_name_the_module_that_holds_each_command() -> None:

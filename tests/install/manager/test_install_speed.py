@@ -53,6 +53,7 @@ NOT_NEEDED = (
     "dataclasses",  # records are Structs, made without compiling methods (docs/adr/0100)
     "logging",  # nothing logged: the log file's set-up waits for a logger (docs/adr/0101)
     "platformdirs",  # the XDG folders are read by gibberish.paths (docs/adr/0101)
+    "gibberish.cli.tray_start",  # a command line with a command never starts the tray
 )
 
 
