@@ -15,7 +15,6 @@ from typing import Any
 from msgspec import Struct
 from msgspec.structs import fields, force_setattr
 
-from gibberish.records import hash_without
 from gibberish.schema import Table, boolean, choice, number, text
 
 DEFAULT_ENDPOINT = "http://127.0.0.1:11434"
@@ -68,7 +67,8 @@ class ModelSettings(Struct, frozen=True):
         assert isinstance(other, ModelSettings)
         return self._shown() == other._shown()
 
-    __hash__ = hash_without("api_key")
+    def __hash__(self) -> int:
+        return hash(self._shown())
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={value!r}" for name, value in self._shown())

@@ -214,6 +214,8 @@ def test_settings_round_trip():
         endpoint="http://h:1", api=Api.OPENAI, timeout=3
     )
     assert "secret" not in repr(s)
+    assert hash(s) == hash(ModelSettings(endpoint="http://h:1", api=Api.OPENAI, timeout=3))
+    assert hash(s) != hash(ModelSettings(endpoint="http://h:2", api=Api.OPENAI, timeout=3))
     json.dumps(data)
 
 
