@@ -29,6 +29,10 @@ Structure rules (where the spec is silent, the choice is written here):
   placeholder" errors).
 * A heading name may be wrapped in backticks (```### `git_status` ```); name, type and
   default cells may be too.
+
+The command templates' parser and checks (``templates``, ``template_params``,
+``render`` and the program tables under them) are imported by the first tool that
+needs them: an instruction skill, which most public skills are, needs none.
 """
 
 from __future__ import annotations
@@ -49,9 +53,6 @@ from gibberish.skills.model import (
     Profile,
     ToolDefinition,
 )
-from gibberish.skills.render import RenderError, coerce_value
-from gibberish.skills.template_params import check_template
-from gibberish.skills.templates import parse_template
 
 _COMMAND_LANGUAGES = frozenset({"", "bash", "sh", "shell"})
 _REQUIRED_WORDS = {"yes": True, "true": True, "no": False, "false": False}
@@ -443,6 +444,8 @@ class _ParamReader:
         if not chosen:
             return probe
         value = _unquote_default(chosen)
+        from gibberish.skills.render import RenderError, coerce_value
+
         try:
             default = coerce_value(probe, _default_value(ptype, value))
         except RenderError as exc:
@@ -729,6 +732,8 @@ def _build_tool(block: _ToolBlock, file: str | None) -> tuple[ToolDefinition, li
     if command is not None and not params_broken:
         params = _prefer_template_defaults(command, params, prose)
         line = command.line
+        from gibberish.skills.template_params import check_template
+
         diags.extend(check_template(command, params, file=file, line=line))
     phrases = _bullets(block.phrases) if block.phrases is not None else ()
     return ToolDefinition(name, description, tuple(params), command, block.line, phrases), diags
@@ -754,6 +759,8 @@ def _prefer_template_defaults(
     (``(default: current)`` next to ``{{path:.}}`` means the current folder, ``.``)."""
     if not prose:
         return params
+    from gibberish.skills.render import RenderError, coerce_value
+
     written: dict[str, object] = {}
     by_name = {p.name: p for p in params}
     for ph in (ph for word in command.words for ph in word.placeholders):
@@ -811,6 +818,8 @@ def _command(
     )
     if not fence.closed:
         return None
+    from gibberish.skills.templates import parse_template
+
     command, template_diags = parse_template(fence.source, file=file, line=fence.open_line + 1)
     diags.extend(template_diags)
     return command

@@ -89,6 +89,44 @@ def test_installing_a_folder_imports_only_what_an_install_needs(tmp_path: Path) 
     assert loaded == [], loaded
 
 
+COMMAND_TEMPLATES = (
+    "gibberish.skills.templates",
+    "gibberish.skills.template_params",
+    "gibberish.skills.render",
+    "gibberish.skills.programs",
+)
+"""What reads and checks a tool's command; an instruction skill has no command."""
+
+INSTRUCTIONS = """---
+name: minutes
+description: How to keep meeting notes. Use when someone asks for minutes.
+---
+
+# Minutes
+
+### Before the meeting
+
+Write the agenda first:
+
+```bash
+mkdir -p notes && touch notes/agenda.md
+```
+"""
+
+
+def test_an_instruction_skill_installs_without_the_command_templates(tmp_path: Path) -> None:
+    skill = tmp_path / "src" / "minutes"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(INSTRUCTIONS, encoding="utf-8")
+    code, output, imported = _install(skill)
+    assert code == 0, output
+    assert (paths.user_skills_dir() / "minutes" / "SKILL.md").is_file()
+    assert [m for m in COMMAND_TEMPLATES if m in imported] == []
+    code, output, imported = _install(write_skill(tmp_path / "src", "alpha"))
+    assert code == 0, output
+    assert [m for m in COMMAND_TEMPLATES if m in imported] == list(COMMAND_TEMPLATES)
+
+
 def test_with_no_settings_file_the_defaults_are_what_the_install_assumes(tmp_path: Path) -> None:
     from gibberish.settings import Settings, load_settings
 
